@@ -1,0 +1,64 @@
+#pragma once
+// build_program: source + options -> a program built for every device of a context, through the
+// program cache. Double precision on a device without fp64 is refused before any build.
+#include <string>
+#include <vector>
+
+#include <partcl/jit/options.hpp>
+#include <partcl/jit/program_cache.hpp>
+#include <partcl/jit/source.hpp>
+#include <partcl/runtime/context.hpp>
+
+namespace partcl {
+
+// A kernel that does not compile. what() carries the device name and the compiler log, whose
+// locations name the user's files (`my_kernel.cl:12:5: error: ...`).
+class BuildError : public Error {
+public:
+    BuildError(std::string program, std::string device, std::string log);
+    const std::string& program() const noexcept { return program_; }
+    const std::string& device() const noexcept { return device_; }
+    const std::string& log() const noexcept { return log_; }
+
+private:
+    std::string program_, device_, log_;
+};
+
+// How one device got its binary.
+struct DeviceBuild {
+    enum class Origin { compiled, disk_cache, memory_cache };
+    std::string device;
+    Origin origin = Origin::compiled;
+    double seconds = 0;  // wall time spent for this device
+    std::string log;     // compiler warnings, if any
+};
+
+const char* to_string(DeviceBuild::Origin origin) noexcept;
+
+class Program {
+public:
+    Program(cl::Program program, std::string name, BuildOptions options,
+            std::vector<DeviceBuild> builds);
+
+    const cl::Program& cl_program() const noexcept { return program_; }
+    const std::string& name() const noexcept { return name_; }
+    const BuildOptions& options() const noexcept { return options_; }
+    Precision precision() const noexcept { return options_.precision; }
+    const std::vector<DeviceBuild>& builds() const noexcept { return builds_; }
+    std::vector<std::string> kernel_names() const;
+
+private:
+    cl::Program program_;
+    std::string name_;
+    BuildOptions options_;
+    std::vector<DeviceBuild> builds_;
+};
+
+// Throws Unsupported, naming the device, when it cannot run `precision`.
+void require_precision(const DeviceInfo& device, Precision precision);
+
+Program build_program(const Context& context, const Source& source,
+                      const BuildOptions& options = {},
+                      ProgramCache& cache = ProgramCache::global());
+
+} // namespace partcl

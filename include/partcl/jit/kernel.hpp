@@ -1,0 +1,72 @@
+#pragma once
+// Kernel: one entry point of a built Program, with typed argument setting and a launch that
+// rounds the global size up to whole work-groups (every partcl kernel takes its real length and
+// bounds-checks, so any N works).
+#include <string>
+#include <type_traits>
+
+#include <partcl/jit/compiler.hpp>
+#include <partcl/runtime/buffer.hpp>
+#include <partcl/runtime/event.hpp>
+
+namespace partcl {
+
+// A scalar of the program's `real` type: float or double as the program was built.
+struct Real {
+    double value;
+};
+
+// Work-group local memory of `count` elements of T.
+template <class T>
+struct Local {
+    std::size_t count;
+};
+
+class Kernel {
+public:
+    Kernel(const Program& program, const std::string& name);
+
+    const std::string& name() const noexcept { return name_; }
+    cl::Kernel& cl_kernel() noexcept { return kernel_; }
+
+    template <class T>
+    Kernel& arg(cl_uint index, const Buffer<T>& buffer) {
+        return set(index, sizeof(cl_mem), buffer.empty() ? nullptr : &buffer.cl_buffer()());
+    }
+    template <class T>
+    Kernel& arg(cl_uint index, Local<T> local) {
+        return set(index, local.count * sizeof(T), nullptr);
+    }
+    Kernel& arg(cl_uint index, Real real);
+    template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+    Kernel& arg(cl_uint index, T value) {
+        return set(index, sizeof(T), &value);
+    }
+
+    // Sets arguments 0, 1, ... in order.
+    template <class... Args>
+    Kernel& args(const Args&... values) {
+        cl_uint index = 0;
+        (arg(index++, values), ...);
+        return *this;
+    }
+
+    // Runs work-items [offset, offset + count) in groups of `local` (0: the driver chooses,
+    // and count is not rounded). count == 0 enqueues nothing and returns an empty Event.
+    Event launch(cl::CommandQueue& queue, std::size_t count, std::size_t local = 0,
+                 std::size_t offset = 0);
+
+    // Largest work-group this kernel can use on `device`, and the size groups should be a
+    // multiple of.
+    std::size_t max_work_group_size(const Device& device) const;
+    std::size_t preferred_multiple(const Device& device) const;
+
+private:
+    Kernel& set(cl_uint index, std::size_t size, const void* value);
+
+    std::string name_;
+    Precision precision_;
+    cl::Kernel kernel_;
+};
+
+} // namespace partcl

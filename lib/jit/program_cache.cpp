@@ -1,0 +1,244 @@
+#include <partcl/jit/program_cache.hpp>
+#include <partcl/runtime/error.hpp>
+#include <partcl/version.hpp>
+
+#include <boost/uuid/detail/sha1.hpp>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <unistd.h>
+
+namespace partcl {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* magic = "partcl-program-cache 1";
+
+std::string sha1_hex(const void* data, std::size_t size) {
+    boost::uuids::detail::sha1 hash;
+    hash.process_bytes(data, size);
+    boost::uuids::detail::sha1::digest_type digest;
+    hash.get_digest(digest);
+    char text[41];
+    for (int i = 0; i < 5; ++i) std::snprintf(text + 8 * i, 9, "%08x", digest[i]);
+    return std::string(text, 40);
+}
+
+std::string one_line(std::string text) {
+    for (char& c : text)
+        if (c == '\n' || c == '\r') c = ' ';
+    return text;
+}
+
+struct Parsed {
+    CacheEntry entry;
+    std::string key;
+    std::vector<unsigned char> binary;
+};
+
+// Parses and verifies one entry; nothing on any damage.
+std::optional<Parsed> parse(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::string line;
+    if (!std::getline(in, line) || line != magic) return std::nullopt;
+    Parsed parsed;
+    parsed.entry.file = file;
+    std::string checksum;
+    long long bytes = -1;
+    while (std::getline(in, line) && !line.empty()) {
+        const auto colon = line.find(": ");
+        if (colon == std::string::npos) return std::nullopt;
+        const std::string field = line.substr(0, colon), value = line.substr(colon + 2);
+        if (field == "key") parsed.key = value;
+        else if (field == "program") parsed.entry.program = value;
+        else if (field == "device") parsed.entry.device = value;
+        else if (field == "options") parsed.entry.options = value;
+        else if (field == "sha1") checksum = value;
+        else if (field == "bytes") {
+            try {
+                bytes = std::stoll(value);
+            } catch (const std::exception&) {
+                return std::nullopt;
+            }
+        }
+    }
+    if (!in || bytes < 0 || checksum.size() != 40 || parsed.key.empty()) return std::nullopt;
+    parsed.binary.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (parsed.binary.size() != static_cast<std::size_t>(bytes)) return std::nullopt;
+    if (sha1_hex(parsed.binary.data(), parsed.binary.size()) != checksum) return std::nullopt;
+    std::error_code ec;
+    parsed.entry.bytes = fs::file_size(file, ec);
+    parsed.entry.valid = true;
+    return parsed;
+}
+
+bool is_entry(const fs::path& path) { return path.extension() == ".bin"; }
+bool is_temporary(const fs::path& path) {
+    return path.filename().string().find(".bin.tmp.") != std::string::npos;
+}
+
+} // namespace
+
+ProgramCache::Settings ProgramCache::settings_from_environment() {
+    Settings settings;
+    if (const char* mode = std::getenv("PARTCL_CACHE")) {
+        const std::string m = mode;
+        settings.disk = !(m == "off" || m == "0" || m == "false" || m == "no");
+    }
+    if (const char* dir = std::getenv("PARTCL_CACHE_DIR"); dir && *dir) {
+        settings.directory = dir;
+    } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+        settings.directory = fs::path(xdg) / "partcl";
+    } else if (const char* home = std::getenv("HOME"); home && *home) {
+        settings.directory = fs::path(home) / ".cache" / "partcl";
+    } else {
+        settings.directory = fs::temp_directory_path() / ("partcl-cache-" + std::to_string(getuid()));
+    }
+    return settings;
+}
+
+ProgramCache::ProgramCache(Settings settings) : settings_(std::move(settings)) {}
+
+ProgramCache& ProgramCache::global() {
+    static ProgramCache cache;
+    return cache;
+}
+
+std::string ProgramCache::key(const std::string& expanded_source, const std::string& options,
+                              const DeviceInfo& device) {
+    std::string text;
+    text.reserve(expanded_source.size() + 512);
+    text += std::string("partcl ") + version + "\n";
+    text += "platform: " + device.platform + " | " + device.platform_version + "\n";
+    text += "device: " + device.name + " | " + device.vendor + " | " + device.device_version +
+            " | " + device.driver_version + "\n";
+    text += "options: " + options + "\n";
+    text += "source:\n" + expanded_source;
+    return sha1_hex(text.data(), text.size());
+}
+
+fs::path ProgramCache::entry_path(const std::string& key) const {
+    return settings_.directory / (key + ".bin");
+}
+
+std::optional<std::vector<unsigned char>> ProgramCache::load(const std::string& key) const {
+    if (!settings_.disk) return std::nullopt;
+    const fs::path file = entry_path(key);
+    std::error_code ec;
+    if (!fs::exists(file, ec)) return std::nullopt;
+    auto parsed = parse(file);
+    if (!parsed || parsed->key != key) {
+        fs::remove(file, ec);  // damaged: rebuilt and replaced by the caller
+        return std::nullopt;
+    }
+    return std::move(parsed->binary);
+}
+
+bool ProgramCache::store(const std::string& key, const CacheEntry& about,
+                         const std::vector<unsigned char>& binary) const {
+    if (!settings_.disk || binary.empty()) return false;
+    std::error_code ec;
+    fs::create_directories(settings_.directory, ec);
+    if (ec) return false;
+
+    // Unique per process and call, so concurrent writers never share a temporary file.
+    static std::atomic<unsigned> counter{0};
+    static const unsigned salt = std::random_device{}();
+    const fs::path final_path = entry_path(key);
+    const fs::path temporary =
+        final_path.string() + ".tmp." + std::to_string(getpid()) + "." +
+        std::to_string(salt) + "." + std::to_string(counter++);
+
+    std::ostringstream header;
+    header << magic << "\n"
+           << "key: " << key << "\n"
+           << "program: " << one_line(about.program) << "\n"
+           << "device: " << one_line(about.device) << "\n"
+           << "options: " << one_line(about.options) << "\n"
+           << "bytes: " << binary.size() << "\n"
+           << "sha1: " << sha1_hex(binary.data(), binary.size()) << "\n\n";
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        out << header.str();
+        out.write(reinterpret_cast<const char*>(binary.data()), std::streamsize(binary.size()));
+        out.flush();
+        if (!out) {
+            out.close();
+            fs::remove(temporary, ec);
+            return false;
+        }
+    }
+    fs::rename(temporary, final_path, ec);  // atomic: readers see the old entry or the new one
+    if (ec) {
+        fs::remove(temporary, ec);
+        return false;
+    }
+    return true;
+}
+
+void ProgramCache::remove(const std::string& key) const {
+    std::error_code ec;
+    fs::remove(entry_path(key), ec);
+}
+
+std::vector<CacheEntry> ProgramCache::list() const {
+    std::vector<CacheEntry> entries;
+    std::error_code ec;
+    if (!fs::is_directory(settings_.directory, ec)) return entries;
+    for (const auto& item : fs::directory_iterator(settings_.directory, ec)) {
+        if (!item.is_regular_file() || !is_entry(item.path())) continue;
+        if (auto parsed = parse(item.path())) {
+            entries.push_back(std::move(parsed->entry));
+        } else {
+            CacheEntry damaged;
+            damaged.file = item.path();
+            damaged.bytes = fs::file_size(item.path(), ec);
+            entries.push_back(std::move(damaged));
+        }
+    }
+    std::sort(entries.begin(), entries.end(),
+              [](const CacheEntry& a, const CacheEntry& b) { return a.file < b.file; });
+    return entries;
+}
+
+std::size_t ProgramCache::clear() const {
+    std::size_t removed = 0;
+    std::error_code ec;
+    if (!fs::is_directory(settings_.directory, ec)) return 0;
+    std::vector<fs::path> doomed;
+    for (const auto& item : fs::directory_iterator(settings_.directory, ec))
+        if (item.is_regular_file() && (is_entry(item.path()) || is_temporary(item.path())))
+            doomed.push_back(item.path());
+    for (const auto& path : doomed)
+        if (fs::remove(path, ec) && is_entry(path)) ++removed;
+    return removed;
+}
+
+std::optional<cl::Program> ProgramCache::find(const cl::Context& context,
+                                              const std::string& key) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = memory_.find({context(), key});
+    if (it == memory_.end()) return std::nullopt;
+    return it->second;
+}
+
+void ProgramCache::remember(const cl::Context& context, const std::string& key,
+                            const cl::Program& program) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    memory_[{context(), key}] = program;
+}
+
+void ProgramCache::forget_memory() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    memory_.clear();
+}
+
+} // namespace partcl
