@@ -8,6 +8,8 @@
 #include <partcl/runtime/error.hpp>
 #include <partcl/runtime/event.hpp>
 #include <partcl/runtime/filter.hpp>
+#include <partcl/runtime/precision.hpp>
+#include <partcl/runtime/real_buffer.hpp>
 
 #include <partcl/jit/compiler.hpp>
 #include <partcl/jit/kernel.hpp>

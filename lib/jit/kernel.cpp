@@ -17,6 +17,15 @@ Kernel& Kernel::set(cl_uint index, std::size_t size, const void* value) {
     return *this;
 }
 
+Kernel& Kernel::arg(cl_uint index, const RealBuffer& buffer) {
+    // An empty buffer is a null pointer, which has no element type to check.
+    if (!buffer.empty() && buffer.precision() != precision_)
+        throw UsageError("argument " + std::to_string(index) + " of kernel '" + name_ + "' is a " +
+                         to_string(buffer.precision()) + " buffer, but the program was built for " +
+                         to_string(precision_));
+    return set(index, sizeof(cl_mem), buffer.empty() ? nullptr : &buffer.cl_buffer()());
+}
+
 Kernel& Kernel::arg(cl_uint index, Real real) {
     if (precision_ == Precision::float64) return set(index, sizeof(double), &real.value);
     const float value = static_cast<float>(real.value);

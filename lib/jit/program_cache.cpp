@@ -71,8 +71,12 @@ std::optional<Parsed> parse(const fs::path& file) {
         }
     }
     if (!in || bytes < 0 || checksum.size() != 40 || parsed.key.empty()) return std::nullopt;
-    parsed.binary.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (parsed.binary.size() != static_cast<std::size_t>(bytes)) return std::nullopt;
+    const auto body = in.tellg();
+    in.seekg(0, std::ios::end);
+    if (!in || in.tellg() - body != bytes) return std::nullopt;  // truncated or padded
+    in.seekg(body);
+    parsed.binary.resize(static_cast<std::size_t>(bytes));
+    if (!in.read(reinterpret_cast<char*>(parsed.binary.data()), bytes)) return std::nullopt;
     if (sha1_hex(parsed.binary.data(), parsed.binary.size()) != checksum) return std::nullopt;
     std::error_code ec;
     parsed.entry.bytes = fs::file_size(file, ec);
@@ -108,8 +112,10 @@ ProgramCache::Settings ProgramCache::settings_from_environment() {
 ProgramCache::ProgramCache(Settings settings) : settings_(std::move(settings)) {}
 
 ProgramCache& ProgramCache::global() {
-    static ProgramCache cache;
-    return cache;
+    // Never destroyed: releasing its programs (and so their contexts) during exit can run after
+    // the driver has torn itself down, which crashes Oclgrind.
+    static ProgramCache* cache = new ProgramCache;
+    return *cache;
 }
 
 std::string ProgramCache::key(const std::string& expanded_source, const std::string& options,

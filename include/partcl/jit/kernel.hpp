@@ -8,6 +8,7 @@
 #include <partcl/jit/compiler.hpp>
 #include <partcl/runtime/buffer.hpp>
 #include <partcl/runtime/event.hpp>
+#include <partcl/runtime/real_buffer.hpp>
 
 namespace partcl {
 
@@ -37,6 +38,8 @@ public:
     Kernel& arg(cl_uint index, Local<T> local) {
         return set(index, local.count * sizeof(T), nullptr);
     }
+    // Throws UsageError when the buffer's precision is not the program's.
+    Kernel& arg(cl_uint index, const RealBuffer& buffer);
     Kernel& arg(cl_uint index, Real real);
     template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
     Kernel& arg(cl_uint index, T value) {

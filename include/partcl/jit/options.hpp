@@ -6,12 +6,9 @@
 #include <utility>
 #include <vector>
 
+#include <partcl/runtime/precision.hpp>
+
 namespace partcl {
-
-enum class Precision { float32, float64 };
-
-const char* to_string(Precision precision) noexcept;      // "float" / "double"
-Precision parse_precision(const std::string& text);       // "float"|"single"|"double"; UsageError
 
 struct BuildOptions {
     Precision precision = Precision::float32;

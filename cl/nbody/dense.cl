@@ -1,0 +1,97 @@
+/* All-pairs gravity with Plummer softening, over structure-of-arrays buffers.
+ *
+ * Targets [begin, end) feel every source [0, n):
+ *   a_i = G * sum_j m_j (r_j - r_i) / (|r_j - r_i|^2 + eps^2)^(3/2)
+ *   phi_i = -G * sum_j m_j / (|r_j - r_i|^2 + eps^2)^(1/2)       (DENSE_POTENTIAL)
+ * Pairs at exactly zero separation are skipped (the self-term, and coincident bodies), so
+ * eps = 0 is allowed.
+ *
+ * Layout: `pos` holds x[0, n) then y then z (the first half of an N-body state vector); `acc`
+ * receives a_x of target i at acc[acc_offset + (i - begin)], a_y stride elements later, a_z
+ * 2 * stride later, and the potential goes to pot[i - begin]. A device computing a slice writes
+ * a buffer of that slice's length (stride = slice length); one device computing everything
+ * writes straight into the derivative (begin 0, offset 3n, stride n).
+ *
+ * Tuning macros (chosen per device by DenseGravity):
+ *   DENSE_TILE       0: each work-item loops over the sources straight from global memory
+ *                    (CPUs: the compiler vectorises across work-items, local memory only
+ *                    costs); > 0: sources are staged through local memory in tiles of
+ *                    DENSE_TILE, which must equal the work-group size (GPUs).
+ *   DENSE_POTENTIAL  1: also write the potential (`pot` must then be a buffer).
+ * Any n: the last tile is masked, targets past `end` only help load tiles. */
+#include "common/real.h"
+
+#ifndef DENSE_TILE
+#define DENSE_TILE 0
+#endif
+#ifndef DENSE_POTENTIAL
+#define DENSE_POTENTIAL 0
+#endif
+
+#define DENSE_INTERACT(xj, yj, zj, mj)                                  \
+    {                                                                   \
+        const real dx = (xj) - xi;                                      \
+        const real dy = (yj) - yi;                                      \
+        const real dz = (zj) - zi;                                      \
+        const real r2 = dx * dx + dy * dy + dz * dz;                    \
+        const real inv_r = r2 > REAL_C(0.0) ? real_rsqrt(r2 + eps2) : REAL_C(0.0); \
+        const real m_inv_r = (mj) * inv_r;                              \
+        const real s = m_inv_r * inv_r * inv_r;                         \
+        sx += s * dx;                                                   \
+        sy += s * dy;                                                   \
+        sz += s * dz;                                                   \
+        sp += m_inv_r;                                                  \
+    }
+
+#if DENSE_TILE > 0
+__attribute__((reqd_work_group_size(DENSE_TILE, 1, 1)))
+#endif
+KERNEL void dense_gravity(const uint begin, const uint end, const uint n, const real eps2,
+                          const real G, GLOBAL const real* RESTRICT pos,
+                          GLOBAL const real* RESTRICT m, GLOBAL real* RESTRICT acc,
+                          const uint acc_offset, const uint stride, GLOBAL real* RESTRICT pot)
+{
+    GLOBAL const real* RESTRICT x = pos;
+    GLOBAL const real* RESTRICT y = pos + n;
+    GLOBAL const real* RESTRICT z = pos + 2 * n;
+    const uint i = begin + global_id(0);
+    const int active = i < end;
+    real sx = REAL_C(0.0), sy = REAL_C(0.0), sz = REAL_C(0.0), sp = REAL_C(0.0);
+#if DENSE_TILE > 0
+    LOCAL real tx[DENSE_TILE];
+    LOCAL real ty[DENSE_TILE];
+    LOCAL real tz[DENSE_TILE];
+    LOCAL real tm[DENSE_TILE];
+    const uint lane = local_id(0);
+    const real xi = active ? x[i] : REAL_C(0.0);
+    const real yi = active ? y[i] : REAL_C(0.0);
+    const real zi = active ? z[i] : REAL_C(0.0);
+    for (uint tile = 0; tile < n; tile += DENSE_TILE) {
+        const uint j = tile + lane;
+        if (j < n) {
+            tx[lane] = x[j];
+            ty[lane] = y[j];
+            tz[lane] = z[j];
+            tm[lane] = m[j];
+        }
+        BARRIER_LOCAL;
+        const uint count = min((uint)DENSE_TILE, n - tile);
+        for (uint k = 0; k < count; ++k) DENSE_INTERACT(tx[k], ty[k], tz[k], tm[k]);
+        BARRIER_LOCAL;
+    }
+#else
+    if (!active) return;
+    const real xi = x[i];
+    const real yi = y[i];
+    const real zi = z[i];
+    for (uint j = 0; j < n; ++j) DENSE_INTERACT(x[j], y[j], z[j], m[j]);
+#endif
+    if (!active) return;
+    const uint k = acc_offset + (i - begin);
+    acc[k] = G * sx;
+    acc[k + stride] = G * sy;
+    acc[k + 2 * stride] = G * sz;
+#if DENSE_POTENTIAL
+    pot[i - begin] = -G * sp;
+#endif
+}

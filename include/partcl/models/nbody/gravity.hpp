@@ -1,0 +1,30 @@
+#pragma once
+// What every gravity model (dense, tree) offers integrators and diagnostics. The potential
+// convention is phi_i = -G sum_j m_j / sqrt(r_ij^2 + eps^2) over j with r_ij > 0, and the
+// potential energy is W = 1/2 sum_i m_i phi_i.
+#include <partcl/models/nbody/bodies.hpp>
+
+namespace partcl {
+
+struct GravityParameters {
+    double G = 1.0;
+    double softening = 0.0;  // Plummer eps; 0 is allowed (coincident bodies are skipped)
+};
+
+class GravityModel {
+public:
+    virtual ~GravityModel() = default;
+
+    // Accelerations of n bodies whose positions are positions[0, 3n) (x | y | z), written as
+    // a_x | a_y | a_z into out[out_offset, out_offset + 3n); the potentials into
+    // potential[0, n) when `potential` is given. Returns when the results are in place.
+    virtual void accelerations(const RealBuffer& positions, const RealBuffer& mass,
+                               std::size_t n, RealBuffer& out, std::size_t out_offset,
+                               RealBuffer* potential = nullptr) = 0;
+
+    virtual const GravityParameters& parameters() const noexcept = 0;
+    // Pair interactions computed so far (for interactions per second).
+    virtual double interactions() const noexcept = 0;
+};
+
+} // namespace partcl

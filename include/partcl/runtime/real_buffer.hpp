@@ -1,0 +1,47 @@
+#pragma once
+// RealBuffer: a device buffer of `real`, whose element type (float or double) is chosen at run
+// time to match the programs that use it. The host side always speaks double; float buffers
+// convert on the way (float -> double -> float is exact, so reading and writing back loses
+// nothing).
+#include <vector>
+
+#include <partcl/runtime/buffer.hpp>
+#include <partcl/runtime/precision.hpp>
+
+namespace partcl {
+
+class RealBuffer {
+public:
+    RealBuffer() = default;
+    RealBuffer(const Context& context, Precision precision, std::size_t size,
+               cl_mem_flags flags = CL_MEM_READ_WRITE);
+
+    Precision precision() const noexcept { return precision_; }
+    std::size_t size() const noexcept { return size_; }
+    std::size_t bytes() const noexcept { return size_ * size_of(precision_); }
+    bool empty() const noexcept { return size_ == 0; }
+    const cl::Buffer& cl_buffer() const noexcept { return buffer_; }
+
+    // Blocking: converts and copies host[0, count) to elements [offset, offset + count).
+    void write(cl::CommandQueue& queue, const double* host, std::size_t count, std::size_t offset = 0);
+    void write(cl::CommandQueue& queue, const std::vector<double>& host, std::size_t offset = 0) {
+        write(queue, host.data(), host.size(), offset);
+    }
+    // Blocking: elements [offset, offset + count) to host.
+    void read(cl::CommandQueue& queue, double* host, std::size_t count, std::size_t offset = 0) const;
+    std::vector<double> read(cl::CommandQueue& queue) const;
+
+    // Device-side copy of `count` elements into `target` (same precision and context).
+    Event copy_to(cl::CommandQueue& queue, RealBuffer& target, std::size_t count,
+                  std::size_t offset = 0, std::size_t target_offset = 0) const;
+    Event fill(cl::CommandQueue& queue, double value);
+
+private:
+    void check_range(std::size_t offset, std::size_t count, const char* what) const;
+
+    Precision precision_ = Precision::float32;
+    std::size_t size_ = 0;
+    cl::Buffer buffer_;
+};
+
+} // namespace partcl

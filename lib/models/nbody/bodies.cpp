@@ -1,0 +1,59 @@
+#include <partcl/models/nbody/bodies.hpp>
+
+#include <cmath>
+
+namespace partcl {
+
+void Bodies::resize(std::size_t n) {
+    for (auto* v : {&x, &y, &z, &vx, &vy, &vz, &m}) v->resize(n);
+}
+
+void Bodies::validate() const {
+    const std::size_t n = size();
+    if (n == 0) throw UsageError("no bodies: N = 0");
+    const std::pair<const char*, const std::vector<double>*> arrays[] = {
+        {"x", &x}, {"y", &y}, {"z", &z}, {"vx", &vx}, {"vy", &vy}, {"vz", &vz}, {"mass", &m}};
+    for (const auto& [name, values] : arrays) {
+        if (values->size() != n)
+            throw UsageError(std::string("bodies: ") + name + " has " +
+                             std::to_string(values->size()) + " values for " + std::to_string(n) +
+                             " bodies");
+        for (std::size_t i = 0; i < n; ++i)
+            if (!std::isfinite((*values)[i]))
+                throw UsageError(std::string("bodies: ") + name + " of body " + std::to_string(i) +
+                                 " is " + std::to_string((*values)[i]));
+    }
+    for (std::size_t i = 0; i < n; ++i)
+        if (m[i] < 0)
+            throw UsageError("bodies: mass of body " + std::to_string(i) + " is negative (" +
+                             std::to_string(m[i]) + ")");
+}
+
+DeviceBodies::DeviceBodies(Context& context, Precision precision, const Bodies& bodies)
+    : state(context, precision, 6 * bodies.size()), mass(context, precision, bodies.size()),
+      n_(bodies.size()) {
+    upload(context.queue(0), bodies);
+}
+
+void DeviceBodies::upload(cl::CommandQueue& queue, const Bodies& bodies) {
+    bodies.validate();
+    if (bodies.size() != n_)
+        throw UsageError("DeviceBodies::upload: " + std::to_string(bodies.size()) +
+                         " bodies into buffers for " + std::to_string(n_));
+    const std::vector<double>* fields[] = {&bodies.x, &bodies.y, &bodies.z,
+                                           &bodies.vx, &bodies.vy, &bodies.vz};
+    for (std::size_t f = 0; f < 6; ++f) state.write(queue, *fields[f], f * n_);
+    mass.write(queue, bodies.m);
+}
+
+Bodies DeviceBodies::download(cl::CommandQueue& queue) const {
+    Bodies bodies;
+    bodies.resize(n_);
+    std::vector<double>* fields[] = {&bodies.x, &bodies.y, &bodies.z,
+                                     &bodies.vx, &bodies.vy, &bodies.vz};
+    for (std::size_t f = 0; f < 6; ++f) state.read(queue, fields[f]->data(), n_, f * n_);
+    mass.read(queue, bodies.m.data(), n_);
+    return bodies;
+}
+
+} // namespace partcl
