@@ -1,0 +1,83 @@
+#include <partcl/integrate/vector_ops.hpp>
+
+#include <boost/compute/algorithm/reduce.hpp>
+#include <boost/compute/command_queue.hpp>
+#include <boost/compute/functional/operator.hpp>
+#include <boost/compute/iterator/buffer_iterator.hpp>
+
+namespace partcl {
+
+namespace {
+constexpr std::size_t local_size = 64;
+
+template <class T>
+double reduce_max(cl::CommandQueue& queue, const RealBuffer& values, std::size_t n) {
+    namespace bc = boost::compute;
+    bc::command_queue q(queue(), true);
+    bc::buffer buffer(values.cl_buffer()(), true);
+    T result = 0;
+    bc::reduce(bc::make_buffer_iterator<T>(buffer, 0), bc::make_buffer_iterator<T>(buffer, n),
+               &result, bc::max<T>(), q);
+    return double(result);
+}
+} // namespace
+
+VectorOps::VectorOps(Context& context, Precision precision, ProgramCache& cache)
+    : context_(context), precision_(precision), cache_(cache) {
+    require_precision(context.device(0).info(), precision);
+}
+
+Kernel& VectorOps::combine_kernel(std::size_t terms) {
+    auto it = combine_.find(terms);
+    if (it != combine_.end()) return it->second;
+    BuildOptions options;
+    options.precision = precision_;
+    options.define("COMBINE_TERMS", static_cast<long long>(terms));
+    const Program program =
+        build_program(context_, Source::builtin("integrate/combine.cl"), options, cache_);
+    return combine_.emplace(terms, Kernel(program, "combine")).first->second;
+}
+
+void VectorOps::combine(std::size_t n, RealBuffer& out, std::size_t out_at, const RealBuffer& base,
+                        std::size_t base_at, std::initializer_list<Term> terms) {
+    if (terms.size() == 0 || terms.size() > 8)
+        throw UsageError("VectorOps::combine takes 1 to 8 terms");
+    if (n == 0) return;
+    Kernel& k = combine_kernel(terms.size());
+    k.args(cl_uint(n), out, cl_uint(out_at), base, cl_uint(base_at));
+    cl_uint index = 5;
+    for (const Term& term : terms) {
+        if (term.vector->size() < term.at + n)
+            throw UsageError("VectorOps::combine: a term is shorter than the range");
+        k.arg(index++, Real{term.c});
+        k.arg(index++, *term.vector);
+        k.arg(index++, cl_uint(term.at));
+    }
+    if (out.size() < out_at + n || base.size() < base_at + n)
+        throw UsageError("VectorOps::combine: output or base shorter than the range");
+    k.launch(context_.queue(0), n, local_size);
+}
+
+void VectorOps::copy(std::size_t n, const RealBuffer& from, std::size_t from_at, RealBuffer& to,
+                     std::size_t to_at) {
+    from.copy_to(context_.queue(0), to, n, from_at, to_at);
+}
+
+double VectorOps::max_scaled_error(std::size_t n, const RealBuffer& err, const RealBuffer& y,
+                                   const RealBuffer& y_new, double atol, double rtol) {
+    if (n == 0) return 0.0;
+    if (!scaled_error_) {
+        BuildOptions options;
+        options.precision = precision_;
+        const Program program =
+            build_program(context_, Source::builtin("integrate/combine.cl"), options, cache_);
+        scaled_error_ = std::make_unique<Kernel>(program, "scaled_error");
+    }
+    if (scratch_.size() < n) scratch_ = RealBuffer(context_, precision_, n);
+    scaled_error_->args(cl_uint(n), err, y, y_new, Real{atol}, Real{rtol}, scratch_);
+    scaled_error_->launch(context_.queue(0), n, local_size);
+    return precision_ == Precision::float64 ? reduce_max<double>(context_.queue(0), scratch_, n)
+                                            : reduce_max<float>(context_.queue(0), scratch_, n);
+}
+
+} // namespace partcl
