@@ -103,6 +103,8 @@ std::string mebibytes(std::uint64_t bytes) {
     char text[32];
     if (bytes >= (std::uint64_t(1) << 30))
         std::snprintf(text, sizeof text, "%.1f GiB", double(bytes) / double(1u << 30));
+    else if (bytes >= (std::uint64_t(1) << 20))
+        std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / double(1u << 20));
     else
         std::snprintf(text, sizeof text, "%llu KiB", static_cast<unsigned long long>(bytes >> 10));
     return text;

@@ -29,7 +29,7 @@ struct DeviceBuild {
     enum class Origin { compiled, disk_cache, memory_cache };
     std::string device;
     Origin origin = Origin::compiled;
-    double seconds = 0;  // wall time spent for this device
+    double seconds = 0;  // wall time of the whole build (all devices of the context together)
     std::string log;     // compiler warnings, if any
 };
 

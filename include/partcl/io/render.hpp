@@ -1,0 +1,42 @@
+#pragma once
+// Frames of a run: the projected (x-y) surface density of the bodies, on a log scale through a
+// perceptual colour map (inferno), written as PNG.
+#include <filesystem>
+
+#include <partcl/models/nbody/bodies.hpp>
+
+namespace partcl {
+
+struct RenderSettings {
+    int width = 512;
+    int height = 512;
+    // Half-width of the frame in x, centred on the origin; the half-height is
+    // extent * height / width (square pixels). 0 = auto_extent() of the bodies being drawn, so
+    // a run fixes it once from its initial positions and passes it to every frame.
+    double extent = 0;
+    // Dynamic range in decades of surface density below the frame's densest pixel; anything
+    // fainter is black.
+    double decades = 3;
+    // Gaussian smoothing of the density in pixels (0 = none; cloud-in-cell deposit only).
+    double smoothing = 2.0;
+};
+
+// Throws UsageError for sizes outside 1..16384, a negative or non-finite extent, decades <= 0,
+// smoothing outside 0..64.
+void validate(const RenderSettings& settings);
+
+// 1.2 x the 95th percentile of max(|x|, |y|) over the bodies (runs are in the centre-of-mass
+// frame, so the origin is the centre of mass); 1 when that is 0. (The 99th percentile would be
+// dominated by a Plummer sphere's long tail: 8.4 a against 4.0 a.)
+double auto_extent(const Bodies& bodies);
+
+// Mass-weighted cloud-in-cell histogram of (x, y) on width x height pixels, optionally smoothed,
+// log-scaled and coloured; written atomically. y grows upwards in the image.
+void render_density(const std::filesystem::path& png, const Bodies& bodies,
+                    const RenderSettings& settings);
+
+// The same picture as 8-bit RGB rows (top row first), for callers that want the pixels.
+std::vector<unsigned char> render_density_rgb(const Bodies& bodies,
+                                              const RenderSettings& settings);
+
+} // namespace partcl

@@ -1,0 +1,116 @@
+#pragma once
+// Scenarios: every setting of an N-body run, read from TOML (docs/scenarios.md documents each
+// key). Built-in scenarios are TOML text inside the library, parsed like a user's file.
+//
+// Every problem in a scenario throws partcl::UsageError with a one-line message that names the
+// source, the line, the table and the key, e.g.
+//   scenario.toml:12: [integrator] dt must be positive (got -1)
+//   scenario.toml:7: unknown key 'sofening' in [gravity] (known: model, G, softening)
+//   scenario.toml:3:9: malformed TOML: expected '=' ...
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <partcl/io/render.hpp>
+#include <partcl/models/nbody/gravity.hpp>
+#include <partcl/runtime/precision.hpp>
+
+namespace partcl {
+
+// The members' initialisers are the defaults of missing keys; they are the built-in `galaxies`
+// scenario (the default run) except for [scenario] name and description.
+struct Scenario {
+    // [scenario]
+    std::string name = "unnamed";
+    std::string description;
+
+    // [bodies]
+    std::string initial = "galaxies";  // galaxies | plummer | kepler | cube | snapshot
+    std::uint64_t n = 16384;           // kepler: 2; snapshot: 0 = as many as the file has
+    std::uint64_t seed = 42;
+    std::filesystem::path snapshot;    // initial = "snapshot"
+
+    struct Plummer {
+        double scale = 1.0;       // Plummer radius a
+        double total_mass = 1.0;
+    } plummer;
+
+    struct Galaxies {
+        double separation = 3.0;        // initial centre distance along x
+        double impact_parameter = 0.5;  // initial centre offset along y
+        double approach_speed = 0.8;    // relative speed along x
+        double mass_ratio = 1.0;        // M2 / M1
+        double total_mass = 1.0;        // M1 + M2
+        double scale = 0.4;             // Plummer radius of both
+    } galaxies;
+
+    struct Kepler {
+        double eccentricity = 0.5;
+        double semi_major_axis = 1.0;
+        std::array<double, 2> masses{0.5, 0.5};
+    } kepler;
+
+    struct Cube {
+        double side = 1.0;
+        double total_mass = 1.0;
+        double velocity = 0.0;  // each velocity component uniform in [-velocity, velocity]
+    } cube;
+
+    // [gravity]
+    std::string gravity_model = "dense";
+    GravityParameters gravity{1.0, 0.04};
+
+    // [integrator]
+    std::string integrator = "leapfrog";
+    double dt = 0.025;          // adaptive methods: the first trial step
+    double atol = 1e-8;         // dopri5
+    double rtol = 1e-8;         // dopri5
+    double damping = 1.0;       // velocities *= damping after every step; 1 = off
+
+    // [run]
+    std::uint64_t steps = 200;
+    Precision precision = Precision::float32;
+    std::uint64_t diagnostics_every = 10;  // 0 = first and last step only
+    std::uint64_t snapshot_every = 100;    // 0 = only at the end
+    std::uint64_t frame_every = 10;        // 0 = no frames
+    std::uint64_t checkpoint_every = 100;  // 0 = only at the end
+
+    // [render]
+    RenderSettings render;
+};
+
+// Reads a scenario file. A relative [bodies] snapshot path is taken relative to the file's
+// directory (and stored resolved that way); without [scenario] name, the name is the file's
+// stem. A missing or unreadable file is a UsageError.
+Scenario load_scenario(const std::filesystem::path& file);
+
+// Parses scenario TOML; `source_name` is used in messages ("scenario.toml", "builtin:plummer").
+// Missing tables and keys keep their defaults (the members' initialisers above).
+Scenario parse_scenario(const std::string& toml_text, const std::string& source_name);
+
+// The built-in scenarios by name; UsageError naming the known ones for an unknown name.
+Scenario builtin_scenario(const std::string& name);
+const std::string& builtin_scenario_toml(const std::string& name);
+std::vector<std::string> builtin_scenario_names();
+
+// `argument` is a built-in name when it is one and no file of that name exists, else a file.
+Scenario find_scenario(const std::string& argument);
+
+// Every setting as TOML; parse_scenario(to_toml(s), ...) gives back s exactly (doubles are
+// written with enough digits to round-trip). Used to store the scenario inside checkpoints.
+std::string to_toml(const Scenario& scenario);
+
+// Checks every value (what parse_scenario checks, without line numbers); throws UsageError.
+// For scenarios built or changed in code, e.g. after command-line overrides.
+void validate(const Scenario& scenario);
+
+bool operator==(const Scenario& a, const Scenario& b);
+inline bool operator!=(const Scenario& a, const Scenario& b) { return !(a == b); }
+
+// Names accepted for [bodies] initial and [gravity] model.
+const std::vector<std::string>& initial_condition_names();
+const std::vector<std::string>& gravity_model_names();
+
+} // namespace partcl

@@ -1,0 +1,777 @@
+#include <partcl/io/scenario.hpp>
+
+#include <partcl/integrate/integrator.hpp>
+#include <partcl/runtime/error.hpp>
+
+// toml++ is used header-only and privately: nothing of it reaches partcl's headers or its link
+// interface.
+#define TOML_HEADER_ONLY 1
+#define TOML_EXCEPTIONS 1
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <variant>
+
+namespace partcl {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Built-in scenarios. They are the documentation by example, so every key is spelled out.
+
+const char* const galaxies_toml = R"toml(# Two Plummer spheres falling together on a nearly parabolic orbit with a small impact
+# parameter: the default of `partcl run`. G = M = 1 units. 221 force evaluations (200 steps and
+# 21 diagnostics), under a minute on a 2-core CPU.
+[scenario]
+name = "galaxies"
+description = "two Plummer spheres (N = 16384) colliding"
+
+[bodies]
+initial = "galaxies"
+n = 16384
+seed = 42
+
+[galaxies]
+separation = 3.0         # centre distance along x at t = 0
+impact_parameter = 0.5   # centre offset along y at t = 0
+approach_speed = 0.8     # relative speed; parabolic would be sqrt(2 G M / separation) = 0.82
+mass_ratio = 1.0         # M2 / M1
+total_mass = 1.0
+scale = 0.4              # Plummer radius of each sphere
+
+[gravity]
+model = "dense"
+G = 1.0
+softening = 0.04
+
+[integrator]
+name = "leapfrog"
+dt = 0.025
+atol = 1e-8
+rtol = 1e-8
+damping = 1.0
+
+[run]
+steps = 200              # to t = 5: the spheres meet near t = 2 and merge
+precision = "float"
+diagnostics_every = 10
+snapshot_every = 100
+frame_every = 10
+checkpoint_every = 100
+
+[render]
+width = 512
+height = 512
+extent = 0.0             # automatic: fixed from the initial positions
+decades = 3.0
+smoothing = 2.0
+)toml";
+
+const char* const plummer_toml = R"toml(# One Plummer sphere in virial equilibrium (Aarseth, Henon & Wielen 1974), G = M = a = 1.
+# It should stay as it is: the virial ratio 2T/|W| stays near 1 and the energy is conserved.
+[scenario]
+name = "plummer"
+description = "Plummer sphere in equilibrium (N = 4096)"
+
+[bodies]
+initial = "plummer"
+n = 4096
+seed = 42
+
+[plummer]
+scale = 1.0              # Plummer radius a
+total_mass = 1.0
+
+[gravity]
+model = "dense"
+G = 1.0
+softening = 0.05
+
+[integrator]
+name = "leapfrog"
+dt = 0.01
+atol = 1e-8
+rtol = 1e-8
+damping = 1.0
+
+[run]
+steps = 1000
+precision = "float"
+diagnostics_every = 10
+snapshot_every = 500
+frame_every = 50
+checkpoint_every = 500
+
+[render]
+width = 512
+height = 512
+extent = 0.0
+decades = 3.0
+smoothing = 2.0
+)toml";
+
+const char* const kepler_toml = R"toml(# Two bodies on a Kepler ellipse, started at apocentre: ten periods (P = 2 pi) in double with
+# no softening, the test bed of the integrators' order and energy conservation.
+[scenario]
+name = "kepler"
+description = "two-body Kepler orbit, e = 0.5, ten periods"
+
+[bodies]
+initial = "kepler"
+n = 2
+seed = 42
+
+[kepler]
+eccentricity = 0.5
+semi_major_axis = 1.0
+masses = [0.5, 0.5]
+
+[gravity]
+model = "dense"
+G = 1.0
+softening = 0.0
+
+[integrator]
+name = "leapfrog"
+dt = 0.006283185307179587   # P / 1000
+atol = 1e-10
+rtol = 1e-10
+damping = 1.0
+
+[run]
+steps = 10000
+precision = "double"
+diagnostics_every = 10
+snapshot_every = 0
+frame_every = 0
+checkpoint_every = 0
+
+[render]
+width = 512
+height = 512
+extent = 0.0
+decades = 3.0
+smoothing = 2.0
+)toml";
+
+const char* const cube_toml = R"toml(# Cold collapse of a uniform cube: bodies at rest, uniformly random in a cube, fall in and
+# violently relax (free-fall time sqrt(3 pi / (32 G rho)) = 0.54 for side = M = 1).
+[scenario]
+name = "cube"
+description = "cold collapse of a uniform cube (N = 4096)"
+
+[bodies]
+initial = "cube"
+n = 4096
+seed = 42
+
+[cube]
+side = 1.0
+total_mass = 1.0
+velocity = 0.0           # each velocity component uniform in [-velocity, velocity]
+
+[gravity]
+model = "dense"
+G = 1.0
+softening = 0.02
+
+[integrator]
+name = "leapfrog"
+dt = 0.002
+atol = 1e-8
+rtol = 1e-8
+damping = 1.0
+
+[run]
+steps = 1000             # to t = 2: collapse near t = 0.55, bounce and relaxation
+precision = "float"
+diagnostics_every = 10
+snapshot_every = 500
+frame_every = 20
+checkpoint_every = 500
+
+[render]
+width = 512
+height = 512
+extent = 0.0
+decades = 3.0
+smoothing = 2.0
+)toml";
+
+const std::vector<std::pair<std::string, std::string>>& builtins() {
+    static const std::vector<std::pair<std::string, std::string>> list = {
+        {"galaxies", galaxies_toml},
+        {"plummer", plummer_toml},
+        {"kepler", kepler_toml},
+        {"cube", cube_toml},
+    };
+    return list;
+}
+
+std::string join(const std::vector<std::string>& names) {
+    std::string text;
+    for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
+    return text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Formatting
+
+// Shortest decimal that reads back as the same double, always recognisable as a TOML float.
+std::string format_double(double value) {
+    if (std::isnan(value)) return "nan";
+    if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+    char text[40];
+    for (int digits = 15; digits <= 17; ++digits) {
+        std::snprintf(text, sizeof text, "%.*g", digits, value);
+        if (std::strtod(text, nullptr) == value) break;
+    }
+    std::string result = text;
+    if (result.find_first_of(".en") == std::string::npos) result += ".0";
+    return result;
+}
+
+// The same for messages: "-1", not the TOML spelling "-1.0".
+std::string format_number(double value) {
+    std::string text = format_double(value);
+    if (text.size() > 2 && text.compare(text.size() - 2, 2, ".0") == 0)
+        text.resize(text.size() - 2);
+    return text;
+}
+
+std::string quote(const std::string& text) {
+    std::string out = "\"";
+    for (const unsigned char c : text) {
+        switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\t': out += "\\t"; break;
+        case '\r': out += "\\r"; break;
+        default:
+            if (c < 0x20 || c == 0x7f) {
+                char escape[8];
+                std::snprintf(escape, sizeof escape, "\\u%04x", c);
+                out += escape;
+            } else {
+                out += char(c);
+            }
+        }
+    }
+    return out + "\"";
+}
+
+std::string describe(const toml::node& node);
+std::string describe(const toml::node& node) {
+    switch (node.type()) {
+    case toml::node_type::string: return quote(node.as_string()->get());
+    case toml::node_type::integer: return std::to_string(node.as_integer()->get());
+    case toml::node_type::floating_point: return format_number(node.as_floating_point()->get());
+    case toml::node_type::boolean: return node.as_boolean()->get() ? "true" : "false";
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: {
+        const auto& array = *node.as_array();
+        std::string text = "[";
+        for (std::size_t i = 0; i < array.size(); ++i)
+            text += (i ? ", " : "") + describe(*array.get(i));
+        return text + "]";
+    }
+    case toml::node_type::date: return "a date";
+    case toml::node_type::time: return "a time";
+    case toml::node_type::date_time: return "a date-time";
+    default: return "nothing";
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The schema: every key, how to read and write it, and what makes its value valid.
+
+using S = Scenario;
+using RealRef = double& (*)(S&);
+using CountRef = std::uint64_t& (*)(S&);
+using IntRef = int& (*)(S&);
+using TextRef = std::string& (*)(S&);
+using PathRef = fs::path& (*)(S&);
+using PairRef = std::array<double, 2>& (*)(S&);
+using PrecisionRef = Precision& (*)(S&);
+using Ref = std::variant<RealRef, CountRef, IntRef, TextRef, PathRef, PairRef, PrecisionRef>;
+// "" when the value is fine, else what is wrong, e.g. "must be positive (got -1)".
+using Check = std::string (*)(const S&);
+
+struct Field {
+    const char* table;
+    const char* key;
+    Ref ref;
+    Check check;
+    const char* comment;  // for to_toml, may be empty
+};
+
+std::string ok() { return {}; }
+std::string finite(double v) {
+    return std::isfinite(v) ? ok() : "must be a finite number (got " + format_number(v) + ")";
+}
+std::string positive(double v) {
+    if (!std::isfinite(v)) return finite(v);
+    return v > 0 ? ok() : "must be positive (got " + format_number(v) + ")";
+}
+std::string non_negative(double v) {
+    if (!std::isfinite(v)) return finite(v);
+    return v >= 0 ? ok() : "must not be negative (got " + format_number(v) + ")";
+}
+std::string count_limit(std::uint64_t v) {
+    return v <= std::uint64_t(std::numeric_limits<std::int64_t>::max())
+               ? ok()
+               : "must be at most " + std::to_string(std::numeric_limits<std::int64_t>::max()) +
+                     " (got " + std::to_string(v) + ")";
+}
+std::string one_of(const std::string& v, const std::vector<std::string>& names,
+                   const char* what) {
+    if (std::find(names.begin(), names.end(), v) != names.end()) return ok();
+    return quote(v) + " is not " + what + " (known: " + join(names) + ")";
+}
+
+std::string check_n(const S& s) {
+    const std::uint64_t max_n = 0xffffffffull;  // the snapshot header's 32-bit counts
+    if (s.n > max_n)
+        return "must be at most " + std::to_string(max_n) + " (got " + std::to_string(s.n) + ")";
+    if (s.initial == "snapshot") return ok();  // 0 = as many as the file has
+    if (s.n == 0) return "must be at least 1 (got 0)";
+    if (s.initial == "kepler")
+        return s.n == 2 ? ok()
+                        : "must be 2 for initial = \"kepler\" (got " + std::to_string(s.n) + ")";
+    if (s.initial == "galaxies" && s.n < 2)
+        return "must be at least 2 for initial = \"galaxies\" (got " + std::to_string(s.n) +
+               ")";
+    return s.n >= 1 ? ok() : "must be at least 1 (got " + std::to_string(s.n) + ")";
+}
+
+const std::vector<Field>& schema() {
+    static const std::vector<Field> fields = {
+        {"scenario", "name", TextRef([](S& s) -> std::string& { return s.name; }),
+         [](const S& s) { return s.name.empty() ? std::string("must not be empty") : ok(); }, ""},
+        {"scenario", "description", TextRef([](S& s) -> std::string& { return s.description; }),
+         [](const S&) { return ok(); }, ""},
+
+        {"bodies", "initial", TextRef([](S& s) -> std::string& { return s.initial; }),
+         [](const S& s) {
+             return one_of(s.initial, initial_condition_names(), "a kind of initial conditions");
+         },
+         "galaxies | plummer | kepler | cube | snapshot"},
+        {"bodies", "n", CountRef([](S& s) -> std::uint64_t& { return s.n; }), check_n,
+         "kepler: 2; snapshot: 0 = all in the file"},
+        {"bodies", "seed", CountRef([](S& s) -> std::uint64_t& { return s.seed; }),
+         [](const S& s) { return count_limit(s.seed); }, ""},
+        {"bodies", "snapshot", PathRef([](S& s) -> fs::path& { return s.snapshot; }),
+         [](const S& s) {
+             return s.initial == "snapshot" && s.snapshot.empty()
+                        ? std::string("must name an HDF5 file for initial = \"snapshot\"")
+                        : ok();
+         },
+         "HDF5 file for initial = \"snapshot\""},
+
+        {"plummer", "scale", RealRef([](S& s) -> double& { return s.plummer.scale; }),
+         [](const S& s) { return positive(s.plummer.scale); }, "Plummer radius a"},
+        {"plummer", "total_mass", RealRef([](S& s) -> double& { return s.plummer.total_mass; }),
+         [](const S& s) { return positive(s.plummer.total_mass); }, ""},
+
+        {"galaxies", "separation",
+         RealRef([](S& s) -> double& { return s.galaxies.separation; }),
+         [](const S& s) { return non_negative(s.galaxies.separation); }, ""},
+        {"galaxies", "impact_parameter",
+         RealRef([](S& s) -> double& { return s.galaxies.impact_parameter; }),
+         [](const S& s) { return finite(s.galaxies.impact_parameter); }, ""},
+        {"galaxies", "approach_speed",
+         RealRef([](S& s) -> double& { return s.galaxies.approach_speed; }),
+         [](const S& s) { return finite(s.galaxies.approach_speed); }, ""},
+        {"galaxies", "mass_ratio",
+         RealRef([](S& s) -> double& { return s.galaxies.mass_ratio; }),
+         [](const S& s) { return positive(s.galaxies.mass_ratio); }, "M2 / M1"},
+        {"galaxies", "total_mass",
+         RealRef([](S& s) -> double& { return s.galaxies.total_mass; }),
+         [](const S& s) { return positive(s.galaxies.total_mass); }, ""},
+        {"galaxies", "scale", RealRef([](S& s) -> double& { return s.galaxies.scale; }),
+         [](const S& s) { return positive(s.galaxies.scale); }, ""},
+
+        {"kepler", "eccentricity",
+         RealRef([](S& s) -> double& { return s.kepler.eccentricity; }),
+         [](const S& s) {
+             const double e = s.kepler.eccentricity;
+             if (!std::isfinite(e)) return finite(e);
+             return e >= 0 && e < 1 ? ok()
+                                    : "must be in [0, 1) (got " + format_number(e) + ")";
+         },
+         ""},
+        {"kepler", "semi_major_axis",
+         RealRef([](S& s) -> double& { return s.kepler.semi_major_axis; }),
+         [](const S& s) { return positive(s.kepler.semi_major_axis); }, ""},
+        {"kepler", "masses",
+         PairRef([](S& s) -> std::array<double, 2>& { return s.kepler.masses; }),
+         [](const S& s) {
+             for (double m : s.kepler.masses)
+                 if (auto problem = positive(m); !problem.empty())
+                     return "must both be positive (got " + format_number(m) + ")";
+             return ok();
+         },
+         ""},
+
+        {"cube", "side", RealRef([](S& s) -> double& { return s.cube.side; }),
+         [](const S& s) { return positive(s.cube.side); }, ""},
+        {"cube", "total_mass", RealRef([](S& s) -> double& { return s.cube.total_mass; }),
+         [](const S& s) { return positive(s.cube.total_mass); }, ""},
+        {"cube", "velocity", RealRef([](S& s) -> double& { return s.cube.velocity; }),
+         [](const S& s) { return non_negative(s.cube.velocity); }, ""},
+
+        {"gravity", "model", TextRef([](S& s) -> std::string& { return s.gravity_model; }),
+         [](const S& s) { return one_of(s.gravity_model, gravity_model_names(), "a gravity model"); },
+         ""},
+        {"gravity", "G", RealRef([](S& s) -> double& { return s.gravity.G; }),
+         [](const S& s) { return positive(s.gravity.G); }, ""},
+        {"gravity", "softening", RealRef([](S& s) -> double& { return s.gravity.softening; }),
+         [](const S& s) { return non_negative(s.gravity.softening); }, "Plummer epsilon"},
+
+        {"integrator", "name", TextRef([](S& s) -> std::string& { return s.integrator; }),
+         [](const S& s) { return one_of(s.integrator, integrator_names(), "an integrator"); },
+         ""},
+        {"integrator", "dt", RealRef([](S& s) -> double& { return s.dt; }),
+         [](const S& s) { return positive(s.dt); }, "adaptive methods: the first trial step"},
+        {"integrator", "atol", RealRef([](S& s) -> double& { return s.atol; }),
+         [](const S& s) { return positive(s.atol); }, "dopri5"},
+        {"integrator", "rtol", RealRef([](S& s) -> double& { return s.rtol; }),
+         [](const S& s) { return positive(s.rtol); }, "dopri5"},
+        {"integrator", "damping", RealRef([](S& s) -> double& { return s.damping; }),
+         [](const S& s) {
+             const double d = s.damping;
+             if (!std::isfinite(d)) return finite(d);
+             return d > 0 && d <= 1 ? ok() : "must be in (0, 1] (got " + format_number(d) + ")";
+         },
+         "velocity factor per step, 1 = off"},
+
+        {"run", "steps", CountRef([](S& s) -> std::uint64_t& { return s.steps; }),
+         [](const S& s) {
+             if (s.steps == 0) return std::string("must be at least 1 (got 0)");
+             return count_limit(s.steps);
+         },
+         ""},
+        {"run", "precision", PrecisionRef([](S& s) -> Precision& { return s.precision; }),
+         [](const S&) { return ok(); }, "float | double"},
+        {"run", "diagnostics_every",
+         CountRef([](S& s) -> std::uint64_t& { return s.diagnostics_every; }),
+         [](const S& s) { return count_limit(s.diagnostics_every); }, "0 = first and last step"},
+        {"run", "snapshot_every",
+         CountRef([](S& s) -> std::uint64_t& { return s.snapshot_every; }),
+         [](const S& s) { return count_limit(s.snapshot_every); }, "0 = only at the end"},
+        {"run", "frame_every", CountRef([](S& s) -> std::uint64_t& { return s.frame_every; }),
+         [](const S& s) { return count_limit(s.frame_every); }, "0 = no frames"},
+        {"run", "checkpoint_every",
+         CountRef([](S& s) -> std::uint64_t& { return s.checkpoint_every; }),
+         [](const S& s) { return count_limit(s.checkpoint_every); }, "0 = only at the end"},
+
+        {"render", "width", IntRef([](S& s) -> int& { return s.render.width; }),
+         [](const S& s) {
+             return s.render.width >= 1 && s.render.width <= 16384
+                        ? ok()
+                        : "must be in 1..16384 (got " + std::to_string(s.render.width) + ")";
+         },
+         "pixels"},
+        {"render", "height", IntRef([](S& s) -> int& { return s.render.height; }),
+         [](const S& s) {
+             return s.render.height >= 1 && s.render.height <= 16384
+                        ? ok()
+                        : "must be in 1..16384 (got " + std::to_string(s.render.height) + ")";
+         },
+         "pixels"},
+        {"render", "extent", RealRef([](S& s) -> double& { return s.render.extent; }),
+         [](const S& s) { return non_negative(s.render.extent); },
+         "half-width of the frame; 0 = automatic from the initial positions"},
+        {"render", "decades", RealRef([](S& s) -> double& { return s.render.decades; }),
+         [](const S& s) { return positive(s.render.decades); },
+         "dynamic range of the log density"},
+        {"render", "smoothing", RealRef([](S& s) -> double& { return s.render.smoothing; }),
+         [](const S& s) {
+             const double v = s.render.smoothing;
+             if (!std::isfinite(v)) return finite(v);
+             return v >= 0 && v <= 64 ? ok() : "must be in [0, 64] (got " + format_number(v) + ")";
+         },
+         "Gaussian sigma in pixels"},
+    };
+    return fields;
+}
+
+std::vector<std::string> table_names() {
+    std::vector<std::string> names;
+    for (const auto& field : schema())
+        if (std::find(names.begin(), names.end(), field.table) == names.end())
+            names.push_back(field.table);
+    return names;
+}
+
+std::vector<std::string> key_names(const std::string& table) {
+    std::vector<std::string> names;
+    for (const auto& field : schema())
+        if (table == field.table) names.push_back(field.key);
+    return names;
+}
+
+const Field* find_field(const std::string& table, const std::string& key) {
+    for (const auto& field : schema())
+        if (table == field.table && key == field.key) return &field;
+    return nullptr;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+
+struct Location {
+    const std::string& source;
+    [[noreturn]] void fail(std::int64_t line, const std::string& message) const {
+        throw UsageError(source + (line > 0 ? ":" + std::to_string(line) : std::string()) +
+                         ": " + message);
+    }
+};
+
+std::string label(const Field& field) {
+    return std::string("[") + field.table + "] " + field.key;
+}
+
+void read_value(Scenario& s, const Field& field, const toml::node& node, const Location& at) {
+    const auto line = node.source().begin.line;
+    const auto type_error = [&](const char* wanted) {
+        at.fail(line, label(field) + " must be " + wanted + " (got " + describe(node) + ")");
+    };
+    const auto real = [&](const toml::node& n) -> double {
+        if (auto v = n.as_floating_point()) return v->get();
+        if (auto v = n.as_integer()) return double(v->get());
+        type_error("a number");
+        return 0.0;  // not reached
+    };
+    std::visit(
+        [&](auto ref) {
+            using T = decltype(ref);
+            if constexpr (std::is_same_v<T, RealRef>) {
+                ref(s) = real(node);
+            } else if constexpr (std::is_same_v<T, CountRef> || std::is_same_v<T, IntRef>) {
+                const auto* v = node.as_integer();
+                if (!v) type_error("an integer");
+                if (v->get() < 0) type_error("a non-negative integer");
+                if constexpr (std::is_same_v<T, IntRef>) {
+                    if (v->get() > std::numeric_limits<int>::max())
+                        at.fail(line, label(field) + " is too large (got " +
+                                          std::to_string(v->get()) + ")");
+                    ref(s) = int(v->get());
+                } else {
+                    ref(s) = std::uint64_t(v->get());
+                }
+            } else if constexpr (std::is_same_v<T, TextRef> || std::is_same_v<T, PathRef>) {
+                const auto* v = node.as_string();
+                if (!v) type_error("a string");
+                ref(s) = v->get();
+            } else if constexpr (std::is_same_v<T, PairRef>) {
+                const auto* array = node.as_array();
+                if (!array || array->size() != 2) type_error("an array of 2 numbers");
+                for (std::size_t i = 0; i < 2; ++i) {
+                    const auto& element = *array->get(i);
+                    if (!element.is_number()) type_error("an array of 2 numbers");
+                    ref(s)[i] = real(element);
+                }
+            } else if constexpr (std::is_same_v<T, PrecisionRef>) {
+                const auto* v = node.as_string();
+                if (!v) type_error("a string");
+                try {
+                    ref(s) = parse_precision(v->get());
+                } catch (const UsageError&) {
+                    at.fail(line, label(field) + " " + quote(v->get()) +
+                                      " is not a precision (known: float, double)");
+                }
+            }
+        },
+        field.ref);
+}
+
+} // namespace
+
+const std::vector<std::string>& initial_condition_names() {
+    static const std::vector<std::string> names = {"galaxies", "plummer", "kepler", "cube",
+                                                   "snapshot"};
+    return names;
+}
+
+const std::vector<std::string>& gravity_model_names() {
+    static const std::vector<std::string> names = {"dense"};
+    return names;
+}
+
+namespace {
+
+Scenario parse(const std::string& toml_text, const std::string& source_name, bool& has_name) {
+    toml::table document;
+    try {
+        document = toml::parse(toml_text, source_name);
+    } catch (const toml::parse_error& error) {
+        const auto& where = error.source().begin;
+        throw UsageError(source_name + ":" + std::to_string(where.line) + ":" +
+                         std::to_string(where.column) + ": malformed TOML: " +
+                         std::string(error.description()));
+    }
+
+    const Location at{source_name};
+    Scenario s;
+    std::map<std::string, std::int64_t> lines;  // "table" and "table.key" -> line
+    for (auto&& [table_key, table_node] : document) {
+        const std::string table_name(table_key.str());
+        const auto table_line = table_key.source().begin.line;
+        const auto known_tables = table_names();
+        if (std::find(known_tables.begin(), known_tables.end(), table_name) ==
+            known_tables.end()) {
+            at.fail(table_line, "unknown " +
+                                    std::string(table_node.is_table() ? "table [" + table_name + "]"
+                                                                      : "key '" + table_name + "'") +
+                                    " (known tables: " + join(known_tables) + ")");
+        }
+        const auto* table = table_node.as_table();
+        if (!table)
+            at.fail(table_line, "'" + table_name + "' must be a table [" + table_name +
+                                    "] (got " + describe(table_node) + ")");
+        lines[table_name] = table_line;
+        for (auto&& [key, node] : *table) {
+            const std::string key_name(key.str());
+            const Field* field = find_field(table_name, key_name);
+            if (!field)
+                at.fail(key.source().begin.line,
+                        "unknown key '" + key_name + "' in [" + table_name +
+                            "] (known: " + join(key_names(table_name)) + ")");
+            read_value(s, *field, node, at);
+            lines[table_name + "." + key_name] = node.source().begin.line;
+        }
+    }
+
+    // Defaults that depend on the kind of initial conditions.
+    if (!lines.count("bodies.n")) {
+        if (s.initial == "kepler") s.n = 2;
+        if (s.initial == "snapshot") s.n = 0;
+    }
+
+    for (const auto& field : schema()) {
+        const std::string problem = field.check(s);
+        if (problem.empty()) continue;
+        const std::string key = std::string(field.table) + "." + field.key;
+        std::int64_t line = 0;
+        if (auto it = lines.find(key); it != lines.end()) line = it->second;
+        else if (auto table = lines.find(field.table); table != lines.end()) line = table->second;
+        at.fail(line, label(field) + " " + problem);
+    }
+    has_name = lines.count("scenario.name") > 0;
+    return s;
+}
+
+} // namespace
+
+Scenario parse_scenario(const std::string& toml_text, const std::string& source_name) {
+    bool has_name = false;
+    return parse(toml_text, source_name, has_name);
+}
+
+void validate(const Scenario& scenario) {
+    for (const auto& field : schema()) {
+        const std::string problem = field.check(scenario);
+        if (!problem.empty())
+            throw UsageError("scenario '" + scenario.name + "': " + label(field) + " " + problem);
+    }
+}
+
+Scenario load_scenario(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    std::error_code ec;
+    if (!in || fs::is_directory(file, ec)) {
+        const int error = errno;
+        throw UsageError("cannot read scenario " + file.string() + ": " +
+                         (fs::is_directory(file, ec) ? std::string("it is a directory")
+                                                     : std::string(std::strerror(error))));
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) throw UsageError("cannot read scenario " + file.string());
+    bool has_name = false;
+    Scenario s = parse(text.str(), file.string(), has_name);
+    if (!has_name && !file.stem().empty()) s.name = file.stem().string();
+    if (!s.snapshot.empty() && s.snapshot.is_relative() && file.has_parent_path())
+        s.snapshot = file.parent_path() / s.snapshot;
+    return s;
+}
+
+std::vector<std::string> builtin_scenario_names() {
+    std::vector<std::string> names;
+    for (const auto& [name, text] : builtins()) names.push_back(name);
+    return names;
+}
+
+const std::string& builtin_scenario_toml(const std::string& name) {
+    for (const auto& [builtin, text] : builtins())
+        if (builtin == name) return text;
+    throw UsageError("no built-in scenario '" + name + "' (built-in: " +
+                     join(builtin_scenario_names()) + ")");
+}
+
+Scenario builtin_scenario(const std::string& name) {
+    return parse_scenario(builtin_scenario_toml(name), "builtin:" + name);
+}
+
+Scenario find_scenario(const std::string& argument) {
+    std::error_code ec;
+    if (fs::exists(argument, ec)) return load_scenario(argument);
+    const auto names = builtin_scenario_names();
+    if (std::find(names.begin(), names.end(), argument) != names.end())
+        return builtin_scenario(argument);
+    throw UsageError("no scenario file '" + argument + "' and no built-in scenario of that name " +
+                     "(built-in: " + join(names) + ")");
+}
+
+std::string to_toml(const Scenario& scenario) {
+    auto& s = const_cast<Scenario&>(scenario);  // the schema's references are read only here
+    std::ostringstream out;
+    std::string table;
+    for (const auto& field : schema()) {
+        if (table != field.table) {
+            out << (table.empty() ? "" : "\n") << "[" << field.table << "]\n";
+            table = field.table;
+        }
+        std::string value = std::visit(
+            [&](auto ref) -> std::string {
+                using T = decltype(ref);
+                if constexpr (std::is_same_v<T, RealRef>) return format_double(ref(s));
+                else if constexpr (std::is_same_v<T, CountRef>) return std::to_string(ref(s));
+                else if constexpr (std::is_same_v<T, IntRef>) return std::to_string(ref(s));
+                else if constexpr (std::is_same_v<T, TextRef>) return quote(ref(s));
+                else if constexpr (std::is_same_v<T, PathRef>) return quote(ref(s).string());
+                else if constexpr (std::is_same_v<T, PairRef>)
+                    return "[" + format_double(ref(s)[0]) + ", " + format_double(ref(s)[1]) + "]";
+                else return quote(to_string(ref(s)));
+            },
+            field.ref);
+        std::string line = std::string(field.key) + " = " + value;
+        if (*field.comment) {
+            if (line.size() < 32) line.resize(32, ' ');
+            else line += "  ";
+            line += std::string("# ") + field.comment;
+        }
+        out << line << "\n";
+    }
+    return out.str();
+}
+
+bool operator==(const Scenario& a, const Scenario& b) {
+    // Every member is in the schema and doubles are written exactly, so equal text is equality.
+    return to_toml(a) == to_toml(b);
+}
+
+} // namespace partcl

@@ -1,0 +1,398 @@
+#include <partcl/io/snapshot.hpp>
+
+#include <partcl/io/atomic_file.hpp>
+#include <partcl/runtime/error.hpp>
+
+#include <hdf5.h>
+
+#include <array>
+#include <cstdint>
+#include <mutex>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace partcl {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The HDF5 library Debian ships is not thread-safe; partcl never calls it from two threads.
+std::mutex& hdf5_mutex() {
+    static std::mutex mutex;
+    return mutex;
+}
+
+// Turns off HDF5's printing of its error stack for the lifetime of the guard; our messages say
+// what went wrong instead.
+class QuietErrors {
+public:
+    QuietErrors() {
+        H5Eget_auto2(H5E_DEFAULT, &function_, &data_);
+        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    }
+    ~QuietErrors() { H5Eset_auto2(H5E_DEFAULT, function_, data_); }
+    QuietErrors(const QuietErrors&) = delete;
+    QuietErrors& operator=(const QuietErrors&) = delete;
+
+private:
+    H5E_auto2_t function_ = nullptr;
+    void* data_ = nullptr;
+};
+
+// The innermost message of HDF5's current error stack ("truncated file: eof = ..."), or "".
+// Must be called right after the failing call: the next API call clears the stack.
+std::string hdf5_detail() {
+    std::string detail;
+    H5Ewalk2(
+        H5E_DEFAULT, H5E_WALK_UPWARD,
+        [](unsigned n, const H5E_error2_t* error, void* out) -> herr_t {
+            auto& text = *static_cast<std::string*>(out);
+            if (n == 0 && error && error->desc) text = error->desc;
+            return 0;
+        },
+        &detail);
+    return detail;
+}
+
+// One HDF5 identifier, closed by the right function when the owner goes.
+class Handle {
+public:
+    using Close = herr_t (*)(hid_t);
+    Handle() = default;
+    Handle(hid_t id, Close close) : id_(id), close_(close) {}
+    Handle(Handle&& other) noexcept : id_(other.id_), close_(other.close_) { other.id_ = -1; }
+    Handle& operator=(Handle&& other) noexcept {
+        if (this != &other) {
+            reset();
+            id_ = other.id_;
+            close_ = other.close_;
+            other.id_ = -1;
+        }
+        return *this;
+    }
+    Handle(const Handle&) = delete;
+    Handle& operator=(const Handle&) = delete;
+    ~Handle() { reset(); }
+
+    hid_t get() const noexcept { return id_; }
+    bool valid() const noexcept { return id_ >= 0; }
+    // Closes now and reports whether that worked (H5Fclose can fail when data cannot be
+    // flushed).
+    bool close() {
+        const hid_t id = id_;
+        id_ = -1;
+        return id < 0 || close_(id) >= 0;
+    }
+
+private:
+    void reset() noexcept {
+        if (id_ >= 0) close_(id_);
+        id_ = -1;
+    }
+    hid_t id_ = -1;
+    Close close_ = nullptr;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+struct Writer {
+    const fs::path& target;
+
+    [[noreturn]] void fail(const std::string& what) const {
+        const std::string detail = hdf5_detail();
+        throw Error("cannot write snapshot " + target.string() + ": " + what +
+                    (detail.empty() ? "" : " (" + detail + ")"));
+    }
+
+    Handle checked(hid_t id, Handle::Close close, const std::string& what) const {
+        if (id < 0) fail(what);
+        return Handle(id, close);
+    }
+
+    template <class T>
+    void attribute(hid_t location, const char* name, hid_t file_type, hid_t memory_type,
+                   const T* values, hsize_t count) const {
+        Handle space = count == 0 ? checked(H5Screate(H5S_SCALAR), H5Sclose, "dataspace")
+                                  : checked(H5Screate_simple(1, &count, nullptr), H5Sclose,
+                                            "dataspace");
+        Handle attribute = checked(
+            H5Acreate2(location, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+            H5Aclose, std::string("attribute ") + name);
+        if (H5Awrite(attribute.get(), memory_type, values) < 0)
+            fail(std::string("attribute ") + name);
+    }
+
+    void dataset(hid_t group, const char* name, hid_t file_type, hid_t memory_type,
+                 const void* values, hsize_t rows, hsize_t columns) const {
+        const hsize_t dims[2] = {rows, columns};
+        Handle space = checked(H5Screate_simple(columns ? 2 : 1, dims, nullptr), H5Sclose,
+                               "dataspace");
+        Handle set = checked(H5Dcreate2(group, name, file_type, space.get(), H5P_DEFAULT,
+                                        H5P_DEFAULT, H5P_DEFAULT),
+                             H5Dclose, std::string("dataset ") + name);
+        if (H5Dwrite(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0)
+            fail(std::string("dataset ") + name);
+    }
+};
+
+void write_hdf5(const fs::path& temporary, const fs::path& target, const Bodies& bodies,
+                double time, double box_size) {
+    const Writer w{target};
+    const std::size_t n = bodies.size();
+
+    Handle file = w.checked(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
+                            H5Fclose, "cannot create the file");
+    {
+        Handle header = w.checked(
+            H5Gcreate2(file.get(), "Header", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+            "group /Header");
+        const hid_t g = header.get();
+        std::array<std::uint32_t, 6> count{}, high{};
+        count[1] = std::uint32_t(n);
+        const std::array<double, 6> mass_table{};
+        w.attribute(g, "NumPart_ThisFile", H5T_STD_U32LE, H5T_NATIVE_UINT32, count.data(), 6);
+        w.attribute(g, "NumPart_Total", H5T_STD_U32LE, H5T_NATIVE_UINT32, count.data(), 6);
+        w.attribute(g, "NumPart_Total_HighWord", H5T_STD_U32LE, H5T_NATIVE_UINT32, high.data(),
+                    6);
+        w.attribute(g, "MassTable", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, mass_table.data(), 6);
+        const double redshift = 0, omega0 = 0, omega_lambda = 0, hubble = 1;
+        w.attribute(g, "Time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &time, 0);
+        w.attribute(g, "Redshift", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &redshift, 0);
+        w.attribute(g, "BoxSize", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &box_size, 0);
+        w.attribute(g, "Omega0", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &omega0, 0);
+        w.attribute(g, "OmegaLambda", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &omega_lambda, 0);
+        w.attribute(g, "HubbleParam", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &hubble, 0);
+        const std::int32_t one = 1, zero = 0;
+        w.attribute(g, "NumFilesPerSnapshot", H5T_STD_I32LE, H5T_NATIVE_INT32, &one, 0);
+        for (const char* flag : {"Flag_Sfr", "Flag_Cooling", "Flag_StellarAge", "Flag_Metals",
+                                 "Flag_Feedback"})
+            w.attribute(g, flag, H5T_STD_I32LE, H5T_NATIVE_INT32, &zero, 0);
+        w.attribute(g, "Flag_DoublePrecision", H5T_STD_I32LE, H5T_NATIVE_INT32, &one, 0);
+    }
+    {
+        Handle group = w.checked(
+            H5Gcreate2(file.get(), "PartType1", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+            "group /PartType1");
+        std::vector<double> triples(3 * n);
+        for (std::size_t i = 0; i < n; ++i) {
+            triples[3 * i] = bodies.x[i];
+            triples[3 * i + 1] = bodies.y[i];
+            triples[3 * i + 2] = bodies.z[i];
+        }
+        w.dataset(group.get(), "Coordinates", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, triples.data(),
+                  n, 3);
+        for (std::size_t i = 0; i < n; ++i) {
+            triples[3 * i] = bodies.vx[i];
+            triples[3 * i + 1] = bodies.vy[i];
+            triples[3 * i + 2] = bodies.vz[i];
+        }
+        w.dataset(group.get(), "Velocities", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, triples.data(),
+                  n, 3);
+        std::vector<std::uint64_t> ids(n);
+        for (std::size_t i = 0; i < n; ++i) ids[i] = i + 1;
+        w.dataset(group.get(), "ParticleIDs", H5T_STD_U64LE, H5T_NATIVE_UINT64, ids.data(), n,
+                  0);
+        w.dataset(group.get(), "Masses", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, bodies.m.data(), n,
+                  0);
+    }
+    if (!file.close()) w.fail("cannot close (flush) the file");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+struct Reader {
+    const fs::path& file;
+
+    [[noreturn]] void fail(const std::string& what, bool with_detail = true) const {
+        const std::string detail = with_detail ? hdf5_detail() : std::string();
+        throw UsageError("snapshot " + file.string() + ": " + what +
+                         (detail.empty() ? "" : " (" + detail + ")"));
+    }
+
+    bool has(hid_t location, const char* name) const {
+        return H5Lexists(location, name, H5P_DEFAULT) > 0;
+    }
+
+    // An attribute of up to `count` numbers, converted to T; nullopt-like: returns false when
+    // absent.
+    template <class T>
+    bool attribute(hid_t location, const char* name, hid_t memory_type, std::size_t count,
+                   T* out) const {
+        if (H5Aexists(location, name) <= 0) return false;
+        Handle attribute(H5Aopen(location, name, H5P_DEFAULT), H5Aclose);
+        if (!attribute.valid()) fail(std::string("cannot open /Header attribute ") + name);
+        Handle space(H5Aget_space(attribute.get()), H5Sclose);
+        const hssize_t size = space.valid() ? H5Sget_simple_extent_npoints(space.get()) : -1;
+        if (size != hssize_t(count))
+            fail(std::string("/Header attribute ") + name + " has " + std::to_string(size) +
+                     " values, expected " + std::to_string(count),
+                 false);
+        if (H5Aread(attribute.get(), memory_type, out) < 0)
+            fail(std::string("cannot read /Header attribute ") + name);
+        return true;
+    }
+
+    // A numeric dataset of `rows` x `columns` (columns 0: one-dimensional), as doubles.
+    std::vector<double> dataset(hid_t group, const std::string& group_name, const char* name,
+                                std::size_t columns, std::size_t& rows) const {
+        const std::string path = "/" + group_name + "/" + name;
+        if (!has(group, name)) fail("missing dataset " + path, false);
+        Handle set(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
+        if (!set.valid()) fail("cannot open dataset " + path);
+        Handle type(H5Dget_type(set.get()), H5Tclose);
+        const H5T_class_t type_class = type.valid() ? H5Tget_class(type.get()) : H5T_NO_CLASS;
+        if (type_class != H5T_FLOAT && type_class != H5T_INTEGER)
+            fail("dataset " + path + " is not numeric", false);
+        Handle space(H5Dget_space(set.get()), H5Sclose);
+        const int rank = space.valid() ? H5Sget_simple_extent_ndims(space.get()) : -1;
+        const int want_rank = columns ? 2 : 1;
+        hsize_t dims[2] = {0, 0};
+        if (rank != want_rank || H5Sget_simple_extent_dims(space.get(), dims, nullptr) < 0 ||
+            (columns && dims[1] != columns))
+            fail("dataset " + path + " has shape " + shape(space.get()) + ", expected (N" +
+                     (columns ? ", " + std::to_string(columns) : std::string()) + ")",
+                 false);
+        rows = std::size_t(dims[0]);
+        std::vector<double> values(rows * (columns ? columns : 1));
+        if (!values.empty() &&
+            H5Dread(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) <
+                0)
+            fail("cannot read dataset " + path + " (truncated or damaged file?)");
+        return values;
+    }
+
+    static std::string shape(hid_t space) {
+        hsize_t dims[H5S_MAX_RANK];
+        const int rank = space >= 0 ? H5Sget_simple_extent_dims(space, dims, nullptr) : -1;
+        if (rank < 0) return "unknown";
+        std::string text = "(";
+        for (int i = 0; i < rank; ++i) text += (i ? ", " : "") + std::to_string(dims[i]);
+        return text + (rank == 1 ? ",)" : ")");
+    }
+};
+
+Snapshot read_hdf5(const fs::path& path) {
+    const Reader r{path};
+    std::error_code ec;
+    if (!fs::exists(path, ec)) r.fail("no such file", false);
+    if (!fs::is_regular_file(path, ec)) r.fail("not a regular file", false);
+    const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
+    if (is_hdf5 == 0) r.fail("not an HDF5 file", false);
+    if (is_hdf5 < 0) r.fail("cannot read the file");
+
+    Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    if (!file.valid()) r.fail("cannot open: truncated or damaged HDF5 file");
+
+    Snapshot snapshot;
+    if (!r.has(file.get(), "Header")) r.fail("no /Header group (not a GADGET-style snapshot)", false);
+    Handle header(H5Gopen2(file.get(), "Header", H5P_DEFAULT), H5Gclose);
+    if (!header.valid()) r.fail("cannot open /Header");
+    if (!r.attribute(header.get(), "Time", H5T_NATIVE_DOUBLE, 1, &snapshot.time))
+        r.fail("no /Header attribute Time", false);
+    r.attribute(header.get(), "BoxSize", H5T_NATIVE_DOUBLE, 1, &snapshot.box_size);
+    std::int64_t files = 1;
+    if (r.attribute(header.get(), "NumFilesPerSnapshot", H5T_NATIVE_INT64, 1, &files) &&
+        files != 1)
+        r.fail("is one file of a snapshot split into " + std::to_string(files) +
+                   " files, which partcl does not read",
+               false);
+    std::array<double, 6> mass_table{};
+    r.attribute(header.get(), "MassTable", H5T_NATIVE_DOUBLE, 6, mass_table.data());
+    std::array<std::uint64_t, 6> announced{};
+    const bool has_counts = r.attribute(header.get(), "NumPart_ThisFile", H5T_NATIVE_UINT64, 6,
+                                        announced.data());
+
+    Bodies& bodies = snapshot.bodies;
+    for (int type = 0; type < 6; ++type) {
+        const std::string name = "PartType" + std::to_string(type);
+        if (!r.has(file.get(), name.c_str())) {
+            if (has_counts && announced[type] > 0)
+                r.fail("/Header NumPart_ThisFile announces " + std::to_string(announced[type]) +
+                           " particles of type " + std::to_string(type) + " but there is no /" +
+                           name,
+                       false);
+            continue;
+        }
+        Handle group(H5Gopen2(file.get(), name.c_str(), H5P_DEFAULT), H5Gclose);
+        if (!group.valid()) r.fail("cannot open /" + name);
+        std::size_t n = 0, nv = 0, nm = 0;
+        const auto position = r.dataset(group.get(), name, "Coordinates", 3, n);
+        const auto velocity = r.dataset(group.get(), name, "Velocities", 3, nv);
+        if (nv != n)
+            r.fail("/" + name + " has " + std::to_string(n) + " Coordinates but " +
+                       std::to_string(nv) + " Velocities",
+                   false);
+        std::vector<double> mass;
+        if (r.has(group.get(), "Masses")) {
+            mass = r.dataset(group.get(), name, "Masses", 0, nm);
+            if (nm != n)
+                r.fail("/" + name + " has " + std::to_string(n) + " Coordinates but " +
+                           std::to_string(nm) + " Masses",
+                       false);
+        } else if (n > 0) {
+            if (!(mass_table[type] > 0))
+                r.fail("/" + name + " has no Masses dataset and /Header MassTable[" +
+                           std::to_string(type) + "] is not positive",
+                       false);
+            mass.assign(n, mass_table[type]);
+        }
+        if (has_counts && announced[type] != n)
+            r.fail("/Header NumPart_ThisFile[" + std::to_string(type) + "] = " +
+                       std::to_string(announced[type]) + " but /" + name + " has " +
+                       std::to_string(n) + " particles",
+                   false);
+        for (std::size_t i = 0; i < n; ++i) {
+            bodies.x.push_back(position[3 * i]);
+            bodies.y.push_back(position[3 * i + 1]);
+            bodies.z.push_back(position[3 * i + 2]);
+            bodies.vx.push_back(velocity[3 * i]);
+            bodies.vy.push_back(velocity[3 * i + 1]);
+            bodies.vz.push_back(velocity[3 * i + 2]);
+            bodies.m.push_back(mass[i]);
+        }
+    }
+    if (bodies.size() == 0) r.fail("no particles (no /PartType0../PartType5 data)", false);
+    if (!file.close()) r.fail("cannot close the file");
+    return snapshot;
+}
+
+} // namespace
+
+void write_snapshot(const fs::path& file, const Bodies& bodies, double time, double box_size) {
+    bodies.validate();
+    if (bodies.size() > 0xffffffffull)
+        throw UsageError("cannot write snapshot " + file.string() + ": " +
+                         std::to_string(bodies.size()) +
+                         " bodies is more than the format's 32-bit counts hold");
+    std::lock_guard<std::mutex> lock(hdf5_mutex());
+    const QuietErrors quiet;
+    write_file_atomically(file, [&](const fs::path& temporary) {
+        write_hdf5(temporary, file, bodies, time, box_size);
+    });
+}
+
+Snapshot read_snapshot(const fs::path& file) {
+    Snapshot snapshot;
+    {
+        std::lock_guard<std::mutex> lock(hdf5_mutex());
+        const QuietErrors quiet;
+        try {
+            snapshot = read_hdf5(file);
+        } catch (const std::bad_alloc&) {
+            throw UsageError("snapshot " + file.string() +
+                             ": the datasets claim more particles than fit in memory");
+        }
+    }
+    try {
+        snapshot.bodies.validate();
+    } catch (const UsageError& error) {
+        throw UsageError("snapshot " + file.string() + ": " + error.what());
+    }
+    return snapshot;
+}
+
+} // namespace partcl

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Installs, with apt-get, what building and testing partcl needs on Debian 12 (bookworm):
+# the compiler and CMake, the OpenCL loader and C++ headers, PoCL (an OpenCL CPU device for any
+# machine), Oclgrind (the kernel checker the `oclgrind` tests use), Boost, doctest, CLI11, and
+# the libraries later parts of partcl use (HDF5, toml++, stb, VkFFT), plus clinfo.
+#
+#   bash scripts/install-deps.sh
+#
+# Runs as root or through sudo. Safe to run again: when every package is already installed it
+# touches nothing (and needs no network).
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  ocl-icd-opencl-dev opencl-clhpp-headers pocl-opencl-icd oclgrind clinfo
+  libboost-dev doctest-dev libcli11-dev
+  libhdf5-dev libtomlplusplus-dev libstb-dev libvkfft-dev
+)
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "install-deps.sh: apt-get not found; this script is for Debian 12. Install by hand:" >&2
+  echo "  ${packages[*]}" >&2
+  exit 1
+fi
+if [ -r /etc/os-release ]; then
+  . /etc/os-release
+  if [ "${ID:-}" != debian ] || [ "${VERSION_ID:-}" != 12 ]; then
+    echo "install-deps.sh: note: written for Debian 12, this is ${PRETTY_NAME:-unknown}; trying anyway" >&2
+  fi
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+  [ "$status" = "install ok installed" ] || missing+=("$package")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps.sh: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+  as_root=()
+elif command -v sudo >/dev/null 2>&1; then
+  as_root=(sudo)
+else
+  echo "install-deps.sh: not root and no sudo; run it as root to install: ${missing[*]}" >&2
+  exit 1
+fi
+apt=("${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q -o Dpkg::Use-Pty=0)
+
+echo "install-deps.sh: installing ${missing[*]}"
+"${apt[@]}" -qq update
+# -qq keeps apt to errors; dpkg's per-package lines go to the log only when something fails.
+log=$(mktemp "${TMPDIR:-/tmp}/partcl-install-deps.XXXXXX")
+trap 'rm -f "$log"' EXIT
+if ! "${apt[@]}" -qq -y install --no-install-recommends "${missing[@]}" >"$log" 2>&1; then
+  cat "$log" >&2
+  echo "install-deps.sh: apt-get install failed" >&2
+  exit 1
+fi
+echo "install-deps.sh: done"

@@ -1,0 +1,42 @@
+#pragma once
+// The subcommands of `partcl`. Each one adds itself to the CLI11 app (add_*) and runs after
+// parsing (run_*), returning the exit status. Library errors propagate to main(), which turns
+// them into messages and exit statuses in one place.
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace partcl::cli {
+
+// Options that belong to the whole command line.
+struct GlobalOptions {
+    std::string device;  // --device FILTER; empty: PARTCL_DEVICE, else the default filter
+};
+
+struct DevicesOptions {
+    bool json = false;
+};
+CLI::App* add_devices(CLI::App& app, DevicesOptions& options);
+int run_devices(const DevicesOptions& options, const GlobalOptions& global);
+
+struct BuildRequest {
+    std::vector<std::string> files;
+    bool all = false;                       // every kernel of partcl's own tree
+    std::vector<std::string> defines;       // NAME or NAME=VALUE
+    std::vector<std::string> include_dirs;
+    std::vector<std::string> flags;
+    std::string precision;                  // empty: float (and double too with --all)
+};
+CLI::App* add_build(CLI::App& app, BuildRequest& request);
+int run_build(const BuildRequest& request, const GlobalOptions& global);
+
+struct CacheCommands {
+    CLI::App* path = nullptr;
+    CLI::App* list = nullptr;
+    CLI::App* clear = nullptr;
+};
+CLI::App* add_cache(CLI::App& app, CacheCommands& commands);
+int run_cache(const CacheCommands& commands);
+
+} // namespace partcl::cli

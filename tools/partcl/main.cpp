@@ -1,0 +1,89 @@
+// partcl: the command-line tool. It parses the command line and turns outcomes into exit
+// statuses; the subcommands (devices.cpp, build.cpp, cache.cpp) call the library for the rest.
+//
+// Exit status: 0 success (also --help, --version), 1 a run failed (OpenCL error, build
+// failure, no device matching the filter), 2 a usage error, reported on one line.
+#include "commands.hpp"
+#include "text.hpp"
+
+#include <iostream>
+
+#include <partcl/partcl.hpp>
+
+namespace {
+
+constexpr int usage_status = 2;
+
+int usage_error(const std::string& message) {
+    std::cerr << "partcl: error: " << partcl::cli::one_line(message)
+              << " (see partcl --help)\n";
+    return usage_status;
+}
+
+const char* const footer =
+    "Device filter (--device or PARTCL_DEVICE; default gpu|cpu):\n"
+    "  terms all, cpu, gpu, accelerator, fp64, an index from `partcl devices`, or a\n"
+    "  name/vendor/platform substring; joined by & (and), , (or), | (first that matches).\n"
+    "  Examples: all, 1, 0,2, nvidia&gpu, gpu&fp64|cpu, pthread\n"
+    "Environment: PARTCL_DEVICE, PARTCL_KERNEL_PATH (read cl/ from disk), PARTCL_CACHE_DIR,\n"
+    "  PARTCL_CACHE=off, XDG_CACHE_HOME.\n"
+    "Exit status: 0 ok, 1 failure, 2 usage error.";
+
+} // namespace
+
+int main(int argc, char** argv) {
+    namespace cli = partcl::cli;
+
+    CLI::App app{"partcl " + std::string(partcl::version) +
+                     ": particle-simulation kernels on any OpenCL device",
+                 "partcl"};
+    app.set_version_flag("--version", "partcl " + std::string(partcl::version),
+                         "Print the version and exit");
+    // The subcommand is checked after parsing (below), so `partcl --bogus` reports the unknown
+    // option rather than the missing command.
+    app.require_subcommand(0, 1);
+    // Subcommands hand options they do not know to this app, so the global --device works
+    // after the subcommand too (`partcl build x.cl --device cpu`). Set before adding them.
+    app.fallthrough();
+    app.footer(footer);
+
+    cli::GlobalOptions global;
+    app.add_option("--device", global.device,
+                   "Device filter (default: PARTCL_DEVICE, else gpu|cpu)")
+        ->type_name("FILTER");
+
+    cli::DevicesOptions devices_options;
+    cli::BuildRequest build_request;
+    cli::CacheCommands cache_commands;
+    CLI::App* devices = cli::add_devices(app, devices_options);
+    CLI::App* build = cli::add_build(app, build_request);
+    CLI::App* cache = cli::add_cache(app, cache_commands);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        // --help and --version arrive as "errors" with status 0; CLI11 prints them.
+        if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+        return usage_error(e.what());
+    }
+
+    try {
+        if (*devices) return cli::run_devices(devices_options, global);
+        if (*build) return cli::run_build(build_request, global);
+        if (*cache && (*cache_commands.path || *cache_commands.list || *cache_commands.clear))
+            return cli::run_cache(cache_commands);
+        return usage_error(*cache ? "cache: which one? path, list or clear"
+                                  : "no command given (devices, build or cache)");
+    } catch (const partcl::UsageError& e) {
+        return usage_error(e.what());
+    } catch (const partcl::Error& e) {
+        // Unsupported (no device matches) lists the devices over several lines; keep them.
+        std::cout.flush();
+        std::cerr << "partcl: " << e.what() << '\n';
+        return 1;
+    } catch (const std::exception& e) {
+        std::cout.flush();
+        std::cerr << "partcl: internal error: " << e.what() << '\n';
+        return 1;
+    }
+}
