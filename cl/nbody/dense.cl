@@ -18,6 +18,10 @@
  *                    costs); > 0: sources are staged through local memory in tiles of
  *                    DENSE_TILE, which must equal the work-group size (GPUs).
  *   DENSE_POTENTIAL  1: also write the potential (`pot` must then be a buffer).
+ *   DENSE_VECTOR     untiled form only: 1 to take sources eight at a time in real8 vectors
+ *                    (CPUs: the compiler may not reorder a scalar sum without fast-math, so
+ *                    the vector form is what vectorises; the lane sums are added in a fixed
+ *                    order, so results stay deterministic).
  * Any n: the last tile is masked, targets past `end` only help load tiles. */
 #include "common/real.h"
 
@@ -26,6 +30,18 @@
 #endif
 #ifndef DENSE_POTENTIAL
 #define DENSE_POTENTIAL 0
+#endif
+#ifndef DENSE_VECTOR
+#define DENSE_VECTOR 0
+#endif
+
+#if DENSE_TILE == 0 && DENSE_VECTOR
+inline real sum8(const real8 v)
+{
+    const real4 a = v.lo + v.hi;
+    const real2 b = a.lo + a.hi;
+    return b.x + b.y;
+}
 #endif
 
 #define DENSE_INTERACT(xj, yj, zj, mj)                                  \
@@ -84,7 +100,31 @@ KERNEL void dense_gravity(const uint begin, const uint end, const uint n, const 
     const real xi = x[i];
     const real yi = y[i];
     const real zi = z[i];
-    for (uint j = 0; j < n; ++j) DENSE_INTERACT(x[j], y[j], z[j], m[j]);
+    uint j = 0;
+#if DENSE_VECTOR
+    {
+        real8 vx = (real8)(REAL_C(0.0)), vy = vx, vz = vx, vp = vx;
+        for (; j + 8 <= n; j += 8) {
+            const real8 dx = vload8(0, x + j) - xi;
+            const real8 dy = vload8(0, y + j) - yi;
+            const real8 dz = vload8(0, z + j) - zi;
+            const real8 r2 = dx * dx + dy * dy + dz * dz;
+            const real8 inv_r = select((real8)(REAL_C(0.0)), real_rsqrt(r2 + eps2),
+                                       r2 > (real8)(REAL_C(0.0)));
+            const real8 m_inv_r = vload8(0, m + j) * inv_r;
+            const real8 s = m_inv_r * inv_r * inv_r;
+            vx += s * dx;
+            vy += s * dy;
+            vz += s * dz;
+            vp += m_inv_r;
+        }
+        sx = sum8(vx);
+        sy = sum8(vy);
+        sz = sum8(vz);
+        sp = sum8(vp);
+    }
+#endif
+    for (; j < n; ++j) DENSE_INTERACT(x[j], y[j], z[j], m[j]);
 #endif
     if (!active) return;
     const uint k = acc_offset + (i - begin);

@@ -45,6 +45,7 @@ DenseGravity::DenseGravity(Context& context, Precision precision, GravityParamet
         options.precision = precision;
         options.define("DENSE_TILE", static_cast<long long>(tile_));
         options.define("DENSE_POTENTIAL", potential ? 1 : 0);
+        options.define("DENSE_VECTOR", tile_ == 0 ? 1 : 0);
         const Program program = build_program(context, source, options, cache);
         for (std::size_t d = 0; d < context.size(); ++d) {
             Kernel k(program, "dense_gravity");

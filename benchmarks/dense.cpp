@@ -1,0 +1,177 @@
+// Dense N-body: interactions per second of DenseGravity on each selected device against the
+// OpenMP CPU reference (partcl::reference::dense_gravity, same algorithm, structure of arrays,
+// -O3 -ffast-math -march=native, vectorised) measured in the same run.
+//
+//   partcl_bench_dense [--device FILTER] [--n 1024,4096,16384,65536] [--precision float,double]
+//                      [--repeat 5] [--tile T] [--no-reference]
+//
+// One JSON line per (device, N, precision) on stdout; progress on stderr. Times are medians of
+// --repeat evaluations after one warm-up (which also builds the kernel); "ratio" is the
+// device's rate over the reference's.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <partcl/models/nbody/dense_gravity.hpp>
+#include <partcl/models/nbody/dense_reference.hpp>
+#include <partcl/partcl.hpp>
+
+#include <omp.h>
+
+using Clock = std::chrono::steady_clock;
+using namespace partcl;
+
+namespace {
+
+struct Options {
+    std::string device;
+    std::vector<std::size_t> sizes{1024, 4096, 16384, 65536};
+    std::vector<Precision> precisions{Precision::float32, Precision::float64};
+    int repeat = 5;
+    std::size_t tile = 0;
+    bool reference = true;
+};
+
+[[noreturn]] void usage(const std::string& why) {
+    std::cerr << "partcl_bench_dense: " << why
+              << "\nusage: partcl_bench_dense [--device FILTER] [--n N,N,...] "
+                 "[--precision float,double] [--repeat R] [--tile T] [--no-reference]\n";
+    std::exit(2);
+}
+
+std::vector<std::string> split(const std::string& text) {
+    std::vector<std::string> parts;
+    std::stringstream in(text);
+    std::string part;
+    while (std::getline(in, part, ',')) parts.push_back(part);
+    return parts;
+}
+
+Options parse(int argc, char** argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) usage(a + " needs a value");
+            return argv[++i];
+        };
+        try {
+            if (a == "--device") o.device = value();
+            else if (a == "--n") {
+                o.sizes.clear();
+                for (const auto& s : split(value())) o.sizes.push_back(std::stoul(s));
+            } else if (a == "--precision") {
+                o.precisions.clear();
+                for (const auto& s : split(value())) o.precisions.push_back(parse_precision(s));
+            } else if (a == "--repeat") o.repeat = std::max(1, std::stoi(value()));
+            else if (a == "--tile") o.tile = std::stoul(value());
+            else if (a == "--no-reference") o.reference = false;
+            else usage("unknown option " + a);
+        } catch (const std::invalid_argument&) {
+            usage("bad value for " + a);
+        } catch (const UsageError& e) {
+            usage(e.what());
+        }
+    }
+    return o;
+}
+
+template <class F>
+double median_seconds(int repeat, F&& run) {
+    std::vector<double> times;
+    for (int r = 0; r < repeat; ++r) {
+        const auto start = Clock::now();
+        run();
+        times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+Bodies cube(std::size_t n) {
+    std::mt19937_64 rng(12345);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    Bodies b;
+    b.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        b.x[i] = u(rng), b.y[i] = u(rng), b.z[i] = u(rng);
+        b.m[i] = 1.0 / double(n);
+    }
+    return b;
+}
+
+template <class T>
+double reference_seconds(const Bodies& b, int repeat) {
+    const std::size_t n = b.size();
+    std::vector<T> x(b.x.begin(), b.x.end()), y(b.y.begin(), b.y.end()), z(b.z.begin(), b.z.end()),
+        m(b.m.begin(), b.m.end()), ax(n), ay(n), az(n);
+    return median_seconds(repeat, [&] {
+        reference::dense_gravity<T>(n, x.data(), y.data(), z.data(), m.data(), T(0.0025), T(1), 0,
+                                    n, ax.data(), ay.data(), az.data(), nullptr);
+    });
+}
+
+std::string quoted(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out + "\"";
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const Options o = parse(argc, argv);
+    try {
+        const auto devices = DeviceFilter::from_environment(o.device).select();
+        for (const auto& device : devices) {
+            Context context(std::vector<Device>{device});
+            for (Precision precision : o.precisions) {
+                if (precision == Precision::float64 && !device.info().fp64) continue;
+                DenseGravity gravity(context, precision, {1.0, 0.05}, o.tile);
+                for (std::size_t n : o.sizes) {
+                    std::cerr << device.info().name << " " << to_string(precision) << " N=" << n
+                              << "...\n";
+                    const Bodies b = cube(n);
+                    DeviceBodies bodies(context, precision, b);
+                    RealBuffer acc(context, precision, 3 * n);
+                    auto evaluate = [&] { gravity.accelerations(bodies.state, bodies.mass, n, acc, 0); };
+                    evaluate();
+                    const double seconds = median_seconds(o.repeat, evaluate);
+                    const double rate = double(n) * double(n) / seconds;
+                    std::printf("{\"bench\":\"dense\",\"device\":%s,\"platform\":%s,\"n\":%zu,"
+                                "\"precision\":\"%s\",\"tile\":%zu,\"seconds\":%.6g,"
+                                "\"interactions_per_s\":%.4g",
+                                quoted(device.info().name).c_str(),
+                                quoted(device.info().platform).c_str(), n, to_string(precision),
+                                gravity.tile(), seconds, rate);
+                    if (o.reference) {
+                        const double ref = precision == Precision::float64
+                                               ? reference_seconds<double>(b, o.repeat)
+                                               : reference_seconds<float>(b, o.repeat);
+                        const double ref_rate = double(n) * double(n) / ref;
+                        std::printf(",\"reference\":\"openmp\",\"reference_threads\":%d,"
+                                    "\"reference_seconds\":%.6g,\"reference_interactions_per_s\":%.4g,"
+                                    "\"ratio\":%.3f",
+                                    omp_get_max_threads(), ref, ref_rate, rate / ref_rate);
+                    }
+                    std::printf("}\n");
+                    std::fflush(stdout);
+                }
+            }
+        }
+    } catch (const UsageError& e) {
+        std::cerr << "partcl_bench_dense: " << e.what() << "\n";
+        return 2;
+    } catch (const Error& e) {
+        std::cerr << "partcl_bench_dense: " << e.what() << "\n";
+        return 1;
+    }
+}
