@@ -18,10 +18,12 @@
  *                    costs); > 0: sources are staged through local memory in tiles of
  *                    DENSE_TILE, which must equal the work-group size (GPUs).
  *   DENSE_POTENTIAL  1: also write the potential (`pot` must then be a buffer).
- *   DENSE_VECTOR     untiled form only: 1 to take sources eight at a time in real8 vectors
- *                    (CPUs: the compiler may not reorder a scalar sum without fast-math, so
- *                    the vector form is what vectorises; the lane sums are added in a fixed
- *                    order, so results stay deterministic).
+ *   DENSE_VECTOR     untiled form only: 1 to keep eight partial sums over sources (CPUs: the
+ *                    compiler may not reorder one scalar sum without fast-math, but it packs
+ *                    eight independent ones into a vector; the partial sums are added in a
+ *                    fixed order, so results stay deterministic). Written with scalars, not
+ *                    real8, because Oclgrind 21.10's --uninitialized crashes on float vector
+ *                    arithmetic.
  * Any n: the last tile is masked, targets past `end` only help load tiles. */
 #include "common/real.h"
 
@@ -36,11 +38,9 @@
 #endif
 
 #if DENSE_TILE == 0 && DENSE_VECTOR
-inline real sum8(const real8 v)
+inline real sum8(const real* v)
 {
-    const real4 a = v.lo + v.hi;
-    const real2 b = a.lo + a.hi;
-    return b.x + b.y;
+    return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
 }
 #endif
 
@@ -103,25 +103,29 @@ KERNEL void dense_gravity(const uint begin, const uint end, const uint n, const 
     uint j = 0;
 #if DENSE_VECTOR
     {
-        real8 vx = (real8)(REAL_C(0.0)), vy = vx, vz = vx, vp = vx;
+        /* Eight independent partial sums over sources j = 8k + lane, written as scalars so
+         * Oclgrind can check them; the CPU compiler packs the lanes into one vector. */
+        real px[8], py[8], pz[8], pp[8];
+        for (uint l = 0; l < 8; ++l) px[l] = py[l] = pz[l] = pp[l] = REAL_C(0.0);
         for (; j + 8 <= n; j += 8) {
-            const real8 dx = vload8(0, x + j) - xi;
-            const real8 dy = vload8(0, y + j) - yi;
-            const real8 dz = vload8(0, z + j) - zi;
-            const real8 r2 = dx * dx + dy * dy + dz * dz;
-            const real8 inv_r = select((real8)(REAL_C(0.0)), real_rsqrt(r2 + eps2),
-                                       r2 > (real8)(REAL_C(0.0)));
-            const real8 m_inv_r = vload8(0, m + j) * inv_r;
-            const real8 s = m_inv_r * inv_r * inv_r;
-            vx += s * dx;
-            vy += s * dy;
-            vz += s * dz;
-            vp += m_inv_r;
+            for (uint l = 0; l < 8; ++l) {
+                const real dx = x[j + l] - xi;
+                const real dy = y[j + l] - yi;
+                const real dz = z[j + l] - zi;
+                const real r2 = dx * dx + dy * dy + dz * dz;
+                const real inv_r = r2 > REAL_C(0.0) ? real_rsqrt(r2 + eps2) : REAL_C(0.0);
+                const real m_inv_r = m[j + l] * inv_r;
+                const real s = m_inv_r * inv_r * inv_r;
+                px[l] += s * dx;
+                py[l] += s * dy;
+                pz[l] += s * dz;
+                pp[l] += m_inv_r;
+            }
         }
-        sx = sum8(vx);
-        sy = sum8(vy);
-        sz = sum8(vz);
-        sp = sum8(vp);
+        sx = sum8(px);
+        sy = sum8(py);
+        sz = sum8(pz);
+        sp = sum8(pp);
     }
 #endif
     for (; j < n; ++j) DENSE_INTERACT(x[j], y[j], z[j], m[j]);

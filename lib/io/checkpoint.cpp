@@ -143,6 +143,10 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& source
     const auto fail = [&](const std::string& what) -> void {
         throw UsageError("checkpoint " + source + ": " + what);
     };
+    if (bytes.empty()) fail("empty file");
+    if (bytes.size() < sizeof magic &&
+        std::memcmp(bytes.data(), magic, bytes.size()) == 0)
+        fail("truncated: " + std::to_string(bytes.size()) + " bytes, shorter than the header");
     if (bytes.size() < sizeof magic || std::memcmp(bytes.data(), magic, sizeof magic) != 0)
         fail("not a partcl checkpoint (wrong magic)");
     if (bytes.size() < header_size)
@@ -153,6 +157,9 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& source
     if (file_version != version)
         fail("format version " + std::to_string(file_version) + ", this partcl reads version " +
              std::to_string(version));
+    if ((words >> 32) != 0)
+        fail("damaged: the reserved header field is " + std::to_string(words >> 32) +
+             ", not 0");
     const std::uint64_t payload_size = header.u64("the header");
     const std::uint64_t available = bytes.size() - header_size;
     if (payload_size > available || available - payload_size < digest_size)

@@ -100,7 +100,9 @@ public:
     void emit(const Found& file) {
         seen_.insert(file.id);
         out_ += "#line 1 " + quoted(file.name) + "\n";
-        static const std::regex include_line(R"(^\s*#\s*include\s*[<"]([^">]+)[">].*$)");
+        // Only "..." includes are ours to resolve; <...> ones (a CUDA header inside
+        // #ifdef PARTCL_CUDA, say) are left to the compiler.
+        static const std::regex include_line(R"re(^\s*#\s*include\s*"([^"]+)".*$)re");
         static const std::regex pragma_once(R"(^\s*#\s*pragma\s+once\b.*$)");
         std::istringstream lines(file.text);
         std::string line;
@@ -110,9 +112,14 @@ public:
             ++number;
             if (!line.empty() && line.back() == '\r') line.pop_back();
             if (std::regex_match(line, match, include_line)) {
-                const Found included = resolve(match[1].str(), file, number);
-                if (!seen_.count(included.id)) {
-                    emit(included);
+                const auto included = resolve(match[1].str(), file);
+                if (!included) {
+                    // Left for the compiler: it reports a missing file at this very line, and
+                    // only if the line survives the preprocessor (includes under #if that is
+                    // false are legitimate).
+                    out_ += line + "\n";
+                } else if (!seen_.count(included->id)) {
+                    emit(*included);
                     out_ += "#line " + std::to_string(number + 1) + " " + quoted(file.name) + "\n";
                 } else {
                     out_ += "\n";
@@ -128,28 +135,18 @@ public:
     std::string take() { return std::move(out_); }
 
 private:
-    Found resolve(const std::string& target, const Found& from, std::size_t line) const {
-        std::vector<std::string> looked;
+    std::optional<Found> resolve(const std::string& target, const Found& from) const {
         if (from.in_tree) {
             const std::string candidate =
                 from.directory.empty() ? target : from.directory + "/" + target;
-            if (auto f = find_in_tree(candidate)) return *f;
-            looked.push_back("partcl:" + candidate);
+            if (auto f = find_in_tree(candidate)) return f;
         } else if (!from.directory.empty() || from.id.rfind("disk:", 0) == 0) {
             const fs::path candidate = fs::path(from.directory.empty() ? "." : from.directory) / target;
-            if (auto f = find_on_disk(candidate)) return *f;
-            looked.push_back(candidate.string());
+            if (auto f = find_on_disk(candidate)) return f;
         }
-        for (const auto& dir : include_dirs_) {
-            if (auto f = find_on_disk(dir / target)) return *f;
-            looked.push_back((dir / target).string());
-        }
-        if (auto f = find_in_tree(target)) return *f;
-        looked.push_back("partcl:" + target);
-        std::string where;
-        for (const auto& l : looked) where += (where.empty() ? "" : ", ") + l;
-        throw SourceError(from.name + ":" + std::to_string(line) + ": cannot find include '" +
-                          target + "' (looked in " + where + ")");
+        for (const auto& dir : include_dirs_)
+            if (auto f = find_on_disk(dir / target)) return f;
+        return find_in_tree(target);
     }
 
     const std::vector<fs::path>& include_dirs_;

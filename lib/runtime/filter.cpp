@@ -30,9 +30,10 @@ std::vector<std::pair<std::string, std::size_t>> split(const std::string& text, 
 }
 
 std::string trim(const std::string& text) {
-    const auto first = text.find_first_not_of(" \t");
+    const char* blanks = " \t\r\n\v\f";
+    const auto first = text.find_first_not_of(blanks);
     if (first == std::string::npos) return {};
-    const auto last = text.find_last_not_of(" \t");
+    const auto last = text.find_last_not_of(blanks);
     return text.substr(first, last - first + 1);
 }
 

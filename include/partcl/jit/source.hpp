@@ -3,11 +3,12 @@
 // are embedded in the library at build time; setting PARTCL_KERNEL_PATH to a directory makes
 // the library read that tree from disk instead, for kernel development without rebuilding.
 //
-// expand() inlines every `#include "..."` (each file once, as if it had `#pragma once`) and
-// marks each piece with `#line N "file"`, so compiler messages and Oclgrind name the real file
-// and line. Lookup order for an include: the including file's directory, then
-// BuildOptions::include_dirs, then partcl's tree (so user kernels can `#include
-// "common/real.h"`).
+// expand() inlines every `#include "..."` it can find (each file once, as if it had
+// `#pragma once`) and marks each piece with `#line N "file"`, so compiler messages and Oclgrind
+// name the real file and line. Lookup order for an include: the including file's directory,
+// then BuildOptions::include_dirs, then partcl's tree (so user kernels can `#include
+// "common/real.h"`). An include found nowhere, and every `#include <...>`, is left in place
+// for the compiler, which reports it at its line only if the preprocessor keeps it.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -16,7 +17,7 @@
 
 namespace partcl {
 
-// A missing or unreadable kernel file or include; what() names the file and line.
+// A missing or unreadable kernel file; what() names it.
 class SourceError : public Error {
 public:
     using Error::Error;
@@ -49,7 +50,7 @@ private:
 // Every `.cl` file of partcl's kernel tree (headers excluded), sorted.
 std::vector<std::string> builtin_kernels();
 
-// Where partcl's kernel tree is read from: "embedded" or the PARTCL_KERNEL_PATH directory.
+// Where partcl's kernel tree is read from: "embedded, N files" or "PARTCL_KERNEL_PATH=<dir>".
 std::string kernel_tree_location();
 
 } // namespace partcl

@@ -1,0 +1,219 @@
+#include "support.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cfloat>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+#include <system_error>
+
+#include <unistd.h>
+
+#include <doctest/doctest.h>
+
+namespace partcl_test {
+
+TempDir::TempDir(const std::string& tag) {
+    static std::atomic<unsigned> counter{0};
+    std::random_device rd;
+    for (int attempt = 0;; ++attempt) {
+        std::ostringstream name;
+        name << "partcl-test-" << tag << '-' << ::getpid() << '-' << counter++ << '-' << std::hex
+             << rd();
+        path_ = fs::temp_directory_path() / name.str();
+        std::error_code ec;
+        if (fs::create_directories(path_, ec)) return;
+        if (attempt > 100) throw std::runtime_error("cannot create a temp dir " + path_.string());
+    }
+}
+
+TempDir::~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+}
+
+EnvGuard::EnvGuard(std::string name, const std::optional<std::string>& value)
+    : name_(std::move(name)) {
+    if (const char* old = std::getenv(name_.c_str())) old_ = old;
+    if (value)
+        ::setenv(name_.c_str(), value->c_str(), 1);
+    else
+        ::unsetenv(name_.c_str());
+}
+
+EnvGuard::~EnvGuard() {
+    if (old_)
+        ::setenv(name_.c_str(), old_->c_str(), 1);
+    else
+        ::unsetenv(name_.c_str());
+}
+
+std::string read_file(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + path.string());
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+    if (path.has_parent_path()) fs::create_directories(path.parent_path());
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+std::string lower(std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    return text;
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+    return haystack.find(needle) != std::string::npos;
+}
+
+partcl::Context& test_context() {
+    // Deliberately leaked: OpenCL objects released during static destruction can outlive the
+    // driver's own state.
+    static partcl::Context* context =
+        new partcl::Context(partcl::Context::from_filter(partcl::DeviceFilter::from_environment()));
+    return *context;
+}
+
+std::vector<partcl::Device> pocl_devices() {
+    std::vector<partcl::Device> pocl;
+    for (auto& device : partcl::enumerate_devices())
+        if (device.info().platform == "Portable Computing Language") pocl.push_back(device);
+    REQUIRE_MESSAGE(!pocl.empty(), "the tests need PoCL (apt-get install pocl-opencl-icd)");
+    return pocl;
+}
+
+partcl::ProgramCache& memory_cache() {
+    static partcl::ProgramCache* cache =
+        new partcl::ProgramCache(partcl::ProgramCache::Settings{false, {}});
+    return *cache;
+}
+
+std::uint32_t fresh_seed() {
+    std::random_device rd;
+    return rd();
+}
+
+RealCheckInput real_check_input(std::size_t n, std::uint32_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> exponent_x(-6.0, 6.0), exponent_y(-3.0, 3.0);
+    std::bernoulli_distribution sign;
+    RealCheckInput input;
+    for (std::size_t i = 0; i < n; ++i) {
+        input.xs.push_back(std::exp2(exponent_x(rng)));
+        input.ys.push_back((sign(rng) ? -1.0 : 1.0) * std::exp2(exponent_y(rng)));
+    }
+    return input;
+}
+
+namespace {
+
+template <class T>
+RealCheckRun run_typed(partcl::Context& context, std::size_t device, const partcl::Program& program,
+                       const RealCheckInput& input, std::size_t local) {
+    const std::size_t n = input.xs.size();
+    std::vector<T> xs(input.xs.begin(), input.xs.end()), ys(input.ys.begin(), input.ys.end());
+    auto& queue = context.queue(device);
+    partcl::Buffer<T> bx(context, n), by(context, n), bout(context, real_check_rows * n);
+    bx.write(queue, xs).wait();
+    by.write(queue, ys).wait();
+    // Poison the output so a row the kernel does not write cannot pass by accident.
+    bout.fill(queue, T(-12345)).wait();
+    partcl::Kernel kernel(program, "real_check");
+    kernel.args(cl_uint(n), bx, by, bout);
+    kernel.launch(queue, n, local).wait();
+    std::vector<T> out = bout.read(queue);
+    RealCheckRun run;
+    run.xs.assign(xs.begin(), xs.end());
+    run.ys.assign(ys.begin(), ys.end());
+    run.out.assign(out.begin(), out.end());
+    return run;
+}
+
+} // namespace
+
+RealCheckRun run_real_check(partcl::Context& context, std::size_t device,
+                            const partcl::Program& program, const RealCheckInput& input,
+                            std::size_t local) {
+    if (program.precision() == partcl::Precision::float64)
+        return run_typed<double>(context, device, program, input, local);
+    return run_typed<float>(context, device, program, input, local);
+}
+
+int check_real_check(const RealCheckRun& run, partcl::Precision precision, std::uint32_t seed,
+                     double expected_row7) {
+    const bool dbl = precision == partcl::Precision::float64;
+    const double eps = dbl ? DBL_EPSILON : double(FLT_EPSILON);
+    if (expected_row7 < 0) expected_row7 = eps;
+    const std::size_t n = run.xs.size();
+    REQUIRE(run.out.size() == real_check_rows * n);
+    // Allowed error, in units of eps times the row's scale: the OpenCL C ulp limits of each
+    // built-in (sqrt 3, rsqrt 2, exp 3, division 2.5, fma exact, geometric functions a few) plus
+    // one rounding of the host's float64 reference, with a little margin. A float result fails
+    // the double tolerance by some 8 orders of magnitude, so passing both proves the precision
+    // switch.
+    static const char* const names[real_check_rows] = {
+        "x*y+0.5", "sqrt(x)", "rsqrt(x)", "exp(-y)", "fma(x,y,-x)", "dot(v,v)", "length(w)",
+        "REAL_EPSILON", "x/y"};
+    static const double ulps[real_check_rows] = {2, 4, 4, 4, 2, 6, 8, 0, 4};
+    int failed_rows = 0;
+    for (std::size_t row = 0; row < real_check_rows; ++row) {
+        double worst = 0;  // error / allowed
+        std::size_t worst_i = 0;
+        double worst_got = 0, worst_want = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const double x = run.xs[i], y = run.ys[i];
+            double want = 0, scale = 0;
+            switch (row) {
+            case 0: want = x * y + 0.5; scale = std::fabs(x * y) + 0.5; break;
+            case 1: want = std::sqrt(x); scale = want; break;
+            case 2: want = 1.0 / std::sqrt(x); scale = want; break;
+            case 3: want = std::exp(-y); scale = want; break;
+            case 4: want = std::fma(x, y, -x); scale = std::fabs(x * y) + std::fabs(x); break;
+            case 5: want = x * x + y * y + 1.0; scale = want; break;
+            case 6: want = std::sqrt(2 * x * x + 2 * y * y); scale = want; break;
+            case 7: want = expected_row7; scale = 0; break;
+            case 8: want = x / y; scale = std::fabs(want); break;
+            }
+            const double got = run.out[row * n + i];
+            const double allowed = ulps[row] * eps * scale;
+            const double error = std::fabs(got - want);
+            double ratio;
+            if (!(error <= allowed))  // also catches NaN
+                ratio = std::isnan(error) ? INFINITY : (allowed > 0 ? error / allowed : INFINITY);
+            else
+                ratio = allowed > 0 ? error / allowed : 0;
+            if (ratio > worst || (i == 0 && row == 7)) {
+                if (ratio > worst) worst = ratio;
+                worst_i = i;
+                worst_got = got;
+                worst_want = want;
+            }
+        }
+        INFO("seed " << seed << ", precision " << partcl::to_string(precision) << ", n " << n
+                     << std::setprecision(17) << ", row " << row << " (" << names[row] << "), worst element " << worst_i
+                     << ": x " << run.xs[worst_i] << " y " << run.ys[worst_i] << " got "
+                     << worst_got << " want "
+                     << worst_want << ", error/allowed " << worst);
+        CHECK(worst <= 1.0);
+        if (worst > 1.0) ++failed_rows;
+    }
+    return failed_rows;
+}
+
+partcl::Source real_check_source() { return partcl::Source::builtin("common/real_check.cl"); }
+
+fs::path source_cl_dir() { return fs::path(PARTCL_SOURCE_DIR) / "cl"; }
+
+} // namespace partcl_test

@@ -1,0 +1,91 @@
+#pragma once
+// Helpers shared by the partcl tests: temporary directories, environment overrides, the device
+// the tests run on, and the host reference for cl/common/real_check.cl.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <partcl/partcl.hpp>
+
+namespace partcl_test {
+
+namespace fs = std::filesystem;
+
+// A fresh, empty directory under the system temp dir; removed (recursively) on destruction.
+class TempDir {
+public:
+    explicit TempDir(const std::string& tag = "t");
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const fs::path& path() const noexcept { return path_; }
+    fs::path operator/(const std::string& name) const { return path_ / name; }
+
+private:
+    fs::path path_;
+};
+
+// Sets (or unsets, with nullopt) an environment variable for the lifetime of the guard.
+class EnvGuard {
+public:
+    EnvGuard(std::string name, const std::optional<std::string>& value);
+    ~EnvGuard();
+    EnvGuard(const EnvGuard&) = delete;
+    EnvGuard& operator=(const EnvGuard&) = delete;
+
+private:
+    std::string name_;
+    std::optional<std::string> old_;
+};
+
+std::string read_file(const fs::path& path);
+void write_file(const fs::path& path, const std::string& text);
+std::string lower(std::string text);
+bool contains(const std::string& haystack, const std::string& needle);
+
+// The context the tests run on: the devices DeviceFilter::from_environment() selects (PoCL's
+// CPU device on a plain Debian machine), built once per process and never destroyed.
+partcl::Context& test_context();
+// The PoCL devices of this machine (the tests need PoCL; fails the test when there is none).
+std::vector<partcl::Device> pocl_devices();
+// A cache that keeps nothing on disk, shared by the tests of one process, so a kernel is
+// compiled once per process and precision.
+partcl::ProgramCache& memory_cache();
+
+// A new std::random_device seed, to be printed in failure messages.
+std::uint32_t fresh_seed();
+
+// Inputs for real_check: x in [1/64, 64], y in +-[1/8, 8] (never 0), log-uniform.
+struct RealCheckInput {
+    std::vector<double> xs, ys;
+};
+RealCheckInput real_check_input(std::size_t n, std::uint32_t seed);
+
+constexpr std::size_t real_check_rows = 9;
+
+// Runs kernel real_check of `program` on device `device` of `context` over the inputs
+// (rounded to the program's precision) and returns the 9 x n results as doubles, plus the
+// inputs as the device saw them (rounded).
+struct RealCheckRun {
+    std::vector<double> xs, ys;  // inputs after rounding to the program's real type
+    std::vector<double> out;     // out[row * n + i]
+};
+RealCheckRun run_real_check(partcl::Context& context, std::size_t device,
+                            const partcl::Program& program, const RealCheckInput& input,
+                            std::size_t local = 0);
+
+// Compares a real_check run with the host float64 computation at `precision`'s tolerances;
+// reports through doctest CHECKs (with the seed). Returns the number of failed rows.
+int check_real_check(const RealCheckRun& run, partcl::Precision precision, std::uint32_t seed,
+                     double expected_row7 = -1);
+
+// A Source for cl/common/real_check.cl (the embedded one).
+partcl::Source real_check_source();
+
+// The source tree's cl/ directory (compile-time PARTCL_SOURCE_DIR).
+fs::path source_cl_dir();
+
+} // namespace partcl_test
