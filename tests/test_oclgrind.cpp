@@ -55,7 +55,7 @@ void run_dense_typed(Precision precision) {
     struct Case {
         int tile, potential;
         std::size_t begin, end, acc_offset, stride, acc_size;
-        int vector = 0;  // DENSE_VECTOR: sources eight at a time (the CPU form)
+        int vector = 0;  // DENSE_LANES = 8: eight partial sums (the CPU form)
     };
     const Case cases[] = {
         {0, 0, 0, n, 3 * n, n, 6 * n},   // straight into a derivative vector [x v | a]
@@ -76,7 +76,7 @@ void run_dense_typed(Precision precision) {
         BuildOptions options;
         options.precision = precision;
         options.define("DENSE_TILE", c.tile).define("DENSE_POTENTIAL", c.potential);
-        options.define("DENSE_VECTOR", c.vector);
+        options.define("DENSE_LANES", c.vector ? 8 : 0);
         const Program program =
             build_program(context, Source::builtin("nbody/dense.cl"), options, memory_cache());
         const std::size_t count = c.end - c.begin;

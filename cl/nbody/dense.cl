@@ -18,12 +18,12 @@
  *                    costs); > 0: sources are staged through local memory in tiles of
  *                    DENSE_TILE, which must equal the work-group size (GPUs).
  *   DENSE_POTENTIAL  1: also write the potential (`pot` must then be a buffer).
- *   DENSE_VECTOR     untiled form only: 1 to keep eight partial sums over sources (CPUs: the
+ *   DENSE_LANES      untiled form only: keep this many partial sums over sources (CPUs: the
  *                    compiler may not reorder one scalar sum without fast-math, but it packs
- *                    eight independent ones into a vector; the partial sums are added in a
- *                    fixed order, so results stay deterministic). Written with scalars, not
- *                    real8, because Oclgrind 21.10's --uninitialized crashes on float vector
- *                    arithmetic.
+ *                    independent ones into vectors; the partial sums are added in a fixed
+ *                    order, so results stay deterministic). 0: one sum. Written with scalars,
+ *                    not real8, because Oclgrind 21.10's --uninitialized crashes on float
+ *                    vector arithmetic.
  * Any n: the last tile is masked, targets past `end` only help load tiles. */
 #include "common/real.h"
 
@@ -33,14 +33,16 @@
 #ifndef DENSE_POTENTIAL
 #define DENSE_POTENTIAL 0
 #endif
-#ifndef DENSE_VECTOR
-#define DENSE_VECTOR 0
+#ifndef DENSE_LANES
+#define DENSE_LANES 0
 #endif
 
-#if DENSE_TILE == 0 && DENSE_VECTOR
-inline real sum8(const real* v)
+#if DENSE_TILE == 0 && DENSE_LANES
+inline real sum_lanes(const real* v)
 {
-    return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+    real sum = v[0];
+    for (uint l = 1; l < DENSE_LANES; ++l) sum += v[l];
+    return sum;
 }
 #endif
 
@@ -101,14 +103,14 @@ KERNEL void dense_gravity(const uint begin, const uint end, const uint n, const 
     const real yi = y[i];
     const real zi = z[i];
     uint j = 0;
-#if DENSE_VECTOR
+#if DENSE_LANES
     {
-        /* Eight independent partial sums over sources j = 8k + lane, written as scalars so
-         * Oclgrind can check them; the CPU compiler packs the lanes into one vector. */
-        real px[8], py[8], pz[8], pp[8];
-        for (uint l = 0; l < 8; ++l) px[l] = py[l] = pz[l] = pp[l] = REAL_C(0.0);
-        for (; j + 8 <= n; j += 8) {
-            for (uint l = 0; l < 8; ++l) {
+        /* Independent partial sums over sources j = DENSE_LANES k + l, written as scalars so
+         * Oclgrind can check them; the CPU compiler packs the lanes into vectors. */
+        real px[DENSE_LANES], py[DENSE_LANES], pz[DENSE_LANES], pp[DENSE_LANES];
+        for (uint l = 0; l < DENSE_LANES; ++l) px[l] = py[l] = pz[l] = pp[l] = REAL_C(0.0);
+        for (; j + DENSE_LANES <= n; j += DENSE_LANES) {
+            for (uint l = 0; l < DENSE_LANES; ++l) {
                 const real dx = x[j + l] - xi;
                 const real dy = y[j + l] - yi;
                 const real dz = z[j + l] - zi;
@@ -122,10 +124,10 @@ KERNEL void dense_gravity(const uint begin, const uint end, const uint n, const 
                 pp[l] += m_inv_r;
             }
         }
-        sx = sum8(px);
-        sy = sum8(py);
-        sz = sum8(pz);
-        sp = sum8(pp);
+        sx = sum_lanes(px);
+        sy = sum_lanes(py);
+        sz = sum_lanes(pz);
+        sp = sum_lanes(pp);
     }
 #endif
     for (; j < n; ++j) DENSE_INTERACT(x[j], y[j], z[j], m[j]);

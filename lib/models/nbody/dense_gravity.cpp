@@ -45,7 +45,10 @@ DenseGravity::DenseGravity(Context& context, Precision precision, GravityParamet
         options.precision = precision;
         options.define("DENSE_TILE", static_cast<long long>(tile_));
         options.define("DENSE_POTENTIAL", potential ? 1 : 0);
-        options.define("DENSE_VECTOR", tile_ == 0 ? 1 : 0);
+        // Partial sums for the untiled form: eight floats or four doubles fill the 256-bit
+        // vectors PoCL emits (measured on 2-core AVX-512 EPYC: 8 lanes beat 4 and 16 in float
+        // by 1.4-1.9x, 4 beat 8 in double by 1.08x; docs/performance.md).
+        options.define("DENSE_LANES", tile_ == 0 ? (precision == Precision::float64 ? 4 : 8) : 0);
         const Program program = build_program(context, source, options, cache);
         for (std::size_t d = 0; d < context.size(); ++d) {
             Kernel k(program, "dense_gravity");
