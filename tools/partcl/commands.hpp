@@ -2,6 +2,8 @@
 // The subcommands of `partcl`. Each one adds itself to the CLI11 app (add_*) and runs after
 // parsing (run_*), returning the exit status. Library errors propagate to main(), which turns
 // them into messages and exit statuses in one place.
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,5 +40,16 @@ struct CacheCommands {
 };
 CLI::App* add_cache(CLI::App& app, CacheCommands& commands);
 int run_cache(const CacheCommands& commands);
+
+struct RunRequest {
+    std::string scenario;                 // built-in name or TOML file; empty: galaxies
+    std::optional<std::uint64_t> steps, n, snapshot_every, frame_every;
+    std::string out = "out";
+    std::string precision, integrator;
+    std::string resume;                   // checkpoint file
+    bool quiet = false;
+};
+CLI::App* add_run(CLI::App& app, RunRequest& request);
+int run_run(const RunRequest& request, const GlobalOptions& global);
 
 } // namespace partcl::cli

@@ -1,5 +1,6 @@
 // partcl: the command-line tool. It parses the command line and turns outcomes into exit
-// statuses; the subcommands (devices.cpp, build.cpp, cache.cpp) call the library for the rest.
+// statuses; the subcommands (run.cpp, devices.cpp, build.cpp, cache.cpp) call the library for
+// the rest.
 //
 // Exit status: 0 success (also --help, --version), 1 a run failed (OpenCL error, build
 // failure, no device matching the filter), 2 a usage error, reported on one line.
@@ -55,9 +56,11 @@ int main(int argc, char** argv) {
     cli::DevicesOptions devices_options;
     cli::BuildRequest build_request;
     cli::CacheCommands cache_commands;
+    cli::RunRequest run_request;
     CLI::App* devices = cli::add_devices(app, devices_options);
     CLI::App* build = cli::add_build(app, build_request);
     CLI::App* cache = cli::add_cache(app, cache_commands);
+    CLI::App* run = cli::add_run(app, run_request);
 
     try {
         app.parse(argc, argv);
@@ -68,12 +71,13 @@ int main(int argc, char** argv) {
     }
 
     try {
+        if (*run) return cli::run_run(run_request, global);
         if (*devices) return cli::run_devices(devices_options, global);
         if (*build) return cli::run_build(build_request, global);
         if (*cache && (*cache_commands.path || *cache_commands.list || *cache_commands.clear))
             return cli::run_cache(cache_commands);
         return usage_error(*cache ? "cache: which one? path, list or clear"
-                                  : "no command given (devices, build or cache)");
+                                  : "no command given (run, devices, build or cache)");
     } catch (const partcl::UsageError& e) {
         return usage_error(e.what());
     } catch (const partcl::Error& e) {

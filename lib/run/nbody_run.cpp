@@ -1,0 +1,258 @@
+#include <partcl/run/nbody_run.hpp>
+
+#include <partcl/diag/nbody_diagnostics.hpp>
+#include <partcl/integrate/integrator.hpp>
+#include <partcl/io/atomic_file.hpp>
+#include <partcl/io/initial_conditions.hpp>
+#include <partcl/io/render.hpp>
+#include <partcl/io/snapshot.hpp>
+#include <partcl/models/nbody/dense_gravity.hpp>
+#include <partcl/models/nbody/nbody_system.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace partcl {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string numbered(const char* stem, std::uint64_t step, const char* extension) {
+    char name[64];
+    std::snprintf(name, sizeof name, "%s_%06llu.%s", stem, static_cast<unsigned long long>(step),
+                  extension);
+    return name;
+}
+
+std::string device_names(const Context& context) {
+    std::string text;
+    for (const auto& d : context.devices())
+        text += (text.empty() ? "" : " + ") + d.info().name + " (" + d.info().platform + ")";
+    return text;
+}
+
+Bodies bodies_from_state(const std::vector<double>& state, const std::vector<double>& mass) {
+    const std::size_t n = mass.size();
+    if (state.size() != 6 * n)
+        throw UsageError("checkpoint: a state of " + std::to_string(state.size()) +
+                         " values for " + std::to_string(n) + " bodies");
+    Bodies b;
+    b.resize(n);
+    std::vector<double>* fields[] = {&b.x, &b.y, &b.z, &b.vx, &b.vy, &b.vz};
+    for (std::size_t f = 0; f < 6; ++f)
+        std::copy(state.begin() + f * n, state.begin() + (f + 1) * n, fields[f]->begin());
+    b.m = mass;
+    return b;
+}
+
+constexpr const char* csv_header =
+    "step,time,kinetic,potential,total,px,py,pz,Lx,Ly,Lz,relative_drift\n";
+
+} // namespace
+
+struct NBodyRun::State {
+    Context& context;
+    Scenario scenario;
+    fs::path out;
+    std::unique_ptr<DeviceBodies> bodies;
+    std::unique_ptr<DenseGravity> gravity;
+    std::unique_ptr<NBodySystem> system;
+    std::unique_ptr<VectorOps> ops;
+    std::unique_ptr<Integrator> integrator;
+    std::uint64_t step = 0;
+    double time = 0, dt = 0, e0 = 0, extent = 0, drift = 0;
+    std::vector<std::string> rows;  // energy.csv after the header
+    std::function<void(const RunProgress&)> progress;
+
+    State(Context& c, Scenario s, fs::path o, const Bodies& initial)
+        : context(c), scenario(std::move(s)), out(std::move(o)) {
+        if (scenario.gravity_model != "dense")
+            throw UsageError("gravity model '" + scenario.gravity_model +
+                             "' is not available in this version (only dense)");
+        const Precision p = scenario.precision;
+        gravity = std::make_unique<DenseGravity>(context, p, scenario.gravity);
+        bodies = std::make_unique<DeviceBodies>(context, p, initial);
+        system = std::make_unique<NBodySystem>(context, *gravity, *bodies);
+        ops = std::make_unique<VectorOps>(context, p);
+        integrator = make_integrator(scenario.integrator, *ops, 6 * initial.size(),
+                                     {scenario.atol, scenario.rtol});
+        dt = scenario.dt;
+    }
+
+    NBodyDiagnostics diagnostics() {
+        const auto potential = system->potentials();
+        const Bodies host = bodies->download(context.queue(0));
+        const NBodyDiagnostics d = measure(host, potential);
+        if (!std::isfinite(d.total()))
+            throw Error("the state is no longer finite at step " + std::to_string(step) +
+                        " (t = " + std::to_string(time) +
+                        "): the time step is probably too large for the softening");
+        return d;
+    }
+
+    void record(const NBodyDiagnostics& d) {
+        drift = e0 != 0 ? std::abs(d.total() - e0) / std::abs(e0) : 0.0;
+        char row[512];
+        std::snprintf(row, sizeof row,
+                      "%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.6e\n",
+                      static_cast<unsigned long long>(step), time, d.kinetic, d.potential,
+                      d.total(), d.momentum[0], d.momentum[1], d.momentum[2],
+                      d.angular_momentum[0], d.angular_momentum[1], d.angular_momentum[2], drift);
+        rows.push_back(row);
+        std::string text = csv_header;
+        for (const auto& r : rows) text += r;
+        write_file_atomically(out / "energy.csv", text);
+    }
+
+    Checkpoint checkpoint() const {
+        Checkpoint c;
+        c.scenario_toml = to_toml(scenario);
+        c.step = step;
+        c.time = time;
+        c.dt = dt;
+        c.precision = to_string(scenario.precision);
+        c.device = device_names(context);
+        c.state = bodies->state.read(context.queue(0));
+        c.mass = bodies->mass.read(context.queue(0));
+        c.integrator = integrator->save();
+        c.scheduler_weights = gravity->scheduler().weights();
+        c.initial_diagnostics = {e0, extent};
+        return c;
+    }
+};
+
+NBodyRun::NBodyRun(std::unique_ptr<State> state) : state_(std::move(state)) {}
+NBodyRun::NBodyRun(NBodyRun&&) noexcept = default;
+NBodyRun::~NBodyRun() = default;
+
+NBodyRun::NBodyRun(Context& context, Scenario scenario, fs::path out) {
+    validate(scenario);
+    const Bodies initial = make_bodies(scenario);
+    state_ = std::make_unique<State>(context, std::move(scenario), std::move(out), initial);
+    RenderSettings render = state_->scenario.render;
+    state_->extent = render.extent > 0 ? render.extent : auto_extent(initial);
+}
+
+NBodyRun NBodyRun::resume(Context& context, const fs::path& file, fs::path out,
+                          std::uint64_t steps) {
+    const Checkpoint c = read_checkpoint(file);
+    Scenario scenario = parse_scenario(c.scenario_toml, file.string());
+    if (steps) scenario.steps = steps;
+    if (scenario.steps < c.step)
+        throw UsageError("checkpoint " + file.string() + " is at step " + std::to_string(c.step) +
+                         ", past the " + std::to_string(scenario.steps) + " steps asked for");
+    if (c.precision != to_string(scenario.precision))
+        throw UsageError("checkpoint " + file.string() + " holds " + c.precision +
+                         " state but its scenario says " + to_string(scenario.precision));
+    if (c.initial_diagnostics.size() != 2)
+        throw UsageError("checkpoint " + file.string() + " lacks the run's initial energy");
+    auto state = std::make_unique<State>(context, std::move(scenario), std::move(out),
+                                         bodies_from_state(c.state, c.mass));
+    state->integrator->restore(c.integrator);
+    state->step = c.step;
+    state->time = c.time;
+    state->dt = c.dt;
+    state->e0 = c.initial_diagnostics[0];
+    state->extent = c.initial_diagnostics[1];
+    // Keep the energy rows of the steps already done, when the output directory has them.
+    std::ifstream csv(state->out / "energy.csv");
+    std::string line;
+    if (csv && std::getline(csv, line) && line + "\n" == csv_header) {
+        while (std::getline(csv, line)) {
+            if (line.empty()) continue;
+            if (std::stoull(line.substr(0, line.find(','))) > c.step) break;
+            state->rows.push_back(line + "\n");
+        }
+    }
+    return NBodyRun(std::move(state));
+}
+
+const Scenario& NBodyRun::scenario() const noexcept { return state_->scenario; }
+std::size_t NBodyRun::bodies() const noexcept { return state_->bodies->size(); }
+
+void NBodyRun::on_progress(std::function<void(const RunProgress&)> callback) {
+    state_->progress = std::move(callback);
+}
+
+RunSummary NBodyRun::run() {
+    State& s = *state_;
+    const Scenario& sc = s.scenario;
+    RunSummary summary;
+    summary.first_step = s.step;
+    std::error_code ec;
+    fs::create_directories(s.out, ec);
+    if (ec) throw UsageError("cannot create output directory " + s.out.string() + ": " + ec.message());
+
+    RenderSettings render = sc.render;
+    render.extent = s.extent;
+    auto written = [&](const fs::path& p) { summary.files.push_back(p); };
+    auto frame = [&] {
+        const fs::path p = s.out / numbered("frame", s.step, "png");
+        render_density(p, s.bodies->download(s.context.queue(0)), render);
+        written(p);
+    };
+    auto snapshot = [&] {
+        const fs::path p = s.out / numbered("snapshot", s.step, "h5");
+        write_snapshot(p, s.bodies->download(s.context.queue(0)), s.time);
+        written(p);
+    };
+    auto checkpoint = [&] {
+        write_checkpoint(s.out / "checkpoint.bin", s.checkpoint());
+        written(s.out / "checkpoint.bin");
+    };
+    auto every = [&](std::uint64_t period) { return period && s.step % period == 0; };
+
+    const double interactions0 = s.gravity->interactions();
+    const auto start = Clock::now();
+    if (s.step == 0) {
+        const NBodyDiagnostics d = s.diagnostics();
+        s.e0 = d.total();
+        s.record(d);
+        written(s.out / "energy.csv");
+        if (sc.frame_every) frame();
+        snapshot();
+    }
+    const Derivative f = s.system->derivative();
+    const bool adaptive = s.integrator->adaptive();
+    while (s.step < sc.steps) {
+        const double taken = s.integrator->step(f, s.time, s.bodies->state, s.dt);
+        s.time += taken;
+        s.dt = adaptive ? s.integrator->next_dt() : sc.dt;
+        if (sc.damping != 1.0) {
+            const std::size_t n = s.bodies->size();
+            s.ops->combine(3 * n, s.bodies->state, 3 * n, s.bodies->state, 3 * n,
+                           {{sc.damping - 1.0, &s.bodies->state, 3 * n}});
+        }
+        ++s.step;
+        const bool last = s.step == sc.steps;
+        if (last || every(sc.diagnostics_every)) s.record(s.diagnostics());
+        if (every(sc.frame_every) || (last && sc.frame_every)) frame();
+        if (last || every(sc.snapshot_every)) snapshot();
+        if (last || every(sc.checkpoint_every)) checkpoint();
+        if (s.progress) {
+            RunProgress p;
+            p.step = s.step;
+            p.steps = sc.steps;
+            p.time = s.time;
+            p.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+            p.steps_per_second = double(s.step - summary.first_step) / p.wall_seconds;
+            p.energy_drift = s.drift;
+            s.progress(p);
+        }
+    }
+    summary.last_step = s.step;
+    summary.time = s.time;
+    summary.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    summary.energy_drift = s.drift;
+    summary.interactions_per_second =
+        (s.gravity->interactions() - interactions0) / summary.wall_seconds;
+    summary.steps_per_second = double(s.step - summary.first_step) / summary.wall_seconds;
+    return summary;
+}
+
+} // namespace partcl

@@ -1,0 +1,149 @@
+// partcl run: the main job. A scenario (built-in name or TOML file) becomes an N-body run on the
+// selected devices, with a progress bar while it runs and a summary at the end; the library's
+// NBodyRun does the work and writes the files.
+#include "commands.hpp"
+#include "text.hpp"
+
+#include <cstdio>
+#include <iostream>
+
+#include <unistd.h>
+
+#include <partcl/partcl.hpp>
+#include <partcl/run/nbody_run.hpp>
+
+namespace partcl::cli {
+
+CLI::App* add_run(CLI::App& app, RunRequest& request) {
+    auto* command = app.add_subcommand(
+        "run", "Run a scenario (default: galaxies, 16384 bodies, float) and write its outputs");
+    command->add_option("scenario", request.scenario,
+                        "Built-in scenario (galaxies, plummer, kepler, cube) or a TOML file")
+        ->type_name("SCENARIO");
+    command->add_option("--steps", request.steps, "Total number of steps (overrides [run] steps)")
+        ->type_name("N");
+    command->add_option("--n", request.n, "Number of bodies (overrides [bodies] n)")
+        ->type_name("N");
+    command->add_option("--out", request.out, "Output directory (default: out)")->type_name("DIR");
+    command->add_option("--precision", request.precision, "float or double")
+        ->type_name("float|double");
+    command->add_option("--integrator", request.integrator,
+                        "euler, leapfrog, rk4, dopri5 or ab5")
+        ->type_name("NAME");
+    command->add_option("--snapshot-every", request.snapshot_every,
+                        "Write an HDF5 snapshot every M steps (0: at the end only)")
+        ->type_name("M");
+    command->add_option("--frame-every", request.frame_every,
+                        "Write a PNG frame every M steps (0: none)")
+        ->type_name("M");
+    command->add_option("--resume", request.resume,
+                        "Continue from a checkpoint (its scenario; --steps may extend it)")
+        ->type_name("CHECKPOINT");
+    command->add_flag("--quiet", request.quiet, "No progress bar");
+    command->footer(
+        "Writes into DIR: energy.csv, snapshot_NNNNNN.h5 (GADGET HDF5 layout), frame_NNNNNN.png,\n"
+        "checkpoint.bin. Scenario keys: docs/scenarios.md.");
+    return command;
+}
+
+namespace {
+
+std::string clock_text(double seconds) {
+    const long s = static_cast<long>(seconds + 0.5);
+    char text[32];
+    std::snprintf(text, sizeof text, "%ld:%02ld", s / 60, s % 60);
+    return text;
+}
+
+// One bar redrawn in place on a terminal; on a pipe or file, a line every tenth of the run.
+class ProgressBar {
+public:
+    explicit ProgressBar(bool quiet) : quiet_(quiet), terminal_(isatty(STDERR_FILENO)) {}
+
+    void operator()(const RunProgress& p) {
+        if (quiet_) return;
+        const double fraction = p.steps ? double(p.step) / double(p.steps) : 1.0;
+        if (terminal_) {
+            if (p.step != p.steps && p.wall_seconds - last_ < 0.1) return;
+        } else {
+            const int decile = static_cast<int>(fraction * 10);
+            if (decile == decile_ && p.step != p.steps) return;
+            decile_ = decile;
+        }
+        last_ = p.wall_seconds;
+        constexpr int width = 30;
+        const int filled = static_cast<int>(fraction * width);
+        const double eta =
+            p.steps_per_second > 0 ? double(p.steps - p.step) / p.steps_per_second : 0;
+        char line[256];
+        std::snprintf(line, sizeof line, "%s[%.*s%.*s] %llu/%llu steps  %.2f steps/s  ETA %s  dE/E %.2e",
+                      terminal_ ? "\r" : "", filled, "##############################",
+                      width - filled, "..............................",
+                      static_cast<unsigned long long>(p.step), static_cast<unsigned long long>(p.steps),
+                      p.steps_per_second, clock_text(eta).c_str(), p.energy_drift);
+        std::cerr << line << (terminal_ ? "" : "\n") << std::flush;
+        if (terminal_ && p.step == p.steps) std::cerr << '\n';
+    }
+
+private:
+    bool quiet_, terminal_;
+    double last_ = -1;
+    int decile_ = -1;
+};
+
+} // namespace
+
+int run_run(const RunRequest& request, const GlobalOptions& global) {
+    const bool overrides = request.n || !request.precision.empty() || !request.integrator.empty() ||
+                           request.snapshot_every || request.frame_every || !request.scenario.empty();
+    if (!request.resume.empty() && overrides)
+        throw UsageError("--resume continues the checkpoint's own scenario: only --steps, --out "
+                         "and --device may be given with it");
+
+    // Everything the user typed is checked before a device is touched or a file written.
+    Scenario scenario;
+    if (request.resume.empty()) {
+        scenario = find_scenario(request.scenario.empty() ? "galaxies" : request.scenario);
+        if (request.steps) scenario.steps = *request.steps;
+        if (request.n) scenario.n = *request.n;
+        if (!request.precision.empty()) scenario.precision = parse_precision(request.precision);
+        if (!request.integrator.empty()) scenario.integrator = request.integrator;
+        if (request.snapshot_every) scenario.snapshot_every = *request.snapshot_every;
+        if (request.frame_every) scenario.frame_every = *request.frame_every;
+        validate(scenario);
+    }
+
+    Context context = Context::from_filter(DeviceFilter::from_environment(global.device));
+    NBodyRun run = request.resume.empty()
+                       ? NBodyRun(context, scenario, request.out)
+                       : NBodyRun::resume(context, request.resume, request.out,
+                                          request.steps.value_or(0));
+    const Scenario& s = run.scenario();
+    std::string devices;
+    for (const auto& d : context.devices()) devices += (devices.empty() ? "" : " + ") + d.info().name;
+    std::cerr << "partcl run: " << s.name << ", N = " << run.bodies() << ", "
+              << to_string(s.precision) << ", " << s.integrator << ", " << s.steps
+              << " steps on " << devices << " (" << context.device(0).info().platform << ")"
+              << (request.resume.empty() ? "" : ", resumed from " + request.resume) << "\n";
+    ProgressBar bar(request.quiet);
+    run.on_progress([&bar](const RunProgress& p) { bar(p); });
+    const RunSummary summary = run.run();
+
+    std::size_t snapshots = 0, frames = 0;
+    for (const auto& f : summary.files) {
+        snapshots += f.extension() == ".h5";
+        frames += f.extension() == ".png";
+    }
+    std::printf("steps %llu..%llu, t = %.6g, wall %.2f s, %.2f steps/s\n"
+                "relative energy drift %.3e\n"
+                "%.3e interactions/s (%s)\n"
+                "wrote %zu snapshots, %zu frames, energy.csv and checkpoint.bin in %s\n",
+                static_cast<unsigned long long>(summary.first_step),
+                static_cast<unsigned long long>(summary.last_step), summary.time,
+                summary.wall_seconds, summary.steps_per_second, summary.energy_drift,
+                summary.interactions_per_second, "force evaluations over wall time",
+                snapshots, frames, request.out.c_str());
+    return 0;
+}
+
+} // namespace partcl::cli
