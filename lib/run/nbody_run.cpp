@@ -50,6 +50,33 @@ Bodies bodies_from_state(const std::vector<double>& state, const std::vector<dou
     return b;
 }
 
+// State vectors an integrator keeps besides y (see lib/integrate/explicit_methods.cpp).
+std::size_t integrator_vectors(const std::string& name) {
+    if (name == "rk4") return 5;
+    if (name == "dopri5") return 10;
+    if (name == "ab5") return 9;
+    return 1;  // euler, leapfrog
+}
+
+// Refuses a run whose buffers cannot fit, before the bodies are even made on the host: a clear
+// message instead of an allocation failure deep in a driver.
+void check_device_memory(const Context& context, const Scenario& s, std::size_t n) {
+    // y (6N), mass (N), the integrator's vectors (6N each), potential and scratch (4N).
+    const double bytes = double(n) * double(size_of(s.precision)) *
+                         double(6 * (1 + integrator_vectors(s.integrator)) + 5);
+    for (const auto& d : context.devices()) {
+        if (bytes > 0.9 * double(d.info().global_memory))
+            throw Error("out of device memory: " + std::to_string(n) + " bodies in " +
+                        to_string(s.precision) + " with " + s.integrator + " need about " +
+                        std::to_string(static_cast<long long>(bytes / double(1 << 20))) + " MiB, but " + d.info().name +
+                        " has " + std::to_string(d.info().global_memory >> 20) + " MiB");
+        if (double(n) * 6 * double(size_of(s.precision)) > double(d.info().max_allocation))
+            throw Error("out of device memory: the state of " + std::to_string(n) +
+                        " bodies exceeds the largest buffer " + d.info().name + " allows (" +
+                        std::to_string(d.info().max_allocation >> 20) + " MiB)");
+    }
+}
+
 constexpr const char* csv_header =
     "step,time,kinetic,potential,total,px,py,pz,Lx,Ly,Lz,relative_drift\n";
 
@@ -132,7 +159,9 @@ NBodyRun::~NBodyRun() = default;
 
 NBodyRun::NBodyRun(Context& context, Scenario scenario, fs::path out) {
     validate(scenario);
+    if (scenario.initial != "snapshot") check_device_memory(context, scenario, scenario.n);
     const Bodies initial = make_bodies(scenario);
+    check_device_memory(context, scenario, initial.size());
     state_ = std::make_unique<State>(context, std::move(scenario), std::move(out), initial);
     RenderSettings render = state_->scenario.render;
     state_->extent = render.extent > 0 ? render.extent : auto_extent(initial);
@@ -151,6 +180,7 @@ NBodyRun NBodyRun::resume(Context& context, const fs::path& file, fs::path out,
                          " state but its scenario says " + to_string(scenario.precision));
     if (c.initial_diagnostics.size() != 2)
         throw UsageError("checkpoint " + file.string() + " lacks the run's initial energy");
+    check_device_memory(context, scenario, c.mass.size());
     auto state = std::make_unique<State>(context, std::move(scenario), std::move(out),
                                          bodies_from_state(c.state, c.mass));
     state->integrator->restore(c.integrator);
