@@ -16,3 +16,26 @@
 #include <partcl/jit/options.hpp>
 #include <partcl/jit/program_cache.hpp>
 #include <partcl/jit/source.hpp>
+
+#include <partcl/sched/scheduler.hpp>
+
+#include <partcl/integrate/integrator.hpp>
+#include <partcl/integrate/vector_ops.hpp>
+
+#include <partcl/models/nbody/bodies.hpp>
+#include <partcl/models/nbody/dense_gravity.hpp>
+#include <partcl/models/nbody/dense_reference.hpp>
+#include <partcl/models/nbody/gravity.hpp>
+#include <partcl/models/nbody/nbody_system.hpp>
+
+#include <partcl/diag/compensated_sum.hpp>
+#include <partcl/diag/nbody_diagnostics.hpp>
+
+#include <partcl/io/atomic_file.hpp>
+#include <partcl/io/checkpoint.hpp>
+#include <partcl/io/initial_conditions.hpp>
+#include <partcl/io/render.hpp>
+#include <partcl/io/scenario.hpp>
+#include <partcl/io/snapshot.hpp>
+
+#include <partcl/run/nbody_run.hpp>
