@@ -3,7 +3,7 @@
 // -O3 -ffast-math -march=native, vectorised) measured in the same run.
 //
 //   partcl_bench_dense [--device FILTER] [--n 1024,4096,16384,65536] [--precision float,double]
-//                      [--repeat 5] [--tile T] [--no-reference]
+//                      [--repeat 5] [--tile T] [--autotune] [--no-reference]
 //
 // One JSON line per (device, N, precision) on stdout; progress on stderr. Times are medians of
 // --repeat evaluations after one warm-up (which also builds the kernel); "ratio" is the
@@ -33,14 +33,15 @@ struct Options {
     std::vector<std::size_t> sizes{1024, 4096, 16384, 65536};
     std::vector<Precision> precisions{Precision::float32, Precision::float64};
     int repeat = 5;
-    std::size_t tile = 0;
+    DenseOptions dense;
     bool reference = true;
 };
 
 [[noreturn]] void usage(const std::string& why) {
     std::cerr << "partcl_bench_dense: " << why
               << "\nusage: partcl_bench_dense [--device FILTER] [--n N,N,...] "
-                 "[--precision float,double] [--repeat R] [--tile T] [--no-reference]\n";
+                 "[--precision float,double] [--repeat R] [--tile T] [--autotune] "
+                 "[--no-reference]\n";
     std::exit(2);
 }
 
@@ -69,7 +70,8 @@ Options parse(int argc, char** argv) {
                 o.precisions.clear();
                 for (const auto& s : split(value())) o.precisions.push_back(parse_precision(s));
             } else if (a == "--repeat") o.repeat = std::max(1, std::stoi(value()));
-            else if (a == "--tile") o.tile = std::stoul(value());
+            else if (a == "--tile") o.dense.tile = std::stoul(value());
+            else if (a == "--autotune") o.dense.autotune = true;
             else if (a == "--no-reference") o.reference = false;
             else usage("unknown option " + a);
         } catch (const std::invalid_argument&) {
@@ -135,7 +137,7 @@ int main(int argc, char** argv) {
             Context context(std::vector<Device>{device});
             for (Precision precision : o.precisions) {
                 if (precision == Precision::float64 && !device.info().fp64) continue;
-                DenseGravity gravity(context, precision, {1.0, 0.05}, o.tile);
+                DenseGravity gravity(context, precision, {1.0, 0.05}, o.dense);
                 for (std::size_t n : o.sizes) {
                     std::cerr << device.info().name << " " << to_string(precision) << " N=" << n
                               << "...\n";
@@ -147,11 +149,13 @@ int main(int argc, char** argv) {
                     const double seconds = median_seconds(o.repeat, evaluate);
                     const double rate = double(n) * double(n) / seconds;
                     std::printf("{\"bench\":\"dense\",\"device\":%s,\"platform\":%s,\"n\":%zu,"
-                                "\"precision\":\"%s\",\"tile\":%zu,\"seconds\":%.6g,"
+                                "\"precision\":\"%s\",\"tile\":%zu,\"lanes\":%zu,\"shape\":\"%s\","
+                                "\"seconds\":%.6g,"
                                 "\"interactions_per_s\":%.4g",
                                 quoted(device.info().name).c_str(),
                                 quoted(device.info().platform).c_str(), n, to_string(precision),
-                                gravity.tile(), seconds, rate);
+                                gravity.shape(0).tile, gravity.shape(0).lanes,
+                                gravity.shape_origin(0).c_str(), seconds, rate);
                     if (o.reference) {
                         const double ref = precision == Precision::float64
                                                ? reference_seconds<double>(b, o.repeat)

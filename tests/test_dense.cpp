@@ -55,7 +55,7 @@ struct Result {
 Result evaluate(Context& context, Precision precision, const Bodies& b, GravityParameters p,
                 std::size_t tile = 0) {
     const std::size_t n = b.size();
-    DenseGravity gravity(context, precision, p, tile, memory_cache());
+    DenseGravity gravity(context, precision, p, DenseOptions{tile, false}, memory_cache());
     DeviceBodies bodies(context, precision, b);
     RealBuffer acc(context, precision, 3 * n), pot(context, precision, n);
     gravity.accelerations(bodies.state, bodies.mass, n, acc, 0, &pot);
@@ -121,7 +121,7 @@ TEST_CASE("bad use is refused with a clear error") {
     Context& context = test_context();
     CHECK_THROWS_AS(DenseGravity(context, Precision::float32, {0.0, 0.1}), UsageError);
     CHECK_THROWS_AS(DenseGravity(context, Precision::float32, {1.0, -1.0}), UsageError);
-    DenseGravity gravity(context, Precision::float32, {}, 0, memory_cache());
+    DenseGravity gravity(context, Precision::float32, {}, {}, memory_cache());
     RealBuffer short_buffer(context, Precision::float32, 5), doubles(context, Precision::float64, 30);
     CHECK_THROWS_AS(gravity.accelerations(short_buffer, short_buffer, 10, short_buffer, 0),
                     UsageError);
@@ -152,19 +152,69 @@ TEST_CASE("two devices give the one-device answer") {
             const Bodies b = random_bodies(n, seed);
             const Result a = evaluate(one, precision, b, {1.0, 0.05});
             // Several launches, so the re-weighted split moves between them.
-            DenseGravity gravity(both, precision, {1.0, 0.05}, 0, memory_cache());
+            DenseGravity gravity(both, precision, {1.0, 0.05}, {}, memory_cache());
             DeviceBodies bodies(both, precision, b);
             RealBuffer acc(both, precision, 3 * n), pot(both, precision, n);
             for (int launch = 0; launch < 3; ++launch) {
                 acc.fill(both.queue(0), -1.0);
                 gravity.accelerations(bodies.state, bodies.mass, n, acc, 0, &pot);
-                const auto split = gravity.scheduler().split(n, gravity.tile() ? gravity.tile() : 64);
+                const auto split = gravity.scheduler().split(n, gravity.granule());
                 if (n >= 1000) CHECK(!split[1].empty());
                 // Each target's sum runs the same code in the same order on either device.
                 CHECK(acc.read(both.queue(0)) == a.acc);
                 CHECK(pot.read(both.queue(0)) == a.pot);
             }
         }
+    }
+}
+
+}
+
+TEST_SUITE("dense_autotune") {
+
+TEST_CASE("autotuning picks a shape once per device and remembers it") {
+    TempDir dir("autotune");
+    Context& context = test_context();
+    const GravityParameters p{1.0, 0.05};
+    auto notes = [&] {
+        std::size_t count = 0;
+        for (const auto& entry : fs::directory_iterator(dir.path()))
+            count += entry.path().extension() == ".note";
+        return count;
+    };
+    DenseShape chosen;
+    {
+        ProgramCache cache(ProgramCache::Settings{true, dir.path()});
+        DenseGravity tuned(context, Precision::float32, p, DenseOptions{0, true}, cache);
+        CHECK(tuned.shape_origin(0) == "autotuned");
+        chosen = tuned.shape(0);
+        CHECK(notes() == 1);
+        // Whatever shape won computes the same sums as the default one, to rounding.
+        const Bodies b = random_bodies(301, fresh_seed());
+        DeviceBodies bodies(context, Precision::float32, b);
+        DenseGravity plain(context, Precision::float32, p, {}, memory_cache());
+        RealBuffer a(context, Precision::float32, 3 * 301), c(context, Precision::float32, 3 * 301);
+        tuned.accelerations(bodies.state, bodies.mass, 301, a, 0);
+        plain.accelerations(bodies.state, bodies.mass, 301, c, 0);
+        const auto x = a.read(context.queue(0)), y = c.read(context.queue(0));
+        for (std::size_t i = 0; i < x.size(); ++i)
+            CHECK(std::abs(x[i] - y[i]) <= 1e-4 * (std::abs(y[i]) + 1));
+    }
+    {
+        ProgramCache cache(ProgramCache::Settings{true, dir.path()});
+        DenseGravity again(context, Precision::float32, p, DenseOptions{0, true}, cache);
+        CHECK(again.shape_origin(0) == "autotuned (cached)");
+        CHECK(again.shape(0) == chosen);
+    }
+    // A damaged note is ignored and replaced, like a damaged binary.
+    for (const auto& entry : fs::directory_iterator(dir.path()))
+        if (entry.path().extension() == ".note") write_file(entry.path(), "sha1: 0\ntile 7 lanes 3\n");
+    {
+        ProgramCache cache(ProgramCache::Settings{true, dir.path()});
+        DenseGravity retuned(context, Precision::float32, p, DenseOptions{0, true}, cache);
+        CHECK(retuned.shape_origin(0) == "autotuned");
+        CHECK(retuned.shape(0).tile != 7);
+        CHECK(notes() == 1);
     }
 }
 

@@ -38,7 +38,7 @@ struct Run {
 
     Run(const std::string& name, AdaptiveTolerances tolerances = {1.0, 1.0})
         : bodies(context, Precision::float64, kepler(0.5)),
-          gravity(context, Precision::float64, {1.0, 0.0}, 0, memory_cache()),
+          gravity(context, Precision::float64, {1.0, 0.0}, {}, memory_cache()),
           system(context, gravity, bodies), ops(context, Precision::float64, memory_cache()),
           integrator(make_integrator(name, ops, 12, tolerances)), f(system.derivative()) {}
 

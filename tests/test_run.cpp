@@ -25,7 +25,7 @@ TEST_CASE("a Plummer sphere of 4096 bodies is in virial equilibrium") {
     const Bodies b = make_bodies(s);
     Context& context = test_context();
     // Unsoftened potential, in double: the virial theorem of the point-mass system.
-    DenseGravity gravity(context, Precision::float64, {s.gravity.G, 0.0}, 0, memory_cache());
+    DenseGravity gravity(context, Precision::float64, {s.gravity.G, 0.0}, {}, memory_cache());
     DeviceBodies bodies(context, Precision::float64, b);
     NBodySystem system(context, gravity, bodies);
     const NBodyDiagnostics d = measure(b, system.potentials());

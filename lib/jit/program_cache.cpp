@@ -85,8 +85,39 @@ std::optional<Parsed> parse(const fs::path& file) {
 }
 
 bool is_entry(const fs::path& path) { return path.extension() == ".bin"; }
+bool is_note(const fs::path& path) { return path.extension() == ".note"; }
 bool is_temporary(const fs::path& path) {
-    return path.filename().string().find(".bin.tmp.") != std::string::npos;
+    return path.filename().string().find(".tmp.") != std::string::npos;
+}
+
+// Temporary file in the same directory, then rename: readers see the old file or the new one.
+bool write_atomically(const fs::path& final_path, const std::string& header, const void* data,
+                      std::size_t size) {
+    std::error_code ec;
+    fs::create_directories(final_path.parent_path(), ec);
+    if (ec) return false;
+    // Unique per process and call, so concurrent writers never share a temporary file.
+    static std::atomic<unsigned> counter{0};
+    static const unsigned salt = std::random_device{}();
+    const fs::path temporary = final_path.string() + ".tmp." + std::to_string(getpid()) + "." +
+                               std::to_string(salt) + "." + std::to_string(counter++);
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        out << header;
+        out.write(static_cast<const char*>(data), std::streamsize(size));
+        out.flush();
+        if (!out) {
+            out.close();
+            fs::remove(temporary, ec);
+            return false;
+        }
+    }
+    fs::rename(temporary, final_path, ec);
+    if (ec) {
+        fs::remove(temporary, ec);
+        return false;
+    }
+    return true;
 }
 
 } // namespace
@@ -151,18 +182,6 @@ std::optional<std::vector<unsigned char>> ProgramCache::load(const std::string& 
 bool ProgramCache::store(const std::string& key, const CacheEntry& about,
                          const std::vector<unsigned char>& binary) const {
     if (!settings_.disk || binary.empty()) return false;
-    std::error_code ec;
-    fs::create_directories(settings_.directory, ec);
-    if (ec) return false;
-
-    // Unique per process and call, so concurrent writers never share a temporary file.
-    static std::atomic<unsigned> counter{0};
-    static const unsigned salt = std::random_device{}();
-    const fs::path final_path = entry_path(key);
-    const fs::path temporary =
-        final_path.string() + ".tmp." + std::to_string(getpid()) + "." +
-        std::to_string(salt) + "." + std::to_string(counter++);
-
     std::ostringstream header;
     header << magic << "\n"
            << "key: " << key << "\n"
@@ -171,23 +190,25 @@ bool ProgramCache::store(const std::string& key, const CacheEntry& about,
            << "options: " << one_line(about.options) << "\n"
            << "bytes: " << binary.size() << "\n"
            << "sha1: " << sha1_hex(binary.data(), binary.size()) << "\n\n";
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        out << header.str();
-        out.write(reinterpret_cast<const char*>(binary.data()), std::streamsize(binary.size()));
-        out.flush();
-        if (!out) {
-            out.close();
-            fs::remove(temporary, ec);
-            return false;
-        }
-    }
-    fs::rename(temporary, final_path, ec);  // atomic: readers see the old entry or the new one
-    if (ec) {
-        fs::remove(temporary, ec);
-        return false;
-    }
-    return true;
+    return write_atomically(entry_path(key), header.str(), binary.data(), binary.size());
+}
+
+std::optional<std::string> ProgramCache::load_note(const std::string& key) const {
+    if (!settings_.disk) return std::nullopt;
+    std::ifstream in(settings_.directory / (key + ".note"), std::ios::binary);
+    std::string first, text;
+    // First line: the checksum of the rest, so a damaged note is ignored like a damaged binary.
+    if (!in || !std::getline(in, first)) return std::nullopt;
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (first != "sha1: " + sha1_hex(text.data(), text.size())) return std::nullopt;
+    return text;
+}
+
+bool ProgramCache::store_note(const std::string& key, const std::string& text) const {
+    if (!settings_.disk) return false;
+    return write_atomically(settings_.directory / (key + ".note"),
+                            "sha1: " + sha1_hex(text.data(), text.size()) + "\n", text.data(),
+                            text.size());
 }
 
 void ProgramCache::remove(const std::string& key) const {
@@ -221,7 +242,8 @@ std::size_t ProgramCache::clear() const {
     if (!fs::is_directory(settings_.directory, ec)) return 0;
     std::vector<fs::path> doomed;
     for (const auto& item : fs::directory_iterator(settings_.directory, ec))
-        if (item.is_regular_file() && (is_entry(item.path()) || is_temporary(item.path())))
+        if (item.is_regular_file() &&
+            (is_entry(item.path()) || is_note(item.path()) || is_temporary(item.path())))
             doomed.push_back(item.path());
     for (const auto& path : doomed)
         if (fs::remove(path, ec) && is_entry(path)) ++removed;

@@ -96,13 +96,13 @@ struct NBodyRun::State {
     std::vector<std::string> rows;  // energy.csv after the header
     std::function<void(const RunProgress&)> progress;
 
-    State(Context& c, Scenario s, fs::path o, const Bodies& initial)
+    State(Context& c, Scenario s, fs::path o, const Bodies& initial, DenseOptions dense)
         : context(c), scenario(std::move(s)), out(std::move(o)) {
         if (scenario.gravity_model != "dense")
             throw UsageError("gravity model '" + scenario.gravity_model +
                              "' is not available in this version (only dense)");
         const Precision p = scenario.precision;
-        gravity = std::make_unique<DenseGravity>(context, p, scenario.gravity);
+        gravity = std::make_unique<DenseGravity>(context, p, scenario.gravity, dense);
         bodies = std::make_unique<DeviceBodies>(context, p, initial);
         system = std::make_unique<NBodySystem>(context, *gravity, *bodies);
         ops = std::make_unique<VectorOps>(context, p);
@@ -157,18 +157,18 @@ NBodyRun::NBodyRun(std::unique_ptr<State> state) : state_(std::move(state)) {}
 NBodyRun::NBodyRun(NBodyRun&&) noexcept = default;
 NBodyRun::~NBodyRun() = default;
 
-NBodyRun::NBodyRun(Context& context, Scenario scenario, fs::path out) {
+NBodyRun::NBodyRun(Context& context, Scenario scenario, fs::path out, DenseOptions dense) {
     validate(scenario);
     if (scenario.initial != "snapshot") check_device_memory(context, scenario, scenario.n);
     const Bodies initial = make_bodies(scenario);
     check_device_memory(context, scenario, initial.size());
-    state_ = std::make_unique<State>(context, std::move(scenario), std::move(out), initial);
+    state_ = std::make_unique<State>(context, std::move(scenario), std::move(out), initial, dense);
     RenderSettings render = state_->scenario.render;
     state_->extent = render.extent > 0 ? render.extent : auto_extent(initial);
 }
 
 NBodyRun NBodyRun::resume(Context& context, const fs::path& file, fs::path out,
-                          std::uint64_t steps) {
+                          std::uint64_t steps, DenseOptions dense) {
     const Checkpoint c = read_checkpoint(file);
     Scenario scenario = parse_scenario(c.scenario_toml, file.string());
     if (steps) scenario.steps = steps;
@@ -182,7 +182,7 @@ NBodyRun NBodyRun::resume(Context& context, const fs::path& file, fs::path out,
         throw UsageError("checkpoint " + file.string() + " lacks the run's initial energy");
     check_device_memory(context, scenario, c.mass.size());
     auto state = std::make_unique<State>(context, std::move(scenario), std::move(out),
-                                         bodies_from_state(c.state, c.mass));
+                                         bodies_from_state(c.state, c.mass), dense);
     state->integrator->restore(c.integrator);
     state->step = c.step;
     state->time = c.time;

@@ -48,6 +48,7 @@ struct RunRequest {
     std::string precision, integrator;
     std::string resume;                   // checkpoint file
     bool quiet = false;
+    bool autotune = false;
 };
 CLI::App* add_run(CLI::App& app, RunRequest& request);
 int run_run(const RunRequest& request, const GlobalOptions& global);

@@ -39,6 +39,9 @@ CLI::App* add_run(CLI::App& app, RunRequest& request) {
     command->add_option("--resume", request.resume,
                         "Continue from a checkpoint (its scenario; --steps may extend it)")
         ->type_name("CHECKPOINT");
+    command->add_flag("--autotune", request.autotune,
+                      "Time the dense kernel's candidate shapes on each device first and keep "
+                      "the fastest (remembered in the program cache)");
     command->add_flag("--quiet", request.quiet, "No progress bar");
     command->footer(
         "Writes into DIR: energy.csv, snapshot_NNNNNN.h5 (GADGET HDF5 layout), frame_NNNNNN.png,\n"
@@ -114,10 +117,12 @@ int run_run(const RunRequest& request, const GlobalOptions& global) {
     }
 
     Context context = Context::from_filter(DeviceFilter::from_environment(global.device));
+    DenseOptions dense;
+    dense.autotune = request.autotune;
     NBodyRun run = request.resume.empty()
-                       ? NBodyRun(context, scenario, request.out)
+                       ? NBodyRun(context, scenario, request.out, dense)
                        : NBodyRun::resume(context, request.resume, request.out,
-                                          request.steps.value_or(0));
+                                          request.steps.value_or(0), dense);
     const Scenario& s = run.scenario();
     std::string devices;
     for (const auto& d : context.devices()) devices += (devices.empty() ? "" : " + ") + d.info().name;

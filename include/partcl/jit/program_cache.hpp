@@ -63,6 +63,11 @@ public:
     // Drops an entry the driver rejected.
     void remove(const std::string& key) const;
 
+    // Small text results that depend on a device as binaries do (autotuned kernel shapes),
+    // kept beside them under keys made the same way, written atomically, removed by clear().
+    std::optional<std::string> load_note(const std::string& key) const;
+    bool store_note(const std::string& key, const std::string& text) const;
+
     std::vector<CacheEntry> list() const;
     std::size_t clear() const;  // removes every entry; returns how many
 

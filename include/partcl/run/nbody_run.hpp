@@ -20,6 +20,7 @@
 
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/scenario.hpp>
+#include <partcl/models/nbody/dense_gravity.hpp>
 #include <partcl/runtime/context.hpp>
 
 namespace partcl {
@@ -44,12 +45,15 @@ struct RunSummary {
 
 class NBodyRun {
 public:
-    // A fresh run; nothing is written before run().
-    NBodyRun(Context& context, Scenario scenario, std::filesystem::path out);
+    // A fresh run; nothing is written before run(). `dense` tunes the kernel's shape per device
+    // (device tuning, not physics: it is no part of the scenario).
+    NBodyRun(Context& context, Scenario scenario, std::filesystem::path out,
+             DenseOptions dense = {});
     // Continues the run a checkpoint holds (its scenario, precision and integrator). `steps`,
     // when not 0, replaces the scenario's total step count (to run on past the original end).
     static NBodyRun resume(Context& context, const std::filesystem::path& checkpoint,
-                           std::filesystem::path out, std::uint64_t steps = 0);
+                           std::filesystem::path out, std::uint64_t steps = 0,
+                           DenseOptions dense = {});
 
     NBodyRun(NBodyRun&&) noexcept;
     ~NBodyRun();

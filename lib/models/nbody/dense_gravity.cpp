@@ -1,66 +1,146 @@
 #include <partcl/models/nbody/dense_gravity.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <map>
 
 namespace partcl {
 
 namespace {
 
-// Local-memory tiles pay on GPUs (sources are read from global memory once per work-group);
-// on CPUs the plain loop over structure-of-arrays vectorises better and tiling only costs.
-std::size_t default_tile(const Context& context) {
-    std::size_t limit = 256;
-    bool gpu = false;
-    for (const auto& d : context.devices()) {
-        gpu = gpu || d.info().type == DeviceType::gpu || d.info().type == DeviceType::accelerator;
-        limit = std::min(limit, d.info().max_work_group_size);
-    }
-    if (!gpu) return 0;
-    std::size_t tile = 1;
-    while (tile * 2 <= limit) tile *= 2;
-    return tile;
+bool is_gpu(const DeviceInfo& info) {
+    return info.type == DeviceType::gpu || info.type == DeviceType::accelerator;
 }
 
-// Work-group size for the untiled form: big enough for PoCL to vectorise across work-items.
-constexpr std::size_t untiled_local = 64;
+std::size_t largest_power_of_two(std::size_t limit) {
+    std::size_t p = 1;
+    while (p * 2 <= limit) p *= 2;
+    return p;
+}
+
+// Local-memory tiles pay on GPUs (sources are read from global memory once per work-group). On
+// CPUs the plain loop vectorises better and tiling only costs; eight floats or four doubles of
+// partial sums fill the 256-bit vectors PoCL emits (measured on a 2-core AVX-512 EPYC: 8 lanes
+// beat 4 and 16 in float by 1.4-1.9x, 4 beat 8 in double by 1.08x; docs/performance.md).
+DenseShape default_shape(const DeviceInfo& info, Precision precision) {
+    if (is_gpu(info)) return {largest_power_of_two(std::min<std::size_t>(256, info.max_work_group_size)), 0};
+    return {0, std::size_t(precision == Precision::float64 ? 4 : 8)};
+}
+
+std::vector<DenseShape> candidates(const DeviceInfo& info) {
+    std::vector<DenseShape> list{{0, 0}, {0, 4}, {0, 8}, {0, 16}};
+    for (std::size_t tile = 32; tile <= std::min<std::size_t>(512, info.max_work_group_size); tile *= 2)
+        list.push_back({tile, 0});
+    return list;
+}
+
+Program build_shape(const Context& context, const Source& source, Precision precision,
+                    DenseShape shape, bool potential, ProgramCache& cache) {
+    BuildOptions options;
+    options.precision = precision;
+    options.define("DENSE_TILE", static_cast<long long>(shape.tile));
+    options.define("DENSE_LANES", static_cast<long long>(shape.lanes));
+    options.define("DENSE_POTENTIAL", potential ? 1 : 0);
+    return build_program(context, source, options, cache);
+}
+
+std::string tuning_key(const Source& source, Precision precision, const DeviceInfo& info) {
+    return ProgramCache::key(source.expand(), std::string("autotune dense_gravity ") +
+                                                  to_string(precision), info);
+}
 
 } // namespace
 
 DenseGravity::DenseGravity(Context& context, Precision precision, GravityParameters parameters,
-                           std::size_t tile, ProgramCache& cache)
+                           DenseOptions options, ProgramCache& cache)
     : context_(context), precision_(precision), parameters_(parameters),
-      tile_(tile ? tile : default_tile(context)), scheduler_(Scheduler::for_devices(context.devices())) {
+      scheduler_(Scheduler::for_devices(context.devices())) {
     if (!(parameters_.softening >= 0) || !(parameters_.G > 0))
         throw UsageError("gravity: G must be positive and the softening non-negative");
-    for (const auto& d : context.devices()) {
-        require_precision(d.info(), precision);
-        if (tile_ > d.info().max_work_group_size)
-            throw UsageError("dense gravity tile " + std::to_string(tile_) + " exceeds the largest "
-                             "work-group of " + d.info().name + " (" +
-                             std::to_string(d.info().max_work_group_size) + ")");
-    }
     const Source source = Source::builtin("nbody/dense.cl");
+    for (std::size_t d = 0; d < context.size(); ++d) {
+        const DeviceInfo& info = context.device(d).info();
+        require_precision(info, precision);
+        if (options.tile > info.max_work_group_size)
+            throw UsageError("dense gravity tile " + std::to_string(options.tile) +
+                             " exceeds the largest work-group of " + info.name + " (" +
+                             std::to_string(info.max_work_group_size) + ")");
+        DenseShape shape = options.tile ? DenseShape{options.tile, 0} : default_shape(info, precision);
+        std::string origin = options.tile ? "forced" : "default";
+        if (options.autotune) {
+            const std::string key = tuning_key(source, precision, info);
+            unsigned long long tile = 0, lanes = 0;
+            const auto note = cache.load_note(key);
+            if (note && std::sscanf(note->c_str(), "tile %llu lanes %llu", &tile, &lanes) == 2) {
+                shape = {std::size_t(tile), std::size_t(lanes)};
+                origin = "autotuned (cached)";
+            } else {
+                shape = tune(d, source, cache);
+                origin = "autotuned";
+                cache.store_note(key, "tile " + std::to_string(shape.tile) + " lanes " +
+                                          std::to_string(shape.lanes) + "\n");
+            }
+        }
+        shapes_.push_back(shape);
+        origins_.push_back(origin);
+        granule_ = std::max(granule_, shape.work_group());
+    }
+    // One program per distinct shape, built for the whole context; each device takes its
+    // kernel from the program of its own shape.
     for (bool potential : {false, true}) {
-        BuildOptions options;
-        options.precision = precision;
-        options.define("DENSE_TILE", static_cast<long long>(tile_));
-        options.define("DENSE_POTENTIAL", potential ? 1 : 0);
-        // Partial sums for the untiled form: eight floats or four doubles fill the 256-bit
-        // vectors PoCL emits (measured on 2-core AVX-512 EPYC: 8 lanes beat 4 and 16 in float
-        // by 1.4-1.9x, 4 beat 8 in double by 1.08x; docs/performance.md).
-        options.define("DENSE_LANES", tile_ == 0 ? (precision == Precision::float64 ? 4 : 8) : 0);
-        const Program program = build_program(context, source, options, cache);
+        std::map<DenseShape, Program> programs;
         for (std::size_t d = 0; d < context.size(); ++d) {
-            Kernel k(program, "dense_gravity");
-            if (tile_ > k.max_work_group_size(context.device(d)))
+            auto it = programs.find(shapes_[d]);
+            if (it == programs.end())
+                it = programs.emplace(shapes_[d], build_shape(context, source, precision, shapes_[d],
+                                                              potential, cache)).first;
+            Kernel k(it->second, "dense_gravity");
+            const std::size_t limit = k.max_work_group_size(context.device(d));
+            if (shapes_[d].tile > limit)
                 throw Unsupported("dense gravity: " + context.device(d).info().name +
                                   " runs the kernel in work-groups of at most " +
-                                  std::to_string(k.max_work_group_size(context.device(d))) +
-                                  ", fewer than the tile of " + std::to_string(tile_));
-            kernels_.push_back(std::move(k));
+                                  std::to_string(limit) + ", fewer than the tile of " +
+                                  std::to_string(shapes_[d].tile));
+            kernels_.push_back(std::move(k));  // index (potential ? size : 0) + d
         }
     }
-    local_ = tile_ ? tile_ : untiled_local;
+}
+
+DenseShape DenseGravity::tune(std::size_t d, const Source& source, ProgramCache& cache) const {
+    const DeviceInfo& info = context_.device(d).info();
+    // Big enough that a launch is dominated by the interactions, small enough to tune in a few
+    // seconds on a CPU.
+    const std::size_t n = is_gpu(info) ? 65536 : 4096;
+    std::vector<double> pos(3 * n), mass(n, 1.0 / double(n));
+    std::uint64_t state = 0x9e3779b97f4a7c15ull;  // fixed sample: tuning does not depend on luck
+    for (double& p : pos) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        p = double(state >> 11) * 0x1.0p-53 * 2 - 1;
+    }
+    RealBuffer bpos(context_, precision_, 3 * n), bmass(context_, precision_, n),
+        acc(context_, precision_, 3 * n);
+    cl::CommandQueue& queue = context_.queue(d);
+    bpos.write(queue, pos);
+    bmass.write(queue, mass);
+
+    DenseShape best = default_shape(info, precision_);
+    double best_seconds = -1;
+    for (const DenseShape& shape : candidates(info)) {
+        const Program program = build_shape(context_, source, precision_, shape, false, cache);
+        Kernel k(program, "dense_gravity");
+        if (shape.tile > k.max_work_group_size(context_.device(d))) continue;
+        k.args(cl_uint(0), cl_uint(n), cl_uint(n), Real{0.0025}, Real{1.0}, bpos, bmass, acc,
+               cl_uint(0), cl_uint(n), RealBuffer());
+        k.launch(queue, n, shape.work_group()).wait();  // first launch: driver-side compilation
+        double seconds = 1e300;
+        for (int repeat = 0; repeat < 3; ++repeat)
+            seconds = std::min(seconds, k.launch(queue, n, shape.work_group()).seconds());
+        if (best_seconds < 0 || seconds < best_seconds) {
+            best = shape;
+            best_seconds = seconds;
+        }
+    }
+    return best;
 }
 
 void DenseGravity::accelerations(const RealBuffer& positions, const RealBuffer& mass,
@@ -83,7 +163,7 @@ void DenseGravity::accelerations(const RealBuffer& positions, const RealBuffer& 
         slices_.resize(context_.size());
     }
     const std::size_t potential_offset = potential ? context_.size() : 0;
-    const auto ranges = scheduler_.run(n, local_, [&](std::size_t d, Range r) {
+    const auto ranges = scheduler_.run(n, granule_, [&](std::size_t d, Range r) {
         RealBuffer* acc = &out;
         RealBuffer* pot = potential;
         cl_uint offset = cl_uint(out_offset), stride = cl_uint(n);
@@ -102,7 +182,7 @@ void DenseGravity::accelerations(const RealBuffer& positions, const RealBuffer& 
         k.args(cl_uint(r.begin), cl_uint(r.end), cl_uint(n),
                Real{parameters_.softening * parameters_.softening}, Real{parameters_.G}, positions,
                mass, *acc, offset, stride, pot ? *pot : RealBuffer());
-        return k.launch(context_.queue(d), r.size(), local_);
+        return k.launch(context_.queue(d), r.size(), shapes_[d].work_group());
     });
     if (spread) {
         auto& queue = context_.queue(0);

@@ -3,6 +3,7 @@
 // evaluation is spread over every device of the context by the Scheduler: positions and masses
 // are read by all devices, each device computes its slice of targets, and the slices are
 // gathered into the output buffer on device 0.
+#include <string>
 #include <vector>
 
 #include <partcl/jit/compiler.hpp>
@@ -12,12 +13,32 @@
 
 namespace partcl {
 
+// The shape cl/nbody/dense.cl is compiled to: local-memory tiles of `tile` bodies (GPUs), or
+// (tile 0) a plain loop with `lanes` partial sums (CPUs).
+struct DenseShape {
+    std::size_t tile = 0;
+    std::size_t lanes = 0;
+    std::size_t work_group() const noexcept { return tile ? tile : 64; }
+    bool operator==(const DenseShape& o) const noexcept { return tile == o.tile && lanes == o.lanes; }
+    bool operator<(const DenseShape& o) const noexcept {
+        return tile != o.tile ? tile < o.tile : lanes < o.lanes;
+    }
+};
+
+struct DenseOptions {
+    // 0: per device (CPUs: no tiles, 8 partial sums in float, 4 in double; GPUs: tiles of the
+    // largest power of two up to 256 the device allows). > 0 forces that tile everywhere.
+    std::size_t tile = 0;
+    // Time the candidate shapes on each device and keep the fastest. The choice is stored in
+    // the program cache's directory, keyed like a binary (kernel source, precision, device,
+    // driver), so each device is tuned once.
+    bool autotune = false;
+};
+
 class DenseGravity : public GravityModel {
 public:
-    // `tile` 0 picks per device (no tiling on CPUs, local-memory tiles of up to 256 on GPUs);
-    // a positive value forces that tile size (= work-group size) everywhere.
     DenseGravity(Context& context, Precision precision, GravityParameters parameters = {},
-                 std::size_t tile = 0, ProgramCache& cache = ProgramCache::global());
+                 DenseOptions options = {}, ProgramCache& cache = ProgramCache::global());
 
     void accelerations(const RealBuffer& positions, const RealBuffer& mass, std::size_t n,
                        RealBuffer& out, std::size_t out_offset,
@@ -27,7 +48,11 @@ public:
     double interactions() const noexcept override { return interactions_; }
 
     Precision precision() const noexcept { return precision_; }
-    std::size_t tile() const noexcept { return tile_; }
+    const DenseShape& shape(std::size_t device) const { return shapes_.at(device); }
+    // How device d's shape was chosen: "default", "forced", "autotuned" or "autotuned (cached)".
+    const std::string& shape_origin(std::size_t device) const { return origins_.at(device); }
+    // Slices of the scheduler's split start at multiples of this.
+    std::size_t granule() const noexcept { return granule_; }
     Scheduler& scheduler() noexcept { return scheduler_; }
 
 private:
@@ -38,8 +63,11 @@ private:
     Context& context_;
     Precision precision_;
     GravityParameters parameters_;
-    std::size_t tile_ = 0;
-    std::size_t local_ = 0;
+    DenseShape tune(std::size_t device, const Source& source, ProgramCache& cache) const;
+
+    std::vector<DenseShape> shapes_;
+    std::vector<std::string> origins_;
+    std::size_t granule_ = 1;
     Scheduler scheduler_;
     std::vector<Kernel> kernels_;  // [d]: accelerations on device d, [size + d]: with potential
     std::vector<Slice> slices_;    // devices > 0: their part before the gather
