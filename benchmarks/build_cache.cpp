@@ -45,9 +45,12 @@
 #include <vector>
 
 #include <partcl/partcl.hpp>
+#include <partcl/io/json.hpp>
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+
+using partcl::json_string;
 
 namespace {
 
@@ -133,27 +136,6 @@ fs::path make_temp_dir(const std::string& stem) {
                              fs::temp_directory_path().string());
 }
 
-std::string json_string(const std::string& text) {
-    std::string out = "\"";
-    for (const char c : text) {
-        switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        case '\r': out += "\\r"; break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-                out += buf;
-            } else {
-                out += c;
-            }
-        }
-    }
-    return out + "\"";
-}
 
 std::string json_number(double value, int digits = 3) {
     char buf[64];

@@ -19,6 +19,7 @@
 
 #include <partcl/models/nbody/dense_gravity.hpp>
 #include <partcl/models/nbody/dense_reference.hpp>
+#include <partcl/io/json.hpp>
 #include <partcl/partcl.hpp>
 
 #include <omp.h>
@@ -118,14 +119,6 @@ double reference_seconds(const Bodies& b, int repeat) {
     });
 }
 
-std::string quoted(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-    }
-    return out + "\"";
-}
 
 } // namespace
 
@@ -152,8 +145,8 @@ int main(int argc, char** argv) {
                                 "\"precision\":\"%s\",\"tile\":%zu,\"lanes\":%zu,\"shape\":\"%s\","
                                 "\"seconds\":%.6g,"
                                 "\"interactions_per_s\":%.4g",
-                                quoted(device.info().name).c_str(),
-                                quoted(device.info().platform).c_str(), n, to_string(precision),
+                                json_string(device.info().name).c_str(),
+                                json_string(device.info().platform).c_str(), n, to_string(precision),
                                 gravity.shape(0).tile, gravity.shape(0).lanes,
                                 gravity.shape_origin(0).c_str(), seconds, rate);
                     if (o.reference) {

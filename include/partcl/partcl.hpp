@@ -34,6 +34,7 @@
 #include <partcl/io/atomic_file.hpp>
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/initial_conditions.hpp>
+#include <partcl/io/json.hpp>
 #include <partcl/io/render.hpp>
 #include <partcl/io/scenario.hpp>
 #include <partcl/io/snapshot.hpp>

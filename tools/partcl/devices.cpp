@@ -3,6 +3,8 @@
 #include "commands.hpp"
 #include "text.hpp"
 
+#include <partcl/io/json.hpp>
+
 #include <cstdlib>
 #include <iostream>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Small text helpers for the CLI's output: aligned tables, byte sizes, JSON strings.
+// Small text helpers for the CLI's output: aligned tables, byte sizes, one-line messages.
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -14,10 +14,6 @@ void print_table(std::ostream& out, const std::vector<std::vector<std::string>>&
 
 // "512 KiB", "5.8 GiB".
 std::string format_bytes(std::uint64_t bytes);
-
-// `text` as a JSON string literal, quotes included. Invalid UTF-8 becomes U+FFFD, so the
-// output is always valid JSON whatever a driver puts in its strings.
-std::string json_string(const std::string& text);
 
 // Newlines folded into blanks, for messages that must fit on one line.
 std::string one_line(std::string text);
