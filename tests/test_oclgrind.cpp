@@ -77,6 +77,7 @@ void run_dense_typed(Precision precision) {
         options.precision = precision;
         options.define("DENSE_TILE", c.tile).define("DENSE_POTENTIAL", c.potential);
         options.define("DENSE_LANES", c.vector ? 8 : 0);
+        options.define("DENSE_UNROLL", c.tile ? 4 : 1);  // full tiles unrolled, the last not
         const Program program =
             build_program(context, Source::builtin("nbody/dense.cl"), options, memory_cache());
         const std::size_t count = c.end - c.begin;

@@ -17,6 +17,7 @@
  *                    (CPUs: the compiler vectorises across work-items, local memory only
  *                    costs); > 0: sources are staged through local memory in tiles of
  *                    DENSE_TILE, which must equal the work-group size (GPUs).
+ *   DENSE_UNROLL     tiled form only: unroll factor of the loop over a full tile.
  *   DENSE_POTENTIAL  1: also write the potential (`pot` must then be a buffer).
  *   DENSE_LANES      untiled form only: keep this many partial sums over sources (CPUs: the
  *                    compiler may not reorder one scalar sum without fast-math, but it packs
@@ -36,6 +37,11 @@
 #ifndef DENSE_LANES
 #define DENSE_LANES 0
 #endif
+#ifndef DENSE_UNROLL
+#define DENSE_UNROLL 1
+#endif
+#define DENSE_PRAGMA(x) _Pragma(#x)
+#define DENSE_UNROLL_BY(n) DENSE_PRAGMA(unroll n)
 
 #if DENSE_TILE == 0 && DENSE_LANES
 inline real sum_lanes(const real* v)
@@ -94,7 +100,13 @@ KERNEL void dense_gravity(const uint begin, const uint end, const uint n, const 
         }
         BARRIER_LOCAL;
         const uint count = min((uint)DENSE_TILE, n - tile);
-        for (uint k = 0; k < count; ++k) DENSE_INTERACT(tx[k], ty[k], tz[k], tm[k]);
+        if (count == DENSE_TILE) {
+            /* A full tile: a trip count the compiler knows, so it can unroll. */
+            DENSE_UNROLL_BY(DENSE_UNROLL)
+            for (uint k = 0; k < DENSE_TILE; ++k) DENSE_INTERACT(tx[k], ty[k], tz[k], tm[k]);
+        } else {
+            for (uint k = 0; k < count; ++k) DENSE_INTERACT(tx[k], ty[k], tz[k], tm[k]);
+        }
         BARRIER_LOCAL;
     }
 #else

@@ -22,15 +22,20 @@ std::size_t largest_power_of_two(std::size_t limit) {
 // CPUs the plain loop vectorises better and tiling only costs; eight floats or four doubles of
 // partial sums fill the 256-bit vectors PoCL emits (measured on a 2-core AVX-512 EPYC: 8 lanes
 // beat 4 and 16 in float by 1.4-1.9x, 4 beat 8 in double by 1.08x; docs/performance.md).
+// GPUs unroll the loop over a full tile 4 times, the usual choice of tiled N-body kernels
+// (measured choices come from autotuning).
 DenseShape default_shape(const DeviceInfo& info, Precision precision) {
-    if (is_gpu(info)) return {largest_power_of_two(std::min<std::size_t>(256, info.max_work_group_size)), 0};
-    return {0, std::size_t(precision == Precision::float64 ? 4 : 8)};
+    if (is_gpu(info))
+        return {largest_power_of_two(std::min<std::size_t>(256, info.max_work_group_size)), 0, 4};
+    return {0, std::size_t(precision == Precision::float64 ? 4 : 8), 1};
 }
 
 std::vector<DenseShape> candidates(const DeviceInfo& info) {
-    std::vector<DenseShape> list{{0, 0}, {0, 4}, {0, 8}, {0, 16}};
+    std::vector<DenseShape> list{{0, 0, 1}, {0, 4, 1}, {0, 8, 1}, {0, 16, 1}};
     for (std::size_t tile = 32; tile <= std::min<std::size_t>(512, info.max_work_group_size); tile *= 2)
-        list.push_back({tile, 0});
+        for (std::size_t unroll : {1, 4, 16})
+            if (unroll <= tile && (unroll == 1 || is_gpu(info)))  // tiles lose on CPUs anyway
+                list.push_back({tile, 0, unroll});
     return list;
 }
 
@@ -40,6 +45,7 @@ Program build_shape(const Context& context, const Source& source, Precision prec
     options.precision = precision;
     options.define("DENSE_TILE", static_cast<long long>(shape.tile));
     options.define("DENSE_LANES", static_cast<long long>(shape.lanes));
+    options.define("DENSE_UNROLL", static_cast<long long>(shape.unroll));
     options.define("DENSE_POTENTIAL", potential ? 1 : 0);
     return build_program(context, source, options, cache);
 }
@@ -65,20 +71,23 @@ DenseGravity::DenseGravity(Context& context, Precision precision, GravityParamet
             throw UsageError("dense gravity tile " + std::to_string(options.tile) +
                              " exceeds the largest work-group of " + info.name + " (" +
                              std::to_string(info.max_work_group_size) + ")");
-        DenseShape shape = options.tile ? DenseShape{options.tile, 0} : default_shape(info, precision);
+        DenseShape shape =
+            options.tile ? DenseShape{options.tile, 0, 4} : default_shape(info, precision);
         std::string origin = options.tile ? "forced" : "default";
         if (options.autotune) {
             const std::string key = tuning_key(source, precision, info);
-            unsigned long long tile = 0, lanes = 0;
+            unsigned long long tile = 0, lanes = 0, unroll = 0;
             const auto note = cache.load_note(key);
-            if (note && std::sscanf(note->c_str(), "tile %llu lanes %llu", &tile, &lanes) == 2) {
-                shape = {std::size_t(tile), std::size_t(lanes)};
+            if (note && std::sscanf(note->c_str(), "tile %llu lanes %llu unroll %llu", &tile,
+                                    &lanes, &unroll) == 3) {
+                shape = {std::size_t(tile), std::size_t(lanes), std::size_t(unroll)};
                 origin = "autotuned (cached)";
             } else {
                 shape = tune(d, source, cache);
                 origin = "autotuned";
                 cache.store_note(key, "tile " + std::to_string(shape.tile) + " lanes " +
-                                          std::to_string(shape.lanes) + "\n");
+                                          std::to_string(shape.lanes) + " unroll " +
+                                          std::to_string(shape.unroll) + "\n");
             }
         }
         shapes_.push_back(shape);

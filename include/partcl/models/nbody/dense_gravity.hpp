@@ -13,15 +13,20 @@
 
 namespace partcl {
 
-// The shape cl/nbody/dense.cl is compiled to: local-memory tiles of `tile` bodies (GPUs), or
-// (tile 0) a plain loop with `lanes` partial sums (CPUs).
+// The shape cl/nbody/dense.cl is compiled to: local-memory tiles of `tile` bodies with the
+// loop over a tile unrolled `unroll` times (GPUs), or (tile 0) a plain loop with `lanes`
+// partial sums (CPUs).
 struct DenseShape {
     std::size_t tile = 0;
     std::size_t lanes = 0;
+    std::size_t unroll = 1;
     std::size_t work_group() const noexcept { return tile ? tile : 64; }
-    bool operator==(const DenseShape& o) const noexcept { return tile == o.tile && lanes == o.lanes; }
+    bool operator==(const DenseShape& o) const noexcept {
+        return tile == o.tile && lanes == o.lanes && unroll == o.unroll;
+    }
     bool operator<(const DenseShape& o) const noexcept {
-        return tile != o.tile ? tile < o.tile : lanes < o.lanes;
+        if (tile != o.tile) return tile < o.tile;
+        return lanes != o.lanes ? lanes < o.lanes : unroll < o.unroll;
     }
 };
 
