@@ -99,3 +99,31 @@ TEST_CASE("include lookup: own directory, then include_dirs, then the tree") {
 }
 
 } // TEST_SUITE
+
+TEST_SUITE("source") {
+
+TEST_CASE("compiler locations of the expanded text map back to files and lines") {
+    const std::string expanded = Source::from_string("user.cl",
+                                                     "// one\n"
+                                                     "#include \"common/real.h\"\n"
+                                                     "KERNEL void k(GLOBAL real* x) { x[0] = y; }\n")
+                                     .expand();
+    // Find the expanded line of the kernel, as a compiler that ignores #line would number it.
+    std::size_t line = 1, kernel_line = 0;
+    for (std::size_t i = 0; i < expanded.size(); ++i) {
+        if (expanded.compare(i, 6, "KERNEL") == 0 && (i == 0 || expanded[i - 1] == '\n')) kernel_line = line;
+        if (expanded[i] == '\n') ++line;
+    }
+    REQUIRE(kernel_line > 3);
+    const std::string n = std::to_string(kernel_line);
+    CHECK(map_log_locations("<kernel>:" + n + ":40: error: use of undeclared identifier 'y'",
+                            expanded) == "user.cl:3:40: error: use of undeclared identifier 'y'");
+    CHECK(map_log_locations("input.cl:" + n + ":1: warning", expanded) == "user.cl:3:1: warning");
+    // A line inside the included header names the header.
+    CHECK(contains(map_log_locations("<kernel>:5: note", expanded), "common/real.h:"));
+    // Locations already in file terms, and lines past the end, stay as they are.
+    CHECK(map_log_locations("user.cl:3:40: error", expanded) == "user.cl:3:40: error");
+    CHECK(map_log_locations("<kernel>:99999: error", expanded) == "<kernel>:99999: error");
+}
+
+}

@@ -101,7 +101,7 @@ Program build_program(const Context& context, const Source& source, const BuildO
         for (std::size_t i = 0; i < devices.size(); ++i) {
             builds[i].origin = origin;
             builds[i].seconds = seconds;
-            builds[i].log = build_log(program, handles[i]);
+            builds[i].log = map_log_locations(build_log(program, handles[i]), expanded);
         }
         cache.remember(context.cl_context(), combined, program);
         return Program(std::move(program), source.name(), options, std::move(builds));
@@ -135,7 +135,7 @@ Program build_program(const Context& context, const Source& source, const BuildO
             cl_build_status state = CL_BUILD_NONE;
             program.getBuildInfo(handles[i], CL_PROGRAM_BUILD_STATUS, &state);
             if (state == CL_BUILD_SUCCESS) continue;
-            std::string log = build_log(program, handles[i]);
+            std::string log = map_log_locations(build_log(program, handles[i]), expanded);
             if (log.empty()) log = std::string("(no compiler log; clBuildProgram returned ") +
                                    cl_status_name(status) + ")";
             throw BuildError(source.name(), devices[i].info().name, log);
