@@ -142,13 +142,14 @@ int main(int argc, char** argv) {
                     const double seconds = median_seconds(o.repeat, evaluate);
                     const double rate = double(n) * double(n) / seconds;
                     std::printf("{\"bench\":\"dense\",\"device\":%s,\"platform\":%s,\"n\":%zu,"
-                                "\"precision\":\"%s\",\"tile\":%zu,\"lanes\":%zu,\"shape\":\"%s\","
+                                "\"precision\":\"%s\",\"tile\":%zu,\"lanes\":%zu,\"unroll\":%zu,"
+                                "\"shape\":\"%s\","
                                 "\"seconds\":%.6g,"
                                 "\"interactions_per_s\":%.4g",
                                 json_string(device.info().name).c_str(),
                                 json_string(device.info().platform).c_str(), n, to_string(precision),
                                 gravity.shape(0).tile, gravity.shape(0).lanes,
-                                gravity.shape_origin(0).c_str(), seconds, rate);
+                                gravity.shape(0).unroll, gravity.shape_origin(0).c_str(), seconds, rate);
                     if (o.reference) {
                         const double ref = precision == Precision::float64
                                                ? reference_seconds<double>(b, o.repeat)
