@@ -104,3 +104,30 @@ TEST_CASE("the run writes energy, snapshots, frames and a checkpoint") {
 }
 
 }
+
+TEST_SUITE("run_two_devices" * doctest::skip()) {
+
+TEST_CASE("a run spread over two devices ends in the one-device state, bit for bit") {
+    const auto devices = pocl_devices();
+    REQUIRE_MESSAGE(devices.size() >= 2, "run with POCL_DEVICES=\"pthread pthread\"");
+    Context one(std::vector<Device>{devices[0]});
+    Context both(std::vector<Device>{devices[0], devices[1]});
+    for (Precision precision : {Precision::float32, Precision::float64}) {
+        INFO(to_string(precision));
+        Scenario s = builtin_scenario("plummer");
+        s.n = 1001;
+        s.steps = 6;
+        s.precision = precision;
+        s.frame_every = 0;
+        TempDir a("one"), b("both");
+        NBodyRun(one, s, a.path()).run();
+        NBodyRun(both, s, b.path()).run();
+        const Checkpoint x = read_checkpoint(a / "checkpoint.bin");
+        const Checkpoint y = read_checkpoint(b / "checkpoint.bin");
+        CHECK(y.scheduler_weights.size() == 2);
+        CHECK(x.state == y.state);
+        CHECK(read_file(a / "energy.csv") == read_file(b / "energy.csv"));
+    }
+}
+
+}
