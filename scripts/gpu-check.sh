@@ -61,6 +61,10 @@ PARTCL_DEVICE=nvidia build-gpu/benchmarks/partcl_bench_dense --n 16384,65536,262
     --repeat 3 --no-reference >"$OUT/dense-nvidia.jsonl" 2>>"$OUT/summary.txt"
 PARTCL_DEVICE=nvidia build-gpu/benchmarks/partcl_bench_dense --n 1048576 --repeat 3 --autotune \
     --no-reference >>"$OUT/dense-nvidia.jsonl" 2>>"$OUT/summary.txt"
+for targets in 2 4; do
+    PARTCL_DEVICE=nvidia build-gpu/benchmarks/partcl_bench_dense --n 1048576 --repeat 3 --tile 256 \
+        --targets $targets --no-reference >>"$OUT/dense-nvidia.jsonl" 2>>"$OUT/summary.txt"
+done
 cat "$OUT/dense-nvidia.jsonl"
 log "default run on the GPU"
 PARTCL_DEVICE=nvidia $P run --out "$OUT/run" --frame-every 0 2>&1 | tail -5 | tee -a "$OUT/summary.txt"

@@ -53,18 +53,19 @@ struct Result {
 };
 
 Result evaluate(Context& context, Precision precision, const Bodies& b, GravityParameters p,
-                std::size_t tile = 0) {
+                std::size_t tile = 0, std::size_t targets = 1) {
     const std::size_t n = b.size();
-    DenseGravity gravity(context, precision, p, DenseOptions{tile, false}, memory_cache());
+    DenseGravity gravity(context, precision, p, DenseOptions{tile, targets, false}, memory_cache());
     DeviceBodies bodies(context, precision, b);
     RealBuffer acc(context, precision, 3 * n), pot(context, precision, n);
     gravity.accelerations(bodies.state, bodies.mass, n, acc, 0, &pot);
     return {acc.read(context.queue(0)), pot.read(context.queue(0))};
 }
 
-void compare(Precision precision, std::size_t n, std::size_t tile) {
+void compare(Precision precision, std::size_t n, std::size_t tile, std::size_t targets = 1) {
     const std::uint32_t seed = fresh_seed();
-    INFO("seed " << seed << ", N " << n << ", " << to_string(precision) << ", tile " << tile);
+    INFO("seed " << seed << ", N " << n << ", " << to_string(precision) << ", tile " << tile
+                  << ", targets " << targets);
     const GravityParameters p{0.75, 0.05};
     const double eps2 = p.softening * p.softening;
     const Bodies b = random_bodies(n, seed);
@@ -81,7 +82,7 @@ void compare(Precision precision, std::size_t n, std::size_t tile) {
                                      rz.data(), rp.data());
     absolute_sums(rounded, eps2, p.G, abs_acc, abs_pot);
 
-    const Result r = evaluate(context, precision, b, p, tile);
+    const Result r = evaluate(context, precision, b, p, tile, targets);
     // Recursive summation of n terms, each a few ulp off: typically sqrt(n) roundings of the
     // absolute sum; the bound allows 4 ulp per sqrt(n) + 8. Dropping a single interaction out of
     // 4097 would exceed it 10x in float.
@@ -112,9 +113,10 @@ TEST_CASE("dense gravity matches the float64 reference for any N") {
         for (std::size_t n : {1, 2, 31, 1000, 4097}) compare(precision, n, 0);
 }
 
-TEST_CASE("the tiled form matches too, with a partial last tile") {
+TEST_CASE("the tiled form matches too, with a partial last tile and several targets per item") {
     for (Precision precision : {Precision::float32, Precision::float64})
-        for (std::size_t n : {1, 31, 1000}) compare(precision, n, 16);
+        for (std::size_t n : {1, 31, 1000})
+            for (std::size_t targets : {1, 3}) compare(precision, n, 16, targets);
 }
 
 TEST_CASE("bad use is refused with a clear error") {
@@ -185,7 +187,7 @@ TEST_CASE("autotuning picks a shape once per device and remembers it") {
     DenseShape chosen;
     {
         ProgramCache cache(ProgramCache::Settings{true, dir.path()});
-        DenseGravity tuned(context, Precision::float32, p, DenseOptions{0, true}, cache);
+        DenseGravity tuned(context, Precision::float32, p, DenseOptions{0, 1, true}, cache);
         CHECK(tuned.shape_origin(0) == "autotuned");
         chosen = tuned.shape(0);
         CHECK(notes() == 1);
@@ -202,16 +204,16 @@ TEST_CASE("autotuning picks a shape once per device and remembers it") {
     }
     {
         ProgramCache cache(ProgramCache::Settings{true, dir.path()});
-        DenseGravity again(context, Precision::float32, p, DenseOptions{0, true}, cache);
+        DenseGravity again(context, Precision::float32, p, DenseOptions{0, 1, true}, cache);
         CHECK(again.shape_origin(0) == "autotuned (cached)");
         CHECK(again.shape(0) == chosen);
     }
     // A damaged note is ignored and replaced, like a damaged binary.
     for (const auto& entry : fs::directory_iterator(dir.path()))
-        if (entry.path().extension() == ".note") write_file(entry.path(), "sha1: 0\ntile 7 lanes 3 unroll 1\n");
+        if (entry.path().extension() == ".note") write_file(entry.path(), "sha1: 0\ntile 7 lanes 3 unroll 1 targets 1\n");
     {
         ProgramCache cache(ProgramCache::Settings{true, dir.path()});
-        DenseGravity retuned(context, Precision::float32, p, DenseOptions{0, true}, cache);
+        DenseGravity retuned(context, Precision::float32, p, DenseOptions{0, 1, true}, cache);
         CHECK(retuned.shape_origin(0) == "autotuned");
         CHECK(retuned.shape(0).tile != 7);
         CHECK(notes() == 1);

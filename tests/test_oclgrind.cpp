@@ -55,7 +55,8 @@ void run_dense_typed(Precision precision) {
     struct Case {
         int tile, potential;
         std::size_t begin, end, acc_offset, stride, acc_size;
-        int vector = 0;  // DENSE_LANES = 8: eight partial sums (the CPU form)
+        int vector = 0;   // DENSE_LANES = 8: eight partial sums (the CPU form)
+        int targets = 1;  // DENSE_TARGETS (the tiled form)
     };
     const Case cases[] = {
         {0, 0, 0, n, 3 * n, n, 6 * n},   // straight into a derivative vector [x v | a]
@@ -65,6 +66,8 @@ void run_dense_typed(Precision precision) {
         {0, 1, 36, 37, 2, 1, 5},
         {0, 1, 0, n, 3 * n, n, 6 * n, 1},
         {0, 0, 5, 30, 0, 25, 75, 1},
+        {8, 1, 0, n, 3 * n, n, 6 * n, 0, 3},
+        {8, 0, 5, 30, 0, 25, 75, 0, 2},
     };
     const double eps = precision == Precision::float64 ? DBL_EPSILON : double(FLT_EPSILON);
     for (const Case& c : cases) {
@@ -73,11 +76,13 @@ void run_dense_typed(Precision precision) {
         CAPTURE(c.begin);
         CAPTURE(c.end);
         CAPTURE(c.vector);
+        CAPTURE(c.targets);
         BuildOptions options;
         options.precision = precision;
         options.define("DENSE_TILE", c.tile).define("DENSE_POTENTIAL", c.potential);
         options.define("DENSE_LANES", c.vector ? 8 : 0);
         options.define("DENSE_UNROLL", c.tile ? 4 : 1);  // full tiles unrolled, the last not
+        options.define("DENSE_TARGETS", c.targets);
         const Program program =
             build_program(context, Source::builtin("nbody/dense.cl"), options, memory_cache());
         const std::size_t count = c.end - c.begin;
@@ -86,7 +91,8 @@ void run_dense_typed(Precision precision) {
         Kernel kernel(program, "dense_gravity");
         kernel.args(cl_uint(c.begin), cl_uint(c.end), cl_uint(n), Real{eps2}, Real{G}, bpos, bm,
                     acc, cl_uint(c.acc_offset), cl_uint(c.stride), pot);
-        kernel.launch(queue, count, c.tile ? std::size_t(c.tile) : 0).wait();
+        const std::size_t items = (count + c.targets - 1) / c.targets;
+        kernel.launch(queue, items, c.tile ? std::size_t(c.tile) : 0).wait();
         const auto a = acc.read(queue);
         const auto p = pot.read(queue);
         std::vector<bool> written(c.acc_size, false);

@@ -18,6 +18,9 @@
  *                    costs); > 0: sources are staged through local memory in tiles of
  *                    DENSE_TILE, which must equal the work-group size (GPUs).
  *   DENSE_UNROLL     tiled form only: unroll factor of the loop over a full tile.
+ *   DENSE_TARGETS    tiled form only: targets per work-item (each source fetched from local
+ *                    memory then serves that many; a work-group covers DENSE_TILE *
+ *                    DENSE_TARGETS targets, so launch ceil(count / DENSE_TARGETS) work-items).
  *   DENSE_POTENTIAL  1: also write the potential (`pot` must then be a buffer).
  *   DENSE_LANES      untiled form only: keep this many partial sums over sources (CPUs: the
  *                    compiler may not reorder one scalar sum without fast-math, but it packs
@@ -40,6 +43,9 @@
 #ifndef DENSE_UNROLL
 #define DENSE_UNROLL 1
 #endif
+#ifndef DENSE_TARGETS
+#define DENSE_TARGETS 1
+#endif
 #define DENSE_PRAGMA(x) _Pragma(#x)
 #define DENSE_UNROLL_BY(n) DENSE_PRAGMA(unroll n)
 
@@ -52,24 +58,24 @@ inline real sum_lanes(const real* v)
 }
 #endif
 
-#define DENSE_INTERACT(xj, yj, zj, mj)                                  \
+/* Source (xj, yj, zj, mj) acting on target (xi, yi, zi), added to sums (sx, sy, sz, sp). */
+#define DENSE_INTERACT(xj, yj, zj, mj, xi, yi, zi, sx, sy, sz, sp)      \
     {                                                                   \
-        const real dx = (xj) - xi;                                      \
-        const real dy = (yj) - yi;                                      \
-        const real dz = (zj) - zi;                                      \
+        const real dx = (xj) - (xi);                                    \
+        const real dy = (yj) - (yi);                                    \
+        const real dz = (zj) - (zi);                                    \
         const real r2 = dx * dx + dy * dy + dz * dz;                    \
         const real inv_r = r2 > REAL_C(0.0) ? real_rsqrt(r2 + eps2) : REAL_C(0.0); \
         const real m_inv_r = (mj) * inv_r;                              \
         const real s = m_inv_r * inv_r * inv_r;                         \
-        sx += s * dx;                                                   \
-        sy += s * dy;                                                   \
-        sz += s * dz;                                                   \
-        sp += m_inv_r;                                                  \
+        (sx) += s * dx;                                                 \
+        (sy) += s * dy;                                                 \
+        (sz) += s * dz;                                                 \
+        (sp) += m_inv_r;                                                \
     }
 
 #if DENSE_TILE > 0
 __attribute__((reqd_work_group_size(DENSE_TILE, 1, 1)))
-#endif
 KERNEL void dense_gravity(const uint begin, const uint end, const uint n, const real eps2,
                           const real G, GLOBAL const real* RESTRICT pos,
                           GLOBAL const real* RESTRICT m, GLOBAL real* RESTRICT acc,
@@ -78,18 +84,27 @@ KERNEL void dense_gravity(const uint begin, const uint end, const uint n, const 
     GLOBAL const real* RESTRICT x = pos;
     GLOBAL const real* RESTRICT y = pos + n;
     GLOBAL const real* RESTRICT z = pos + 2 * n;
-    const uint i = begin + global_id(0);
-    const int active = i < end;
-    real sx = REAL_C(0.0), sy = REAL_C(0.0), sz = REAL_C(0.0), sp = REAL_C(0.0);
-#if DENSE_TILE > 0
     LOCAL real tx[DENSE_TILE];
     LOCAL real ty[DENSE_TILE];
     LOCAL real tz[DENSE_TILE];
     LOCAL real tm[DENSE_TILE];
     const uint lane = local_id(0);
-    const real xi = active ? x[i] : REAL_C(0.0);
-    const real yi = active ? y[i] : REAL_C(0.0);
-    const real zi = active ? z[i] : REAL_C(0.0);
+    /* Work-group g owns targets begin + g * DENSE_TILE * DENSE_TARGETS + [0, DENSE_TILE *
+     * DENSE_TARGETS); work-item `lane` takes every DENSE_TILE-th of them, so neighbouring
+     * work-items touch neighbouring bodies, and each source read from local memory serves
+     * DENSE_TARGETS targets. */
+    const uint first = begin + group_id(0) * (DENSE_TILE * DENSE_TARGETS) + lane;
+    real xi[DENSE_TARGETS], yi[DENSE_TARGETS], zi[DENSE_TARGETS];
+    real sx[DENSE_TARGETS], sy[DENSE_TARGETS], sz[DENSE_TARGETS], sp[DENSE_TARGETS];
+    DENSE_PRAGMA(unroll)
+    for (uint t = 0; t < DENSE_TARGETS; ++t) {
+        const uint i = first + t * DENSE_TILE;
+        const int active = i < end;
+        xi[t] = active ? x[i] : REAL_C(0.0);
+        yi[t] = active ? y[i] : REAL_C(0.0);
+        zi[t] = active ? z[i] : REAL_C(0.0);
+        sx[t] = sy[t] = sz[t] = sp[t] = REAL_C(0.0);
+    }
     for (uint tile = 0; tile < n; tile += DENSE_TILE) {
         const uint j = tile + lane;
         if (j < n) {
@@ -103,14 +118,47 @@ KERNEL void dense_gravity(const uint begin, const uint end, const uint n, const 
         if (count == DENSE_TILE) {
             /* A full tile: a trip count the compiler knows, so it can unroll. */
             DENSE_UNROLL_BY(DENSE_UNROLL)
-            for (uint k = 0; k < DENSE_TILE; ++k) DENSE_INTERACT(tx[k], ty[k], tz[k], tm[k]);
+            for (uint k = 0; k < DENSE_TILE; ++k) {
+                const real xj = tx[k], yj = ty[k], zj = tz[k], mj = tm[k];
+                DENSE_PRAGMA(unroll)
+                for (uint t = 0; t < DENSE_TARGETS; ++t)
+                    DENSE_INTERACT(xj, yj, zj, mj, xi[t], yi[t], zi[t], sx[t], sy[t], sz[t], sp[t]);
+            }
         } else {
-            for (uint k = 0; k < count; ++k) DENSE_INTERACT(tx[k], ty[k], tz[k], tm[k]);
+            for (uint k = 0; k < count; ++k) {
+                const real xj = tx[k], yj = ty[k], zj = tz[k], mj = tm[k];
+                DENSE_PRAGMA(unroll)
+                for (uint t = 0; t < DENSE_TARGETS; ++t)
+                    DENSE_INTERACT(xj, yj, zj, mj, xi[t], yi[t], zi[t], sx[t], sy[t], sz[t], sp[t]);
+            }
         }
         BARRIER_LOCAL;
     }
+    DENSE_PRAGMA(unroll)
+    for (uint t = 0; t < DENSE_TARGETS; ++t) {
+        const uint i = first + t * DENSE_TILE;
+        if (i >= end) continue;
+        const uint k = acc_offset + (i - begin);
+        acc[k] = G * sx[t];
+        acc[k + stride] = G * sy[t];
+        acc[k + 2 * stride] = G * sz[t];
+#if DENSE_POTENTIAL
+        pot[i - begin] = -G * sp[t];
+#endif
+    }
+}
 #else
-    if (!active) return;
+KERNEL void dense_gravity(const uint begin, const uint end, const uint n, const real eps2,
+                          const real G, GLOBAL const real* RESTRICT pos,
+                          GLOBAL const real* RESTRICT m, GLOBAL real* RESTRICT acc,
+                          const uint acc_offset, const uint stride, GLOBAL real* RESTRICT pot)
+{
+    GLOBAL const real* RESTRICT x = pos;
+    GLOBAL const real* RESTRICT y = pos + n;
+    GLOBAL const real* RESTRICT z = pos + 2 * n;
+    const uint i = begin + global_id(0);
+    real sx = REAL_C(0.0), sy = REAL_C(0.0), sz = REAL_C(0.0), sp = REAL_C(0.0);
+    if (i >= end) return;
     const real xi = x[i];
     const real yi = y[i];
     const real zi = z[i];
@@ -122,19 +170,9 @@ KERNEL void dense_gravity(const uint begin, const uint end, const uint n, const 
         real px[DENSE_LANES], py[DENSE_LANES], pz[DENSE_LANES], pp[DENSE_LANES];
         for (uint l = 0; l < DENSE_LANES; ++l) px[l] = py[l] = pz[l] = pp[l] = REAL_C(0.0);
         for (; j + DENSE_LANES <= n; j += DENSE_LANES) {
-            for (uint l = 0; l < DENSE_LANES; ++l) {
-                const real dx = x[j + l] - xi;
-                const real dy = y[j + l] - yi;
-                const real dz = z[j + l] - zi;
-                const real r2 = dx * dx + dy * dy + dz * dz;
-                const real inv_r = r2 > REAL_C(0.0) ? real_rsqrt(r2 + eps2) : REAL_C(0.0);
-                const real m_inv_r = m[j + l] * inv_r;
-                const real s = m_inv_r * inv_r * inv_r;
-                px[l] += s * dx;
-                py[l] += s * dy;
-                pz[l] += s * dz;
-                pp[l] += m_inv_r;
-            }
+            for (uint l = 0; l < DENSE_LANES; ++l)
+                DENSE_INTERACT(x[j + l], y[j + l], z[j + l], m[j + l], xi, yi, zi, px[l], py[l],
+                               pz[l], pp[l]);
         }
         sx = sum_lanes(px);
         sy = sum_lanes(py);
@@ -142,9 +180,7 @@ KERNEL void dense_gravity(const uint begin, const uint end, const uint n, const 
         sp = sum_lanes(pp);
     }
 #endif
-    for (; j < n; ++j) DENSE_INTERACT(x[j], y[j], z[j], m[j]);
-#endif
-    if (!active) return;
+    for (; j < n; ++j) DENSE_INTERACT(x[j], y[j], z[j], m[j], xi, yi, zi, sx, sy, sz, sp);
     const uint k = acc_offset + (i - begin);
     acc[k] = G * sx;
     acc[k + stride] = G * sy;
@@ -153,3 +189,4 @@ KERNEL void dense_gravity(const uint begin, const uint end, const uint n, const 
     pot[i - begin] = -G * sp;
 #endif
 }
+#endif /* DENSE_TILE */

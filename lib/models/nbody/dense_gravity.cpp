@@ -26,16 +26,21 @@ std::size_t largest_power_of_two(std::size_t limit) {
 // (measured choices come from autotuning).
 DenseShape default_shape(const DeviceInfo& info, Precision precision) {
     if (is_gpu(info))
-        return {largest_power_of_two(std::min<std::size_t>(256, info.max_work_group_size)), 0, 4};
-    return {0, std::size_t(precision == Precision::float64 ? 4 : 8), 1};
+        return {largest_power_of_two(std::min<std::size_t>(256, info.max_work_group_size)), 0, 4, 1};
+    return {0, std::size_t(precision == Precision::float64 ? 4 : 8), 1, 1};
 }
 
 std::vector<DenseShape> candidates(const DeviceInfo& info) {
-    std::vector<DenseShape> list{{0, 0, 1}, {0, 4, 1}, {0, 8, 1}, {0, 16, 1}};
-    for (std::size_t tile = 32; tile <= std::min<std::size_t>(512, info.max_work_group_size); tile *= 2)
+    std::vector<DenseShape> list{{0, 0, 1, 1}, {0, 4, 1, 1}, {0, 8, 1, 1}, {0, 16, 1, 1}};
+    for (std::size_t tile = 32; tile <= std::min<std::size_t>(512, info.max_work_group_size); tile *= 2) {
+        if (!is_gpu(info)) {  // tiles lose on CPUs anyway: one of each size is enough to show it
+            list.push_back({tile, 0, 1, 1});
+            continue;
+        }
         for (std::size_t unroll : {1, 4, 16})
-            if (unroll <= tile && (unroll == 1 || is_gpu(info)))  // tiles lose on CPUs anyway
-                list.push_back({tile, 0, unroll});
+            for (std::size_t targets : {1, 2, 4})
+                if (unroll <= tile) list.push_back({tile, 0, unroll, targets});
+    }
     return list;
 }
 
@@ -46,8 +51,15 @@ Program build_shape(const Context& context, const Source& source, Precision prec
     options.define("DENSE_TILE", static_cast<long long>(shape.tile));
     options.define("DENSE_LANES", static_cast<long long>(shape.lanes));
     options.define("DENSE_UNROLL", static_cast<long long>(shape.unroll));
+    options.define("DENSE_TARGETS", static_cast<long long>(shape.targets));
     options.define("DENSE_POTENTIAL", potential ? 1 : 0);
     return build_program(context, source, options, cache);
+}
+
+// Work-items for `count` targets: a tiled work-item takes `targets` of them.
+std::size_t work_items(const DenseShape& shape, std::size_t count) {
+    const std::size_t per = shape.tile ? shape.targets : 1;
+    return (count + per - 1) / per;
 }
 
 std::string tuning_key(const Source& source, Precision precision, const DeviceInfo& info) {
@@ -72,27 +84,30 @@ DenseGravity::DenseGravity(Context& context, Precision precision, GravityParamet
                              " exceeds the largest work-group of " + info.name + " (" +
                              std::to_string(info.max_work_group_size) + ")");
         DenseShape shape =
-            options.tile ? DenseShape{options.tile, 0, 4} : default_shape(info, precision);
+            options.tile ? DenseShape{options.tile, 0, 4, options.targets}
+                         : default_shape(info, precision);
         std::string origin = options.tile ? "forced" : "default";
         if (options.autotune) {
             const std::string key = tuning_key(source, precision, info);
-            unsigned long long tile = 0, lanes = 0, unroll = 0;
+            unsigned long long tile = 0, lanes = 0, unroll = 0, targets = 0;
             const auto note = cache.load_note(key);
-            if (note && std::sscanf(note->c_str(), "tile %llu lanes %llu unroll %llu", &tile,
-                                    &lanes, &unroll) == 3) {
-                shape = {std::size_t(tile), std::size_t(lanes), std::size_t(unroll)};
+            if (note && std::sscanf(note->c_str(), "tile %llu lanes %llu unroll %llu targets %llu",
+                                    &tile, &lanes, &unroll, &targets) == 4) {
+                shape = {std::size_t(tile), std::size_t(lanes), std::size_t(unroll),
+                         std::size_t(targets)};
                 origin = "autotuned (cached)";
             } else {
                 shape = tune(d, source, cache);
                 origin = "autotuned";
                 cache.store_note(key, "tile " + std::to_string(shape.tile) + " lanes " +
                                           std::to_string(shape.lanes) + " unroll " +
-                                          std::to_string(shape.unroll) + "\n");
+                                          std::to_string(shape.unroll) + " targets " +
+                                          std::to_string(shape.targets) + "\n");
             }
         }
         shapes_.push_back(shape);
         origins_.push_back(origin);
-        granule_ = std::max(granule_, shape.work_group());
+        granule_ = std::max(granule_, shape.block());
     }
     // One program per distinct shape, built for the whole context; each device takes its
     // kernel from the program of its own shape.
@@ -140,10 +155,11 @@ DenseShape DenseGravity::tune(std::size_t d, const Source& source, ProgramCache&
         if (shape.tile > k.max_work_group_size(context_.device(d))) continue;
         k.args(cl_uint(0), cl_uint(n), cl_uint(n), Real{0.0025}, Real{1.0}, bpos, bmass, acc,
                cl_uint(0), cl_uint(n), RealBuffer());
-        k.launch(queue, n, shape.work_group()).wait();  // first launch: driver-side compilation
+        const std::size_t items = work_items(shape, n);
+        k.launch(queue, items, shape.work_group()).wait();  // first launch: driver-side compilation
         double seconds = 1e300;
         for (int repeat = 0; repeat < 3; ++repeat)
-            seconds = std::min(seconds, k.launch(queue, n, shape.work_group()).seconds());
+            seconds = std::min(seconds, k.launch(queue, items, shape.work_group()).seconds());
         if (best_seconds < 0 || seconds < best_seconds) {
             best = shape;
             best_seconds = seconds;
@@ -191,7 +207,8 @@ void DenseGravity::accelerations(const RealBuffer& positions, const RealBuffer& 
         k.args(cl_uint(r.begin), cl_uint(r.end), cl_uint(n),
                Real{parameters_.softening * parameters_.softening}, Real{parameters_.G}, positions,
                mass, *acc, offset, stride, pot ? *pot : RealBuffer());
-        return k.launch(context_.queue(d), r.size(), shapes_[d].work_group());
+        return k.launch(context_.queue(d), work_items(shapes_[d], r.size()),
+                        shapes_[d].work_group());
     });
     if (spread) {
         auto& queue = context_.queue(0);

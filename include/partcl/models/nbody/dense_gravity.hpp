@@ -13,20 +13,24 @@
 
 namespace partcl {
 
-// The shape cl/nbody/dense.cl is compiled to: local-memory tiles of `tile` bodies with the
-// loop over a tile unrolled `unroll` times (GPUs), or (tile 0) a plain loop with `lanes`
-// partial sums (CPUs).
+// The shape cl/nbody/dense.cl is compiled to: local-memory tiles of `tile` bodies, `targets`
+// targets per work-item, the loop over a tile unrolled `unroll` times (GPUs); or (tile 0) a
+// plain loop with `lanes` partial sums, one target per work-item (CPUs).
 struct DenseShape {
     std::size_t tile = 0;
     std::size_t lanes = 0;
     std::size_t unroll = 1;
+    std::size_t targets = 1;
     std::size_t work_group() const noexcept { return tile ? tile : 64; }
+    // Targets one work-group covers.
+    std::size_t block() const noexcept { return work_group() * (tile ? targets : 1); }
     bool operator==(const DenseShape& o) const noexcept {
-        return tile == o.tile && lanes == o.lanes && unroll == o.unroll;
+        return tile == o.tile && lanes == o.lanes && unroll == o.unroll && targets == o.targets;
     }
     bool operator<(const DenseShape& o) const noexcept {
         if (tile != o.tile) return tile < o.tile;
-        return lanes != o.lanes ? lanes < o.lanes : unroll < o.unroll;
+        if (lanes != o.lanes) return lanes < o.lanes;
+        return unroll != o.unroll ? unroll < o.unroll : targets < o.targets;
     }
 };
 
@@ -34,6 +38,8 @@ struct DenseOptions {
     // 0: per device (CPUs: no tiles, 8 partial sums in float, 4 in double; GPUs: tiles of the
     // largest power of two up to 256 the device allows). > 0 forces that tile everywhere.
     std::size_t tile = 0;
+    // With a forced tile: targets per work-item.
+    std::size_t targets = 1;
     // Time the candidate shapes on each device and keep the fastest. The choice is stored in
     // the program cache's directory, keyed like a binary (kernel source, precision, device,
     // driver), so each device is tuned once.
