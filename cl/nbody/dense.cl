@@ -76,6 +76,7 @@ inline real sum_lanes(const real* v)
 
 #if DENSE_TILE > 0
 __attribute__((reqd_work_group_size(DENSE_TILE, 1, 1)))
+#endif
 KERNEL void dense_gravity(const uint begin, const uint end, const uint n, const real eps2,
                           const real G, GLOBAL const real* RESTRICT pos,
                           GLOBAL const real* RESTRICT m, GLOBAL real* RESTRICT acc,
@@ -84,6 +85,7 @@ KERNEL void dense_gravity(const uint begin, const uint end, const uint n, const 
     GLOBAL const real* RESTRICT x = pos;
     GLOBAL const real* RESTRICT y = pos + n;
     GLOBAL const real* RESTRICT z = pos + 2 * n;
+#if DENSE_TILE > 0
     LOCAL real tx[DENSE_TILE];
     LOCAL real ty[DENSE_TILE];
     LOCAL real tz[DENSE_TILE];
@@ -146,19 +148,10 @@ KERNEL void dense_gravity(const uint begin, const uint end, const uint n, const 
         pot[i - begin] = -G * sp[t];
 #endif
     }
-}
 #else
-KERNEL void dense_gravity(const uint begin, const uint end, const uint n, const real eps2,
-                          const real G, GLOBAL const real* RESTRICT pos,
-                          GLOBAL const real* RESTRICT m, GLOBAL real* RESTRICT acc,
-                          const uint acc_offset, const uint stride, GLOBAL real* RESTRICT pot)
-{
-    GLOBAL const real* RESTRICT x = pos;
-    GLOBAL const real* RESTRICT y = pos + n;
-    GLOBAL const real* RESTRICT z = pos + 2 * n;
     const uint i = begin + global_id(0);
-    real sx = REAL_C(0.0), sy = REAL_C(0.0), sz = REAL_C(0.0), sp = REAL_C(0.0);
     if (i >= end) return;
+    real sx = REAL_C(0.0), sy = REAL_C(0.0), sz = REAL_C(0.0), sp = REAL_C(0.0);
     const real xi = x[i];
     const real yi = y[i];
     const real zi = z[i];
@@ -188,5 +181,5 @@ KERNEL void dense_gravity(const uint begin, const uint end, const uint n, const 
 #if DENSE_POTENTIAL
     pot[i - begin] = -G * sp;
 #endif
-}
 #endif /* DENSE_TILE */
+}
