@@ -3,7 +3,7 @@
 // -O3 -ffast-math -march=native, vectorised) measured in the same run.
 //
 //   partcl_bench_dense [--device FILTER] [--n 1024,4096,16384,65536] [--precision float,double]
-//                      [--repeat 5] [--tile T [--targets K]] [--autotune] [--no-reference]
+//                      [--repeat 5] [--tile T [--targets K]] [--autotune] [--fast-math] [--no-reference]
 //
 // One JSON line per (device, N, precision) on stdout; progress on stderr. Times are medians of
 // --repeat evaluations after one warm-up (which also builds the kernel); "ratio" is the
@@ -42,6 +42,7 @@ struct Options {
     std::cerr << "partcl_bench_dense: " << why
               << "\nusage: partcl_bench_dense [--device FILTER] [--n N,N,...] "
                  "[--precision float,double] [--repeat R] [--tile T [--targets K]] [--autotune] "
+                 "[--fast-math] "
                  "[--no-reference]\n";
     std::exit(2);
 }
@@ -74,6 +75,7 @@ Options parse(int argc, char** argv) {
             else if (a == "--tile") o.dense.tile = std::stoul(value());
             else if (a == "--targets") o.dense.targets = std::stoul(value());
             else if (a == "--autotune") o.dense.autotune = true;
+            else if (a == "--fast-math") o.dense.fast_math = true;
             else if (a == "--no-reference") o.reference = false;
             else usage("unknown option " + a);
         } catch (const std::invalid_argument&) {
@@ -144,14 +146,15 @@ int main(int argc, char** argv) {
                     const double rate = double(n) * double(n) / seconds;
                     std::printf("{\"bench\":\"dense\",\"device\":%s,\"platform\":%s,\"n\":%zu,"
                                 "\"precision\":\"%s\",\"tile\":%zu,\"lanes\":%zu,\"unroll\":%zu,\"targets\":%zu,"
-                                "\"shape\":\"%s\","
+                                "\"shape\":\"%s\",\"fast_math\":%s,"
                                 "\"seconds\":%.6g,"
                                 "\"interactions_per_s\":%.4g",
                                 json_string(device.info().name).c_str(),
                                 json_string(device.info().platform).c_str(), n, to_string(precision),
                                 gravity.shape(0).tile, gravity.shape(0).lanes,
                                 gravity.shape(0).unroll, gravity.shape(0).targets,
-                                gravity.shape_origin(0).c_str(), seconds, rate);
+                                gravity.shape_origin(0).c_str(),
+                                o.dense.fast_math ? "true" : "false", seconds, rate);
                     if (o.reference) {
                         const double ref = precision == Precision::float64
                                                ? reference_seconds<double>(b, o.repeat)

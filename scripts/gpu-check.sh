@@ -65,6 +65,11 @@ for targets in 2 4; do
     PARTCL_DEVICE=nvidia build-gpu/benchmarks/partcl_bench_dense --n 1048576 --repeat 3 --tile 256 \
         --targets $targets --no-reference >>"$OUT/dense-nvidia.jsonl" 2>>"$OUT/summary.txt"
 done
+for targets in 1 2 4; do
+    PARTCL_DEVICE=nvidia build-gpu/benchmarks/partcl_bench_dense --n 1048576 --repeat 3 --tile 256 \
+        --targets $targets --fast-math --precision float --no-reference \
+        >>"$OUT/dense-nvidia.jsonl" 2>>"$OUT/summary.txt"
+done
 cat "$OUT/dense-nvidia.jsonl"
 log "default run on the GPU"
 PARTCL_DEVICE=nvidia $P run --out "$OUT/run" --frame-every 0 2>&1 | tail -5 | tee -a "$OUT/summary.txt"

@@ -221,3 +221,41 @@ TEST_CASE("autotuning picks a shape once per device and remembers it") {
 }
 
 }
+
+TEST_SUITE("dense") {
+
+TEST_CASE("fast math stays within float's bound against the float64 reference") {
+    // The same bound as the exact form: native_rsqrt and mad may cost a few ulp per
+    // interaction, which the bound's 4 ulp per sqrt(N) + 8 allows, and nothing more.
+    const std::uint32_t seed = fresh_seed();
+    INFO("seed " << seed);
+    const std::size_t n = 1000;
+    const GravityParameters p{1.0, 0.05};
+    const Bodies b = random_bodies(n, seed);
+    Context& context = test_context();
+    DenseOptions fast;
+    fast.fast_math = true;
+    DenseGravity gravity(context, Precision::float32, p, fast, memory_cache());
+    DeviceBodies bodies(context, Precision::float32, b);
+    RealBuffer acc(context, Precision::float32, 3 * n);
+    gravity.accelerations(bodies.state, bodies.mass, n, acc, 0);
+    const auto a = acc.read(context.queue(0));
+    Bodies rounded = b;
+    for (auto* v : {&rounded.x, &rounded.y, &rounded.z, &rounded.m})
+        for (double& value : *v) value = double(float(value));
+    std::vector<double> rx(n), ry(n), rz(n), abs_acc, abs_pot;
+    reference::dense_gravity<double>(n, rounded.x.data(), rounded.y.data(), rounded.z.data(),
+                                     rounded.m.data(), 0.0025, 1.0, 0, n, rx.data(), ry.data(),
+                                     rz.data(), nullptr);
+    absolute_sums(rounded, 0.0025, 1.0, abs_acc, abs_pot);
+    const double bound = 4 * FLT_EPSILON * (std::sqrt(double(n)) + 8);
+    double worst = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double ex = a[i] - rx[i], ey = a[n + i] - ry[i], ez = a[2 * n + i] - rz[i];
+        worst = std::max(worst, std::sqrt(ex * ex + ey * ey + ez * ez) / abs_acc[i]);
+    }
+    INFO("worst " << worst << ", bound " << bound);
+    CHECK(worst <= bound);
+}
+
+}

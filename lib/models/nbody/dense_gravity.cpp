@@ -45,9 +45,13 @@ std::vector<DenseShape> candidates(const DeviceInfo& info) {
 }
 
 Program build_shape(const Context& context, const Source& source, Precision precision,
-                    DenseShape shape, bool potential, ProgramCache& cache) {
+                    DenseShape shape, bool potential, bool fast_math, ProgramCache& cache) {
     BuildOptions options;
     options.precision = precision;
+    if (fast_math) {
+        options.define("PARTCL_FAST_MATH");
+        options.flags.push_back("-cl-mad-enable");
+    }
     options.define("DENSE_TILE", static_cast<long long>(shape.tile));
     options.define("DENSE_LANES", static_cast<long long>(shape.lanes));
     options.define("DENSE_UNROLL", static_cast<long long>(shape.unroll));
@@ -62,9 +66,12 @@ std::size_t work_items(const DenseShape& shape, std::size_t count) {
     return (count + per - 1) / per;
 }
 
-std::string tuning_key(const Source& source, Precision precision, const DeviceInfo& info) {
+std::string tuning_key(const Source& source, Precision precision, bool fast_math,
+                       const DeviceInfo& info) {
     return ProgramCache::key(source.expand(), std::string("autotune dense_gravity ") +
-                                                  to_string(precision), info);
+                                                  to_string(precision) +
+                                                  (fast_math ? " fast-math" : ""),
+                             info);
 }
 
 } // namespace
@@ -72,7 +79,7 @@ std::string tuning_key(const Source& source, Precision precision, const DeviceIn
 DenseGravity::DenseGravity(Context& context, Precision precision, GravityParameters parameters,
                            DenseOptions options, ProgramCache& cache)
     : context_(context), precision_(precision), parameters_(parameters),
-      scheduler_(Scheduler::for_devices(context.devices())) {
+      fast_math_(options.fast_math), scheduler_(Scheduler::for_devices(context.devices())) {
     if (!(parameters_.softening >= 0) || !(parameters_.G > 0))
         throw UsageError("gravity: G must be positive and the softening non-negative");
     const Source source = Source::builtin("nbody/dense.cl");
@@ -88,7 +95,7 @@ DenseGravity::DenseGravity(Context& context, Precision precision, GravityParamet
                          : default_shape(info, precision);
         std::string origin = options.tile ? "forced" : "default";
         if (options.autotune) {
-            const std::string key = tuning_key(source, precision, info);
+            const std::string key = tuning_key(source, precision, options.fast_math, info);
             unsigned long long tile = 0, lanes = 0, unroll = 0, targets = 0;
             const auto note = cache.load_note(key);
             if (note && std::sscanf(note->c_str(), "tile %llu lanes %llu unroll %llu targets %llu",
@@ -117,7 +124,7 @@ DenseGravity::DenseGravity(Context& context, Precision precision, GravityParamet
             auto it = programs.find(shapes_[d]);
             if (it == programs.end())
                 it = programs.emplace(shapes_[d], build_shape(context, source, precision, shapes_[d],
-                                                              potential, cache)).first;
+                                                              potential, fast_math_, cache)).first;
             Kernel k(it->second, "dense_gravity");
             const std::size_t limit = k.max_work_group_size(context.device(d));
             if (shapes_[d].tile > limit)
@@ -150,7 +157,8 @@ DenseShape DenseGravity::tune(std::size_t d, const Source& source, ProgramCache&
     DenseShape best = default_shape(info, precision_);
     double best_seconds = -1;
     for (const DenseShape& shape : candidates(info)) {
-        const Program program = build_shape(context_, source, precision_, shape, false, cache);
+        const Program program =
+            build_shape(context_, source, precision_, shape, false, fast_math_, cache);
         Kernel k(program, "dense_gravity");
         if (shape.tile > k.max_work_group_size(context_.device(d))) continue;
         k.args(cl_uint(0), cl_uint(n), cl_uint(n), Real{0.0025}, Real{1.0}, bpos, bmass, acc,

@@ -44,6 +44,10 @@ struct DenseOptions {
     // the program cache's directory, keyed like a binary (kernel source, precision, device,
     // driver), so each device is tuned once.
     bool autotune = false;
+    // The device's fast 1/sqrt (`native_rsqrt`, PARTCL_FAST_MATH) and contracted multiply-adds
+    // (-cl-mad-enable), in float: a few ulp per interaction instead of correctly rounded
+    // arithmetic. Off by default.
+    bool fast_math = false;
 };
 
 class DenseGravity : public GravityModel {
@@ -76,6 +80,7 @@ private:
     GravityParameters parameters_;
     DenseShape tune(std::size_t device, const Source& source, ProgramCache& cache) const;
 
+    bool fast_math_ = false;
     std::vector<DenseShape> shapes_;
     std::vector<std::string> origins_;
     std::size_t granule_ = 1;
