@@ -66,6 +66,7 @@ expect 2 'no_such_file.h5' run missing_snapshot.toml --out out
 expect 2 'truncated.h5' run truncated_snapshot.toml --out out
 expect 2 'truncated_checkpoint.bin' run --resume truncated_checkpoint.bin --out out
 expect 2 'only --steps' run plummer --resume out/checkpoint.bin --out out
+expect 2 'nothing to do' run --resume out/checkpoint.bin --out out
 expect 2 'no_such_scenario' run no_such_scenario --out out
 expect 2 'half' run kepler --precision half --out out
 expect 2 'device filter' run kepler --device 'gpu|' --out out

@@ -172,9 +172,10 @@ NBodyRun NBodyRun::resume(Context& context, const fs::path& file, fs::path out,
     const Checkpoint c = read_checkpoint(file);
     Scenario scenario = parse_scenario(c.scenario_toml, file.string());
     if (steps) scenario.steps = steps;
-    if (scenario.steps < c.step)
+    if (scenario.steps <= c.step)
         throw UsageError("checkpoint " + file.string() + " is at step " + std::to_string(c.step) +
-                         ", past the " + std::to_string(scenario.steps) + " steps asked for");
+                         " and the run asks for " + std::to_string(scenario.steps) +
+                         " steps: nothing to do (ask for more steps to run on)");
     if (c.precision != to_string(scenario.precision))
         throw UsageError("checkpoint " + file.string() + " holds " + c.precision +
                          " state but its scenario says " + to_string(scenario.precision));
