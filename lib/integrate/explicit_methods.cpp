@@ -239,6 +239,14 @@ const std::vector<std::string>& integrator_names() {
     return names;
 }
 
+// Counts of the RealBuffers the classes above allocate: keep them in step.
+std::size_t integrator_work_vectors(const std::string& name) {
+    if (name == "rk4") return 5;     // k1..k4, tmp
+    if (name == "dopri5") return 10; // k1..k7, tmp, err, zero (+ a scratch of 1 in VectorOps)
+    if (name == "ab5") return 9;     // 5 derivatives, rk4's k2..k4 and tmp
+    return 1;                        // euler: k; leapfrog: a
+}
+
 std::unique_ptr<Integrator> make_integrator(const std::string& name, VectorOps& ops,
                                             std::size_t state_size,
                                             AdaptiveTolerances tolerances) {

@@ -27,15 +27,17 @@ VectorOps::VectorOps(Context& context, Precision precision, ProgramCache& cache)
     require_precision(context.device(0).info(), precision);
 }
 
-Kernel& VectorOps::combine_kernel(std::size_t terms) {
-    auto it = combine_.find(terms);
-    if (it != combine_.end()) return it->second;
+Program VectorOps::program(std::size_t terms) {
     BuildOptions options;
     options.precision = precision_;
     options.define("COMBINE_TERMS", static_cast<long long>(terms));
-    const Program program =
-        build_program(context_, Source::builtin("integrate/combine.cl"), options, cache_);
-    return combine_.emplace(terms, Kernel(program, "combine")).first->second;
+    return build_program(context_, Source::builtin("integrate/combine.cl"), options, cache_);
+}
+
+Kernel& VectorOps::combine_kernel(std::size_t terms) {
+    auto it = combine_.find(terms);
+    if (it != combine_.end()) return it->second;
+    return combine_.emplace(terms, Kernel(program(terms), "combine")).first->second;
 }
 
 void VectorOps::combine(std::size_t n, RealBuffer& out, std::size_t out_at, const RealBuffer& base,
@@ -43,6 +45,8 @@ void VectorOps::combine(std::size_t n, RealBuffer& out, std::size_t out_at, cons
     if (terms.size() == 0 || terms.size() > 8)
         throw UsageError("VectorOps::combine takes 1 to 8 terms");
     if (n == 0) return;
+    if (out.size() < out_at + n || base.size() < base_at + n)
+        throw UsageError("VectorOps::combine: output or base shorter than the range");
     Kernel& k = combine_kernel(terms.size());
     k.args(cl_uint(n), out, cl_uint(out_at), base, cl_uint(base_at));
     cl_uint index = 5;
@@ -53,8 +57,6 @@ void VectorOps::combine(std::size_t n, RealBuffer& out, std::size_t out_at, cons
         k.arg(index++, *term.vector);
         k.arg(index++, cl_uint(term.at));
     }
-    if (out.size() < out_at + n || base.size() < base_at + n)
-        throw UsageError("VectorOps::combine: output or base shorter than the range");
     k.launch(context_.queue(0), n, local_size);
 }
 
@@ -66,13 +68,8 @@ void VectorOps::copy(std::size_t n, const RealBuffer& from, std::size_t from_at,
 double VectorOps::max_scaled_error(std::size_t n, const RealBuffer& err, const RealBuffer& y,
                                    const RealBuffer& y_new, double atol, double rtol) {
     if (n == 0) return 0.0;
-    if (!scaled_error_) {
-        BuildOptions options;
-        options.precision = precision_;
-        const Program program =
-            build_program(context_, Source::builtin("integrate/combine.cl"), options, cache_);
-        scaled_error_ = std::make_unique<Kernel>(program, "scaled_error");
-    }
+    // The one-term combine program holds this kernel too (the program cache returns it).
+    if (!scaled_error_) scaled_error_ = std::make_unique<Kernel>(program(1), "scaled_error");
     if (scratch_.size() < n) scratch_ = RealBuffer(context_, precision_, n);
     scaled_error_->args(cl_uint(n), err, y, y_new, Real{atol}, Real{rtol}, scratch_);
     scaled_error_->launch(context_.queue(0), n, local_size);

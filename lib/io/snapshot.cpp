@@ -176,21 +176,21 @@ void write_hdf5(const fs::path& temporary, const fs::path& target, const Bodies&
         Handle group = w.checked(
             H5Gcreate2(file.get(), "PartType1", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
             "group /PartType1");
+        // GADGET stores vectors as N x 3 rows; Bodies holds them as three arrays.
         std::vector<double> triples(3 * n);
-        for (std::size_t i = 0; i < n; ++i) {
-            triples[3 * i] = bodies.x[i];
-            triples[3 * i + 1] = bodies.y[i];
-            triples[3 * i + 2] = bodies.z[i];
-        }
-        w.dataset(group.get(), "Coordinates", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, triples.data(),
-                  n, 3);
-        for (std::size_t i = 0; i < n; ++i) {
-            triples[3 * i] = bodies.vx[i];
-            triples[3 * i + 1] = bodies.vy[i];
-            triples[3 * i + 2] = bodies.vz[i];
-        }
-        w.dataset(group.get(), "Velocities", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, triples.data(),
-                  n, 3);
+        auto interleave = [&](const std::vector<double>& a, const std::vector<double>& b,
+                              const std::vector<double>& c) {
+            for (std::size_t i = 0; i < n; ++i) {
+                triples[3 * i] = a[i];
+                triples[3 * i + 1] = b[i];
+                triples[3 * i + 2] = c[i];
+            }
+            return triples.data();
+        };
+        w.dataset(group.get(), "Coordinates", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                  interleave(bodies.x, bodies.y, bodies.z), n, 3);
+        w.dataset(group.get(), "Velocities", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                  interleave(bodies.vx, bodies.vy, bodies.vz), n, 3);
         std::vector<std::uint64_t> ids(n);
         for (std::size_t i = 0; i < n; ++i) ids[i] = i + 1;
         w.dataset(group.get(), "ParticleIDs", H5T_STD_U64LE, H5T_NATIVE_UINT64, ids.data(), n,

@@ -50,20 +50,12 @@ Bodies bodies_from_state(const std::vector<double>& state, const std::vector<dou
     return b;
 }
 
-// State vectors an integrator keeps besides y (see lib/integrate/explicit_methods.cpp).
-std::size_t integrator_vectors(const std::string& name) {
-    if (name == "rk4") return 5;
-    if (name == "dopri5") return 10;
-    if (name == "ab5") return 9;
-    return 1;  // euler, leapfrog
-}
-
 // Refuses a run whose buffers cannot fit, before the bodies are even made on the host: a clear
 // message instead of an allocation failure deep in a driver.
 void check_device_memory(const Context& context, const Scenario& s, std::size_t n) {
     // y (6N), mass (N), the integrator's vectors (6N each), potential and scratch (4N).
     const double bytes = double(n) * double(size_of(s.precision)) *
-                         double(6 * (1 + integrator_vectors(s.integrator)) + 5);
+                         double(6 * (1 + integrator_work_vectors(s.integrator)) + 5);
     for (const auto& d : context.devices()) {
         if (bytes > 0.9 * double(d.info().global_memory))
             throw Error("out of device memory: " + std::to_string(n) + " bodies in " +

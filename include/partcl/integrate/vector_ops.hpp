@@ -36,6 +36,7 @@ public:
                             const RealBuffer& y_new, double atol, double rtol);
 
 private:
+    Program program(std::size_t terms);  // cl/integrate/combine.cl with COMBINE_TERMS = terms
     Kernel& combine_kernel(std::size_t terms);
 
     Context& context_;
