@@ -5,16 +5,19 @@
 //   partcl_bench_dense [--device FILTER] [--n 1024,4096,16384,65536] [--precision float,double]
 //                      [--repeat 5] [--tile T [--targets K]] [--autotune] [--fast-math] [--no-reference]
 //
-// One JSON line per (device, N, precision) on stdout; progress on stderr. Times are medians of
-// --repeat evaluations after one warm-up (which also builds the kernel); "ratio" is the
-// device's rate over the reference's.
+// One JSON line per (device, N, precision) on stdout; progress on stderr. Kernel and reference
+// are timed in alternating blocks of --repeat evaluations, three rounds (docs/performance.md);
+// "ratio" is the device's rate over the reference's, the median over rounds.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <partcl/models/nbody/dense_gravity.hpp>
@@ -87,16 +90,23 @@ Options parse(int argc, char** argv) {
     return o;
 }
 
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// Median of `repeat` timed runs after a pause and one untimed run.
 template <class F>
-double median_seconds(int repeat, F&& run) {
+double block_seconds(int repeat, F&& run) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    run();
     std::vector<double> times;
     for (int r = 0; r < repeat; ++r) {
         const auto start = Clock::now();
         run();
         times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
     }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
+    return median(times);
 }
 
 Bodies cube(std::size_t n) {
@@ -111,17 +121,22 @@ Bodies cube(std::size_t n) {
     return b;
 }
 
+// The reference on the same bodies, in T.
 template <class T>
-double reference_seconds(const Bodies& b, int repeat) {
+std::function<void()> reference_of(const Bodies& b) {
     const std::size_t n = b.size();
-    std::vector<T> x(b.x.begin(), b.x.end()), y(b.y.begin(), b.y.end()), z(b.z.begin(), b.z.end()),
-        m(b.m.begin(), b.m.end()), ax(n), ay(n), az(n);
-    return median_seconds(repeat, [&] {
-        reference::dense_gravity<T>(n, x.data(), y.data(), z.data(), m.data(), T(0.0025), T(1), 0,
-                                    n, ax.data(), ay.data(), az.data(), nullptr);
-    });
+    auto data = std::make_shared<std::vector<T>>(7 * n);
+    T* p = data->data();
+    std::copy(b.x.begin(), b.x.end(), p);
+    std::copy(b.y.begin(), b.y.end(), p + n);
+    std::copy(b.z.begin(), b.z.end(), p + 2 * n);
+    std::copy(b.m.begin(), b.m.end(), p + 3 * n);
+    return [data, n] {
+        T* p = data->data();
+        reference::dense_gravity<T>(n, p, p + n, p + 2 * n, p + 3 * n, T(0.0025), T(1), 0, n,
+                                    p + 4 * n, p + 5 * n, p + 6 * n, nullptr);
+    };
 }
-
 
 } // namespace
 
@@ -141,8 +156,23 @@ int main(int argc, char** argv) {
                     DeviceBodies bodies(context, precision, b);
                     RealBuffer acc(context, precision, 3 * n);
                     auto evaluate = [&] { gravity.accelerations(bodies.state, bodies.mass, n, acc, 0); };
-                    evaluate();
-                    const double seconds = median_seconds(o.repeat, evaluate);
+                    // Kernel and reference take turns in blocks of `repeat` runs, three rounds,
+                    // so a slow spell of this shared machine weighs on both; each block starts
+                    // after a pause in which the other side's idle threads stop spinning. The
+                    // ratio is the median over rounds of the ratio of the blocks' medians.
+                    const std::function<void()> reference =
+                        !o.reference ? std::function<void()>()
+                        : precision == Precision::float64 ? reference_of<double>(b)
+                                                          : reference_of<float>(b);
+                    std::vector<double> times, reference_times, ratios;
+                    for (int round = 0; round < 3; ++round) {
+                        const double t = block_seconds(o.repeat, evaluate);
+                        times.push_back(t);
+                        if (!reference) continue;
+                        reference_times.push_back(block_seconds(o.repeat, reference));
+                        ratios.push_back(reference_times.back() / t);
+                    }
+                    const double seconds = median(times);
                     const double rate = double(n) * double(n) / seconds;
                     std::printf("{\"bench\":\"dense\",\"device\":%s,\"platform\":%s,\"n\":%zu,"
                                 "\"precision\":\"%s\",\"tile\":%zu,\"lanes\":%zu,\"unroll\":%zu,\"targets\":%zu,"
@@ -155,15 +185,13 @@ int main(int argc, char** argv) {
                                 gravity.shape(0).unroll, gravity.shape(0).targets,
                                 gravity.shape_origin(0).c_str(),
                                 o.dense.fast_math ? "true" : "false", seconds, rate);
-                    if (o.reference) {
-                        const double ref = precision == Precision::float64
-                                               ? reference_seconds<double>(b, o.repeat)
-                                               : reference_seconds<float>(b, o.repeat);
-                        const double ref_rate = double(n) * double(n) / ref;
+                    if (reference) {
+                        const double ref = median(reference_times);
                         std::printf(",\"reference\":\"openmp\",\"reference_threads\":%d,"
                                     "\"reference_seconds\":%.6g,\"reference_interactions_per_s\":%.4g,"
                                     "\"ratio\":%.3f",
-                                    omp_get_max_threads(), ref, ref_rate, rate / ref_rate);
+                                    omp_get_max_threads(), ref, double(n) * double(n) / ref,
+                                    median(ratios));
                     }
                     std::printf("}\n");
                     std::fflush(stdout);

@@ -26,8 +26,9 @@
  *                    compiler may not reorder one scalar sum without fast-math, but it packs
  *                    independent ones into vectors; the partial sums are added in a fixed
  *                    order, so results stay deterministic). 0: one sum. Written with scalars,
- *                    not real8, because Oclgrind 21.10's --uninitialized crashes on float
- *                    vector arithmetic.
+ *                    not real8, because Oclgrind 21.10's --uninitialized crashes on vector
+ *                    arithmetic. In double it must be even: lanes l and l + DENSE_LANES / 2
+ *                    share a division.
  * Any n: the last tile is masked, targets past `end` only help load tiles. */
 #include "common/real.h"
 
@@ -45,6 +46,17 @@
 #endif
 #ifndef DENSE_TARGETS
 #define DENSE_TARGETS 1
+#endif
+/* In double the untiled form pairs its lanes so that two sources share one division (see
+ * DENSE_INTERACT_PAIR): double's range holds (r^2 + eps^2)^3 for separations from 1e-51 to
+ * 1e51, float's would not. */
+#if DENSE_TILE == 0 && DENSE_LANES && PARTCL_REAL_IS_DOUBLE
+#if DENSE_LANES % 2
+#error "DENSE_LANES must be even in double"
+#endif
+#define DENSE_SHARED_DIVIDE 1
+#else
+#define DENSE_SHARED_DIVIDE 0
 #endif
 #define DENSE_PRAGMA(x) _Pragma(#x)
 #define DENSE_UNROLL_BY(n) DENSE_PRAGMA(unroll n)
@@ -72,6 +84,32 @@ inline real sum_lanes(const real* v)
         (sy) += s * dy;                                                 \
         (sz) += s * dz;                                                 \
         (sp) += m_inv_r;                                                \
+    }
+
+/* Sources ja and jb on the target, sharing one division: with c = (r^2 + eps^2)^(3/2),
+ * 1/c_a = c_b / (c_a c_b) and 1/c_b = c_a / (c_a c_b). Division and square root share one
+ * unpipelined unit on CPUs, so this trades a division for three multiplications. Masked
+ * pairs take c = 1, so a zero separation with eps = 0 cannot poison its partner. */
+#define DENSE_INTERACT_PAIR(ja, jb, sxa, sya, sza, spa, sxb, syb, szb, spb)            \
+    {                                                                             \
+        const real dxa = x[ja] - xi, dya = y[ja] - yi, dza = z[ja] - zi;          \
+        const real dxb = x[jb] - xi, dyb = y[jb] - yi, dzb = z[jb] - zi;          \
+        const real r2a = dxa * dxa + dya * dya + dza * dza;                       \
+        const real r2b = dxb * dxb + dyb * dyb + dzb * dzb;                       \
+        const real ea = r2a + eps2, eb = r2b + eps2;                              \
+        const real ca = r2a > REAL_C(0.0) ? ea * sqrt(ea) : REAL_C(1.0);          \
+        const real cb = r2b > REAL_C(0.0) ? eb * sqrt(eb) : REAL_C(1.0);          \
+        const real shared = REAL_C(1.0) / (ca * cb);                              \
+        const real sa = r2a > REAL_C(0.0) ? m[ja] * cb * shared : REAL_C(0.0);     \
+        const real sb = r2b > REAL_C(0.0) ? m[jb] * ca * shared : REAL_C(0.0); \
+        (sxa) += sa * dxa;                                                        \
+        (sya) += sa * dya;                                                        \
+        (sza) += sa * dza;                                                        \
+        (spa) += sa * ea;                                                         \
+        (sxb) += sb * dxb;                                                        \
+        (syb) += sb * dyb;                                                        \
+        (szb) += sb * dzb;                                                        \
+        (spb) += sb * eb;                                                         \
     }
 
 #if DENSE_TILE > 0
@@ -163,9 +201,16 @@ KERNEL void dense_gravity(const uint begin, const uint end, const uint n, const 
         real px[DENSE_LANES], py[DENSE_LANES], pz[DENSE_LANES], pp[DENSE_LANES];
         for (uint l = 0; l < DENSE_LANES; ++l) px[l] = py[l] = pz[l] = pp[l] = REAL_C(0.0);
         for (; j + DENSE_LANES <= n; j += DENSE_LANES) {
+#if DENSE_SHARED_DIVIDE
+            for (uint l = 0; l < DENSE_LANES / 2; ++l)
+                DENSE_INTERACT_PAIR(j + l, j + l + DENSE_LANES / 2, px[l], py[l], pz[l], pp[l],
+                                    px[l + DENSE_LANES / 2], py[l + DENSE_LANES / 2],
+                                    pz[l + DENSE_LANES / 2], pp[l + DENSE_LANES / 2]);
+#else
             for (uint l = 0; l < DENSE_LANES; ++l)
                 DENSE_INTERACT(x[j + l], y[j + l], z[j + l], m[j + l], xi, yi, zi, px[l], py[l],
                                pz[l], pp[l]);
+#endif
         }
         sx = sum_lanes(px);
         sy = sum_lanes(py);

@@ -1,5 +1,6 @@
 #include <partcl/models/nbody/dense_gravity.hpp>
 
+#include <cstdlib>
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -19,15 +20,16 @@ std::size_t largest_power_of_two(std::size_t limit) {
 }
 
 // Local-memory tiles pay on GPUs (sources are read from global memory once per work-group). On
-// CPUs the plain loop vectorises better and tiling only costs; eight floats or four doubles of
-// partial sums fill the 256-bit vectors PoCL emits (measured on a 2-core AVX-512 EPYC: 8 lanes
-// beat 4 and 16 in float by 1.4-1.9x, 4 beat 8 in double by 1.08x; docs/performance.md).
+// CPUs the plain loop vectorises better and tiling only costs; eight partial sums fill the
+// 256-bit vectors PoCL emits (measured on a 2-core AVX-512 EPYC: in float 8 lanes beat 4 and 16
+// by 1.4-1.9x; in double, where the kernel pairs lanes to share divisions, 8 lanes beat 4
+// unpaired by 1.15x; docs/performance.md).
 // GPUs unroll the loop over a full tile 4 times, the usual choice of tiled N-body kernels
 // (measured choices come from autotuning).
 DenseShape default_shape(const DeviceInfo& info, Precision precision) {
     if (is_gpu(info))
         return {largest_power_of_two(std::min<std::size_t>(256, info.max_work_group_size)), 0, 4, 1};
-    return {0, std::size_t(precision == Precision::float64 ? 4 : 8), 1, 1};
+    return {0, std::size_t(precision == Precision::float64 ? 8 : 8), 1, 1};
 }
 
 std::vector<DenseShape> candidates(const DeviceInfo& info) {
