@@ -65,12 +65,32 @@ for targets in 2 4; do
     PARTCL_DEVICE=nvidia build-gpu/benchmarks/partcl_bench_dense --n 1048576 --repeat 3 --tile 256 \
         --targets $targets --no-reference >>"$OUT/dense-nvidia.jsonl" 2>>"$OUT/summary.txt"
 done
-for targets in 1 2 4; do
-    PARTCL_DEVICE=nvidia build-gpu/benchmarks/partcl_bench_dense --n 1048576 --repeat 3 --tile 256 \
-        --targets $targets --fast-math --precision float --no-reference \
-        >>"$OUT/dense-nvidia.jsonl" 2>>"$OUT/summary.txt"
+for tile in 128 256 512; do
+    for targets in 1 2 4 8; do
+        PARTCL_DEVICE=nvidia build-gpu/benchmarks/partcl_bench_dense --n 1048576 --repeat 3 --tile $tile \
+            --targets $targets --fast-math --precision float --no-reference \
+            >>"$OUT/dense-nvidia.jsonl" 2>>"$OUT/summary.txt"
+    done
 done
+PARTCL_DEVICE=nvidia build-gpu/benchmarks/partcl_bench_dense --n 1048576 --repeat 3 --autotune \
+    --fast-math --precision float --no-reference >>"$OUT/dense-nvidia.jsonl" 2>>"$OUT/summary.txt"
 cat "$OUT/dense-nvidia.jsonl"
+# What limits the kernel: issued instructions per interaction, issue-slot use, occupancy
+# (Nsight Compute, where the machine has it and it can see NVIDIA's OpenCL launches).
+NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
+if [ -n "$NCU" ]; then
+    log "Nsight Compute, N = 262144 float, default shape and fast math"
+    for flags in "" "--fast-math --tile 256 --targets 4"; do
+        PARTCL_DEVICE=nvidia timeout 240 "$NCU" --target-processes all --kernel-name dense_gravity \
+            --launch-skip 1 --launch-count 1 --metrics \
+            smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg,smsp__inst_executed_pipe_xu.sum \
+            build-gpu/benchmarks/partcl_bench_dense --n 262144 --precision float --repeat 1 \
+            --no-reference $flags 2>&1 | grep -E "dense_gravity|smsp__|sm__|==ERROR|==WARNING" \
+            | tee -a "$OUT/ncu.txt" | tail -8 | tee -a "$OUT/summary.txt"
+    done
+else
+    log "no Nsight Compute on this machine"
+fi
 log "default run on the GPU"
 PARTCL_DEVICE=nvidia $P run --out "$OUT/run" --frame-every 0 2>&1 | tail -5 | tee -a "$OUT/summary.txt"
 rm -rf "$OUT/run"

@@ -70,7 +70,9 @@ void run_dense_typed(Precision precision) {
         {8, 0, 5, 30, 0, 25, 75, 0, 2},
     };
     const double eps = precision == Precision::float64 ? DBL_EPSILON : double(FLT_EPSILON);
+    for (int softened : {0, 1})
     for (const Case& c : cases) {
+        CAPTURE(softened);
         CAPTURE(c.tile);
         CAPTURE(c.potential);
         CAPTURE(c.begin);
@@ -82,7 +84,7 @@ void run_dense_typed(Precision precision) {
         options.define("DENSE_TILE", c.tile).define("DENSE_POTENTIAL", c.potential);
         options.define("DENSE_LANES", c.vector ? 8 : 0);
         options.define("DENSE_UNROLL", c.tile ? 4 : 1);  // full tiles unrolled, the last not
-        options.define("DENSE_TARGETS", c.targets);
+        options.define("DENSE_TARGETS", c.targets).define("DENSE_SOFTENED", softened);
         const Program program =
             build_program(context, Source::builtin("nbody/dense.cl"), options, memory_cache());
         const std::size_t count = c.end - c.begin;

@@ -1,14 +1,33 @@
 #ifndef PARTCL_COMMON_PORTABLE_H
 #define PARTCL_COMMON_PORTABLE_H
 /* The few spellings that differ between OpenCL C and CUDA C++, so one kernel file serves both
- * backends. Kernels write KERNEL, GLOBAL, LOCAL, CONSTANT, global_id(0), BARRIER_LOCAL, ...
- * Under OpenCL these are the OpenCL C words; the CUDA backend (PARTCL_CUDA) maps them to CUDA's.
- * Only 1-D and 2-D ids are needed by partcl's kernels. */
+ * backends. Kernels write KERNEL, GLOBAL, LOCAL (local arrays), LOCAL_SPACE (pointers into
+ * them: `LOCAL_SPACE real* p`), CONSTANT, INLINE (helper functions),
+ * WORK_GROUP_SIZE(n) (between KERNEL and the return type), global_id(0), BARRIER_LOCAL, ...
+ * Under OpenCL these are the OpenCL C words; the CUDA backend (PARTCL_CUDA, compiled by NVRTC)
+ * maps them to CUDA's, and supplies the OpenCL C types and limits CUDA lacks (uint, FLT_MAX,
+ * ...). Only 1-D and 2-D ids are needed by partcl's kernels. */
 
 #ifdef PARTCL_CUDA
+typedef unsigned char uchar;
+typedef unsigned short ushort;
+typedef unsigned int uint;
+typedef unsigned long long ulong;
+/* NVRTC has no <float.h>. */
+#ifndef FLT_MAX
+#define FLT_MAX 3.402823466e+38f
+#define FLT_MIN 1.175494351e-38f
+#define FLT_EPSILON 1.192092896e-07f
+#define DBL_MAX 1.7976931348623158e+308
+#define DBL_MIN 2.2250738585072014e-308
+#define DBL_EPSILON 2.2204460492503131e-16
+#endif
 #define KERNEL extern "C" __global__
+#define INLINE __device__ inline
+#define WORK_GROUP_SIZE(n) __launch_bounds__(n)
 #define GLOBAL
 #define LOCAL __shared__
+#define LOCAL_SPACE
 #define CONSTANT const
 #define PRIVATE
 #define RESTRICT __restrict__
@@ -22,8 +41,11 @@
 #define BARRIER_GLOBAL __syncthreads()
 #else
 #define KERNEL __kernel
+#define INLINE inline
+#define WORK_GROUP_SIZE(n) __attribute__((reqd_work_group_size(n, 1, 1)))
 #define GLOBAL __global
 #define LOCAL __local
+#define LOCAL_SPACE __local
 #define CONSTANT __constant
 #define PRIVATE __private
 #define RESTRICT restrict

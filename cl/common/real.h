@@ -4,7 +4,10 @@
  * program at run time: BuildOptions::precision adds -DPARTCL_DOUBLE=1 for double, nothing for
  * float. No kernel names float or double itself.
  *
- *   real, real2, real3, real4, real8     scalar and vector types
+ *   real, real2, real3, real4            scalar and vector types (real8: OpenCL only)
+ *   REAL3(x, y, z), REAL4(x, y, z, w)    vectors from components (OpenCL's (real3)(...) literal
+ *                                        is not C++); dot and length on real3 and real4 work on
+ *                                        both backends
  *   REAL_C(1.5)                          a literal of type real (1.5f or 1.5)
  *   REAL_EPSILON, REAL_MAX, REAL_MIN     limits of real
  *   convert_real, convert_real4, ...     conversions to real
@@ -15,11 +18,44 @@
  * so kernels call them directly. */
 #include "portable.h"
 
+#ifdef PARTCL_CUDA
+/* CUDA: the vector types are structs without arithmetic; real.h supplies what kernels use. */
 #if defined(PARTCL_DOUBLE) && PARTCL_DOUBLE
 #define PARTCL_REAL_IS_DOUBLE 1
-#ifndef PARTCL_CUDA
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double real;
+typedef double2 real2;
+typedef double3 real3;
+typedef double4_16a real4;
+#define REAL_C(x) x
+#define REAL_EPSILON DBL_EPSILON
+#define REAL_MAX DBL_MAX
+#define REAL_MIN DBL_MIN
+#define REAL3(x, y, z) make_double3(x, y, z)
+#define REAL4(x, y, z, w) make_double4_16a(x, y, z, w)
+#define real_rsqrt(x) rsqrt(x)
+#else
+#define PARTCL_REAL_IS_DOUBLE 0
+typedef float real;
+typedef float2 real2;
+typedef float3 real3;
+typedef float4 real4;
+#define REAL_C(x) x##f
+#define REAL_EPSILON FLT_EPSILON
+#define REAL_MAX FLT_MAX
+#define REAL_MIN FLT_MIN
+#define REAL3(x, y, z) make_float3(x, y, z)
+#define REAL4(x, y, z, w) make_float4(x, y, z, w)
+/* CUDA's rsqrtf is the special-function unit's, within OpenCL's 2 ulp for rsqrt. */
+#define real_rsqrt(x) rsqrtf(x)
 #endif
+#define convert_real(x) ((real)(x))
+INLINE real dot(real3 a, real3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+INLINE real dot(real4 a, real4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+INLINE real length(real3 a) { return sqrt(dot(a, a)); }
+INLINE real length(real4 a) { return sqrt(dot(a, a)); }
+#elif defined(PARTCL_DOUBLE) && PARTCL_DOUBLE
+#define PARTCL_REAL_IS_DOUBLE 1
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
 typedef double real;
 typedef double2 real2;
 typedef double3 real3;
@@ -33,6 +69,8 @@ typedef double8 real8;
 #define convert_real2 convert_double2
 #define convert_real3 convert_double3
 #define convert_real4 convert_double4
+#define REAL3(x, y, z) ((real3)((x), (y), (z)))
+#define REAL4(x, y, z, w) ((real4)((x), (y), (z), (w)))
 #define real_rsqrt(x) rsqrt(x)
 #else
 #define PARTCL_REAL_IS_DOUBLE 0
@@ -49,6 +87,8 @@ typedef float8 real8;
 #define convert_real2 convert_float2
 #define convert_real3 convert_float3
 #define convert_real4 convert_float4
+#define REAL3(x, y, z) ((real3)((x), (y), (z)))
+#define REAL4(x, y, z, w) ((real4)((x), (y), (z), (w)))
 #ifdef PARTCL_FAST_MATH
 #define real_rsqrt(x) native_rsqrt(x)
 #else

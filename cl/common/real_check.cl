@@ -16,8 +16,8 @@ KERNEL void real_check(const uint n, GLOBAL const real* RESTRICT xs,
     if (i >= n) return;
     const real x = xs[i];
     const real y = ys[i];
-    const real3 v = (real3)(x, y, REAL_C(1.0));
-    const real4 w = (real4)(x, y, x, y);
+    const real3 v = REAL3(x, y, REAL_C(1.0));
+    const real4 w = REAL4(x, y, x, y);
     out[0 * n + i] = x * y + REAL_C(0.5);
     out[1 * n + i] = sqrt(x);
     out[2 * n + i] = rsqrt(x);

@@ -22,6 +22,9 @@
  *                    memory then serves that many; a work-group covers DENSE_TILE *
  *                    DENSE_TARGETS targets, so launch ceil(count / DENSE_TARGETS) work-items).
  *   DENSE_POTENTIAL  1: also write the potential (`pot` must then be a buffer).
+ *   DENSE_SOFTENED   1: eps^2 is at least REAL_MIN, so no interaction divides by zero and
+ *                    only the potential has to skip pairs at zero separation (fewer
+ *                    instructions per interaction); 0: eps^2 may be 0.
  *   DENSE_LANES      untiled form only: keep this many partial sums over sources (CPUs: the
  *                    compiler may not reorder one scalar sum without fast-math, but it packs
  *                    independent ones into vectors; the partial sums are added in a fixed
@@ -44,6 +47,9 @@
 #ifndef DENSE_UNROLL
 #define DENSE_UNROLL 1
 #endif
+#ifndef DENSE_SOFTENED
+#define DENSE_SOFTENED 0
+#endif
 #ifndef DENSE_TARGETS
 #define DENSE_TARGETS 1
 #endif
@@ -62,7 +68,7 @@
 #define DENSE_UNROLL_BY(n) DENSE_PRAGMA(unroll n)
 
 #if DENSE_TILE == 0 && DENSE_LANES
-inline real sum_lanes(const real* v)
+INLINE real sum_lanes(const real* v)
 {
     real sum = v[0];
     for (uint l = 1; l < DENSE_LANES; ++l) sum += v[l];
@@ -70,52 +76,69 @@ inline real sum_lanes(const real* v)
 }
 #endif
 
-/* Source (xj, yj, zj, mj) acting on target (xi, yi, zi), added to sums (sx, sy, sz, sp). */
-#define DENSE_INTERACT(xj, yj, zj, mj, xi, yi, zi, sx, sy, sz, sp)      \
-    {                                                                   \
-        const real dx = (xj) - (xi);                                    \
-        const real dy = (yj) - (yi);                                    \
-        const real dz = (zj) - (zi);                                    \
-        const real r2 = dx * dx + dy * dy + dz * dz;                    \
-        const real inv_r = r2 > REAL_C(0.0) ? real_rsqrt(r2 + eps2) : REAL_C(0.0); \
-        const real m_inv_r = (mj) * inv_r;                              \
-        const real s = m_inv_r * inv_r * inv_r;                         \
-        (sx) += s * dx;                                                 \
-        (sy) += s * dy;                                                 \
-        (sz) += s * dz;                                                 \
-        (sp) += m_inv_r;                                                \
+/* Pairs at zero separation are skipped. Softened (DENSE_SOFTENED: eps^2 is a normal number),
+ * such a pair's force term is exactly zero anyway (dx = dy = dz = 0) and only the potential
+ * needs the test; unsoftened, eps^2 = 0 and r2e below is r^2, tested before the division. */
+#if DENSE_SOFTENED
+#define DENSE_IF_APART(r2e, value, otherwise) (value)
+#else
+#define DENSE_IF_APART(r2e, value, otherwise) ((r2e) > REAL_C(0.0) ? (value) : (otherwise))
+#endif
+#if DENSE_POTENTIAL
+#define DENSE_ADD_POTENTIAL(sum, dx, dy, dz, value) \
+    (sum) += (dx) * (dx) + (dy) * (dy) + (dz) * (dz) > REAL_C(0.0) ? (value) : REAL_C(0.0)
+#else
+#define DENSE_ADD_POTENTIAL(sum, dx, dy, dz, value)
+#endif
+
+/* Source (xj, yj, zj, mj) acting on target (xi, yi, zi), added to sums (sx, sy, sz, sp).
+ * eps^2 first, so r2e is three fused multiply-adds. */
+#define DENSE_INTERACT(xj, yj, zj, mj, xi, yi, zi, sx, sy, sz, sp)                    \
+    {                                                                                 \
+        const real dx = (xj) - (xi);                                                  \
+        const real dy = (yj) - (yi);                                                  \
+        const real dz = (zj) - (zi);                                                  \
+        const real r2e = eps2 + dx * dx + dy * dy + dz * dz;                          \
+        const real inv_r = DENSE_IF_APART(r2e, real_rsqrt(r2e), REAL_C(0.0));         \
+        const real m_inv_r = (mj) * inv_r;                                            \
+        const real s = m_inv_r * inv_r * inv_r;                                       \
+        (sx) += s * dx;                                                               \
+        (sy) += s * dy;                                                               \
+        (sz) += s * dz;                                                               \
+        DENSE_ADD_POTENTIAL(sp, dx, dy, dz, m_inv_r);                                 \
     }
 
 /* Sources ja and jb on the target, sharing one division: with c = (r^2 + eps^2)^(3/2),
  * 1/c_a = c_b / (c_a c_b) and 1/c_b = c_a / (c_a c_b). Division and square root share one
- * unpipelined unit on CPUs, so this trades a division for three multiplications. Masked
- * pairs take c = 1, so a zero separation with eps = 0 cannot poison its partner. */
-#define DENSE_INTERACT_PAIR(ja, jb, sxa, sya, sza, spa, sxb, syb, szb, spb)            \
-    {                                                                             \
-        const real dxa = x[ja] - xi, dya = y[ja] - yi, dza = z[ja] - zi;          \
-        const real dxb = x[jb] - xi, dyb = y[jb] - yi, dzb = z[jb] - zi;          \
-        const real r2a = dxa * dxa + dya * dya + dza * dza;                       \
-        const real r2b = dxb * dxb + dyb * dyb + dzb * dzb;                       \
-        const real ea = r2a + eps2, eb = r2b + eps2;                              \
-        const real ca = r2a > REAL_C(0.0) ? ea * sqrt(ea) : REAL_C(1.0);          \
-        const real cb = r2b > REAL_C(0.0) ? eb * sqrt(eb) : REAL_C(1.0);          \
-        const real shared = REAL_C(1.0) / (ca * cb);                              \
-        const real sa = r2a > REAL_C(0.0) ? m[ja] * cb * shared : REAL_C(0.0);     \
-        const real sb = r2b > REAL_C(0.0) ? m[jb] * ca * shared : REAL_C(0.0); \
-        (sxa) += sa * dxa;                                                        \
-        (sya) += sa * dya;                                                        \
-        (sza) += sa * dza;                                                        \
-        (spa) += sa * ea;                                                         \
-        (sxb) += sb * dxb;                                                        \
-        (syb) += sb * dyb;                                                        \
-        (szb) += sb * dzb;                                                        \
-        (spb) += sb * eb;                                                         \
+ * unpipelined unit on CPUs, so this trades a division for three multiplications. Unsoftened,
+ * a pair at zero separation takes c = 1, so it cannot poison its partner. */
+#define DENSE_INTERACT_PAIR(ja, jb, sxa, sya, sza, spa, sxb, syb, szb, spb)             \
+    {                                                                                   \
+        const real dxa = x[ja] - xi, dya = y[ja] - yi, dza = z[ja] - zi;                \
+        const real dxb = x[jb] - xi, dyb = y[jb] - yi, dzb = z[jb] - zi;                \
+        const real ea = eps2 + dxa * dxa + dya * dya + dza * dza;                       \
+        const real eb = eps2 + dxb * dxb + dyb * dyb + dzb * dzb;                       \
+        const real ca = DENSE_IF_APART(ea, ea * sqrt(ea), REAL_C(1.0));                 \
+        const real cb = DENSE_IF_APART(eb, eb * sqrt(eb), REAL_C(1.0));                 \
+        const real shared = REAL_C(1.0) / (ca * cb);                                    \
+        const real sa = DENSE_IF_APART(ea, m[ja] * cb * shared, REAL_C(0.0));           \
+        const real sb = DENSE_IF_APART(eb, m[jb] * ca * shared, REAL_C(0.0));           \
+        (sxa) += sa * dxa;                                                              \
+        (sya) += sa * dya;                                                              \
+        (sza) += sa * dza;                                                              \
+        DENSE_ADD_POTENTIAL(spa, dxa, dya, dza, sa * ea);                               \
+        (sxb) += sb * dxb;                                                              \
+        (syb) += sb * dyb;                                                              \
+        (szb) += sb * dzb;                                                              \
+        DENSE_ADD_POTENTIAL(spb, dxb, dyb, dzb, sb * eb);                               \
     }
 
 #if DENSE_TILE > 0
-__attribute__((reqd_work_group_size(DENSE_TILE, 1, 1)))
+#define DENSE_WORK_GROUP WORK_GROUP_SIZE(DENSE_TILE)
+#else
+#define DENSE_WORK_GROUP
 #endif
-KERNEL void dense_gravity(const uint begin, const uint end, const uint n, const real eps2,
+KERNEL DENSE_WORK_GROUP void dense_gravity(const uint begin, const uint end, const uint n, const real eps2,
                           const real G, GLOBAL const real* RESTRICT pos,
                           GLOBAL const real* RESTRICT m, GLOBAL real* RESTRICT acc,
                           const uint acc_offset, const uint stride, GLOBAL real* RESTRICT pot)
@@ -124,10 +147,8 @@ KERNEL void dense_gravity(const uint begin, const uint end, const uint n, const 
     GLOBAL const real* RESTRICT y = pos + n;
     GLOBAL const real* RESTRICT z = pos + 2 * n;
 #if DENSE_TILE > 0
-    LOCAL real tx[DENSE_TILE];
-    LOCAL real ty[DENSE_TILE];
-    LOCAL real tz[DENSE_TILE];
-    LOCAL real tm[DENSE_TILE];
+    /* (x, y, z, m) of a source side by side, so one wide local load fetches a source. */
+    LOCAL real4 sources[DENSE_TILE];
     const uint lane = local_id(0);
     /* Work-group g owns targets begin + g * DENSE_TILE * DENSE_TARGETS + [0, DENSE_TILE *
      * DENSE_TARGETS); work-item `lane` takes every DENSE_TILE-th of them, so neighbouring
@@ -148,10 +169,12 @@ KERNEL void dense_gravity(const uint begin, const uint end, const uint n, const 
     for (uint tile = 0; tile < n; tile += DENSE_TILE) {
         const uint j = tile + lane;
         if (j < n) {
-            tx[lane] = x[j];
-            ty[lane] = y[j];
-            tz[lane] = z[j];
-            tm[lane] = m[j];
+            /* Scalar stores: Oclgrind 21.10 misreports stores of vector literals. */
+            LOCAL_SPACE real* source = (LOCAL_SPACE real*)(sources + lane);
+            source[0] = x[j];
+            source[1] = y[j];
+            source[2] = z[j];
+            source[3] = m[j];
         }
         BARRIER_LOCAL;
         const uint count = min((uint)DENSE_TILE, n - tile);
@@ -159,17 +182,19 @@ KERNEL void dense_gravity(const uint begin, const uint end, const uint n, const 
             /* A full tile: a trip count the compiler knows, so it can unroll. */
             DENSE_UNROLL_BY(DENSE_UNROLL)
             for (uint k = 0; k < DENSE_TILE; ++k) {
-                const real xj = tx[k], yj = ty[k], zj = tz[k], mj = tm[k];
+                const real4 source = sources[k];
                 DENSE_PRAGMA(unroll)
                 for (uint t = 0; t < DENSE_TARGETS; ++t)
-                    DENSE_INTERACT(xj, yj, zj, mj, xi[t], yi[t], zi[t], sx[t], sy[t], sz[t], sp[t]);
+                    DENSE_INTERACT(source.x, source.y, source.z, source.w, xi[t], yi[t], zi[t],
+                                   sx[t], sy[t], sz[t], sp[t]);
             }
         } else {
             for (uint k = 0; k < count; ++k) {
-                const real xj = tx[k], yj = ty[k], zj = tz[k], mj = tm[k];
+                const real4 source = sources[k];
                 DENSE_PRAGMA(unroll)
                 for (uint t = 0; t < DENSE_TARGETS; ++t)
-                    DENSE_INTERACT(xj, yj, zj, mj, xi[t], yi[t], zi[t], sx[t], sy[t], sz[t], sp[t]);
+                    DENSE_INTERACT(source.x, source.y, source.z, source.w, xi[t], yi[t], zi[t],
+                                   sx[t], sy[t], sz[t], sp[t]);
             }
         }
         BARRIER_LOCAL;

@@ -1,7 +1,7 @@
 #include <partcl/models/nbody/dense_gravity.hpp>
 
-#include <cstdlib>
 #include <algorithm>
+#include <cfloat>
 #include <cstdio>
 #include <map>
 
@@ -47,13 +47,16 @@ std::vector<DenseShape> candidates(const DeviceInfo& info) {
 }
 
 Program build_shape(const Context& context, const Source& source, Precision precision,
-                    DenseShape shape, bool potential, bool fast_math, ProgramCache& cache) {
+                    DenseShape shape, bool potential, bool softened, bool fast_math,
+                    ProgramCache& cache) {
     BuildOptions options;
     options.precision = precision;
     if (fast_math) {
         options.define("PARTCL_FAST_MATH");
-        options.flags.push_back("-cl-mad-enable");
+        options.flags.push_back("-cl-fast-relaxed-math");
+        options.flags.push_back("-cl-denorms-are-zero");
     }
+    options.define("DENSE_SOFTENED", softened ? 1 : 0);
     options.define("DENSE_TILE", static_cast<long long>(shape.tile));
     options.define("DENSE_LANES", static_cast<long long>(shape.lanes));
     options.define("DENSE_UNROLL", static_cast<long long>(shape.unroll));
@@ -84,6 +87,11 @@ DenseGravity::DenseGravity(Context& context, Precision precision, GravityParamet
       fast_math_(options.fast_math), scheduler_(Scheduler::for_devices(context.devices())) {
     if (!(parameters_.softening >= 0) || !(parameters_.G > 0))
         throw UsageError("gravity: G must be positive and the softening non-negative");
+    // The kernel's branch-free form needs eps^2 to stay a normal number in the program's
+    // precision (a flushed denormal would be a division by zero).
+    const double eps2 = parameters_.softening * parameters_.softening;
+    softened_ = precision == Precision::float64 ? eps2 >= DBL_MIN
+                                                : float(eps2) >= FLT_MIN && eps2 <= FLT_MAX;
     const Source source = Source::builtin("nbody/dense.cl");
     for (std::size_t d = 0; d < context.size(); ++d) {
         const DeviceInfo& info = context.device(d).info();
@@ -126,7 +134,8 @@ DenseGravity::DenseGravity(Context& context, Precision precision, GravityParamet
             auto it = programs.find(shapes_[d]);
             if (it == programs.end())
                 it = programs.emplace(shapes_[d], build_shape(context, source, precision, shapes_[d],
-                                                              potential, fast_math_, cache)).first;
+                                                              potential, softened_, fast_math_,
+                                                              cache)).first;
             Kernel k(it->second, "dense_gravity");
             const std::size_t limit = k.max_work_group_size(context.device(d));
             if (shapes_[d].tile > limit)
@@ -160,7 +169,7 @@ DenseShape DenseGravity::tune(std::size_t d, const Source& source, ProgramCache&
     double best_seconds = -1;
     for (const DenseShape& shape : candidates(info)) {
         const Program program =
-            build_shape(context_, source, precision_, shape, false, fast_math_, cache);
+            build_shape(context_, source, precision_, shape, false, softened_, fast_math_, cache);
         Kernel k(program, "dense_gravity");
         if (shape.tile > k.max_work_group_size(context_.device(d))) continue;
         k.args(cl_uint(0), cl_uint(n), cl_uint(n), Real{0.0025}, Real{1.0}, bpos, bmass, acc,

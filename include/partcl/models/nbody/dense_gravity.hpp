@@ -44,9 +44,9 @@ struct DenseOptions {
     // the program cache's directory, keyed like a binary (kernel source, precision, device,
     // driver), so each device is tuned once.
     bool autotune = false;
-    // The device's fast 1/sqrt (`native_rsqrt`, PARTCL_FAST_MATH) and contracted multiply-adds
-    // (-cl-mad-enable), in float: a few ulp per interaction instead of correctly rounded
-    // arithmetic. Off by default.
+    // In float: the device's fast 1/sqrt (`native_rsqrt`, PARTCL_FAST_MATH),
+    // -cl-fast-relaxed-math and -cl-denorms-are-zero; a few ulp per interaction instead of
+    // correctly rounded arithmetic. Off by default.
     bool fast_math = false;
 };
 
@@ -80,6 +80,7 @@ private:
     GravityParameters parameters_;
     DenseShape tune(std::size_t device, const Source& source, ProgramCache& cache) const;
 
+    bool softened_ = false;
     bool fast_math_ = false;
     std::vector<DenseShape> shapes_;
     std::vector<std::string> origins_;

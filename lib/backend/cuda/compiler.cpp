@@ -1,0 +1,127 @@
+#include <partcl/backend/cuda/compiler.hpp>
+#include <partcl/runtime/error.hpp>
+
+#include <chrono>
+#include <regex>
+
+#include <nvrtc.h>
+
+namespace partcl::cuda {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void check_nvrtc(nvrtcResult result, const char* call) {
+    if (result != NVRTC_SUCCESS)
+        throw Error(std::string(call) + " failed: " + nvrtcGetErrorString(result));
+}
+
+// NVRTC writes `file(line): error: ...`; OpenCL compilers and partcl's messages say
+// `file:line: error: ...`.
+std::string colon_locations(const std::string& log) {
+    static const std::regex location(R"re((^|\n)([^\n(]+)\(([0-9]+)\): )re");
+    return std::regex_replace(log, location, "$1$2:$3: ");
+}
+
+std::string trim(std::string text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ' || text.back() == '\0'))
+        text.pop_back();
+    return text;
+}
+
+// What the cache key needs to know of the target: NVRTC's version and the architecture play
+// the part of the driver and the device.
+DeviceInfo target(const std::string& arch) {
+    DeviceInfo info;
+    info.name = arch;
+    info.vendor = "NVIDIA";
+    info.platform = "NVRTC";
+    info.platform_version = nvrtc_version();
+    info.driver_version = nvrtc_version();
+    info.type = DeviceType::gpu;
+    return info;
+}
+
+} // namespace
+
+std::string nvrtc_version() {
+    int major = 0, minor = 0;
+    check_nvrtc(nvrtcVersion(&major, &minor), "nvrtcVersion");
+    return std::to_string(major) + "." + std::to_string(minor);
+}
+
+std::vector<std::string> nvrtc_options(const BuildOptions& options, const std::string& arch) {
+    static const std::regex architecture("compute_[0-9]+[a-z]?");
+    if (!std::regex_match(arch, architecture))
+        throw UsageError("CUDA architecture '" + arch + "' is not a virtual architecture such as "
+                         "compute_90");
+    std::vector<std::string> list{"--gpu-architecture=" + arch, "--std=c++17", "-DPARTCL_CUDA=1"};
+    if (options.precision == Precision::float64) list.push_back("-DPARTCL_DOUBLE=1");
+    for (const auto& [name, value] : options.defines)
+        list.push_back("-D" + name + (value.empty() ? "" : "=" + value));
+    for (const auto& flag : options.flags) {
+        if (flag == "-cl-fast-relaxed-math") list.push_back("--use_fast_math");
+        else if (flag == "-cl-denorms-are-zero") list.push_back("--ftz=true");
+        else if (flag == "-cl-mad-enable") list.push_back("--fmad=true");
+        else
+            throw UsageError("OpenCL compiler flag '" + flag +
+                             "' has no NVRTC equivalent in partcl's CUDA backend");
+    }
+    return list;
+}
+
+Ptx compile(const Source& source, const BuildOptions& options, const std::string& arch,
+            ProgramCache& cache) {
+    const Clock::time_point start = Clock::now();
+    const std::vector<std::string> list = nvrtc_options(options, arch);
+    std::string joined;
+    for (const auto& o : list) joined += (joined.empty() ? "" : " ") + o;
+    const std::string expanded = source.expand(options.include_dirs);
+    const DeviceInfo device = target(arch);
+    const std::string key = ProgramCache::key(expanded, joined, device);
+
+    Ptx ptx;
+    ptx.arch = arch;
+    ptx.options = joined;
+    ptx.build.device = arch + " (NVRTC " + device.driver_version + ")";
+    if (auto binary = cache.load(key)) {
+        ptx.text.assign(binary->begin(), binary->end());
+        ptx.build.origin = DeviceBuild::Origin::disk_cache;
+        ptx.build.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        return ptx;
+    }
+
+    nvrtcProgram program = nullptr;
+    check_nvrtc(nvrtcCreateProgram(&program, expanded.c_str(), "input.cl", 0, nullptr, nullptr),
+                "nvrtcCreateProgram");
+    struct Release {
+        nvrtcProgram& p;
+        ~Release() { nvrtcDestroyProgram(&p); }
+    } release{program};
+    std::vector<const char*> argv;
+    for (const auto& o : list) argv.push_back(o.c_str());
+    const nvrtcResult result = nvrtcCompileProgram(program, int(argv.size()), argv.data());
+    std::size_t log_size = 0;
+    check_nvrtc(nvrtcGetProgramLogSize(program, &log_size), "nvrtcGetProgramLogSize");
+    std::string log(log_size, '\0');
+    if (log_size > 0) check_nvrtc(nvrtcGetProgramLog(program, log.data()), "nvrtcGetProgramLog");
+    log = map_log_locations(colon_locations(trim(log)), expanded);
+    if (result != NVRTC_SUCCESS) {
+        if (log.empty()) log = std::string("(no compiler log; ") + nvrtcGetErrorString(result) + ")";
+        throw BuildError(source.name(), ptx.build.device, log);
+    }
+    std::size_t size = 0;
+    check_nvrtc(nvrtcGetPTXSize(program, &size), "nvrtcGetPTXSize");
+    ptx.text.assign(size, '\0');
+    check_nvrtc(nvrtcGetPTX(program, ptx.text.data()), "nvrtcGetPTX");
+    while (!ptx.text.empty() && ptx.text.back() == '\0') ptx.text.pop_back();
+    cache.store(key, CacheEntry{{}, source.name(), ptx.build.device, joined},
+                std::vector<unsigned char>(ptx.text.begin(), ptx.text.end()));
+    ptx.build.origin = DeviceBuild::Origin::compiled;
+    ptx.build.log = log;
+    ptx.build.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return ptx;
+}
+
+} // namespace partcl::cuda
