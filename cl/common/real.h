@@ -69,8 +69,6 @@ typedef double8 real8;
 #define convert_real2 convert_double2
 #define convert_real3 convert_double3
 #define convert_real4 convert_double4
-#define REAL3(x, y, z) ((real3)((x), (y), (z)))
-#define REAL4(x, y, z, w) ((real4)((x), (y), (z), (w)))
 #define real_rsqrt(x) rsqrt(x)
 #else
 #define PARTCL_REAL_IS_DOUBLE 0
@@ -87,13 +85,16 @@ typedef float8 real8;
 #define convert_real2 convert_float2
 #define convert_real3 convert_float3
 #define convert_real4 convert_float4
-#define REAL3(x, y, z) ((real3)((x), (y), (z)))
-#define REAL4(x, y, z, w) ((real4)((x), (y), (z), (w)))
 #ifdef PARTCL_FAST_MATH
 #define real_rsqrt(x) native_rsqrt(x)
 #else
 #define real_rsqrt(x) rsqrt(x)
 #endif
+#endif
+
+#ifndef PARTCL_CUDA
+#define REAL3(x, y, z) ((real3)((x), (y), (z)))
+#define REAL4(x, y, z, w) ((real4)((x), (y), (z), (w)))
 #endif
 
 #endif /* PARTCL_COMMON_REAL_H */

@@ -133,6 +133,16 @@ INLINE real sum_lanes(const real* v)
         DENSE_ADD_POTENTIAL(spb, dxb, dyb, dzb, sb * eb);                               \
     }
 
+/* Tiled form: source k of the tile in local memory acting on this work-item's targets. */
+#define DENSE_TILE_SOURCE(k)                                                            \
+    {                                                                                   \
+        const real4 source = sources[k];                                                \
+        DENSE_PRAGMA(unroll)                                                            \
+        for (uint t = 0; t < DENSE_TARGETS; ++t)                                        \
+            DENSE_INTERACT(source.x, source.y, source.z, source.w, xi[t], yi[t], zi[t], \
+                           sx[t], sy[t], sz[t], sp[t]);                                 \
+    }
+
 #if DENSE_TILE > 0
 #define DENSE_WORK_GROUP WORK_GROUP_SIZE(DENSE_TILE)
 #else
@@ -181,21 +191,9 @@ KERNEL DENSE_WORK_GROUP void dense_gravity(const uint begin, const uint end, con
         if (count == DENSE_TILE) {
             /* A full tile: a trip count the compiler knows, so it can unroll. */
             DENSE_UNROLL_BY(DENSE_UNROLL)
-            for (uint k = 0; k < DENSE_TILE; ++k) {
-                const real4 source = sources[k];
-                DENSE_PRAGMA(unroll)
-                for (uint t = 0; t < DENSE_TARGETS; ++t)
-                    DENSE_INTERACT(source.x, source.y, source.z, source.w, xi[t], yi[t], zi[t],
-                                   sx[t], sy[t], sz[t], sp[t]);
-            }
+            for (uint k = 0; k < DENSE_TILE; ++k) DENSE_TILE_SOURCE(k);
         } else {
-            for (uint k = 0; k < count; ++k) {
-                const real4 source = sources[k];
-                DENSE_PRAGMA(unroll)
-                for (uint t = 0; t < DENSE_TARGETS; ++t)
-                    DENSE_INTERACT(source.x, source.y, source.z, source.w, xi[t], yi[t], zi[t],
-                                   sx[t], sy[t], sz[t], sp[t]);
-            }
+            for (uint k = 0; k < count; ++k) DENSE_TILE_SOURCE(k);
         }
         BARRIER_LOCAL;
     }

@@ -21,13 +21,17 @@ BuildOptions& BuildOptions::define(const std::string& name, const std::string& v
     return *this;
 }
 
+std::vector<std::string> BuildOptions::macro_options() const {
+    std::vector<std::string> list;
+    if (precision == Precision::float64) list.push_back("-DPARTCL_DOUBLE=1");
+    for (const auto& [name, value] : defines)
+        list.push_back("-D" + name + (value.empty() ? "" : "=" + value));
+    return list;
+}
+
 std::string BuildOptions::compiler_options() const {
     std::string text = "-cl-std=CL1.2";
-    if (precision == Precision::float64) text += " -DPARTCL_DOUBLE=1";
-    for (const auto& [name, value] : defines) {
-        text += " -D" + name;
-        if (!value.empty()) text += "=" + value;
-    }
+    for (const auto& macro : macro_options()) text += " " + macro;
     for (const auto& flag : flags) text += " " + flag;
     return text;
 }

@@ -26,6 +26,10 @@ struct BuildOptions {
         return define(name, std::to_string(value));
     }
 
+    // The macros every backend's compiler gets: -DPARTCL_DOUBLE=1 for double, then each define
+    // as -DNAME or -DNAME=VALUE, in order.
+    std::vector<std::string> macro_options() const;
+
     // The option string handed to the OpenCL compiler (part of the program cache key).
     std::string compiler_options() const;
 };

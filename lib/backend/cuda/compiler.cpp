@@ -57,9 +57,7 @@ std::vector<std::string> nvrtc_options(const BuildOptions& options, const std::s
         throw UsageError("CUDA architecture '" + arch + "' is not a virtual architecture such as "
                          "compute_90");
     std::vector<std::string> list{"--gpu-architecture=" + arch, "--std=c++17", "-DPARTCL_CUDA=1"};
-    if (options.precision == Precision::float64) list.push_back("-DPARTCL_DOUBLE=1");
-    for (const auto& [name, value] : options.defines)
-        list.push_back("-D" + name + (value.empty() ? "" : "=" + value));
+    for (auto& macro : options.macro_options()) list.push_back(std::move(macro));
     for (const auto& flag : options.flags) {
         if (flag == "-cl-fast-relaxed-math") list.push_back("--use_fast_math");
         else if (flag == "-cl-denorms-are-zero") list.push_back("--ftz=true");
