@@ -19,6 +19,9 @@
 
 #include <partcl/sched/scheduler.hpp>
 
+#include <partcl/algorithm/scan.hpp>
+#include <partcl/algorithm/sort_by_key.hpp>
+
 #include <partcl/integrate/integrator.hpp>
 #include <partcl/integrate/vector_ops.hpp>
 

@@ -10,6 +10,10 @@
 
 namespace partcl {
 
+// The in-order, profiling command queue of one device. Code names it `Queue` so it does not
+// depend on how a backend spells it.
+using Queue = cl::CommandQueue;
+
 class Context {
 public:
     // All devices must belong to one platform (UsageError otherwise) and there must be at least

@@ -1,0 +1,45 @@
+#include <partcl/algorithm/sort_by_key.hpp>
+
+#include <boost/compute/algorithm/stable_sort_by_key.hpp>
+
+#include "detail/boost_compute.hpp"
+
+namespace partcl {
+
+namespace {
+
+void check_lengths(std::size_t keys, std::size_t values, std::size_t n) {
+    if (keys < n || values < n)
+        throw UsageError("sort_by_key: " + std::to_string(n) + " elements asked of buffers of " +
+                         std::to_string(keys) + " keys and " + std::to_string(values) + " values");
+    if (n > 0xffffffffull) throw UsageError("sort_by_key: more than 2^32 - 1 elements");
+}
+
+template <class Key>
+void sort_with_boost_compute(Queue& queue, const cl::Buffer& keys, const cl::Buffer& values,
+                             std::size_t n) {
+    auto q = detail::boost_queue(queue);
+    boost::compute::stable_sort_by_key(detail::boost_iterator<Key>(keys, 0),
+                                       detail::boost_iterator<Key>(keys, n),
+                                       detail::boost_iterator<std::uint32_t>(values, 0), q);
+}
+
+} // namespace
+
+void sort_by_key(Queue& queue, Buffer<std::uint32_t>& keys, Buffer<std::uint32_t>& values,
+                 std::size_t n) {
+    check_lengths(keys.size(), values.size(), n);
+    if (n < 2) return;
+    sort_with_boost_compute<std::uint32_t>(queue, keys.cl_buffer(), values.cl_buffer(), n);
+}
+
+void sort_by_key(Queue& queue, RealBuffer& keys, Buffer<std::uint32_t>& values, std::size_t n) {
+    check_lengths(keys.size(), values.size(), n);
+    if (n < 2) return;
+    if (keys.precision() == Precision::float64)
+        sort_with_boost_compute<double>(queue, keys.cl_buffer(), values.cl_buffer(), n);
+    else
+        sort_with_boost_compute<float>(queue, keys.cl_buffer(), values.cl_buffer(), n);
+}
+
+} // namespace partcl

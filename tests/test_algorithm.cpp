@@ -1,0 +1,119 @@
+// The device algorithms (sort_by_key, exclusive_scan) against std:: on fresh random inputs,
+// including lengths that are no power of two, duplicates, n = 0 and 1, and sub-ranges.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include "support.hpp"
+
+using namespace partcl;
+using namespace partcl_test;
+
+namespace {
+
+// The stable order std::stable_sort gives (keys, then original position).
+template <class Key>
+std::vector<std::uint32_t> stable_order(const std::vector<Key>& keys, std::size_t n) {
+    std::vector<std::uint32_t> order(n);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
+    return order;
+}
+
+} // namespace
+
+TEST_SUITE("algorithm") {
+
+TEST_CASE("sort_by_key on 32-bit keys is stable and matches std::stable_sort") {
+    Context& context = test_context();
+    auto& queue = context.queue(0);
+    const std::uint32_t seed = fresh_seed();
+    std::mt19937 rng(seed);
+    for (std::size_t n : {0, 1, 2, 3, 1000, 4099, 70001}) {
+        CAPTURE(seed);
+        CAPTURE(n);
+        // Few distinct keys, so stability is tested; one full-range key to reach the top bits.
+        std::uniform_int_distribution<std::uint32_t> key(0, std::uint32_t(n / 8 + 1));
+        std::vector<std::uint32_t> keys(n), values(n);
+        for (auto& k : keys) k = key(rng);
+        if (n > 2) keys[n / 2] = 0xfffffffeu;
+        std::iota(values.begin(), values.end(), 0u);
+        const auto order = stable_order(keys, n);
+
+        Buffer<std::uint32_t> dkeys(context, keys), dvalues(context, values);
+        sort_by_key(queue, dkeys, dvalues, n);
+        const auto got_keys = dkeys.read(queue), got_values = dvalues.read(queue);
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < n; ++i)
+            wrong += got_values[i] != order[i] || got_keys[i] != keys[order[i]];
+        CHECK(wrong == 0);
+    }
+}
+
+TEST_CASE("sort_by_key on real keys, float and double, sorts a prefix only") {
+    Context& context = test_context();
+    auto& queue = context.queue(0);
+    const std::uint32_t seed = fresh_seed();
+    std::mt19937 rng(seed);
+    for (Precision precision : {Precision::float32, Precision::float64}) {
+        if (precision == Precision::float64 && !context.device(0).info().fp64) continue;
+        CAPTURE(seed);
+        CAPTURE(to_string(precision));
+        const std::size_t size = 5003, n = 4001;  // the tail must stay where it is
+        std::normal_distribution<double> normal(0.0, 10.0);
+        std::vector<double> keys(size);
+        for (auto& k : keys) k = normal(rng);
+        keys[7] = keys[8] = keys[9];  // ties
+        if (precision == Precision::float32)
+            for (auto& k : keys) k = double(float(k));
+        std::vector<std::uint32_t> values(size);
+        std::iota(values.begin(), values.end(), 0u);
+        const auto order = stable_order(keys, n);
+
+        RealBuffer dkeys(context, precision, size);
+        dkeys.write(queue, keys);
+        Buffer<std::uint32_t> dvalues(context, values);
+        sort_by_key(queue, dkeys, dvalues, n);
+        const auto got_keys = dkeys.read(queue);
+        const auto got_values = dvalues.read(queue);
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < n; ++i)
+            wrong += got_values[i] != order[i] || got_keys[i] != keys[order[i]];
+        for (std::size_t i = n; i < size; ++i)
+            wrong += got_values[i] != i || got_keys[i] != keys[i];
+        CHECK(wrong == 0);
+    }
+}
+
+TEST_CASE("sort_by_key and exclusive_scan refuse ranges longer than their buffers") {
+    Context& context = test_context();
+    Buffer<std::uint32_t> a(context, 10), b(context, 5);
+    CHECK_THROWS_AS(sort_by_key(context.queue(0), a, b, 6), UsageError);
+    CHECK_THROWS_AS(exclusive_scan(context.queue(0), a, b, 6), UsageError);
+}
+
+TEST_CASE("exclusive_scan matches std::exclusive_scan, in place too") {
+    Context& context = test_context();
+    auto& queue = context.queue(0);
+    const std::uint32_t seed = fresh_seed();
+    std::mt19937 rng(seed);
+    for (std::size_t n : {0, 1, 5, 1000, 65537}) {
+        CAPTURE(seed);
+        CAPTURE(n);
+        std::uniform_int_distribution<std::uint32_t> count(0, 9);
+        std::vector<std::uint32_t> in(n), expected(n);
+        for (auto& c : in) c = count(rng);
+        std::exclusive_scan(in.begin(), in.end(), expected.begin(), 0u);
+
+        Buffer<std::uint32_t> din(context, in), dout(context, n);
+        exclusive_scan(queue, din, dout, n);
+        CHECK(dout.read(queue) == expected);
+        exclusive_scan(queue, din, din, n);
+        CHECK(din.read(queue) == expected);
+    }
+}
+
+}
