@@ -74,11 +74,11 @@ TEST_CASE("a context with one in-order profiling queue per device") {
     REQUIRE(context.size() >= 1);
     for (std::size_t i = 0; i < context.size(); ++i) {
         cl_command_queue_properties properties = 0;
-        check(context.queue(i).getInfo(CL_QUEUE_PROPERTIES, &properties), "clGetCommandQueueInfo");
+        check(context.queue(i).cl_queue().getInfo(CL_QUEUE_PROPERTIES, &properties), "clGetCommandQueueInfo");
         CHECK((properties & CL_QUEUE_PROFILING_ENABLE) != 0);
         CHECK((properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) == 0);
         cl::Device device;
-        check(context.queue(i).getInfo(CL_QUEUE_DEVICE, &device), "clGetCommandQueueInfo");
+        check(context.queue(i).cl_queue().getInfo(CL_QUEUE_DEVICE, &device), "clGetCommandQueueInfo");
         CHECK(device() == context.device(i).cl_device()());
     }
     CHECK_THROWS(context.queue(context.size()));

@@ -2,13 +2,16 @@
 // Everything a program needs to embed partcl.
 #include <partcl/version.hpp>
 
+#include <partcl/runtime/backend.hpp>
 #include <partcl/runtime/buffer.hpp>
 #include <partcl/runtime/context.hpp>
 #include <partcl/runtime/device.hpp>
 #include <partcl/runtime/error.hpp>
 #include <partcl/runtime/event.hpp>
 #include <partcl/runtime/filter.hpp>
+#include <partcl/runtime/memory.hpp>
 #include <partcl/runtime/precision.hpp>
+#include <partcl/runtime/queue.hpp>
 #include <partcl/runtime/real_buffer.hpp>
 
 #include <partcl/jit/compiler.hpp>
@@ -19,6 +22,7 @@
 
 #include <partcl/sched/scheduler.hpp>
 
+#include <partcl/algorithm/reduce.hpp>
 #include <partcl/algorithm/scan.hpp>
 #include <partcl/algorithm/sort_by_key.hpp>
 

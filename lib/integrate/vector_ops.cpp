@@ -1,25 +1,11 @@
 #include <partcl/integrate/vector_ops.hpp>
 
-#include <boost/compute/algorithm/reduce.hpp>
-#include <boost/compute/command_queue.hpp>
-#include <boost/compute/functional/operator.hpp>
-#include <boost/compute/iterator/buffer_iterator.hpp>
+#include <partcl/algorithm/reduce.hpp>
 
 namespace partcl {
 
 namespace {
 constexpr std::size_t local_size = 64;
-
-template <class T>
-double reduce_max(cl::CommandQueue& queue, const RealBuffer& values, std::size_t n) {
-    namespace bc = boost::compute;
-    bc::command_queue q(queue(), true);
-    bc::buffer buffer(values.cl_buffer()(), true);
-    T result = 0;
-    bc::reduce(bc::make_buffer_iterator<T>(buffer, 0), bc::make_buffer_iterator<T>(buffer, n),
-               &result, bc::max<T>(), q);
-    return double(result);
-}
 } // namespace
 
 VectorOps::VectorOps(Context& context, Precision precision, ProgramCache& cache)
@@ -73,8 +59,7 @@ double VectorOps::max_scaled_error(std::size_t n, const RealBuffer& err, const R
     if (scratch_.size() < n) scratch_ = RealBuffer(context_, precision_, n);
     scaled_error_->args(cl_uint(n), err, y, y_new, Real{atol}, Real{rtol}, scratch_);
     scaled_error_->launch(context_.queue(0), n, local_size);
-    return precision_ == Precision::float64 ? reduce_max<double>(context_.queue(0), scratch_, n)
-                                            : reduce_max<float>(context_.queue(0), scratch_, n);
+    return reduce_max(context_.queue(0), scratch_, n);
 }
 
 } // namespace partcl

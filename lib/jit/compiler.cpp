@@ -2,41 +2,11 @@
 
 #include <chrono>
 
+#include "backend/interface.hpp"
+
 namespace partcl {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::string trim(std::string text) {
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ' || text.back() == '\0'))
-        text.pop_back();
-    return text;
-}
-
-std::string build_log(const cl::Program& program, const cl::Device& device) {
-    std::string log;
-    program.getBuildInfo(device, CL_PROGRAM_BUILD_LOG, &log);
-    return trim(log);
-}
-
-// Binaries in the order of `devices`, whatever order the program lists its devices in.
-std::vector<std::vector<unsigned char>> program_binaries(const cl::Program& program,
-                                                         const std::vector<Device>& devices) {
-    std::vector<cl::Device> program_devices;
-    check(program.getInfo(CL_PROGRAM_DEVICES, &program_devices), "clGetProgramInfo");
-    cl::Program::Binaries binaries;
-    check(program.getInfo(CL_PROGRAM_BINARIES, &binaries), "clGetProgramInfo");
-    std::vector<std::vector<unsigned char>> ordered(devices.size());
-    for (std::size_t i = 0; i < devices.size(); ++i)
-        for (std::size_t j = 0; j < program_devices.size() && j < binaries.size(); ++j)
-            if (program_devices[j]() == devices[i].cl_device()()) ordered[i] = binaries[j];
-    return ordered;
-}
 
 } // namespace
 
@@ -52,23 +22,19 @@ const char* to_string(DeviceBuild::Origin origin) noexcept {
     }
 }
 
-Program::Program(cl::Program program, std::string name, BuildOptions options,
-                 std::vector<DeviceBuild> builds)
-    : program_(std::move(program)), name_(std::move(name)), options_(std::move(options)),
-      builds_(std::move(builds)) {}
+Program::Program(std::shared_ptr<detail::ProgramImpl> program, Backend backend, std::string name,
+                 BuildOptions options, std::vector<DeviceBuild> builds)
+    : program_(std::move(program)), backend_(backend), name_(std::move(name)),
+      options_(std::move(options)), builds_(std::move(builds)) {}
 
-std::vector<std::string> Program::kernel_names() const {
-    std::string names;
-    check(program_.getInfo(CL_PROGRAM_KERNEL_NAMES, &names), "clGetProgramInfo");
-    std::vector<std::string> list;
-    std::size_t start = 0;
-    while (start <= names.size()) {
-        const auto end = std::min(names.find(';', start), names.size());
-        if (end > start) list.push_back(trim(names.substr(start, end - start)));
-        start = end + 1;
-    }
-    return list;
+const cl::Program& Program::cl_program() const {
+    if (backend_ != Backend::opencl)
+        throw UsageError("cl_program(): program " + name_ + " belongs to the " +
+                         to_string(backend_) + " backend");
+    return detail::opencl::cl_program(*program_);
 }
+
+std::vector<std::string> Program::kernel_names() const { return program_->kernel_names(); }
 
 void require_precision(const DeviceInfo& device, Precision precision) {
     if (precision == Precision::float64 && !device.fp64)
@@ -79,74 +45,17 @@ void require_precision(const DeviceInfo& device, Precision precision) {
 
 Program build_program(const Context& context, const Source& source, const BuildOptions& options,
                       ProgramCache& cache) {
-    const auto& devices = context.devices();
-    for (const auto& d : devices) require_precision(d.info(), options.precision);
-
-    const Clock::time_point start = Clock::now();
-    const std::string expanded = source.expand(options.include_dirs);
-    const std::string compiler_options = options.compiler_options();
-    std::vector<std::string> keys;
-    std::string combined;
-    for (const auto& d : devices) {
-        keys.push_back(ProgramCache::key(expanded, compiler_options, d.info()));
-        combined += keys.back();
+    for (const auto& d : context.devices()) require_precision(d.info(), options.precision);
+    detail::BuiltProgram built;
+    switch (context.backend()) {
+    case Backend::opencl: built = detail::opencl::build(context, source, options, cache); break;
+#ifdef PARTCL_WITH_CUDA
+    case Backend::cuda: built = detail::cuda::build(context, source, options, cache); break;
+#endif
+    default: throw Unsupported(std::string("backend ") + to_string(context.backend()) + " is not built");
     }
-    std::vector<DeviceBuild> builds(devices.size());
-    for (std::size_t i = 0; i < devices.size(); ++i) builds[i].device = devices[i].info().name;
-    std::vector<cl::Device> handles;
-    for (const auto& d : devices) handles.push_back(d.cl_device());
-
-    auto finish = [&](cl::Program program, DeviceBuild::Origin origin) {
-        const double seconds = since(start);
-        for (std::size_t i = 0; i < devices.size(); ++i) {
-            builds[i].origin = origin;
-            builds[i].seconds = seconds;
-            builds[i].log = map_log_locations(build_log(program, handles[i]), expanded);
-        }
-        cache.remember(context.cl_context(), combined, program);
-        return Program(std::move(program), source.name(), options, std::move(builds));
-    };
-
-    if (auto program = cache.find(context.cl_context(), combined))
-        return finish(*program, DeviceBuild::Origin::memory_cache);
-
-    // Disk: only when every device has its binary; a device the driver rejects drops them all.
-    cl::Program::Binaries binaries;
-    for (const auto& key : keys) {
-        auto binary = cache.load(key);
-        if (!binary) break;
-        binaries.push_back(std::move(*binary));
-    }
-    if (binaries.size() == devices.size()) {
-        cl_int status = CL_SUCCESS;
-        std::vector<cl_int> binary_status;
-        cl::Program program(context.cl_context(), handles, binaries, &binary_status, &status);
-        if (status == CL_SUCCESS) status = program.build(handles, compiler_options.c_str());
-        if (status == CL_SUCCESS) return finish(std::move(program), DeviceBuild::Origin::disk_cache);
-        for (const auto& key : keys) cache.remove(key);
-    }
-
-    cl_int status = CL_SUCCESS;
-    cl::Program program(context.cl_context(), expanded, false, &status);
-    check(status, "clCreateProgramWithSource");
-    status = program.build(handles, compiler_options.c_str());
-    if (status != CL_SUCCESS) {
-        for (std::size_t i = 0; i < devices.size(); ++i) {
-            cl_build_status state = CL_BUILD_NONE;
-            program.getBuildInfo(handles[i], CL_PROGRAM_BUILD_STATUS, &state);
-            if (state == CL_BUILD_SUCCESS) continue;
-            std::string log = map_log_locations(build_log(program, handles[i]), expanded);
-            if (log.empty()) log = std::string("(no compiler log; clBuildProgram returned ") +
-                                   cl_status_name(status) + ")";
-            throw BuildError(source.name(), devices[i].info().name, log);
-        }
-        throw ClError(status, "clBuildProgram", source.name());
-    }
-    const auto built = program_binaries(program, devices);
-    for (std::size_t i = 0; i < devices.size(); ++i)
-        cache.store(keys[i], CacheEntry{{}, source.name(), devices[i].info().name, compiler_options},
-                    built[i]);
-    return finish(std::move(program), DeviceBuild::Origin::compiled);
+    return Program(std::move(built.program), context.backend(), source.name(), options,
+                   std::move(built.builds));
 }
 
 } // namespace partcl

@@ -1,19 +1,28 @@
 #include <partcl/jit/kernel.hpp>
 
+#include "backend/interface.hpp"
+
 namespace partcl {
 
 Kernel::Kernel(const Program& program, const std::string& name)
-    : name_(name), precision_(program.precision()) {
-    cl_int status = CL_SUCCESS;
-    kernel_ = cl::Kernel(program.cl_program(), name.c_str(), &status);
-    if (status != CL_SUCCESS) throw ClError(status, "clCreateKernel", "kernel '" + name + "' in " + program.name());
-}
+    : name_(name), precision_(program.precision()), backend_(program.backend()),
+      kernel_(program.impl().kernel(name)) {}
 
 Kernel& Kernel::set(cl_uint index, std::size_t size, const void* value) {
-    const cl_int status = ::clSetKernelArg(kernel_(), index, size, value);
-    if (status != CL_SUCCESS)
-        throw ClError(status, "clSetKernelArg",
-                      "argument " + std::to_string(index) + " of kernel '" + name_ + "'");
+    kernel_->set(index, size, value);
+    return *this;
+}
+
+Kernel& Kernel::set_memory(cl_uint index, const Memory& memory) {
+    if (!memory.empty() && memory.impl() && memory.backend() != backend_)
+        throw UsageError("argument " + std::to_string(index) + " of kernel '" + name_ +
+                         "': memory of another backend");
+    kernel_->set_memory(index, memory.empty() ? nullptr : memory.impl());
+    return *this;
+}
+
+Kernel& Kernel::set_local(cl_uint index, std::size_t bytes) {
+    kernel_->set_local(index, bytes);
     return *this;
 }
 
@@ -23,7 +32,7 @@ Kernel& Kernel::arg(cl_uint index, const RealBuffer& buffer) {
         throw UsageError("argument " + std::to_string(index) + " of kernel '" + name_ + "' is a " +
                          to_string(buffer.precision()) + " buffer, but the program was built for " +
                          to_string(precision_));
-    return set(index, sizeof(cl_mem), buffer.empty() ? nullptr : &buffer.cl_buffer()());
+    return set_memory(index, buffer.memory());
 }
 
 Kernel& Kernel::arg(cl_uint index, Real real) {
@@ -32,34 +41,22 @@ Kernel& Kernel::arg(cl_uint index, Real real) {
     return set(index, sizeof(float), &value);
 }
 
-Event Kernel::launch(cl::CommandQueue& queue, std::size_t count, std::size_t local,
-                     std::size_t offset) {
+Event Kernel::launch(Queue& queue, std::size_t count, std::size_t local, std::size_t offset) {
+    if (queue.backend() != backend_)
+        throw UsageError("kernel '" + name_ + "' of the " + to_string(backend_) +
+                         " backend launched on a queue of the " + to_string(queue.backend()) +
+                         " backend");
     if (count == 0) return Event();
     const std::size_t global = local ? (count + local - 1) / local * local : count;
-    cl::Event event;
-    const cl_int status = queue.enqueueNDRangeKernel(
-        kernel_, offset ? cl::NDRange(offset) : cl::NullRange, cl::NDRange(global),
-        local ? cl::NDRange(local) : cl::NullRange, nullptr, &event);
-    if (status != CL_SUCCESS)
-        throw ClError(status, "clEnqueueNDRangeKernel",
-                      "kernel '" + name_ + "', " + std::to_string(global) + " work-items in groups of " +
-                          (local ? std::to_string(local) : std::string("any size")));
-    return Event(event);
+    return Event(kernel_->launch(queue.impl(), queue.device(), global, local, offset));
 }
 
 std::size_t Kernel::max_work_group_size(const Device& device) const {
-    std::size_t size = 0;
-    check(kernel_.getWorkGroupInfo(device.cl_device(), CL_KERNEL_WORK_GROUP_SIZE, &size),
-          "clGetKernelWorkGroupInfo");
-    return size;
+    return kernel_->max_work_group_size(device);
 }
 
 std::size_t Kernel::preferred_multiple(const Device& device) const {
-    std::size_t size = 0;
-    check(kernel_.getWorkGroupInfo(device.cl_device(), CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
-                                   &size),
-          "clGetKernelWorkGroupInfo");
-    return size;
+    return kernel_->preferred_multiple(device);
 }
 
 } // namespace partcl

@@ -250,18 +250,23 @@ std::size_t ProgramCache::clear() const {
     return removed;
 }
 
-std::optional<cl::Program> ProgramCache::find(const cl::Context& context,
-                                              const std::string& key) const {
+std::shared_ptr<detail::ProgramImpl> ProgramCache::find(const Context& context,
+                                                        const std::string& key) const {
     std::lock_guard<std::mutex> lock(mutex_);
-    const auto it = memory_.find({context(), key});
-    if (it == memory_.end()) return std::nullopt;
-    return it->second;
+    const auto it = memory_.find({&context.impl(), key});
+    if (it == memory_.end()) return nullptr;
+    // Another context may have been made at a dead one's address.
+    if (it->second.context.expired()) {
+        memory_.erase(it);
+        return nullptr;
+    }
+    return it->second.program;
 }
 
-void ProgramCache::remember(const cl::Context& context, const std::string& key,
-                            const cl::Program& program) {
+void ProgramCache::remember(const Context& context, const std::string& key,
+                            std::shared_ptr<detail::ProgramImpl> program) {
     std::lock_guard<std::mutex> lock(mutex_);
-    memory_[{context(), key}] = program;
+    memory_[{&context.impl(), key}] = {context.impl_handle(), std::move(program)};
 }
 
 void ProgramCache::forget_memory() {

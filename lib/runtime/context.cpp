@@ -1,28 +1,28 @@
 #include <partcl/runtime/context.hpp>
 #include <partcl/runtime/error.hpp>
 
+#include "backend/interface.hpp"
+
 namespace partcl {
 
 Context::Context(std::vector<Device> devices) : devices_(std::move(devices)) {
     if (devices_.empty()) throw UsageError("a Context needs at least one device");
-    std::vector<cl::Device> handles;
     for (const auto& d : devices_) {
-        if (d.info().platform_index != devices_.front().info().platform_index)
+        if (d.info().platform_index != devices_.front().info().platform_index ||
+            d.backend() != devices_.front().backend())
             throw UsageError("one Context cannot span platforms ('" + devices_.front().info().platform +
                              "' and '" + d.info().platform +
                              "'): OpenCL contexts are per platform; use make_contexts()");
-        handles.push_back(d.cl_device());
     }
-    cl_int status = CL_SUCCESS;
-    cl_context_properties properties[] = {
-        CL_CONTEXT_PLATFORM,
-        reinterpret_cast<cl_context_properties>(devices_.front().cl_platform()()), 0};
-    context_ = cl::Context(handles, properties, nullptr, nullptr, &status);
-    check(status, "clCreateContext");
-    for (const auto& d : devices_) {
-        queues_.emplace_back(context_, d.cl_device(), CL_QUEUE_PROFILING_ENABLE, &status);
-        check(status, "clCreateCommandQueue");
+    switch (backend()) {
+    case Backend::opencl: impl_ = detail::opencl::make_context(devices_); break;
+#ifdef PARTCL_WITH_CUDA
+    case Backend::cuda: impl_ = detail::cuda::make_context(devices_); break;
+#endif
+    default: throw Unsupported(std::string("backend ") + to_string(backend()) + " is not built");
     }
+    for (std::size_t d = 0; d < devices_.size(); ++d)
+        queues_.emplace_back(impl_->queue(d), backend(), d);
 }
 
 Context Context::from_filter(const DeviceFilter& filter) {
@@ -35,7 +35,23 @@ Context Context::from_filter(const DeviceFilter& filter) {
 }
 
 void Context::finish() const {
-    for (const auto& q : queues_) check(q.finish(), "clFinish");
+    for (const auto& q : queues_) q.impl().finish();
+}
+
+const cl::Context& Context::cl_context() const {
+    if (backend() != Backend::opencl)
+        throw UsageError(std::string("cl_context(): this context belongs to the ") +
+                         to_string(backend()) + " backend");
+    return detail::opencl::cl_context(*impl_);
+}
+
+void Queue::finish() { impl_->finish(); }
+
+cl::CommandQueue& Queue::cl_queue() {
+    if (backend_ != Backend::opencl)
+        throw UsageError(std::string("cl_queue(): this queue belongs to the ") +
+                         to_string(backend_) + " backend");
+    return detail::opencl::cl_queue(*impl_);
 }
 
 std::vector<Context> make_contexts(const std::vector<Device>& devices) {

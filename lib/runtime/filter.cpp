@@ -39,7 +39,8 @@ std::string trim(const std::string& text) {
 
 } // namespace
 
-DeviceFilter::DeviceFilter(const std::string& text) : text_(text) {
+DeviceFilter::DeviceFilter(const std::string& text, Backend backend)
+    : text_(text), backend_(backend) {
     auto fail = [&](std::size_t position, const std::string& why) {
         throw UsageError("bad device filter '" + text_ + "' at character " +
                          std::to_string(position + 1) + ": " + why +
@@ -82,10 +83,12 @@ DeviceFilter::DeviceFilter(const std::string& text) : text_(text) {
     }
 }
 
-DeviceFilter DeviceFilter::from_environment(const std::string& cli) {
-    if (!cli.empty()) return DeviceFilter(cli);
-    if (const char* env = std::getenv(environment_variable); env && *env) return DeviceFilter(env);
-    return DeviceFilter(default_text);
+DeviceFilter DeviceFilter::from_environment(const std::string& cli, const std::string& cli_backend) {
+    const Backend backend = backend_from_environment(cli_backend);
+    if (!cli.empty()) return DeviceFilter(cli, backend);
+    if (const char* env = std::getenv(environment_variable); env && *env)
+        return DeviceFilter(env, backend);
+    return DeviceFilter(default_text, backend);
 }
 
 bool DeviceFilter::matches(const Term& term, const DeviceInfo& info) {

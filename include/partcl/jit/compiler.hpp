@@ -1,6 +1,7 @@
 #pragma once
 // build_program: source + options -> a program built for every device of a context, through the
-// program cache. Double precision on a device without fp64 is refused before any build.
+// program cache, by the context's backend (OpenCL's compiler, or NVRTC for CUDA). Double precision on a device without fp64 is refused before any build.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,12 +36,20 @@ struct DeviceBuild {
 
 const char* to_string(DeviceBuild::Origin origin) noexcept;
 
+namespace detail {
+class ProgramImpl;
+}
+
+// A program built for every device of a context, by the context's backend.
 class Program {
 public:
-    Program(cl::Program program, std::string name, BuildOptions options,
-            std::vector<DeviceBuild> builds);
+    Program(std::shared_ptr<detail::ProgramImpl> program, Backend backend, std::string name,
+            BuildOptions options, std::vector<DeviceBuild> builds);
 
-    const cl::Program& cl_program() const noexcept { return program_; }
+    Backend backend() const noexcept { return backend_; }
+    // The OpenCL program behind it; UsageError on other backends.
+    const cl::Program& cl_program() const;
+    detail::ProgramImpl& impl() const noexcept { return *program_; }
     const std::string& name() const noexcept { return name_; }
     const BuildOptions& options() const noexcept { return options_; }
     Precision precision() const noexcept { return options_.precision; }
@@ -48,7 +57,8 @@ public:
     std::vector<std::string> kernel_names() const;
 
 private:
-    cl::Program program_;
+    std::shared_ptr<detail::ProgramImpl> program_;
+    Backend backend_;
     std::string name_;
     BuildOptions options_;
     std::vector<DeviceBuild> builds_;

@@ -1,7 +1,8 @@
 #pragma once
 // Kernel: one entry point of a built Program, with typed argument setting and a launch that
-// rounds the global size up to whole work-groups (every partcl kernel takes its real length and
+// rounds the global size up to whole work-groups (same on every backend) (every partcl kernel takes its real length and
 // bounds-checks, so any N works).
+#include <memory>
 #include <string>
 #include <type_traits>
 
@@ -23,20 +24,26 @@ struct Local {
     std::size_t count;
 };
 
+namespace detail {
+class KernelImpl;
+}
+
 class Kernel {
 public:
     Kernel(const Program& program, const std::string& name);
 
     const std::string& name() const noexcept { return name_; }
-    cl::Kernel& cl_kernel() noexcept { return kernel_; }
+    Backend backend() const noexcept { return backend_; }
 
     template <class T>
     Kernel& arg(cl_uint index, const Buffer<T>& buffer) {
-        return set(index, sizeof(cl_mem), buffer.empty() ? nullptr : &buffer.cl_buffer()());
+        return set_memory(index, buffer.memory());
     }
+    // Dynamic local memory exists on OpenCL only (CUDA: Unsupported); partcl's kernels size
+    // their local arrays with macros instead.
     template <class T>
     Kernel& arg(cl_uint index, Local<T> local) {
-        return set(index, local.count * sizeof(T), nullptr);
+        return set_local(index, local.count * sizeof(T));
     }
     // Throws UsageError when the buffer's precision is not the program's.
     Kernel& arg(cl_uint index, const RealBuffer& buffer);
@@ -56,8 +63,8 @@ public:
 
     // Runs work-items [offset, offset + count) in groups of `local` (0: the driver chooses,
     // and count is not rounded). count == 0 enqueues nothing and returns an empty Event.
-    Event launch(cl::CommandQueue& queue, std::size_t count, std::size_t local = 0,
-                 std::size_t offset = 0);
+    // A non-zero offset is OpenCL only (CUDA has no global offset: Unsupported).
+    Event launch(Queue& queue, std::size_t count, std::size_t local = 0, std::size_t offset = 0);
 
     // Largest work-group this kernel can use on `device`, and the size groups should be a
     // multiple of.
@@ -66,10 +73,13 @@ public:
 
 private:
     Kernel& set(cl_uint index, std::size_t size, const void* value);
+    Kernel& set_memory(cl_uint index, const Memory& memory);
+    Kernel& set_local(cl_uint index, std::size_t bytes);
 
     std::string name_;
     Precision precision_;
-    cl::Kernel kernel_;
+    Backend backend_;
+    std::shared_ptr<detail::KernelImpl> kernel_;
 };
 
 } // namespace partcl

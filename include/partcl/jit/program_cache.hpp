@@ -1,5 +1,5 @@
 #pragma once
-// ProgramCache: compiled programs kept in memory (per OpenCL context) and on disk (per device),
+// ProgramCache: compiled programs kept in memory (per context) and on disk (per device),
 // so a program is compiled once per machine, not once per run.
 //
 // The key is a SHA-1 over everything that changes a binary: the full source after includes,
@@ -13,15 +13,20 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <partcl/runtime/cl.hpp>
+#include <partcl/runtime/context.hpp>
 #include <partcl/runtime/device.hpp>
 
 namespace partcl {
+
+namespace detail {
+class ProgramImpl;
+}
 
 // What a disk entry was built from, kept in its header for `partcl cache list`.
 struct CacheEntry {
@@ -71,9 +76,11 @@ public:
     std::vector<CacheEntry> list() const;
     std::size_t clear() const;  // removes every entry; returns how many
 
-    // Memory tier, keyed by context and the program's combined key.
-    std::optional<cl::Program> find(const cl::Context& context, const std::string& key) const;
-    void remember(const cl::Context& context, const std::string& key, const cl::Program& program);
+    // Memory tier, keyed by context and the program's combined key; an entry dies with its
+    // context.
+    std::shared_ptr<detail::ProgramImpl> find(const Context& context, const std::string& key) const;
+    void remember(const Context& context, const std::string& key,
+                  std::shared_ptr<detail::ProgramImpl> program);
     void forget_memory();
 
     std::filesystem::path entry_path(const std::string& key) const;
@@ -81,7 +88,11 @@ public:
 private:
     Settings settings_;
     mutable std::mutex mutex_;
-    std::map<std::pair<cl_context, std::string>, cl::Program> memory_;
+    struct Remembered {
+        std::weak_ptr<detail::ContextImpl> context;
+        std::shared_ptr<detail::ProgramImpl> program;
+    };
+    mutable std::map<std::pair<const detail::ContextImpl*, std::string>, Remembered> memory_;
 };
 
 } // namespace partcl

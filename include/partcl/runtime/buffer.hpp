@@ -1,22 +1,16 @@
 #pragma once
 // Buffer<T>: a typed, sized, owning device buffer in a Context. Sizes are in elements. A buffer
-// of zero elements is valid and owns no OpenCL object (OpenCL forbids zero-byte buffers), so
-// code need not special-case empty particle sets.
+// of zero elements is valid and owns no device memory, so code need not special-case empty
+// particle sets.
 #include <cstddef>
 #include <string>
 #include <type_traits>
 #include <vector>
 
-#include <partcl/runtime/context.hpp>
 #include <partcl/runtime/error.hpp>
-#include <partcl/runtime/event.hpp>
+#include <partcl/runtime/memory.hpp>
 
 namespace partcl {
-
-namespace detail {
-// Turns allocation failures into messages that say how much was asked and of which device.
-cl::Buffer allocate(const Context& context, cl_mem_flags flags, std::size_t bytes);
-} // namespace detail
 
 template <class T>
 class Buffer {
@@ -24,56 +18,52 @@ class Buffer {
 
 public:
     Buffer() = default;
-    Buffer(const Context& context, std::size_t size, cl_mem_flags flags = CL_MEM_READ_WRITE)
-        : size_(size) {
-        if (size_ > 0) buffer_ = detail::allocate(context, flags, size_ * sizeof(T));
-    }
-    Buffer(Context& context, const std::vector<T>& host, cl_mem_flags flags = CL_MEM_READ_WRITE)
-        : Buffer(context, host.size(), flags) {
+    Buffer(const Context& context, std::size_t size) : size_(size), memory_(context, size * sizeof(T)) {}
+    Buffer(Context& context, const std::vector<T>& host) : Buffer(context, host.size()) {
         write(context.queue(0), host).wait();
     }
 
     std::size_t size() const noexcept { return size_; }
     std::size_t bytes() const noexcept { return size_ * sizeof(T); }
     bool empty() const noexcept { return size_ == 0; }
-    const cl::Buffer& cl_buffer() const noexcept { return buffer_; }
+    const Memory& memory() const noexcept { return memory_; }
+    const cl::Buffer& cl_buffer() const { return memory_.cl_buffer(); }
 
     // Copies host[0, count) to elements [offset, offset + count). Non-blocking: the returned
     // event completes when the copy has; `host` must live until then.
-    Event write(cl::CommandQueue& queue, const T* host, std::size_t count, std::size_t offset = 0) {
+    Event write(Queue& queue, const T* host, std::size_t count, std::size_t offset = 0) {
         check_range(offset, count, "write");
-        cl::Event event;
-        if (count > 0)
-            check(queue.enqueueWriteBuffer(buffer_, CL_FALSE, offset * sizeof(T), count * sizeof(T),
-                                           host, nullptr, &event),
-                  "clEnqueueWriteBuffer");
-        return Event(event);
+        return memory_.write(queue, offset * sizeof(T), count * sizeof(T), host);
     }
-    Event write(cl::CommandQueue& queue, const std::vector<T>& host, std::size_t offset = 0) {
+    Event write(Queue& queue, const std::vector<T>& host, std::size_t offset = 0) {
         return write(queue, host.data(), host.size(), offset);
     }
 
     // Copies elements [offset, offset + count) to host; blocks until done.
-    void read(cl::CommandQueue& queue, T* host, std::size_t count, std::size_t offset = 0) const {
+    void read(Queue& queue, T* host, std::size_t count, std::size_t offset = 0) const {
         check_range(offset, count, "read");
-        if (count > 0)
-            check(queue.enqueueReadBuffer(buffer_, CL_TRUE, offset * sizeof(T), count * sizeof(T),
-                                          host),
-                  "clEnqueueReadBuffer");
+        memory_.read(queue, offset * sizeof(T), count * sizeof(T), host);
     }
-    std::vector<T> read(cl::CommandQueue& queue) const {
+    std::vector<T> read(Queue& queue) const {
         std::vector<T> host(size_);
         read(queue, host.data(), size_);
         return host;
     }
 
+    // Device-side copy of `count` elements into `target`.
+    Event copy_to(Queue& queue, Buffer& target, std::size_t count, std::size_t offset = 0,
+                  std::size_t target_offset = 0) const {
+        check_range(offset, count, "copy_to");
+        target.check_range(target_offset, count, "copy_to");
+        return memory_.copy_to(queue, target.memory_, offset * sizeof(T),
+                               target_offset * sizeof(T), count * sizeof(T));
+    }
+
     // Sets every element to `value`.
-    Event fill(cl::CommandQueue& queue, const T& value) {
-        cl::Event event;
-        if (size_ > 0)
-            check(queue.enqueueFillBuffer(buffer_, value, 0, bytes(), nullptr, &event),
-                  "clEnqueueFillBuffer");
-        return Event(event);
+    Event fill(Queue& queue, const T& value) {
+        static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8,
+                      "fill takes elements of 1, 2, 4 or 8 bytes");
+        return memory_.fill(queue, &value, sizeof(T), 0, bytes());
     }
 
 private:
@@ -85,7 +75,7 @@ private:
     }
 
     std::size_t size_ = 0;
-    cl::Buffer buffer_;
+    Memory memory_;
 };
 
 } // namespace partcl

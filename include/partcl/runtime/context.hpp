@@ -1,18 +1,20 @@
 #pragma once
-// Context: the chosen devices of one platform, one OpenCL context over them and one in-order
-// profiling queue per device. OpenCL cannot put devices of two platforms in one context, so a
-// selection that spans platforms becomes one Context per platform (make_contexts).
+// Context: the chosen devices of one platform of one backend, and one in-order profiling queue
+// per device. OpenCL cannot put devices of two platforms in one context, so a selection that
+// spans platforms (or backends) becomes one Context per platform (make_contexts).
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <partcl/runtime/device.hpp>
 #include <partcl/runtime/filter.hpp>
+#include <partcl/runtime/queue.hpp>
 
 namespace partcl {
 
-// The in-order, profiling command queue of one device. Code names it `Queue` so it does not
-// depend on how a backend spells it.
-using Queue = cl::CommandQueue;
+namespace detail {
+class ContextImpl;
+}
 
 class Context {
 public:
@@ -23,20 +25,26 @@ public:
     // The first platform's devices among those `filter` selects; the usual way to start.
     static Context from_filter(const DeviceFilter& filter = DeviceFilter::from_environment());
 
+    Backend backend() const noexcept { return devices_.front().backend(); }
     std::size_t size() const noexcept { return devices_.size(); }
     const std::vector<Device>& devices() const noexcept { return devices_; }
     const Device& device(std::size_t i) const { return devices_.at(i); }
-    const cl::Context& cl_context() const noexcept { return context_; }
-    cl::CommandQueue& queue(std::size_t i) { return queues_.at(i); }
-    const cl::CommandQueue& queue(std::size_t i) const { return queues_.at(i); }
+    Queue& queue(std::size_t i) { return queues_.at(i); }
+    const Queue& queue(std::size_t i) const { return queues_.at(i); }
 
     // Blocks until every queue is empty.
     void finish() const;
 
+    // The OpenCL context behind it; UsageError on other backends.
+    const cl::Context& cl_context() const;
+
+    detail::ContextImpl& impl() const noexcept { return *impl_; }
+    std::weak_ptr<detail::ContextImpl> impl_handle() const noexcept { return impl_; }
+
 private:
     std::vector<Device> devices_;
-    cl::Context context_;
-    std::vector<cl::CommandQueue> queues_;
+    std::shared_ptr<detail::ContextImpl> impl_;
+    std::vector<Queue> queues_;
 };
 
 // One Context per platform present in `devices`, in enumeration order.

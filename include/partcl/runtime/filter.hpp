@@ -23,14 +23,18 @@ public:
     static constexpr const char* default_text = "gpu|cpu";
     static constexpr const char* environment_variable = "PARTCL_DEVICE";
 
-    // Throws UsageError naming the position of a malformed filter.
-    explicit DeviceFilter(const std::string& text = default_text);
+    // Throws UsageError naming the position of a malformed filter. `backend` says which
+    // backend's devices select() chooses among.
+    explicit DeviceFilter(const std::string& text = default_text,
+                          Backend backend = Backend::automatic);
 
     // The filter a program should use: `cli` when not empty, else PARTCL_DEVICE when set,
-    // else the default.
-    static DeviceFilter from_environment(const std::string& cli = {});
+    // else the default; the backend from `cli_backend`, else PARTCL_BACKEND, else automatic.
+    static DeviceFilter from_environment(const std::string& cli = {},
+                                         const std::string& cli_backend = {});
 
     const std::string& text() const noexcept { return text_; }
+    Backend backend() const noexcept { return backend_; }
 
     // The devices the filter picks from `available`, in enumeration order.
     std::vector<DeviceInfo> match(const std::vector<DeviceInfo>& available) const;
@@ -38,7 +42,7 @@ public:
     // As match(), over real devices; throws Unsupported when nothing matches, with a message
     // that lists the devices that exist and says how to get a CPU device (PoCL).
     std::vector<Device> select(const std::vector<Device>& available) const;
-    std::vector<Device> select() const { return select(enumerate_devices()); }
+    std::vector<Device> select() const { return select(enumerate_devices(backend_)); }
 
 private:
     struct Term {
@@ -54,6 +58,7 @@ private:
     static bool matches(const Alternative& alternative, const DeviceInfo& info);
 
     std::string text_;
+    Backend backend_ = Backend::automatic;
     std::vector<Alternative> alternatives_;
 };
 

@@ -13,35 +13,35 @@ namespace partcl {
 class RealBuffer {
 public:
     RealBuffer() = default;
-    RealBuffer(const Context& context, Precision precision, std::size_t size,
-               cl_mem_flags flags = CL_MEM_READ_WRITE);
+    RealBuffer(const Context& context, Precision precision, std::size_t size);
 
     Precision precision() const noexcept { return precision_; }
     std::size_t size() const noexcept { return size_; }
     std::size_t bytes() const noexcept { return size_ * size_of(precision_); }
     bool empty() const noexcept { return size_ == 0; }
-    const cl::Buffer& cl_buffer() const noexcept { return buffer_; }
+    const Memory& memory() const noexcept { return memory_; }
+    const cl::Buffer& cl_buffer() const { return memory_.cl_buffer(); }
 
     // Blocking: converts and copies host[0, count) to elements [offset, offset + count).
-    void write(cl::CommandQueue& queue, const double* host, std::size_t count, std::size_t offset = 0);
-    void write(cl::CommandQueue& queue, const std::vector<double>& host, std::size_t offset = 0) {
+    void write(Queue& queue, const double* host, std::size_t count, std::size_t offset = 0);
+    void write(Queue& queue, const std::vector<double>& host, std::size_t offset = 0) {
         write(queue, host.data(), host.size(), offset);
     }
     // Blocking: elements [offset, offset + count) to host.
-    void read(cl::CommandQueue& queue, double* host, std::size_t count, std::size_t offset = 0) const;
-    std::vector<double> read(cl::CommandQueue& queue) const;
+    void read(Queue& queue, double* host, std::size_t count, std::size_t offset = 0) const;
+    std::vector<double> read(Queue& queue) const;
 
     // Device-side copy of `count` elements into `target` (same precision and context).
-    Event copy_to(cl::CommandQueue& queue, RealBuffer& target, std::size_t count,
+    Event copy_to(Queue& queue, RealBuffer& target, std::size_t count,
                   std::size_t offset = 0, std::size_t target_offset = 0) const;
-    Event fill(cl::CommandQueue& queue, double value);
+    Event fill(Queue& queue, double value);
 
 private:
     void check_range(std::size_t offset, std::size_t count, const char* what) const;
 
     Precision precision_ = Precision::float32;
     std::size_t size_ = 0;
-    cl::Buffer buffer_;
+    Memory memory_;
 };
 
 } // namespace partcl

@@ -10,7 +10,7 @@
 namespace partcl::detail {
 
 inline boost::compute::command_queue boost_queue(Queue& queue) {
-    return boost::compute::command_queue(queue(), true);
+    return boost::compute::command_queue(queue.cl_queue()(), true);
 }
 
 template <class T>

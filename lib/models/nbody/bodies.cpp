@@ -35,7 +35,7 @@ DeviceBodies::DeviceBodies(Context& context, Precision precision, const Bodies& 
     upload(context.queue(0), bodies);
 }
 
-void DeviceBodies::upload(cl::CommandQueue& queue, const Bodies& bodies) {
+void DeviceBodies::upload(Queue& queue, const Bodies& bodies) {
     bodies.validate();
     if (bodies.size() != n_)
         throw UsageError("DeviceBodies::upload: " + std::to_string(bodies.size()) +
@@ -46,7 +46,7 @@ void DeviceBodies::upload(cl::CommandQueue& queue, const Bodies& bodies) {
     mass.write(queue, bodies.m);
 }
 
-Bodies DeviceBodies::download(cl::CommandQueue& queue) const {
+Bodies DeviceBodies::download(Queue& queue) const {
     Bodies bodies;
     bodies.resize(n_);
     std::vector<double>* fields[] = {&bodies.x, &bodies.y, &bodies.z,

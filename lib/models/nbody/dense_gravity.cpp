@@ -161,7 +161,7 @@ DenseShape DenseGravity::tune(std::size_t d, const Source& source, ProgramCache&
     }
     RealBuffer bpos(context_, precision_, 3 * n), bmass(context_, precision_, n),
         acc(context_, precision_, 3 * n);
-    cl::CommandQueue& queue = context_.queue(d);
+    Queue& queue = context_.queue(d);
     bpos.write(queue, pos);
     bmass.write(queue, mass);
 
@@ -239,7 +239,7 @@ void DenseGravity::accelerations(const RealBuffer& positions, const RealBuffer& 
                                        out_offset + axis * n + r.begin);
             if (potential) slices_[d].potential.copy_to(queue, *potential, r.size(), 0, r.begin);
         }
-        check(queue.finish(), "clFinish");
+        queue.finish();
     }
     interactions_ += double(n) * double(n);
 }

@@ -29,8 +29,8 @@ public:
     std::size_t size() const noexcept { return n_; }
     Precision precision() const noexcept { return state.precision(); }
 
-    void upload(cl::CommandQueue& queue, const Bodies& bodies);
-    Bodies download(cl::CommandQueue& queue) const;
+    void upload(Queue& queue, const Bodies& bodies);
+    Bodies download(Queue& queue) const;
 
     RealBuffer state;  // 6N: positions then velocities, each as x | y | z
     RealBuffer mass;   // N

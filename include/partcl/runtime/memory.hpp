@@ -1,0 +1,53 @@
+#pragma once
+// Memory: untyped device memory of one Context, what Buffer<T> and RealBuffer are made of. Zero
+// bytes is valid and owns nothing (OpenCL forbids zero-byte buffers), so code need not
+// special-case empty particle sets. Allocation failures say how much was asked, of which device.
+#include <cstddef>
+#include <memory>
+
+#include <partcl/runtime/context.hpp>
+#include <partcl/runtime/event.hpp>
+
+namespace partcl {
+
+namespace detail {
+class MemoryImpl;
+}
+
+class Memory {
+public:
+    Memory() = default;
+    Memory(const Context& context, std::size_t bytes);
+
+    std::size_t bytes() const noexcept { return bytes_; }
+    bool empty() const noexcept { return bytes_ == 0; }
+    Backend backend() const noexcept { return backend_; }
+
+    // Copies host bytes to [offset, offset + bytes). Non-blocking unless `blocking`: the event
+    // completes when the copy has, and `host` must live until then.
+    Event write(Queue& queue, std::size_t offset, std::size_t bytes, const void* host,
+                bool blocking = false);
+    // Copies [offset, offset + bytes) to host; blocks until done.
+    void read(Queue& queue, std::size_t offset, std::size_t bytes, void* host) const;
+    // Device-side copy into `target` (same context).
+    Event copy_to(Queue& queue, Memory& target, std::size_t offset, std::size_t target_offset,
+                  std::size_t bytes) const;
+    // Repeats a pattern of 1, 2, 4 or 8 bytes over [offset, offset + bytes).
+    Event fill(Queue& queue, const void* pattern, std::size_t pattern_size, std::size_t offset,
+               std::size_t bytes);
+
+    // The OpenCL buffer behind it (a null handle when empty); UsageError on other backends.
+    const cl::Buffer& cl_buffer() const;
+
+    detail::MemoryImpl* impl() const noexcept { return impl_.get(); }
+
+private:
+    void check_range(std::size_t offset, std::size_t bytes, const char* what) const;
+    void check_queue(const Queue& queue) const;
+
+    std::size_t bytes_ = 0;
+    Backend backend_ = Backend::opencl;
+    std::shared_ptr<detail::MemoryImpl> impl_;
+};
+
+} // namespace partcl

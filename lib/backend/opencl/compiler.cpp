@@ -1,0 +1,120 @@
+// The OpenCL backend's compiler: the driver's clBuildProgram, with binaries kept in the program
+// cache per device.
+#include <partcl/jit/compiler.hpp>
+
+#include <chrono>
+
+#include "backend/interface.hpp"
+#include "backend/opencl/kernel.hpp"
+
+namespace partcl::detail::opencl {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string trim(std::string text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ' || text.back() == '\0'))
+        text.pop_back();
+    return text;
+}
+
+std::string build_log(const cl::Program& program, const cl::Device& device) {
+    std::string log;
+    program.getBuildInfo(device, CL_PROGRAM_BUILD_LOG, &log);
+    return trim(log);
+}
+
+// Binaries in the order of `devices`, whatever order the program lists its devices in.
+std::vector<std::vector<unsigned char>> program_binaries(const cl::Program& program,
+                                                         const std::vector<Device>& devices) {
+    std::vector<cl::Device> program_devices;
+    check(program.getInfo(CL_PROGRAM_DEVICES, &program_devices), "clGetProgramInfo");
+    cl::Program::Binaries binaries;
+    check(program.getInfo(CL_PROGRAM_BINARIES, &binaries), "clGetProgramInfo");
+    std::vector<std::vector<unsigned char>> ordered(devices.size());
+    for (std::size_t i = 0; i < devices.size(); ++i)
+        for (std::size_t j = 0; j < program_devices.size() && j < binaries.size(); ++j)
+            if (program_devices[j]() == devices[i].cl_device()()) ordered[i] = binaries[j];
+    return ordered;
+}
+
+} // namespace
+
+BuiltProgram build(const Context& context, const Source& source, const BuildOptions& options,
+                   ProgramCache& cache) {
+    const auto& devices = context.devices();
+
+    const Clock::time_point start = Clock::now();
+    const std::string expanded = source.expand(options.include_dirs);
+    const std::string compiler_options = options.compiler_options();
+    std::vector<std::string> keys;
+    std::string combined;
+    for (const auto& d : devices) {
+        keys.push_back(ProgramCache::key(expanded, compiler_options, d.info()));
+        combined += keys.back();
+    }
+    std::vector<DeviceBuild> builds(devices.size());
+    for (std::size_t i = 0; i < devices.size(); ++i) builds[i].device = devices[i].info().name;
+    std::vector<cl::Device> handles;
+    for (const auto& d : devices) handles.push_back(d.cl_device());
+
+    auto finish = [&](cl::Program program, DeviceBuild::Origin origin) {
+        const double seconds = since(start);
+        for (std::size_t i = 0; i < devices.size(); ++i) {
+            builds[i].origin = origin;
+            builds[i].seconds = seconds;
+            builds[i].log = map_log_locations(build_log(program, handles[i]), expanded);
+        }
+        auto impl = std::make_shared<OpenclProgram>(std::move(program));
+        cache.remember(context, combined, impl);
+        return BuiltProgram{impl, std::move(builds)};
+    };
+
+    if (auto program = cache.find(context, combined))
+        return finish(static_cast<OpenclProgram&>(*program).program, DeviceBuild::Origin::memory_cache);
+
+    // Disk: only when every device has its binary; a device the driver rejects drops them all.
+    cl::Program::Binaries binaries;
+    for (const auto& key : keys) {
+        auto binary = cache.load(key);
+        if (!binary) break;
+        binaries.push_back(std::move(*binary));
+    }
+    if (binaries.size() == devices.size()) {
+        cl_int status = CL_SUCCESS;
+        std::vector<cl_int> binary_status;
+        cl::Program program(context.cl_context(), handles, binaries, &binary_status, &status);
+        if (status == CL_SUCCESS) status = program.build(handles, compiler_options.c_str());
+        if (status == CL_SUCCESS) return finish(std::move(program), DeviceBuild::Origin::disk_cache);
+        for (const auto& key : keys) cache.remove(key);
+    }
+
+    cl_int status = CL_SUCCESS;
+    cl::Program program(context.cl_context(), expanded, false, &status);
+    check(status, "clCreateProgramWithSource");
+    status = program.build(handles, compiler_options.c_str());
+    if (status != CL_SUCCESS) {
+        for (std::size_t i = 0; i < devices.size(); ++i) {
+            cl_build_status state = CL_BUILD_NONE;
+            program.getBuildInfo(handles[i], CL_PROGRAM_BUILD_STATUS, &state);
+            if (state == CL_BUILD_SUCCESS) continue;
+            std::string log = map_log_locations(build_log(program, handles[i]), expanded);
+            if (log.empty()) log = std::string("(no compiler log; clBuildProgram returned ") +
+                                   cl_status_name(status) + ")";
+            throw BuildError(source.name(), devices[i].info().name, log);
+        }
+        throw ClError(status, "clBuildProgram", source.name());
+    }
+    const auto built = program_binaries(program, devices);
+    for (std::size_t i = 0; i < devices.size(); ++i)
+        cache.store(keys[i], CacheEntry{{}, source.name(), devices[i].info().name, compiler_options},
+                    built[i]);
+    return finish(std::move(program), DeviceBuild::Origin::compiled);
+}
+
+} // namespace partcl::detail::opencl

@@ -1,0 +1,80 @@
+#include <partcl/runtime/error.hpp>
+#include <partcl/runtime/memory.hpp>
+
+#include "backend/interface.hpp"
+
+namespace partcl {
+
+Memory::Memory(const Context& context, std::size_t bytes)
+    : bytes_(bytes), backend_(context.backend()) {
+    if (bytes_ == 0) return;
+    for (const auto& d : context.devices()) {
+        if (bytes_ > d.info().max_allocation)
+            throw ClError(CL_INVALID_BUFFER_SIZE, "clCreateBuffer",
+                          std::to_string(bytes_) + " bytes asked, but " + d.info().name +
+                              " allows at most " + std::to_string(d.info().max_allocation) +
+                              " bytes in one buffer");
+    }
+    impl_ = context.impl().allocate(bytes_);
+}
+
+void Memory::check_range(std::size_t offset, std::size_t bytes, const char* what) const {
+    if (offset > bytes_ || bytes > bytes_ - offset)
+        throw Error(std::string("Memory::") + what + ": bytes [" + std::to_string(offset) + ", " +
+                    std::to_string(offset + bytes) + ") outside memory of " +
+                    std::to_string(bytes_) + " bytes");
+}
+
+void Memory::check_queue(const Queue& queue) const {
+    if (queue.backend() != backend_)
+        throw UsageError(std::string("memory of the ") + to_string(backend_) +
+                         " backend used on a queue of the " + to_string(queue.backend()) +
+                         " backend");
+}
+
+Event Memory::write(Queue& queue, std::size_t offset, std::size_t bytes, const void* host,
+                    bool blocking) {
+    check_range(offset, bytes, "write");
+    check_queue(queue);
+    if (bytes == 0) return Event();
+    return Event(queue.impl().write(*impl_, offset, bytes, host, blocking));
+}
+
+void Memory::read(Queue& queue, std::size_t offset, std::size_t bytes, void* host) const {
+    check_range(offset, bytes, "read");
+    check_queue(queue);
+    if (bytes > 0) queue.impl().read(*impl_, offset, bytes, host);
+}
+
+Event Memory::copy_to(Queue& queue, Memory& target, std::size_t offset, std::size_t target_offset,
+                      std::size_t bytes) const {
+    check_range(offset, bytes, "copy_to");
+    target.check_range(target_offset, bytes, "copy_to");
+    check_queue(queue);
+    target.check_queue(queue);
+    if (bytes == 0) return Event();
+    return Event(queue.impl().copy(*impl_, offset, *target.impl_, target_offset, bytes));
+}
+
+Event Memory::fill(Queue& queue, const void* pattern, std::size_t pattern_size, std::size_t offset,
+                   std::size_t bytes) {
+    check_range(offset, bytes, "fill");
+    check_queue(queue);
+    if (pattern_size != 1 && pattern_size != 2 && pattern_size != 4 && pattern_size != 8)
+        throw UsageError("Memory::fill: patterns are 1, 2, 4 or 8 bytes, not " +
+                         std::to_string(pattern_size));
+    if (bytes % pattern_size != 0 || offset % pattern_size != 0)
+        throw UsageError("Memory::fill: range not a whole number of patterns");
+    if (bytes == 0) return Event();
+    return Event(queue.impl().fill(*impl_, pattern, pattern_size, offset, bytes));
+}
+
+const cl::Buffer& Memory::cl_buffer() const {
+    static const cl::Buffer none;
+    if (backend_ != Backend::opencl)
+        throw UsageError("cl_buffer(): this memory belongs to the " +
+                         std::string(to_string(backend_)) + " backend");
+    return impl_ ? detail::opencl::cl_buffer(*impl_) : none;
+}
+
+} // namespace partcl
