@@ -2,7 +2,7 @@
 // OpenMP CPU reference (partcl::reference::dense_gravity, same algorithm, structure of arrays,
 // -O3 -ffast-math -march=native, vectorised) measured in the same run.
 //
-//   partcl_bench_dense [--device FILTER] [--n 1024,4096,16384,65536] [--precision float,double]
+//   partcl_bench_dense [--device FILTER] [--backend auto|opencl|cuda] [--n 1024,4096,16384,65536] [--precision float,double]
 //                      [--repeat 5] [--tile T [--targets K]] [--autotune] [--fast-math] [--no-reference]
 //
 // One JSON line per (device, N, precision) on stdout; progress on stderr. Kernel and reference
@@ -34,6 +34,7 @@ namespace {
 
 struct Options {
     std::string device;
+    std::string backend;
     std::vector<std::size_t> sizes{1024, 4096, 16384, 65536};
     std::vector<Precision> precisions{Precision::float32, Precision::float64};
     int repeat = 5;
@@ -43,7 +44,7 @@ struct Options {
 
 [[noreturn]] void usage(const std::string& why) {
     std::cerr << "partcl_bench_dense: " << why
-              << "\nusage: partcl_bench_dense [--device FILTER] [--n N,N,...] "
+              << "\nusage: partcl_bench_dense [--device FILTER] [--backend B] [--n N,N,...] "
                  "[--precision float,double] [--repeat R] [--tile T [--targets K]] [--autotune] "
                  "[--fast-math] "
                  "[--no-reference]\n";
@@ -68,6 +69,7 @@ Options parse(int argc, char** argv) {
         };
         try {
             if (a == "--device") o.device = value();
+            else if (a == "--backend") o.backend = value();
             else if (a == "--n") {
                 o.sizes.clear();
                 for (const auto& s : split(value())) o.sizes.push_back(std::stoul(s));
@@ -143,7 +145,7 @@ std::function<void()> reference_of(const Bodies& b) {
 int main(int argc, char** argv) {
     const Options o = parse(argc, argv);
     try {
-        const auto devices = DeviceFilter::from_environment(o.device).select();
+        const auto devices = DeviceFilter::from_environment(o.device, o.backend).select();
         for (const auto& device : devices) {
             Context context(std::vector<Device>{device});
             for (Precision precision : o.precisions) {
@@ -174,13 +176,15 @@ int main(int argc, char** argv) {
                     }
                     const double seconds = median(times);
                     const double rate = double(n) * double(n) / seconds;
-                    std::printf("{\"bench\":\"dense\",\"device\":%s,\"platform\":%s,\"n\":%zu,"
+                    std::printf("{\"bench\":\"dense\",\"device\":%s,\"platform\":%s,"
+                                "\"backend\":\"%s\",\"n\":%zu,"
                                 "\"precision\":\"%s\",\"tile\":%zu,\"lanes\":%zu,\"unroll\":%zu,\"targets\":%zu,"
                                 "\"shape\":\"%s\",\"fast_math\":%s,"
                                 "\"seconds\":%.6g,"
                                 "\"interactions_per_s\":%.4g",
                                 json_string(device.info().name).c_str(),
-                                json_string(device.info().platform).c_str(), n, to_string(precision),
+                                json_string(device.info().platform).c_str(),
+                                to_string(device.backend()), n, to_string(precision),
                                 gravity.shape(0).tile, gravity.shape(0).lanes,
                                 gravity.shape(0).unroll, gravity.shape(0).targets,
                                 gravity.shape_origin(0).c_str(),

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Build partcl on the GPU machine (device tool) and check it there: the tests on NVIDIA's OpenCL,
-# the dense benchmark, the default run. Results go to $OUT.
+# Build partcl with the CUDA backend on the GPU machine (device tool) and check it there: the
+# `gpu` tests (CUDA and NVIDIA's OpenCL, each against the float64 reference and against each
+# other), the dense benchmark on both backends, Nsight Compute on the CUDA launches, the default
+# run on both backends. Results go to $OUT (summary.txt, *.jsonl, logs).
 #
 #   scripts/fetch-gpu-debs.sh        (here, once: the Debian packages the GPU machine lacks)
 #   device run: bash scripts/gpu-check.sh   with carry [".deps/debs"]
@@ -27,6 +29,7 @@ for lib in "$root"/usr/lib/x86_64-linux-gnu/*.so.* "$root"/usr/lib/x86_64-linux-
     ldconfig -p | grep -q " $name " || ln -sf "$lib" "$missing/$name"
 done
 export LD_LIBRARY_PATH=$missing${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export PATH=/usr/local/cuda/bin:$PATH
 
 mkdir -p /etc/OpenCL/vendors
 echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
@@ -34,10 +37,12 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee "$OU
 
 inc=$root/usr/include
 lib=$root/usr/lib/x86_64-linux-gnu
-log "configure"
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPARTCL_CUDA=OFF \
+log "configure (CUDA backend, gpu tests)"
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPARTCL_CUDA=ON -DPARTCL_GPU_TESTS=ON \
+    -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DCMAKE_PREFIX_PATH="$root/usr" \
     -DCMAKE_CXX_FLAGS="-isystem $inc -isystem $inc/hdf5/serial" \
+    -DCMAKE_CUDA_FLAGS="-isystem $inc" \
     -DOpenCL_INCLUDE_DIR="$inc" -DOpenCL_LIBRARY="$lib/libOpenCL.so" \
     -DPARTCL_CLHPP_INCLUDE_DIR="$inc" -DBoost_INCLUDE_DIR="$inc" \
     -DHDF5_NO_FIND_PACKAGE_CONFIG_FILE=ON -DHDF5_C_COMPILER_EXECUTABLE=/nonexistent \
@@ -49,49 +54,50 @@ log "build"
 cmake --build build-gpu -j16 >"$OUT/build.log" 2>&1 || { log "build failed"; grep -m20 -B2 -A6 "error" "$OUT/build.log"; exit 1; }
 
 P=build-gpu/tools/partcl
-$P devices | tee "$OUT/devices.txt"
-log "tests on NVIDIA OpenCL"
-# The suites that run on the default device; the PoCL-only ones (two devices, cache race on
-# PoCL) stay on the CPU.
-PARTCL_DEVICE=nvidia ctest --test-dir build-gpu --output-on-failure -R "unit\.(precision|kernel|buffer|dense|dense_autotune|cache|build_error|source)|physics\." \
-    >"$OUT/ctest-nvidia.log" 2>&1
-tail -25 "$OUT/ctest-nvidia.log" | tee -a "$OUT/summary.txt"
-log "dense benchmark, NVIDIA OpenCL"
-PARTCL_DEVICE=nvidia build-gpu/benchmarks/partcl_bench_dense --n 16384,65536,262144,1048576 \
-    --repeat 3 --no-reference >"$OUT/dense-nvidia.jsonl" 2>>"$OUT/summary.txt"
-PARTCL_DEVICE=nvidia build-gpu/benchmarks/partcl_bench_dense --n 1048576 --repeat 3 --autotune \
-    --no-reference >>"$OUT/dense-nvidia.jsonl" 2>>"$OUT/summary.txt"
-for targets in 2 4; do
-    PARTCL_DEVICE=nvidia build-gpu/benchmarks/partcl_bench_dense --n 1048576 --repeat 3 --tile 256 \
-        --targets $targets --no-reference >>"$OUT/dense-nvidia.jsonl" 2>>"$OUT/summary.txt"
-done
-for tile in 128 256 512; do
-    for targets in 1 2 4 8; do
-        PARTCL_DEVICE=nvidia build-gpu/benchmarks/partcl_bench_dense --n 1048576 --repeat 3 --tile $tile \
+for b in auto opencl cuda; do $P --backend $b devices 2>&1 | tee -a "$OUT/devices.txt"; done
+log "gpu tests (CUDA and NVIDIA OpenCL)"
+ctest --test-dir build-gpu --output-on-failure -L gpu -j4 >"$OUT/ctest-gpu.log" 2>&1
+grep -E "Test +#|tests passed|tests failed" "$OUT/ctest-gpu.log" | tee -a "$OUT/summary.txt"
+
+B=build-gpu/benchmarks/partcl_bench_dense
+log "dense benchmark, both backends"
+for backend in cuda opencl; do
+    PARTCL_DEVICE=gpu $B --backend $backend --n 16384,65536,262144,1048576 --repeat 3 \
+        --no-reference >>"$OUT/dense.jsonl" 2>>"$OUT/bench.log"
+    for targets in 2 4; do
+        PARTCL_DEVICE=gpu $B --backend $backend --n 1048576 --repeat 3 --tile 256 \
+            --targets $targets --no-reference >>"$OUT/dense.jsonl" 2>>"$OUT/bench.log"
+        PARTCL_DEVICE=gpu $B --backend $backend --n 1048576 --repeat 3 --tile 256 \
             --targets $targets --fast-math --precision float --no-reference \
-            >>"$OUT/dense-nvidia.jsonl" 2>>"$OUT/summary.txt"
+            >>"$OUT/dense.jsonl" 2>>"$OUT/bench.log"
     done
 done
-PARTCL_DEVICE=nvidia build-gpu/benchmarks/partcl_bench_dense --n 1048576 --repeat 3 --autotune \
-    --fast-math --precision float --no-reference >>"$OUT/dense-nvidia.jsonl" 2>>"$OUT/summary.txt"
-cat "$OUT/dense-nvidia.jsonl"
-# What limits the kernel: issued instructions per interaction, issue-slot use, occupancy
-# (Nsight Compute, where the machine has it and it can see NVIDIA's OpenCL launches).
+python3 - "$OUT/dense.jsonl" <<'PY' | tee -a "$OUT/summary.txt"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+for r in rows:
+    print(f"{r['backend']:6} {r['precision']:7} N={r['n']:8} tile={r['tile']:3} targets={r['targets']} "
+          f"fast={str(r['fast_math'])[0]} {r['interactions_per_s']:.3e}")
+PY
+# What limits the kernel: issued instructions per interaction, issue-slot use, occupancy.
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
 if [ -n "$NCU" ]; then
-    log "Nsight Compute, N = 262144 float, default shape and fast math"
-    for flags in "" "--fast-math --tile 256 --targets 4"; do
-        PARTCL_DEVICE=nvidia timeout 240 "$NCU" --target-processes all --kernel-name dense_gravity \
+    log "Nsight Compute, CUDA backend, N = 262144, default shape"
+    for precision in float double; do
+        PARTCL_DEVICE=gpu timeout 200 "$NCU" --kernel-name dense_gravity \
             --launch-skip 1 --launch-count 1 --metrics \
-            smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg,smsp__inst_executed_pipe_xu.sum \
-            build-gpu/benchmarks/partcl_bench_dense --n 262144 --precision float --repeat 1 \
-            --no-reference $flags 2>&1 | grep -E "dense_gravity|smsp__|sm__|==ERROR|==WARNING" \
-            | tee -a "$OUT/ncu.txt" | tail -8 | tee -a "$OUT/summary.txt"
+            smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg,smsp__inst_executed_pipe_xu.sum,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed_pipe_fp64.sum,launch__registers_per_thread \
+            $B --backend cuda --n 262144 --precision $precision --repeat 1 --no-reference 2>&1 \
+            | grep -E "dense_gravity|smsp__|sm__|launch__|==ERROR|==WARNING" \
+            | tee -a "$OUT/ncu.txt" | tail -10 | tee -a "$OUT/summary.txt"
     done
 else
     log "no Nsight Compute on this machine"
 fi
-log "default run on the GPU"
-PARTCL_DEVICE=nvidia $P run --out "$OUT/run" --frame-every 0 2>&1 | tail -5 | tee -a "$OUT/summary.txt"
-rm -rf "$OUT/run"
+for backend in cuda opencl; do
+    log "default run on the GPU, $backend"
+    PARTCL_DEVICE=gpu $P --backend $backend run --out "$OUT/run-$backend" --frame-every 0 2>&1 \
+        | tail -4 | tee -a "$OUT/summary.txt"
+    rm -rf "$OUT/run-$backend"
+done
 log "done"

@@ -4,6 +4,7 @@
 #include <boost/compute/functional/operator.hpp>
 
 #include "detail/boost_compute.hpp"
+#include "detail/cub.hpp"
 
 namespace partcl {
 
@@ -22,6 +23,15 @@ double reduce_max(Queue& queue, const RealBuffer& values, std::size_t n) {
     if (n == 0 || n > values.size())
         throw UsageError("reduce_max: " + std::to_string(n) + " elements asked of a buffer of " +
                          std::to_string(values.size()));
+#ifdef PARTCL_WITH_CUDA
+    if (queue.backend() == Backend::cuda) {
+        if (values.precision() == Precision::float64)
+            return detail::cuda::max_of(detail::cuda_stream(queue),
+                                        detail::cuda_pointer<double>(values.memory()), n);
+        return detail::cuda::max_of(detail::cuda_stream(queue),
+                                    detail::cuda_pointer<float>(values.memory()), n);
+    }
+#endif
     return values.precision() == Precision::float64
                ? max_with_boost_compute<double>(queue, values.cl_buffer(), n)
                : max_with_boost_compute<float>(queue, values.cl_buffer(), n);

@@ -3,6 +3,7 @@
 #include <boost/compute/algorithm/stable_sort_by_key.hpp>
 
 #include "detail/boost_compute.hpp"
+#include "detail/cub.hpp"
 
 namespace partcl {
 
@@ -30,12 +31,28 @@ void sort_by_key(Queue& queue, Buffer<std::uint32_t>& keys, Buffer<std::uint32_t
                  std::size_t n) {
     check_lengths(keys.size(), values.size(), n);
     if (n < 2) return;
+#ifdef PARTCL_WITH_CUDA
+    if (queue.backend() == Backend::cuda)
+        return detail::cuda::sort_pairs(detail::cuda_stream(queue),
+                                        detail::cuda_pointer<std::uint32_t>(keys.memory()),
+                                        detail::cuda_pointer<std::uint32_t>(values.memory()), n);
+#endif
     sort_with_boost_compute<std::uint32_t>(queue, keys.cl_buffer(), values.cl_buffer(), n);
 }
 
 void sort_by_key(Queue& queue, RealBuffer& keys, Buffer<std::uint32_t>& values, std::size_t n) {
     check_lengths(keys.size(), values.size(), n);
     if (n < 2) return;
+#ifdef PARTCL_WITH_CUDA
+    if (queue.backend() == Backend::cuda) {
+        auto* v = detail::cuda_pointer<std::uint32_t>(values.memory());
+        if (keys.precision() == Precision::float64)
+            return detail::cuda::sort_pairs(detail::cuda_stream(queue),
+                                            detail::cuda_pointer<double>(keys.memory()), v, n);
+        return detail::cuda::sort_pairs(detail::cuda_stream(queue),
+                                        detail::cuda_pointer<float>(keys.memory()), v, n);
+    }
+#endif
     if (keys.precision() == Precision::float64)
         sort_with_boost_compute<double>(queue, keys.cl_buffer(), values.cl_buffer(), n);
     else

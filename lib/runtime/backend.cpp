@@ -28,6 +28,7 @@ Backend backend_from_environment(const std::string& cli) {
 
 bool backend_built(Backend backend) noexcept {
 #ifdef PARTCL_WITH_CUDA
+    (void)backend;
     return true;
 #else
     return backend != Backend::cuda;

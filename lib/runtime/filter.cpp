@@ -131,16 +131,22 @@ std::vector<Device> DeviceFilter::select(const std::vector<Device>& available) c
             if (d.info().index == info.index) chosen.push_back(d);
     if (!chosen.empty()) return chosen;
 
+    const std::string kind = backend_ == Backend::cuda ? "CUDA" : "OpenCL";
     std::string message;
     if (available.empty()) {
-        message = "no OpenCL device found on this machine (no platform is installed).";
+        message = backend_ == Backend::cuda
+                      ? "no CUDA device found on this machine (no NVIDIA driver, or no GPU)."
+                      : "no OpenCL device found on this machine (no platform is installed).";
     } else {
-        message = "no OpenCL device matches the filter '" + text_ +
+        message = "no " + kind + " device matches the filter '" + text_ +
                   "' (from --device or PARTCL_DEVICE). Devices on this machine:\n" +
                   describe(available);
     }
-    message += "\nA CPU device for any machine comes with PoCL: apt-get install pocl-opencl-icd. "
-               "Run `partcl devices` to list devices.";
+    if (backend_ == Backend::cuda)
+        message += "\nChoose another backend with --backend or PARTCL_BACKEND (auto, opencl).";
+    else
+        message += "\nA CPU device for any machine comes with PoCL: apt-get install "
+                   "pocl-opencl-icd. Run `partcl devices` to list devices.";
     throw Unsupported(message);
 }
 

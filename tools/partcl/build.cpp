@@ -100,7 +100,7 @@ int run_build(const BuildRequest& request, const GlobalOptions& global) {
     if (precision_asked) precisions = {parse_precision(request.precision)};
     else if (request.all) precisions = {Precision::float32, Precision::float64};
     else precisions = {Precision::float32};
-    const DeviceFilter filter = DeviceFilter::from_environment(global.device);
+    const DeviceFilter filter = global.filter();
 
     std::vector<Item> items;
     for (const auto& file : request.files) items.push_back({file, false});

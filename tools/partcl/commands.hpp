@@ -9,11 +9,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include <partcl/runtime/filter.hpp>
+
 namespace partcl::cli {
 
 // Options that belong to the whole command line.
 struct GlobalOptions {
-    std::string device;  // --device FILTER; empty: PARTCL_DEVICE, else the default filter
+    std::string device;   // --device FILTER; empty: PARTCL_DEVICE, else the default filter
+    std::string backend;  // --backend auto|opencl|cuda; empty: PARTCL_BACKEND, else auto
+    DeviceFilter filter() const { return DeviceFilter::from_environment(device, backend); }
 };
 
 struct DevicesOptions {

@@ -49,7 +49,8 @@ void print_json(const std::vector<DeviceInfo>& devices, const std::vector<Device
                   << ", \"local_memory_bytes\": " << d.local_memory
                   << ", \"max_allocation_bytes\": " << d.max_allocation
                   << ", \"max_work_group_size\": " << d.max_work_group_size
-                  << ", \"fp64\": " << (d.fp64 ? "true" : "false") << "}";
+                  << ", \"fp64\": " << (d.fp64 ? "true" : "false")
+                  << ", \"backend\": " << json_string(to_string(d.backend)) << "}";
     }
     std::cout << (devices.empty() ? "]\n" : "\n]\n");
 }
@@ -71,15 +72,18 @@ void print_table(const std::vector<DeviceInfo>& devices, const std::vector<Devic
 
 int run_devices(const DevicesOptions& options, const GlobalOptions& global) {
     // Parse the filter before touching OpenCL, so a malformed one is a usage error either way.
-    const DeviceFilter filter = DeviceFilter::from_environment(global.device);
+    const DeviceFilter filter = global.filter();
     std::vector<DeviceInfo> devices;
-    for (const auto& d : enumerate_devices()) devices.push_back(d.info());
+    for (const auto& d : enumerate_devices(filter.backend())) devices.push_back(d.info());
 
     if (devices.empty()) {
         if (options.json) std::cout << "[]\n";
-        std::cerr << "partcl: no OpenCL device found (no OpenCL platform is installed, or its "
-                     "driver sees no device). For a CPU device on any machine install PoCL: "
-                     "apt-get install pocl-opencl-icd\n";
+        if (filter.backend() == Backend::cuda)
+            std::cerr << "partcl: no CUDA device found (no NVIDIA driver, or it sees no GPU)\n";
+        else
+            std::cerr << "partcl: no OpenCL device found (no OpenCL platform is installed, or its "
+                         "driver sees no device). For a CPU device on any machine install PoCL: "
+                         "apt-get install pocl-opencl-icd\n";
         return 1;
     }
     const std::vector<DeviceInfo> chosen = filter.match(devices);

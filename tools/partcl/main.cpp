@@ -26,7 +26,8 @@ const char* const footer =
     "  terms all, cpu, gpu, accelerator, fp64, an index from `partcl devices`, or a\n"
     "  name/vendor/platform substring; joined by & (and), , (or), | (first that matches).\n"
     "  Examples: all, 1, 0,2, nvidia&gpu, gpu&fp64|cpu, pthread\n"
-    "Environment: PARTCL_DEVICE, PARTCL_KERNEL_PATH (read cl/ from disk), PARTCL_CACHE_DIR,\n"
+    "Backend (--backend or PARTCL_BACKEND): auto, opencl or cuda.\n"
+    "Environment: PARTCL_DEVICE, PARTCL_BACKEND, PARTCL_KERNEL_PATH (read cl/ from disk), PARTCL_CACHE_DIR,\n"
     "  PARTCL_CACHE=off, XDG_CACHE_HOME.\n"
     "Exit status: 0 ok, 1 failure, 2 usage error.";
 
@@ -36,7 +37,7 @@ int main(int argc, char** argv) {
     namespace cli = partcl::cli;
 
     CLI::App app{"partcl " + std::string(partcl::version) +
-                     ": particle-simulation kernels on any OpenCL device",
+                     ": particle-simulation kernels on any OpenCL or CUDA device",
                  "partcl"};
     app.set_version_flag("--version", "partcl " + std::string(partcl::version),
                          "Print the version and exit");
@@ -52,6 +53,11 @@ int main(int argc, char** argv) {
     app.add_option("--device", global.device,
                    "Device filter (default: PARTCL_DEVICE, else gpu|cpu)")
         ->type_name("FILTER");
+    app.add_option("--backend", global.backend,
+                   "auto (CUDA for NVIDIA GPUs when built with it, else OpenCL), opencl or cuda "
+                   "(default: PARTCL_BACKEND, else auto)")
+        ->type_name("BACKEND")
+        ->check(CLI::IsMember({"auto", "opencl", "cuda"}));
 
     cli::DevicesOptions devices_options;
     cli::BuildRequest build_request;

@@ -116,7 +116,7 @@ int run_run(const RunRequest& request, const GlobalOptions& global) {
         validate(scenario);
     }
 
-    Context context = Context::from_filter(DeviceFilter::from_environment(global.device));
+    Context context = Context::from_filter(global.filter());
     DenseOptions dense;
     dense.autotune = request.autotune;
     NBodyRun run = request.resume.empty()

@@ -1,6 +1,6 @@
 #pragma once
 // reduce_max: the largest of values[0, n) (n > 0), as a double whatever the buffer's precision.
-// On OpenCL, Boost.Compute.
+// On OpenCL, Boost.Compute; on CUDA, CUB.
 #include <partcl/runtime/real_buffer.hpp>
 
 namespace partcl {

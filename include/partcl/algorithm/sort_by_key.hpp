@@ -2,7 +2,8 @@
 // sort_by_key: sorts keys[0, n) ascending and carries a value (usually a particle index) along
 // with each key. Stable: equal keys keep their order, so two passes (by a secondary key, then by
 // a primary one) sort by the pair, as the tree build's segmented sorts and the cell sorts of PIC
-// and MPS need. On OpenCL, Boost.Compute's radix sort (GPUs) or merge sort (CPUs).
+// and MPS need. On OpenCL, Boost.Compute's radix sort (GPUs) or merge sort (CPUs); on CUDA,
+// CUB's radix sort.
 #include <cstdint>
 
 #include <partcl/runtime/buffer.hpp>

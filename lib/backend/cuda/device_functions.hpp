@@ -1,0 +1,36 @@
+#pragma once
+// The CUDA backend's precompiled device code (device_functions.cu, compiled by nvcc): buffer
+// fills, and CUB's radix sort, scan and reduction behind partcl's device algorithms. Plain C++
+// declarations, so the rest of the backend is compiled by the host compiler.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include <cuda_runtime_api.h>
+
+namespace partcl::detail {
+class EventImpl;
+class QueueImpl;
+}
+
+namespace partcl::detail::cuda {
+
+// Repeats a 1, 2, 4 or 8-byte pattern `count` times from `target`.
+cudaError_t fill_pattern(cudaStream_t stream, void* target, const void* pattern,
+                         std::size_t pattern_size, std::size_t count);
+
+// Stable ascending sort of keys[0, n), values carried along (CUB DeviceRadixSort).
+void sort_pairs(cudaStream_t stream, std::uint32_t* keys, std::uint32_t* values, std::size_t n);
+void sort_pairs(cudaStream_t stream, float* keys, std::uint32_t* values, std::size_t n);
+void sort_pairs(cudaStream_t stream, double* keys, std::uint32_t* values, std::size_t n);
+// out[i] = in[0] + ... + in[i - 1] (CUB DeviceScan); in == out allowed.
+void exclusive_sum(cudaStream_t stream, const std::uint32_t* in, std::uint32_t* out, std::size_t n);
+// Largest of values[0, n) (CUB DeviceReduce), returned to the host.
+float max_of(cudaStream_t stream, const float* values, std::size_t n);
+double max_of(cudaStream_t stream, const double* values, std::size_t n);
+
+// Runs `command` on `queue`'s stream between the records of a timing event.
+std::shared_ptr<EventImpl> timed_on(QueueImpl& queue, const std::function<void()>& command);
+
+} // namespace partcl::detail::cuda

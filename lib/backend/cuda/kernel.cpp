@@ -1,0 +1,174 @@
+// The CUDA backend's programs and kernels: PTX from NVRTC (through the program cache), loaded
+// as a CUDA library (one handle that serves every device), launched on a stream.
+#include <partcl/backend/cuda/compiler.hpp>
+
+#include <chrono>
+#include <cstring>
+#include <map>
+
+#include "backend/cuda/check.hpp"
+#include "backend/cuda/device_functions.hpp"
+#include "backend/interface.hpp"
+
+namespace partcl::detail::cuda {
+
+namespace {
+
+std::string arch_of(const DeviceInfo& info) {
+    return "compute_" + std::to_string(info.compute_capability);
+}
+
+class CudaProgram final : public ProgramImpl {
+public:
+    CudaProgram(std::map<std::string, cudaLibrary_t> libraries, std::vector<std::string> device_arch,
+                std::vector<std::string> names)
+        : libraries_(std::move(libraries)), device_arch_(std::move(device_arch)),
+          names_(std::move(names)) {}
+    ~CudaProgram() override {
+        for (auto& [arch, library] : libraries_) cudaLibraryUnload(library);
+    }
+    CudaProgram(const CudaProgram&) = delete;
+    CudaProgram& operator=(const CudaProgram&) = delete;
+
+    std::vector<std::string> kernel_names() const override { return names_; }
+    std::unique_ptr<KernelImpl> kernel(const std::string& name) const override;
+
+    // The kernel for each device of the context, in its order.
+    std::vector<cudaKernel_t> kernels(const std::string& name) const {
+        std::vector<cudaKernel_t> list;
+        for (const auto& arch : device_arch_) {
+            cudaKernel_t k = nullptr;
+            check(cudaLibraryGetKernel(&k, libraries_.at(arch), name.c_str()), "cudaLibraryGetKernel",
+                  "kernel '" + name + "'");
+            list.push_back(k);
+        }
+        return list;
+    }
+
+private:
+    std::map<std::string, cudaLibrary_t> libraries_;  // by architecture
+    std::vector<std::string> device_arch_;
+    std::vector<std::string> names_;
+};
+
+class CudaKernel final : public KernelImpl {
+public:
+    CudaKernel(std::string name, std::vector<cudaKernel_t> kernels)
+        : name_(std::move(name)), kernels_(std::move(kernels)) {}
+
+    void set(unsigned index, std::size_t size, const void* value) override {
+        if (args_.size() <= index) args_.resize(index + 1);
+        args_[index].assign(static_cast<const char*>(value), static_cast<const char*>(value) + size);
+    }
+
+    void set_memory(unsigned index, const MemoryImpl* memory) override {
+        void* address = memory ? pointer(*memory) : nullptr;
+        set(index, sizeof address, &address);
+    }
+
+    void set_local(unsigned index, std::size_t) override {
+        throw Unsupported("argument " + std::to_string(index) + " of kernel '" + name_ +
+                          "': dynamic local memory is not supported by the CUDA backend; size "
+                          "the kernel's LOCAL arrays with a macro");
+    }
+
+    std::shared_ptr<EventImpl> launch(QueueImpl& queue, std::size_t device, std::size_t global,
+                                      std::size_t local, std::size_t offset) override {
+        if (offset != 0)
+            throw Unsupported("kernel '" + name_ + "': CUDA has no global offset");
+        const cudaKernel_t kernel = kernels_.at(device);
+        if (local == 0) local = std::min<std::size_t>(256, max_threads(kernel, queue));
+        const std::size_t blocks = (global + local - 1) / local;
+        if (blocks > 0x7fffffffull)
+            throw Unsupported("kernel '" + name_ + "': " + std::to_string(blocks) + " blocks");
+        std::vector<void*> pointers;
+        for (auto& a : args_) pointers.push_back(a.data());
+        const auto stream_handle = static_cast<cudaStream_t>(stream(queue));
+        return timed_on(queue, [&] {
+            check(cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(unsigned(blocks)),
+                                   dim3(unsigned(local)), pointers.data(), 0, stream_handle),
+                  "cudaLaunchKernel",
+                  "kernel '" + name_ + "', " + std::to_string(blocks) + " blocks of " +
+                      std::to_string(local));
+        });
+    }
+
+    std::size_t max_work_group_size(const Device& device) const override {
+        cudaFuncAttributes attributes{};
+        use_device(device.ordinal());
+        check(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(kernel_for(device))),
+              "cudaFuncGetAttributes");
+        return std::size_t(attributes.maxThreadsPerBlock);
+    }
+
+    std::size_t preferred_multiple(const Device&) const override { return 32; }  // a warp
+
+private:
+    std::size_t max_threads(cudaKernel_t kernel, QueueImpl& queue) const {
+        cudaFuncAttributes attributes{};
+        use_device(ordinal(queue));
+        check(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(kernel)),
+              "cudaFuncGetAttributes");
+        return std::size_t(attributes.maxThreadsPerBlock);
+    }
+    // Kernels are per device of the context; all share a library per architecture, so any of
+    // them answers for a device of the same architecture.
+    cudaKernel_t kernel_for(const Device&) const { return kernels_.front(); }
+
+    std::string name_;
+    std::vector<cudaKernel_t> kernels_;
+    std::vector<std::vector<char>> args_;
+};
+
+std::unique_ptr<KernelImpl> CudaProgram::kernel(const std::string& name) const {
+    return std::make_unique<CudaKernel>(name, kernels(name));
+}
+
+// Entry names from the PTX text (`.entry name(` or `.entry name`).
+std::vector<std::string> entries(const std::string& ptx) {
+    std::vector<std::string> names;
+    for (std::size_t at = ptx.find(".entry "); at != std::string::npos; at = ptx.find(".entry ", at + 1)) {
+        std::size_t start = at + 7, end = start;
+        while (end < ptx.size() && ptx[end] != '(' && ptx[end] != ' ' && ptx[end] != '\n') ++end;
+        names.push_back(ptx.substr(start, end - start));
+    }
+    return names;
+}
+
+} // namespace
+
+BuiltProgram build(const Context& context, const Source& source, const BuildOptions& options,
+                   ProgramCache& cache) {
+    std::map<std::string, cudaLibrary_t> libraries;
+    std::map<std::string, partcl::cuda::Ptx> ptx;
+    std::vector<std::string> device_arch;
+    std::vector<DeviceBuild> builds;
+    try {
+        for (const auto& d : context.devices()) {
+            const std::string arch = arch_of(d.info());
+            device_arch.push_back(arch);
+            auto it = ptx.find(arch);
+            if (it == ptx.end()) {
+                it = ptx.emplace(arch, partcl::cuda::compile(source, options, arch, cache)).first;
+                use_device(d.ordinal());
+                cudaLibrary_t library = nullptr;
+                check(cudaLibraryLoadData(&library, it->second.text.c_str(), nullptr, nullptr, 0,
+                                          nullptr, nullptr, 0),
+                      "cudaLibraryLoadData", source.name() + " for " + arch);
+                libraries[arch] = library;
+            }
+            DeviceBuild build = it->second.build;
+            build.device = d.info().name;
+            builds.push_back(std::move(build));
+        }
+    } catch (...) {
+        for (auto& [arch, library] : libraries) cudaLibraryUnload(library);
+        throw;
+    }
+    auto names = entries(ptx.begin()->second.text);
+    return BuiltProgram{std::make_shared<CudaProgram>(std::move(libraries), std::move(device_arch),
+                                                      std::move(names)),
+                        std::move(builds)};
+}
+
+} // namespace partcl::detail::cuda
