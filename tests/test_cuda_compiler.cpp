@@ -68,6 +68,10 @@ TEST_CASE("the dense kernel compiles in each of its shapes, and precision reache
                              ptx.text.find("div.rn.f64") != std::string::npos;
             CHECK(f64 == (precision == Precision::float64));
             if (s.tile) CHECK(ptx.text.find(".maxntid " + std::to_string(s.tile)) != std::string::npos);
+            // Softened float takes the flush-to-zero reciprocal square root (its input is a
+            // normal number); unsoftened keeps rsqrtf's handling of denormal inputs.
+            const bool ftz_rsqrt = ptx.text.find("rsqrt.approx.ftz.f32") != std::string::npos;
+            CHECK(ftz_rsqrt == (precision == Precision::float32 && s.softened == 1));
         }
     }
 }

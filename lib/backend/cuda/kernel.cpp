@@ -18,7 +18,7 @@ std::string arch_of(const DeviceInfo& info) {
     return "compute_" + std::to_string(info.compute_capability);
 }
 
-class CudaProgram final : public ProgramImpl {
+class CudaProgram final : public ProgramImpl, public std::enable_shared_from_this<CudaProgram> {
 public:
     CudaProgram(std::map<std::string, cudaLibrary_t> libraries, std::vector<std::string> device_arch,
                 std::vector<std::string> names)
@@ -53,8 +53,8 @@ private:
 
 class CudaKernel final : public KernelImpl {
 public:
-    CudaKernel(std::string name, std::vector<cudaKernel_t> kernels)
-        : name_(std::move(name)), kernels_(std::move(kernels)) {}
+    CudaKernel(std::string name, std::shared_ptr<const CudaProgram> program)
+        : name_(std::move(name)), program_(std::move(program)), kernels_(program_->kernels(name_)) {}
 
     void set(unsigned index, std::size_t size, const void* value) override {
         if (args_.size() <= index) args_.resize(index + 1);
@@ -116,12 +116,13 @@ private:
     cudaKernel_t kernel_for(const Device&) const { return kernels_.front(); }
 
     std::string name_;
+    std::shared_ptr<const CudaProgram> program_;  // the library must outlive its kernels
     std::vector<cudaKernel_t> kernels_;
     std::vector<std::vector<char>> args_;
 };
 
 std::unique_ptr<KernelImpl> CudaProgram::kernel(const std::string& name) const {
-    return std::make_unique<CudaKernel>(name, kernels(name));
+    return std::make_unique<CudaKernel>(name, shared_from_this());
 }
 
 // Entry names from the PTX text (`.entry name(` or `.entry name`).
