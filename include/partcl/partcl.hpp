@@ -22,6 +22,7 @@
 
 #include <partcl/sched/scheduler.hpp>
 
+#include <partcl/algorithm/fft.hpp>
 #include <partcl/algorithm/reduce.hpp>
 #include <partcl/algorithm/scan.hpp>
 #include <partcl/algorithm/sort_by_key.hpp>

@@ -6,6 +6,8 @@
 #include "backend/cuda/device_functions.hpp"
 #include "backend/interface.hpp"
 
+#include <partcl/runtime/memory.hpp>
+
 namespace partcl::detail {
 
 inline cudaStream_t cuda_stream(Queue& queue) {

@@ -1,0 +1,51 @@
+#pragma once
+// Fft: in-place complex discrete Fourier transforms of 1-, 2- or 3-D grids on one device, for the
+// field solves of particle-in-cell. Data are interleaved (re, im) pairs of `real`, x fastest:
+// element (i, j, k) is pair i + nx (j + ny k) of a RealBuffer of 2 nx ny nz reals.
+//
+//   forward:  X[k] = sum_n x[n] exp(-2 pi i k n / N)      (per axis)
+//   inverse:  x[n] = sum_k X[k] exp(+2 pi i k n / N)      (unnormalised: forward then inverse
+//                                                           multiplies by nx ny nz)
+//
+// On OpenCL, VkFFT (which generates and builds its kernels when the plan is made); on CUDA,
+// cuFFT. A plan is made once per shape and precision and reused.
+#include <array>
+#include <memory>
+
+#include <partcl/runtime/real_buffer.hpp>
+
+namespace partcl {
+
+namespace detail {
+class FftPlan;
+}
+
+class Fft {
+public:
+    // shape {nx, ny, nz}; use 1 for the unused trailing axes of 1-D and 2-D grids. A size the
+    // library cannot transform is an Unsupported naming it.
+    Fft(Context& context, Precision precision, std::array<std::size_t, 3> shape,
+        std::size_t device = 0);
+    ~Fft();
+    Fft(Fft&&) noexcept;
+    Fft& operator=(Fft&&) noexcept;
+
+    const std::array<std::size_t, 3>& shape() const noexcept { return shape_; }
+    std::size_t points() const noexcept { return shape_[0] * shape_[1] * shape_[2]; }
+    Precision precision() const noexcept { return precision_; }
+
+    // Enqueued on the plan's device queue; `data` holds 2 points() reals of the plan's precision.
+    void forward(RealBuffer& data);
+    void inverse(RealBuffer& data);
+
+private:
+    void check(const RealBuffer& data) const;
+
+    Context* context_;
+    Precision precision_;
+    std::array<std::size_t, 3> shape_;
+    std::size_t device_;
+    std::unique_ptr<detail::FftPlan> plan_;
+};
+
+} // namespace partcl

@@ -1,0 +1,67 @@
+// Fft on CUDA through cuFFT, on the queue's stream.
+#include <cufft.h>
+
+#include <partcl/runtime/error.hpp>
+
+#include "cub.hpp"
+#include "fft_plan.hpp"
+
+namespace partcl::detail {
+
+namespace {
+
+void check_cufft(cufftResult status, const char* call) {
+    if (status != CUFFT_SUCCESS)
+        throw Error(std::string(call) + " failed: cuFFT status " + std::to_string(int(status)));
+}
+
+class CufftPlan final : public FftPlan {
+public:
+    CufftPlan(Context& context, std::size_t device, Precision precision,
+              const std::array<std::size_t, 3>& shape)
+        : precision_(precision) {
+        cuda::use_device(context.device(device).ordinal());
+        const cufftType type = precision == Precision::float64 ? CUFFT_Z2Z : CUFFT_C2C;
+        // cuFFT's arrays are row-major (last index fastest); partcl's grids have x fastest.
+        const int nx = int(shape[0]), ny = int(shape[1]), nz = int(shape[2]);
+        cufftResult status;
+        if (nz > 1)
+            status = cufftPlan3d(&plan_, nz, ny, nx, type);
+        else if (ny > 1)
+            status = cufftPlan2d(&plan_, ny, nx, type);
+        else
+            status = cufftPlan1d(&plan_, nx, type, 1);
+        if (status != CUFFT_SUCCESS)
+            throw Unsupported("Fft: cuFFT cannot plan a " + std::to_string(nx) + " x " +
+                              std::to_string(ny) + " x " + std::to_string(nz) + " transform " +
+                              "(cuFFT status " + std::to_string(int(status)) + ")");
+    }
+    ~CufftPlan() override { cufftDestroy(plan_); }
+    CufftPlan(const CufftPlan&) = delete;
+    CufftPlan& operator=(const CufftPlan&) = delete;
+
+    void run(Queue& queue, RealBuffer& data, int direction) override {
+        check_cufft(cufftSetStream(plan_, cuda_stream(queue)), "cufftSetStream");
+        const int sign = direction < 0 ? CUFFT_FORWARD : CUFFT_INVERSE;
+        if (precision_ == Precision::float64) {
+            auto* z = cuda_pointer<cufftDoubleComplex>(data.memory());
+            check_cufft(cufftExecZ2Z(plan_, z, z, sign), "cufftExecZ2Z");
+        } else {
+            auto* c = cuda_pointer<cufftComplex>(data.memory());
+            check_cufft(cufftExecC2C(plan_, c, c, sign), "cufftExecC2C");
+        }
+    }
+
+private:
+    Precision precision_;
+    cufftHandle plan_ = 0;
+};
+
+} // namespace
+
+std::unique_ptr<FftPlan> fft_with_cufft(Context& context, std::size_t device, Precision precision,
+                                        const std::array<std::size_t, 3>& shape) {
+    return std::make_unique<CufftPlan>(context, device, precision, shape);
+}
+
+} // namespace partcl::detail

@@ -1,0 +1,55 @@
+#include <partcl/algorithm/fft.hpp>
+#include <partcl/runtime/error.hpp>
+
+#include "detail/fft_plan.hpp"
+
+namespace partcl {
+
+Fft::Fft(Context& context, Precision precision, std::array<std::size_t, 3> shape,
+         std::size_t device)
+    : context_(&context), precision_(precision), shape_(shape), device_(device) {
+    if (device >= context.size())
+        throw UsageError("Fft: device " + std::to_string(device) + " of a context of " +
+                         std::to_string(context.size()));
+    for (std::size_t n : shape)
+        if (n == 0 || n > 0x7fffffffull)
+            throw UsageError("Fft: grid sizes must be in [1, 2^31), got " +
+                             std::to_string(shape[0]) + " x " + std::to_string(shape[1]) + " x " +
+                             std::to_string(shape[2]));
+    if (precision == Precision::float64 && !context.device(device).info().fp64)
+        throw Unsupported("Fft: double precision asked for, but " +
+                          context.device(device).info().name + " has no fp64");
+    if (points() == 1) return;  // the identity: no plan (VkFFT refuses one point)
+#ifdef PARTCL_WITH_CUDA
+    if (context.backend() == Backend::cuda) {
+        plan_ = detail::fft_with_cufft(context, device, precision, shape);
+        return;
+    }
+#endif
+    plan_ = detail::fft_with_vkfft(context, device, precision, shape);
+}
+
+Fft::~Fft() = default;
+Fft::Fft(Fft&&) noexcept = default;
+Fft& Fft::operator=(Fft&&) noexcept = default;
+
+void Fft::check(const RealBuffer& data) const {
+    if (data.precision() != precision_)
+        throw UsageError("Fft: a " + std::string(to_string(data.precision())) +
+                         " buffer given to a " + to_string(precision_) + " plan");
+    if (data.size() < 2 * points())
+        throw UsageError("Fft: the buffer holds " + std::to_string(data.size()) + " reals, the " +
+                         "grid needs " + std::to_string(2 * points()) + " (interleaved complex)");
+}
+
+void Fft::forward(RealBuffer& data) {
+    check(data);
+    if (plan_) plan_->run(context_->queue(device_), data, -1);
+}
+
+void Fft::inverse(RealBuffer& data) {
+    check(data);
+    if (plan_) plan_->run(context_->queue(device_), data, +1);
+}
+
+} // namespace partcl

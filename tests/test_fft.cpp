@@ -1,0 +1,114 @@
+// Fft against a float64 DFT computed on the host, on fresh random grids of 1, 2 and 3
+// dimensions, sizes with factors 2, 3, 5 and 7, in float and double; inverse after forward gives
+// the input times the number of points.
+#include <doctest/doctest.h>
+
+#include <cfloat>
+#include <cmath>
+#include <complex>
+
+#include <partcl/algorithm/fft.hpp>
+
+#include "support.hpp"
+
+using namespace partcl;
+using namespace partcl_test;
+
+namespace {
+
+using Complex = std::complex<double>;
+
+// Separable DFT along each axis in turn, x fastest.
+std::vector<Complex> dft(std::vector<Complex> a, const std::array<std::size_t, 3>& n, int sign) {
+    const double pi = std::acos(-1.0);
+    const std::size_t stride[3] = {1, n[0], n[0] * n[1]};
+    for (std::size_t axis = 0; axis < 3; ++axis) {
+        if (n[axis] == 1) continue;
+        std::vector<Complex> out(a.size());
+        for (std::size_t index = 0; index < a.size(); ++index) {
+            const std::size_t k = index / stride[axis] % n[axis];
+            const std::size_t base = index - k * stride[axis];
+            Complex sum = 0;
+            for (std::size_t j = 0; j < n[axis]; ++j)
+                sum += a[base + j * stride[axis]] *
+                       std::polar(1.0, sign * 2 * pi * double(j * k % n[axis]) / double(n[axis]));
+            out[index] = sum;
+        }
+        a = std::move(out);
+    }
+    return a;
+}
+
+void check_transform(Precision precision, std::array<std::size_t, 3> shape) {
+    Context& context = test_context();
+    if (precision == Precision::float64 && !context.device(0).info().fp64) return;
+    const std::uint32_t seed = fresh_seed();
+    INFO("seed " << seed << ", " << std::string(to_string(precision)) << ", " << shape[0] << " x " << shape[1]
+                  << " x " << shape[2]);
+    const std::size_t points = shape[0] * shape[1] * shape[2];
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> uniform(-1, 1);
+    std::vector<double> host(2 * points);
+    for (double& v : host) v = uniform(rng);
+    if (precision == Precision::float32)
+        for (double& v : host) v = double(float(v));
+    std::vector<Complex> input(points);
+    for (std::size_t i = 0; i < points; ++i) input[i] = {host[2 * i], host[2 * i + 1]};
+
+    Fft fft(context, precision, shape);
+    RealBuffer data(context, precision, 2 * points);
+    data.write(context.queue(0), host);
+    fft.forward(data);
+    const auto transformed = data.read(context.queue(0));
+    const auto expected = dft(input, shape, -1);
+
+    // An FFT's error grows like log2(points) roundings of the largest magnitude; |X| is at most
+    // sqrt(2) points for inputs in [-1, 1]^2. The bound allows 8 ulp per level.
+    const double eps = precision == Precision::float64 ? DBL_EPSILON : FLT_EPSILON;
+    const double bound = 8 * eps * (std::log2(double(points)) + 1) * std::sqrt(2.0) * double(points);
+    double worst = 0;
+    for (std::size_t i = 0; i < points; ++i)
+        worst = std::max(worst, std::abs(Complex(transformed[2 * i], transformed[2 * i + 1]) -
+                                         expected[i]));
+    CAPTURE(worst);
+    CAPTURE(bound);
+    CHECK(worst <= bound);
+
+    fft.inverse(data);
+    const auto back = data.read(context.queue(0));
+    double worst_back = 0;
+    for (std::size_t i = 0; i < 2 * points; ++i)
+        worst_back = std::max(worst_back, std::abs(back[i] / double(points) - host[i]));
+    CAPTURE(worst_back);
+    CHECK(worst_back <= 2 * bound / double(points));
+}
+
+} // namespace
+
+TEST_SUITE("fft") {
+
+TEST_CASE("1-D transforms match the DFT") {
+    for (Precision p : {Precision::float32, Precision::float64})
+        for (std::size_t n : {1, 2, 8, 12, 60, 128}) check_transform(p, {n, 1, 1});
+}
+
+TEST_CASE("2-D and 3-D transforms match the DFT") {
+    for (Precision p : {Precision::float32, Precision::float64}) {
+        check_transform(p, {8, 6, 1});
+        check_transform(p, {16, 16, 1});
+        check_transform(p, {8, 4, 14});
+        check_transform(p, {16, 16, 16});
+    }
+}
+
+TEST_CASE("bad plans and buffers are refused by name") {
+    Context& context = test_context();
+    CHECK_THROWS_AS(Fft(context, Precision::float32, {0, 1, 1}), UsageError);
+    CHECK_THROWS_AS(Fft(context, Precision::float32, {8, 8, 8}, context.size()), UsageError);
+    Fft fft(context, Precision::float32, {8, 8, 1});
+    RealBuffer small(context, Precision::float32, 100), wrong(context, Precision::float64, 128);
+    CHECK_THROWS_AS(fft.forward(small), UsageError);
+    if (context.device(0).info().fp64) CHECK_THROWS_AS(fft.inverse(wrong), UsageError);
+}
+
+}
