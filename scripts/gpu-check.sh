@@ -44,7 +44,7 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPARTCL_CUDA=ON -DPARTCL_GPU
     -DCMAKE_CXX_FLAGS="-isystem $inc -isystem $inc/hdf5/serial" \
     -DCMAKE_CUDA_FLAGS="-isystem $inc" \
     -DOpenCL_INCLUDE_DIR="$inc" -DOpenCL_LIBRARY="$lib/libOpenCL.so" \
-    -DPARTCL_CLHPP_INCLUDE_DIR="$inc" -DBoost_INCLUDE_DIR="$inc" \
+    -DPARTCL_CLHPP_INCLUDE_DIR="$inc" -DBoost_INCLUDE_DIR="$inc" -DPARTCL_VKFFT_INCLUDE_DIR="$inc" \
     -DHDF5_NO_FIND_PACKAGE_CONFIG_FILE=ON -DHDF5_C_COMPILER_EXECUTABLE=/nonexistent \
     -DHDF5_C_INCLUDE_DIR="$inc/hdf5/serial" -DHDF5_C_LIBRARY_hdf5="$lib/hdf5/serial/libhdf5.so" \
     -Ddoctest_DIR="$root/usr/lib/cmake/doctest" -DCLI11_DIR="$root/usr/share/cmake/CLI11" \
