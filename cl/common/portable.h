@@ -6,9 +6,17 @@
  * WORK_GROUP_SIZE(n) (between KERNEL and the return type), global_id(0), BARRIER_LOCAL, ...
  * Under OpenCL these are the OpenCL C words; the CUDA backend (PARTCL_CUDA, compiled by NVRTC)
  * maps them to CUDA's, and supplies the OpenCL C types and limits CUDA lacks (uint, FLT_MAX,
- * ...). Only 1-D and 2-D ids are needed by partcl's kernels. */
+ * ...). Only 1-D and 2-D ids are needed by partcl's kernels.
+ *
+ * PARTCL_PTX is defined where the compiler takes inline PTX assembly, written
+ * PTX_ASM("..." : outputs : inputs): CUDA, and NVIDIA's OpenCL (the OpenCL backend defines it
+ * for programs built for NVIDIA devices only). */
 
 #ifdef PARTCL_CUDA
+#ifndef PARTCL_PTX
+#define PARTCL_PTX 1
+#endif
+#define PTX_ASM asm
 typedef unsigned char uchar;
 typedef unsigned short ushort;
 typedef unsigned int uint;
@@ -40,6 +48,7 @@ typedef unsigned long long ulong;
 #define BARRIER_LOCAL __syncthreads()
 #define BARRIER_GLOBAL __syncthreads()
 #else
+#define PTX_ASM __asm__
 #define KERNEL __kernel
 #define INLINE inline
 #define WORK_GROUP_SIZE(n) __attribute__((reqd_work_group_size(n, 1, 1)))

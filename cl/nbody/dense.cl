@@ -91,14 +91,14 @@ INLINE real sum_lanes(const real* v)
 #define DENSE_ADD_POTENTIAL(sum, dx, dy, dz, value)
 #endif
 
-/* 1/sqrt(r2e). On NVIDIA GPUs in float, softened: r2e >= eps^2 is a normal number, for which
- * the flush-to-zero form of the special-function unit's reciprocal square root returns the same
- * value as CUDA's rsqrtf, without rsqrtf's scaling of denormal inputs (H100: 18 -> 13 issued
- * instructions per interaction, docs/performance.md). */
-#if defined(PARTCL_CUDA) && !defined(PARTCL_DOUBLE) && DENSE_SOFTENED
+/* 1/sqrt(r2e). On NVIDIA GPUs (CUDA or NVIDIA's OpenCL) in float, softened: r2e >= eps^2 is a
+ * normal number, for which the flush-to-zero form of the special-function unit's reciprocal
+ * square root returns the same value as rsqrt, without rsqrt's scaling of denormal inputs
+ * (H100: 18 -> 15 issued instructions per interaction, docs/performance.md). */
+#if defined(PARTCL_PTX) && !defined(PARTCL_DOUBLE) && DENSE_SOFTENED
 INLINE float dense_rsqrt(float x) {
     float y;
-    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    PTX_ASM("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
 }
 #else

@@ -43,6 +43,15 @@ std::vector<std::vector<unsigned char>> program_binaries(const cl::Program& prog
     return ordered;
 }
 
+// NVIDIA's OpenCL compiler takes inline PTX, as CUDA does (cl/common/portable.h: PARTCL_PTX).
+BuildOptions with_platform_defines(BuildOptions options, const std::vector<Device>& devices) {
+    bool nvidia = true;
+    for (const auto& d : devices)
+        nvidia = nvidia && d.info().platform.find("NVIDIA") != std::string::npos;
+    if (nvidia) options.define("PARTCL_PTX");
+    return options;
+}
+
 } // namespace
 
 BuiltProgram build(const Context& context, const Source& source, const BuildOptions& options,
@@ -51,7 +60,7 @@ BuiltProgram build(const Context& context, const Source& source, const BuildOpti
 
     const Clock::time_point start = Clock::now();
     const std::string expanded = source.expand(options.include_dirs);
-    const std::string compiler_options = options.compiler_options();
+    const std::string compiler_options = with_platform_defines(options, devices).compiler_options();
     std::vector<std::string> keys;
     std::string combined;
     for (const auto& d : devices) {
