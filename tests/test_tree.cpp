@@ -13,6 +13,9 @@
 #include <partcl/models/nbody/dense_reference.hpp>
 #include <partcl/models/nbody/nbody_system.hpp>
 #include <partcl/models/nbody/tree_gravity.hpp>
+#include <partcl/io/checkpoint.hpp>
+#include <partcl/io/scenario.hpp>
+#include <partcl/run/nbody_run.hpp>
 
 #include "support.hpp"
 
@@ -463,6 +466,45 @@ TEST_CASE("leapfrog with tree gravity conserves energy over 1000 steps") {
     INFO("energy drift: dense " << dense_drift << ", tree " << tree_drift);
     CHECK(tree_drift <= 3e-3 + 10 * dense_drift);
     MESSAGE("energy drift over 1000 steps: dense " << dense_drift << ", tree (theta 0.5) " << tree_drift);
+}
+
+TEST_CASE("a scenario asks for the tree; a run uses it, resumable as any run") {
+    const Scenario parsed = parse_scenario("[gravity]\nmodel = \"tree\"\ntheta = 0.7\nleaf_size = 4\n"
+                                           "traversal = \"nested\"\n",
+                                           "tree.toml");
+    CHECK(parsed.gravity_model == "tree");
+    CHECK(parsed.tree.theta == 0.7);
+    CHECK(parsed.tree.leaf_size == 4);
+    CHECK(parsed.tree.traversal == "nested");
+    CHECK(parse_scenario(to_toml(parsed), "again.toml").tree.traversal == "nested");
+    CHECK_THROWS_WITH_AS(parse_scenario("[gravity]\ntheta = 1.5\n", "t.toml"),
+                         doctest::Contains("t.toml:2: [gravity] theta must be in [0, 1] (got 1.5)"),
+                         UsageError);
+    CHECK_THROWS_WITH_AS(parse_scenario("[gravity]\nleaf_size = 0\n", "t.toml"),
+                         doctest::Contains("leaf_size must be in [1"), UsageError);
+    CHECK_THROWS_WITH_AS(parse_scenario("[gravity]\ntraversal = \"recursive\"\n", "t.toml"),
+                         doctest::Contains("not a tree traversal"), UsageError);
+
+    // A short run and the same run interrupted and resumed: the tree is rebuilt from the state
+    // each evaluation, so the resumed run is bitwise the uninterrupted one.
+    Scenario s = builtin_scenario("plummer");
+    s.n = 301;
+    s.seed = fresh_seed();
+    INFO("seed " << s.seed);
+    s.gravity_model = "tree";
+    s.tree = {0.5, 8, "stackless"};
+    s.steps = 40;
+    s.frame_every = 0;
+    s.snapshot_every = 0;
+    TempDir whole("whole"), split("split");
+    const RunSummary summary = NBodyRun(test_context(), s, whole.path()).run();
+    CHECK(summary.energy_drift < 1e-3);
+    Scenario first = s;
+    first.steps = 20;
+    NBodyRun(test_context(), first, split.path()).run();
+    NBodyRun::resume(test_context(), split / "checkpoint.bin", split.path(), 40).run();
+    CHECK(read_checkpoint(whole / "checkpoint.bin").state ==
+          read_checkpoint(split / "checkpoint.bin").state);
 }
 
 } // TEST_SUITE tree
