@@ -3,6 +3,8 @@
 #include <cmath>
 #include <utility>
 
+#include <partcl/algorithm/sort_by_key.hpp>
+
 namespace partcl {
 
 namespace {
@@ -129,8 +131,9 @@ void TreeGravity::build(const RealBuffer& positions, const RealBuffer& mass, std
                              " buffer given to a " + to_string(precision_) + " model");
     if (positions.size() < 3 * n || mass.size() < n)
         throw UsageError("TreeGravity: buffers too short for " + std::to_string(n) + " bodies");
-    if (positions.size() > 0xffffffffull)
-        throw UsageError("TreeGravity: more than 2^32 - 1 elements in one buffer");
+    // The kernels index 4n sorted reals with 32-bit integers.
+    if (positions.size() > 0xffffffffull || n >= (std::size_t(1) << 30))
+        throw UsageError("TreeGravity: at most 2^30 - 1 bodies and 2^32 - 1 elements in a buffer");
     reserve(n);
     n_ = n;
     levels_ = levels_for(n, options_.leaf_size);

@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include <partcl/algorithm/sort_by_key.hpp>
 #include <partcl/jit/compiler.hpp>
 #include <partcl/jit/kernel.hpp>
 #include <partcl/models/nbody/gravity.hpp>
