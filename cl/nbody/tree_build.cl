@@ -28,11 +28,6 @@
 #define TREE_GROUP 64
 #endif
 
-/* min and max of reals as comparisons: Oclgrind 21.10's --uninitialized marks results of the
- * floating-point min/max built-ins as uninitialized. Positions are finite (no NaN rules). */
-INLINE real tree_min(const real a, const real b) { return b < a ? b : a; }
-INLINE real tree_max(const real a, const real b) { return b > a ? b : a; }
-
 /* The widest side of node k's cell box; ties go to the lower axis. */
 INLINE uint tree_widest_axis(GLOBAL const real* box, const uint nodes, const uint k)
 {
@@ -55,8 +50,8 @@ KERNEL WORK_GROUP_SIZE(TREE_GROUP) void tree_root_box(const uint n, const uint n
         real l = REAL_MAX, h = -REAL_MAX;
         for (uint i = lane; i < n; i += TREE_GROUP) {
             const real v = pos[a * n + i];
-            l = tree_min(l, v);
-            h = tree_max(h, v);
+            l = min(l, v);
+            h = max(h, v);
         }
         lo[a][lane] = l;
         hi[a][lane] = h;
@@ -66,8 +61,8 @@ KERNEL WORK_GROUP_SIZE(TREE_GROUP) void tree_root_box(const uint n, const uint n
     for (uint stride = TREE_GROUP / 2; stride > 0; stride /= 2) {
         if (lane < stride)
             for (uint a = 0; a < 3; ++a) {
-                lo[a][lane] = tree_min(lo[a][lane], lo[a][lane + stride]);
-                hi[a][lane] = tree_max(hi[a][lane], hi[a][lane + stride]);
+                lo[a][lane] = min(lo[a][lane], lo[a][lane + stride]);
+                hi[a][lane] = max(hi[a][lane], hi[a][lane + stride]);
             }
         BARRIER_LOCAL;
     }
@@ -149,9 +144,9 @@ INLINE real tree_crit2(const real cx, const real cy, const real cz, const real l
                        const real hiz, const real theta)
 {
     if (theta <= REAL_C(0.0)) return REAL_MAX;
-    const real rx = tree_max(hix - cx, cx - lox);
-    const real ry = tree_max(hiy - cy, cy - loy);
-    const real rz = tree_max(hiz - cz, cz - loz);
+    const real rx = max(hix - cx, cx - lox);
+    const real ry = max(hiy - cy, cy - loy);
+    const real rz = max(hiz - cz, cz - loz);
     const real r2 = rx * rx + ry * ry + rz * rz;
     return r2 / (theta * theta) * (REAL_C(1.0) + REAL_C(8.0) * REAL_EPSILON);
 }
@@ -199,12 +194,12 @@ KERNEL void tree_leaves(const uint n, const uint leaves, const uint nodes,
         wx += mi * x;
         wy += mi * y;
         wz += mi * z;
-        lox = tree_min(lox, x);
-        loy = tree_min(loy, y);
-        loz = tree_min(loz, z);
-        hix = tree_max(hix, x);
-        hiy = tree_max(hiy, y);
-        hiz = tree_max(hiz, z);
+        lox = min(lox, x);
+        loy = min(loy, y);
+        loz = min(loz, z);
+        hix = max(hix, x);
+        hiy = max(hiy, y);
+        hiz = max(hiz, z);
     }
     tree_store(node, box, nodes, leaves + p, m, wx, wy, wz, lox, loy, loz, hix, hiy, hiz, theta);
 }
@@ -220,9 +215,9 @@ KERNEL void tree_nodes(const uint count, const uint nodes, GLOBAL real* RESTRICT
     tree_store(node, box, nodes, k, ma + mb, ma * node[a] + mb * node[b],
                ma * node[nodes + a] + mb * node[nodes + b],
                ma * node[2 * nodes + a] + mb * node[2 * nodes + b],
-               tree_min(box[a], box[b]), tree_min(box[nodes + a], box[nodes + b]),
-               tree_min(box[2 * nodes + a], box[2 * nodes + b]),
-               tree_max(box[3 * nodes + a], box[3 * nodes + b]),
-               tree_max(box[4 * nodes + a], box[4 * nodes + b]),
-               tree_max(box[5 * nodes + a], box[5 * nodes + b]), theta);
+               min(box[a], box[b]), min(box[nodes + a], box[nodes + b]),
+               min(box[2 * nodes + a], box[2 * nodes + b]),
+               max(box[3 * nodes + a], box[3 * nodes + b]),
+               max(box[4 * nodes + a], box[4 * nodes + b]),
+               max(box[5 * nodes + a], box[5 * nodes + b]), theta);
 }
