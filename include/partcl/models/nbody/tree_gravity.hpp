@@ -6,6 +6,7 @@
 // r / d < theta, r being the radius about the centre of mass that holds the node's bodies and d
 // the distance to the target (drons/nbody's lambda_crit = 1 / theta). theta = 0 opens every
 // node: the sum is then the direct one, in another order. Runs on device 0 of the context.
+// Positions must be finite (the sorts place NaN anywhere; Bodies::validate checks inputs).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,7 +29,7 @@ struct TreeOptions {
     // Opening angle, in [0, 1]: 0 opens every node (direct summation), larger is faster and
     // less accurate. 1 is the largest for which no body treats a node holding itself as far.
     double theta = 0.5;
-    // Most bodies in a leaf (>= 1); leaves below it are summed body by body.
+    // Most bodies in a leaf (>= 1); an opened leaf's bodies act one by one.
     std::size_t leaf_size = 8;
     TreeTraversal traversal = TreeTraversal::stackless;
 };
