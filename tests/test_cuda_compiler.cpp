@@ -76,6 +76,29 @@ TEST_CASE("the dense kernel compiles in each of its shapes, and precision reache
     }
 }
 
+TEST_CASE("the tree kernels compile with both traversals, with and without the potential") {
+    for (Precision precision : {Precision::float32, Precision::float64}) {
+        BuildOptions build;
+        build.precision = precision;
+        build.define("TREE_GROUP", 64);
+        const cuda::Ptx built = compile_fresh(Source::builtin("nbody/tree_build.cl"), build);
+        for (const char* entry : {"tree_root_box", "tree_keys", "tree_regroup", "tree_split",
+                                  "tree_gather", "tree_leaves", "tree_nodes"})
+            CHECK(has_entry(built, entry));
+        for (int stackless : {0, 1})
+            for (int potential : {0, 1}) {
+                CAPTURE(stackless);
+                CAPTURE(potential);
+                BuildOptions options;
+                options.precision = precision;
+                options.define("TREE_STACKLESS", stackless).define("TREE_POTENTIAL", potential);
+                options.define("TREE_STACK", 34);
+                CHECK(has_entry(compile_fresh(Source::builtin("nbody/tree_force.cl"), options),
+                                "tree_gravity"));
+            }
+    }
+}
+
 TEST_CASE("OpenCL flags become NVRTC options, and one without a meaning there is refused") {
     BuildOptions options;
     options.flags = {"-cl-fast-relaxed-math", "-cl-denorms-are-zero", "-cl-mad-enable"};

@@ -35,6 +35,7 @@
 #include <partcl/models/nbody/dense_reference.hpp>
 #include <partcl/models/nbody/gravity.hpp>
 #include <partcl/models/nbody/nbody_system.hpp>
+#include <partcl/models/nbody/tree_gravity.hpp>
 
 #include <partcl/diag/compensated_sum.hpp>
 #include <partcl/diag/nbody_diagnostics.hpp>

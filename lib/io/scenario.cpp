@@ -455,6 +455,26 @@ const std::vector<Field>& schema() {
          [](const S& s) { return positive(s.gravity.G); }, ""},
         {"gravity", "softening", RealRef([](S& s) -> double& { return s.gravity.softening; }),
          [](const S& s) { return non_negative(s.gravity.softening); }, "Plummer epsilon"},
+        {"gravity", "theta", RealRef([](S& s) -> double& { return s.tree.theta; }),
+         [](const S& s) {
+             const double t = s.tree.theta;
+             if (!std::isfinite(t)) return finite(t);
+             return t >= 0 && t <= 1 ? ok() : "must be in [0, 1] (got " + format_number(t) + ")";
+         },
+         "tree: opening angle, 0 = direct sum"},
+        {"gravity", "leaf_size", CountRef([](S& s) -> std::uint64_t& { return s.tree.leaf_size; }),
+         [](const S& s) {
+             const std::uint64_t l = s.tree.leaf_size;
+             return l >= 1 && l <= (1u << 20)
+                        ? ok()
+                        : "must be in [1, 1048576] (got " + std::to_string(l) + ")";
+         },
+         "tree: most bodies in a leaf"},
+        {"gravity", "traversal", TextRef([](S& s) -> std::string& { return s.tree.traversal; }),
+         [](const S& s) {
+             return one_of(s.tree.traversal, {"stackless", "nested"}, "a tree traversal");
+         },
+         "tree: stackless | nested"},
 
         {"integrator", "name", TextRef([](S& s) -> std::string& { return s.integrator; }),
          [](const S& s) { return one_of(s.integrator, integrator_names(), "an integrator"); },
@@ -623,7 +643,7 @@ const std::vector<std::string>& initial_condition_names() {
 }
 
 const std::vector<std::string>& gravity_model_names() {
-    static const std::vector<std::string> names = {"dense"};
+    static const std::vector<std::string> names = {"dense", "tree"};
     return names;
 }
 

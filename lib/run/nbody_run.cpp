@@ -7,6 +7,7 @@
 #include <partcl/io/render.hpp>
 #include <partcl/io/snapshot.hpp>
 #include <partcl/models/nbody/dense_gravity.hpp>
+#include <partcl/models/nbody/tree_gravity.hpp>
 #include <partcl/models/nbody/nbody_system.hpp>
 
 #include <chrono>
@@ -79,7 +80,8 @@ struct NBodyRun::State {
     Scenario scenario;
     fs::path out;
     std::unique_ptr<DeviceBodies> bodies;
-    std::unique_ptr<DenseGravity> gravity;
+    std::unique_ptr<GravityModel> gravity;
+    DenseGravity* dense_gravity = nullptr;  // the model when dense (its scheduler's weights)
     std::unique_ptr<NBodySystem> system;
     std::unique_ptr<VectorOps> ops;
     std::unique_ptr<Integrator> integrator;
@@ -90,11 +92,19 @@ struct NBodyRun::State {
 
     State(Context& c, Scenario s, fs::path o, const Bodies& initial, DenseOptions dense)
         : context(c), scenario(std::move(s)), out(std::move(o)) {
-        if (scenario.gravity_model != "dense")
-            throw UsageError("gravity model '" + scenario.gravity_model +
-                             "' is not available in this version (only dense)");
         const Precision p = scenario.precision;
-        gravity = std::make_unique<DenseGravity>(context, p, scenario.gravity, dense);
+        if (scenario.gravity_model == "dense") {
+            auto model = std::make_unique<DenseGravity>(context, p, scenario.gravity, dense);
+            dense_gravity = model.get();
+            gravity = std::move(model);
+        } else if (scenario.gravity_model == "tree") {
+            const Scenario::Tree& t = scenario.tree;
+            gravity = std::make_unique<TreeGravity>(
+                context, p, scenario.gravity,
+                TreeOptions{t.theta, std::size_t(t.leaf_size), parse_tree_traversal(t.traversal)});
+        } else {
+            throw UsageError("gravity model '" + scenario.gravity_model + "' is not available");
+        }
         bodies = std::make_unique<DeviceBodies>(context, p, initial);
         system = std::make_unique<NBodySystem>(context, *gravity, *bodies);
         ops = std::make_unique<VectorOps>(context, p);
@@ -139,7 +149,7 @@ struct NBodyRun::State {
         c.state = bodies->state.read(context.queue(0));
         c.mass = bodies->mass.read(context.queue(0));
         c.integrator = integrator->save();
-        c.scheduler_weights = gravity->scheduler().weights();
+        if (dense_gravity) c.scheduler_weights = dense_gravity->scheduler().weights();
         c.initial_diagnostics = {e0, extent};
         return c;
     }

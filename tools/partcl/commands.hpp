@@ -50,6 +50,9 @@ struct RunRequest {
     std::optional<std::uint64_t> steps, n, snapshot_every, frame_every;
     std::string out = "out";
     std::string precision, integrator;
+    std::string gravity, traversal;       // overrides of [gravity] model and traversal
+    std::optional<double> theta;          // [gravity] theta
+    std::optional<std::uint64_t> leaf_size;
     std::string resume;                   // checkpoint file
     bool quiet = false;
     bool autotune = false;

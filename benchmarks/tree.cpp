@@ -1,0 +1,204 @@
+// Tree N-body: build time, force time and their total for TreeGravity against DenseGravity on
+// the same device in the same run, and the tree's accuracy against the float64 CPU reference
+// (partcl::reference::dense_gravity<double>), as a function of the opening angle theta, on a
+// Plummer sphere (G = M = a = 1, softening 0.01).
+//
+//   partcl_bench_tree [--device FILTER] [--n 16384,65536] [--precision float,double]
+//                     [--theta 0.2,0.35,0.5,0.7,0.9] [--leaf-size 8]
+//                     [--traversal stackless,nested] [--repeat 3] [--no-dense]
+//
+// One JSON line per (device, precision, N, theta, traversal) on stdout; progress on stderr.
+// Times are medians of --repeat runs after one untimed run: "build_seconds" the device build
+// (TreeGravity::build, waited for), "force_seconds" the walk (TreeGravity::evaluate),
+// "dense_seconds" one DenseGravity evaluation, "speedup" dense over build + force. Errors are
+// per body |a_tree - a_exact| / |a_exact|: "median_error" and "p99_error" (99th percentile).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <partcl/io/initial_conditions.hpp>
+#include <partcl/io/json.hpp>
+#include <partcl/models/nbody/dense_gravity.hpp>
+#include <partcl/models/nbody/dense_reference.hpp>
+#include <partcl/models/nbody/tree_gravity.hpp>
+#include <partcl/partcl.hpp>
+
+using Clock = std::chrono::steady_clock;
+using namespace partcl;
+
+namespace {
+
+constexpr double softening = 0.01;
+
+struct Options {
+    std::string device;
+    std::vector<std::size_t> sizes{16384, 65536};
+    std::vector<Precision> precisions{Precision::float32};
+    std::vector<double> thetas{0.2, 0.35, 0.5, 0.7, 0.9};
+    std::size_t leaf_size = 8;
+    std::vector<TreeTraversal> traversals{TreeTraversal::stackless, TreeTraversal::nested};
+    int repeat = 3;
+    bool dense = true;
+};
+
+[[noreturn]] void usage(const std::string& why) {
+    std::cerr << "partcl_bench_tree: " << why
+              << "\nusage: partcl_bench_tree [--device FILTER] [--n N,N,...] "
+                 "[--precision float,double] [--theta T,T,...] [--leaf-size L] "
+                 "[--traversal stackless,nested] [--repeat R] [--no-dense]\n";
+    std::exit(2);
+}
+
+std::vector<std::string> split(const std::string& text) {
+    std::vector<std::string> parts;
+    std::stringstream in(text);
+    std::string part;
+    while (std::getline(in, part, ',')) parts.push_back(part);
+    return parts;
+}
+
+Options parse(int argc, char** argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) usage(a + " needs a value");
+            return argv[++i];
+        };
+        try {
+            if (a == "--device") o.device = value();
+            else if (a == "--n") {
+                o.sizes.clear();
+                for (const auto& s : split(value())) o.sizes.push_back(std::stoul(s));
+            } else if (a == "--precision") {
+                o.precisions.clear();
+                for (const auto& s : split(value())) o.precisions.push_back(parse_precision(s));
+            } else if (a == "--theta") {
+                o.thetas.clear();
+                for (const auto& s : split(value())) o.thetas.push_back(std::stod(s));
+            } else if (a == "--leaf-size") o.leaf_size = std::stoul(value());
+            else if (a == "--traversal") {
+                o.traversals.clear();
+                for (const auto& s : split(value())) o.traversals.push_back(parse_tree_traversal(s));
+            } else if (a == "--repeat") o.repeat = std::max(1, std::stoi(value()));
+            else if (a == "--no-dense") o.dense = false;
+            else usage("unknown option " + a);
+        } catch (const std::invalid_argument&) {
+            usage("bad value for " + a);
+        } catch (const UsageError& e) {
+            usage(e.what());
+        }
+    }
+    return o;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+double percentile(std::vector<double> v, double p) {
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, std::size_t(p * double(v.size())))];
+}
+
+template <class F>
+double median_seconds(int repeat, F&& run) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    run();
+    std::vector<double> times;
+    for (int r = 0; r < repeat; ++r) {
+        const auto start = Clock::now();
+        run();
+        times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+    }
+    return median(times);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const Options o = parse(argc, argv);
+    try {
+        const auto devices = DeviceFilter::from_environment(o.device).select();
+        for (std::size_t n : o.sizes) {
+            Random random(12345);
+            const Bodies b = plummer_sphere(n, 1.0, 1.0, 1.0, random);
+            std::cerr << "float64 reference, N=" << n << "...\n";
+            std::vector<double> exact(3 * n);
+            reference::dense_gravity<double>(n, b.x.data(), b.y.data(), b.z.data(), b.m.data(),
+                                             softening * softening, 1.0, 0, n, exact.data(),
+                                             exact.data() + n, exact.data() + 2 * n, nullptr);
+            for (const auto& device : devices) {
+                Context context(std::vector<Device>{device});
+                for (Precision precision : o.precisions) {
+                    if (precision == Precision::float64 && !device.info().fp64) continue;
+                    const GravityParameters p{1.0, softening};
+                    DeviceBodies bodies(context, precision, b);
+                    RealBuffer acc(context, precision, 3 * n);
+                    double dense_seconds = 0;
+                    if (o.dense) {
+                        std::cerr << device.info().name << " " << to_string(precision) << " N=" << n
+                                  << " dense...\n";
+                        DenseGravity dense(context, precision, p);
+                        dense_seconds = median_seconds(o.repeat, [&] {
+                            dense.accelerations(bodies.state, bodies.mass, n, acc, 0);
+                        });
+                    }
+                    for (double theta : o.thetas)
+                        for (TreeTraversal traversal : o.traversals) {
+                            std::cerr << device.info().name << " " << to_string(precision)
+                                      << " N=" << n << " theta " << theta << " "
+                                      << to_string(traversal) << "...\n";
+                            TreeGravity tree(context, precision, p,
+                                             TreeOptions{theta, o.leaf_size, traversal});
+                            const double build_seconds = median_seconds(o.repeat, [&] {
+                                tree.build(bodies.state, bodies.mass, n);
+                                context.finish();
+                            });
+                            const double force_seconds =
+                                median_seconds(o.repeat, [&] { tree.evaluate(acc, 0); });
+                            const std::vector<double> a = acc.read(context.queue(0));
+                            std::vector<double> errors(n);
+                            for (std::size_t i = 0; i < n; ++i) {
+                                double d2 = 0, e2 = 0;
+                                for (std::size_t k = 0; k < 3; ++k) {
+                                    const double d = a[k * n + i] - exact[k * n + i];
+                                    d2 += d * d;
+                                    e2 += exact[k * n + i] * exact[k * n + i];
+                                }
+                                errors[i] = std::sqrt(d2 / e2);
+                            }
+                            const double total = build_seconds + force_seconds;
+                            std::printf(
+                                "{\"bench\":\"tree\",\"device\":%s,\"platform\":%s,\"n\":%zu,"
+                                "\"precision\":\"%s\",\"theta\":%g,\"leaf_size\":%zu,"
+                                "\"traversal\":\"%s\",\"levels\":%zu,\"softening\":%g,"
+                                "\"build_seconds\":%.6g,\"force_seconds\":%.6g,"
+                                "\"total_seconds\":%.6g,\"median_error\":%.4g,\"p99_error\":%.4g",
+                                json_string(device.info().name).c_str(),
+                                json_string(device.info().platform).c_str(), n,
+                                to_string(precision), theta, o.leaf_size, to_string(traversal),
+                                tree.levels(), softening, build_seconds, force_seconds, total,
+                                median(errors), percentile(errors, 0.99));
+                            if (o.dense)
+                                std::printf(",\"dense_seconds\":%.6g,\"speedup\":%.3f",
+                                            dense_seconds, dense_seconds / total);
+                            std::printf("}\n");
+                            std::fflush(stdout);
+                        }
+                }
+            }
+        }
+    } catch (const std::exception& e) {
+        std::cerr << "partcl_bench_tree: " << e.what() << "\n";
+        return 1;
+    }
+    return 0;
+}

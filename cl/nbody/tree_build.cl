@@ -1,0 +1,223 @@
+/* Building the heap kd-tree of nbody/tree.h on the device.
+ *
+ * Top down, once per level l = 0 .. D-1 (count = 2^l nodes), the host runs
+ *   tree_keys      key = each body's coordinate along its node's widest axis, value = position
+ *   sort_by_key    (real keys, stable)
+ *   tree_regroup   key = the node the body came from, value = the body
+ *   sort_by_key    (uint keys, stable): bodies grouped by node again, each node's range now
+ *                  sorted along its axis (a segmented sort from two stable sorts)
+ *   tree_split     each node's cell box cut at its median body into its children's boxes
+ * after tree_root_box has bounded all bodies. The cell boxes only choose split axes (widest
+ * side of the cell, as a classic kd-tree does); the opening criterion uses the tight boxes the
+ * bottom-up pass computes:
+ *   tree_gather    positions and masses in tree order
+ *   tree_leaves    mass, centre of mass, tight box and crit2 of each leaf from its bodies
+ *   tree_nodes     the same for level l from level l + 1, for l = D-1 .. 0
+ *
+ * crit2 = (r / theta)^2 where r is the distance from the centre of mass to the farthest corner
+ * of the node's tight box (a sphere around com holding all its bodies): a target at distance d
+ * from com treats the node as a point mass when d^2 > crit2, i.e. r / d < theta (drons/nbody's
+ * lambda_crit is 1 / theta). theta = 0 opens every node. A body of a node lies in its box, so
+ * it is at most r from the node's com: with theta <= 1 no body accepts a node that holds it
+ * (the factor 1 + 8 eps keeps that true through rounding), and bodies never meet themselves.
+ *
+ * TREE_GROUP: work-group size of tree_root_box (a power of two). */
+#include "nbody/tree.h"
+
+#ifndef TREE_GROUP
+#define TREE_GROUP 64
+#endif
+
+/* The widest side of node k's cell box; ties go to the lower axis. */
+INLINE uint tree_widest_axis(GLOBAL const real* box, const uint nodes, const uint k)
+{
+    const real ex = box[3 * nodes + k] - box[k];
+    const real ey = box[4 * nodes + k] - box[nodes + k];
+    const real ez = box[5 * nodes + k] - box[2 * nodes + k];
+    return ex >= ey ? (ex >= ez ? 0u : 2u) : (ey >= ez ? 1u : 2u);
+}
+
+/* One work-group: the box of all n >= 1 bodies into node 1, and perm = identity. */
+KERNEL WORK_GROUP_SIZE(TREE_GROUP) void tree_root_box(const uint n, const uint nodes,
+                                                      GLOBAL const real* RESTRICT pos,
+                                                      GLOBAL real* RESTRICT box,
+                                                      GLOBAL uint* RESTRICT perm)
+{
+    LOCAL real lo[3][TREE_GROUP];
+    LOCAL real hi[3][TREE_GROUP];
+    const uint lane = local_id(0);
+    for (uint a = 0; a < 3; ++a) {
+        real l = REAL_MAX, h = -REAL_MAX;
+        for (uint i = lane; i < n; i += TREE_GROUP) {
+            const real v = pos[a * n + i];
+            l = min(l, v);
+            h = max(h, v);
+        }
+        lo[a][lane] = l;
+        hi[a][lane] = h;
+    }
+    for (uint i = lane; i < n; i += TREE_GROUP) perm[i] = i;
+    BARRIER_LOCAL;
+    for (uint stride = TREE_GROUP / 2; stride > 0; stride /= 2) {
+        if (lane < stride)
+            for (uint a = 0; a < 3; ++a) {
+                lo[a][lane] = min(lo[a][lane], lo[a][lane + stride]);
+                hi[a][lane] = max(hi[a][lane], hi[a][lane + stride]);
+            }
+        BARRIER_LOCAL;
+    }
+    if (lane == 0)
+        for (uint a = 0; a < 3; ++a) {
+            box[a * nodes + 1] = lo[a][0];
+            box[(3 + a) * nodes + 1] = hi[a][0];
+        }
+}
+
+/* Level with `count` nodes: keys[i] = coordinate of body perm[i] along its node's widest axis,
+ * values[i] = i. */
+KERNEL void tree_keys(const uint n, const uint count, const uint nodes,
+                      GLOBAL const real* RESTRICT pos, GLOBAL const real* RESTRICT box,
+                      GLOBAL const uint* RESTRICT perm, GLOBAL real* RESTRICT keys,
+                      GLOBAL uint* RESTRICT values)
+{
+    const uint i = global_id(0);
+    if (i >= n) return;
+    const uint axis = tree_widest_axis(box, nodes, count + tree_node_of(i, count, n));
+    keys[i] = pos[axis * n + perm[i]];
+    values[i] = i;
+}
+
+/* After the sort by coordinate: node_keys[j] = the node position values[j] belonged to,
+ * perm_out[j] = its body. */
+KERNEL void tree_regroup(const uint n, const uint count, GLOBAL const uint* RESTRICT values,
+                         GLOBAL const uint* RESTRICT perm, GLOBAL uint* RESTRICT node_keys,
+                         GLOBAL uint* RESTRICT perm_out)
+{
+    const uint j = global_id(0);
+    if (j >= n) return;
+    const uint from = values[j];
+    node_keys[j] = tree_node_of(from, count, n);
+    perm_out[j] = perm[from];
+}
+
+/* Node p of a level of `count` (its range sorted along its widest axis): the children's cell
+ * boxes are its own, cut at the coordinate of the right child's first body. */
+KERNEL void tree_split(const uint n, const uint count, const uint nodes,
+                       GLOBAL const real* RESTRICT pos, GLOBAL const uint* RESTRICT perm,
+                       GLOBAL real* RESTRICT box)
+{
+    const uint p = global_id(0);
+    if (p >= count) return;
+    const uint k = count + p;
+    const uint axis = tree_widest_axis(box, nodes, k);
+    const uint begin = tree_start(p, count, n), end = tree_start(p + 1, count, n);
+    const uint mid = tree_start(2 * p + 1, 2 * count, n);
+    for (uint s = 0; s < 6; ++s) {
+        const real v = box[s * nodes + k];
+        box[s * nodes + 2 * k] = v;
+        box[s * nodes + 2 * k + 1] = v;
+    }
+    if (begin < mid && mid < end) {
+        const real cut = pos[axis * n + perm[mid]];
+        box[(3 + axis) * nodes + 2 * k] = cut;  /* left: hi */
+        box[axis * nodes + 2 * k + 1] = cut;    /* right: lo */
+    }
+}
+
+/* sorted = x | y | z | m of the bodies in tree order. */
+KERNEL void tree_gather(const uint n, GLOBAL const real* RESTRICT pos,
+                        GLOBAL const real* RESTRICT mass, GLOBAL const uint* RESTRICT perm,
+                        GLOBAL real* RESTRICT sorted)
+{
+    const uint i = global_id(0);
+    if (i >= n) return;
+    const uint b = perm[i];
+    sorted[i] = pos[b];
+    sorted[n + i] = pos[n + b];
+    sorted[2 * n + i] = pos[2 * n + b];
+    sorted[3 * n + i] = mass[b];
+}
+
+/* crit2 of a node with centre of mass c and tight box [lo, hi]. */
+INLINE real tree_crit2(const real cx, const real cy, const real cz, const real lox,
+                       const real loy, const real loz, const real hix, const real hiy,
+                       const real hiz, const real theta)
+{
+    if (theta <= REAL_C(0.0)) return REAL_MAX;
+    const real rx = max(hix - cx, cx - lox);
+    const real ry = max(hiy - cy, cy - loy);
+    const real rz = max(hiz - cz, cz - loz);
+    const real r2 = rx * rx + ry * ry + rz * rz;
+    return r2 / (theta * theta) * (REAL_C(1.0) + REAL_C(8.0) * REAL_EPSILON);
+}
+
+/* Writes node k's summary; an empty or massless node gets mass 0 (traversals skip it) and,
+ * empty, the box lo = REAL_MAX, hi = -REAL_MAX that any union ignores. */
+INLINE void tree_store(GLOBAL real* RESTRICT node, GLOBAL real* RESTRICT box, const uint nodes,
+                       const uint k, const real m, const real wx, const real wy, const real wz,
+                       const real lox, const real loy, const real loz, const real hix,
+                       const real hiy, const real hiz, const real theta)
+{
+    const int massive = m > REAL_C(0.0);
+    const int empty = lox > hix;
+    const real cx = massive ? wx / m : (empty ? REAL_C(0.0) : REAL_C(0.5) * (lox + hix));
+    const real cy = massive ? wy / m : (empty ? REAL_C(0.0) : REAL_C(0.5) * (loy + hiy));
+    const real cz = massive ? wz / m : (empty ? REAL_C(0.0) : REAL_C(0.5) * (loz + hiz));
+    node[k] = cx;
+    node[nodes + k] = cy;
+    node[2 * nodes + k] = cz;
+    node[3 * nodes + k] = massive ? m : REAL_C(0.0);
+    node[4 * nodes + k] =
+        massive ? tree_crit2(cx, cy, cz, lox, loy, loz, hix, hiy, hiz, theta) : REAL_C(0.0);
+    box[k] = lox;
+    box[nodes + k] = loy;
+    box[2 * nodes + k] = loz;
+    box[3 * nodes + k] = hix;
+    box[4 * nodes + k] = hiy;
+    box[5 * nodes + k] = hiz;
+}
+
+/* Leaf p of `leaves` from its bodies (sorted: tree order). */
+KERNEL void tree_leaves(const uint n, const uint leaves, const uint nodes,
+                        GLOBAL const real* RESTRICT sorted, GLOBAL real* RESTRICT node,
+                        GLOBAL real* RESTRICT box, const real theta)
+{
+    const uint p = global_id(0);
+    if (p >= leaves) return;
+    const uint begin = tree_start(p, leaves, n), end = tree_start(p + 1, leaves, n);
+    real m = REAL_C(0.0), wx = REAL_C(0.0), wy = REAL_C(0.0), wz = REAL_C(0.0);
+    real lox = REAL_MAX, loy = REAL_MAX, loz = REAL_MAX;
+    real hix = -REAL_MAX, hiy = -REAL_MAX, hiz = -REAL_MAX;
+    for (uint i = begin; i < end; ++i) {
+        const real x = sorted[i], y = sorted[n + i], z = sorted[2 * n + i], mi = sorted[3 * n + i];
+        m += mi;
+        wx += mi * x;
+        wy += mi * y;
+        wz += mi * z;
+        lox = min(lox, x);
+        loy = min(loy, y);
+        loz = min(loz, z);
+        hix = max(hix, x);
+        hiy = max(hiy, y);
+        hiz = max(hiz, z);
+    }
+    tree_store(node, box, nodes, leaves + p, m, wx, wy, wz, lox, loy, loz, hix, hiy, hiz, theta);
+}
+
+/* Node p of a level of `count` from its two children. */
+KERNEL void tree_nodes(const uint count, const uint nodes, GLOBAL real* RESTRICT node,
+                       GLOBAL real* RESTRICT box, const real theta)
+{
+    const uint p = global_id(0);
+    if (p >= count) return;
+    const uint k = count + p, a = 2 * k, b = 2 * k + 1;
+    const real ma = node[3 * nodes + a], mb = node[3 * nodes + b];
+    tree_store(node, box, nodes, k, ma + mb, ma * node[a] + mb * node[b],
+               ma * node[nodes + a] + mb * node[nodes + b],
+               ma * node[2 * nodes + a] + mb * node[2 * nodes + b],
+               min(box[a], box[b]), min(box[nodes + a], box[nodes + b]),
+               min(box[2 * nodes + a], box[2 * nodes + b]),
+               max(box[3 * nodes + a], box[3 * nodes + b]),
+               max(box[4 * nodes + a], box[4 * nodes + b]),
+               max(box[5 * nodes + a], box[5 * nodes + b]), theta);
+}

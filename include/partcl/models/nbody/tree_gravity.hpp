@@ -1,0 +1,97 @@
+#pragma once
+// TreeGravity: Barnes-Hut gravity over a kd-tree stored as a binary heap, built on the device
+// every evaluation (cl/nbody/tree_build.cl) and walked per body (cl/nbody/tree_force.cl), in
+// O(N log N). The tree splits each node at the median along the widest side of its cell until
+// a leaf holds at most `leaf_size` bodies; a node acts as one body at its centre of mass when
+// r / d < theta, r being the radius about the centre of mass that holds the node's bodies and d
+// the distance to the target (drons/nbody's lambda_crit = 1 / theta). theta = 0 opens every
+// node: the sum is then the direct one, in another order. Runs on device 0 of the context.
+// Positions must be finite (the sorts place NaN anywhere; Bodies::validate checks inputs).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <partcl/jit/compiler.hpp>
+#include <partcl/jit/kernel.hpp>
+#include <partcl/models/nbody/gravity.hpp>
+
+namespace partcl {
+
+enum class TreeTraversal {
+    nested,     // an explicit stack of node indices in private memory
+    stackless,  // next/skip arithmetic on heap indices (no stack)
+};
+const char* to_string(TreeTraversal traversal) noexcept;
+// "nested" or "stackless"; UsageError otherwise.
+TreeTraversal parse_tree_traversal(const std::string& name);
+
+struct TreeOptions {
+    // Opening angle, in [0, 1]: 0 opens every node (direct summation), larger is faster and
+    // less accurate. 1 is the largest for which no body treats a node holding itself as far.
+    double theta = 0.5;
+    // Most bodies in a leaf (>= 1); an opened leaf's bodies act one by one.
+    std::size_t leaf_size = 8;
+    TreeTraversal traversal = TreeTraversal::stackless;
+};
+
+// A tree read back from the device (tests, diagnostics). Layout as cl/nbody/tree.h says: node
+// k of level l (k in [2^l, 2^(l+1))) owns tree positions [floor(p n / 2^l), floor((p + 1) n /
+// 2^l)), p = k - 2^l; element 0 of the node arrays is unused.
+struct TreeSnapshot {
+    std::size_t n = 0, levels = 0;
+    std::vector<std::uint32_t> perm;  // tree position -> body
+    std::vector<double> node;         // cx | cy | cz | m | crit2, 2^(levels + 1) each
+    std::vector<double> box;          // tight boxes: lox | loy | loz | hix | hiy | hiz
+    std::size_t nodes() const noexcept { return std::size_t(2) << levels; }
+    std::size_t begin(std::size_t k) const noexcept;  // first tree position of node k
+    std::size_t end(std::size_t k) const noexcept;
+};
+
+class TreeGravity : public GravityModel {
+public:
+    TreeGravity(Context& context, Precision precision, GravityParameters parameters = {},
+                TreeOptions options = {}, ProgramCache& cache = ProgramCache::global());
+
+    // build() then evaluate().
+    void accelerations(const RealBuffer& positions, const RealBuffer& mass, std::size_t n,
+                       RealBuffer& out, std::size_t out_offset,
+                       RealBuffer* potential = nullptr) override;
+
+    // The two halves of accelerations(), for benchmarks that time them apart. build() enqueues
+    // the tree of n bodies on device 0's queue; evaluate() enqueues the forces from the latest
+    // tree and waits for them.
+    void build(const RealBuffer& positions, const RealBuffer& mass, std::size_t n);
+    void evaluate(RealBuffer& out, std::size_t out_offset, RealBuffer* potential = nullptr);
+
+    const GravityParameters& parameters() const noexcept override { return parameters_; }
+    // Direct-summation equivalent: n^2 per evaluation, so interactions per second compare with
+    // dense gravity's (the tree computes far fewer).
+    double interactions() const noexcept override { return interactions_; }
+
+    const TreeOptions& options() const noexcept { return options_; }
+    Precision precision() const noexcept { return precision_; }
+    // Of the latest tree: levels of splits and leaves (2^levels).
+    std::size_t levels() const noexcept { return levels_; }
+    std::size_t leaves() const noexcept { return std::size_t(1) << levels_; }
+
+    // The latest tree, read back (blocks).
+    TreeSnapshot snapshot();
+
+    // The number of split levels for n bodies at most leaf_size to a leaf.
+    static std::size_t levels_for(std::size_t n, std::size_t leaf_size) noexcept;
+
+private:
+    void reserve(std::size_t n);
+
+    Context& context_;
+    Precision precision_;
+    GravityParameters parameters_;
+    TreeOptions options_;
+    std::vector<Kernel> kernels_;  // indexed by the enum in tree_gravity.cpp
+    std::size_t n_ = 0, capacity_ = 0, node_capacity_ = 0, levels_ = 0;
+    Buffer<std::uint32_t> perm_, perm_scratch_, values_, node_keys_;
+    RealBuffer keys_buffer_, sorted_, node_, box_;
+    double interactions_ = 0;
+};
+
+} // namespace partcl

@@ -1,0 +1,191 @@
+#include <partcl/models/nbody/tree_gravity.hpp>
+
+#include <cmath>
+#include <utility>
+
+#include <partcl/algorithm/sort_by_key.hpp>
+
+namespace partcl {
+
+namespace {
+
+// Work-group size of tree_root_box: one group bounds all bodies.
+constexpr std::size_t root_group = 64;
+// Private stack of the nested traversal: depth first needs levels + 1 entries, and n < 2^32
+// means at most 32 levels.
+constexpr std::size_t stack_size = 34;
+
+enum KernelIndex : std::size_t {
+    k_root_box, k_keys, k_regroup, k_split, k_gather, k_leaves, k_nodes, k_force, k_force_potential
+};
+
+} // namespace
+
+const char* to_string(TreeTraversal traversal) noexcept {
+    return traversal == TreeTraversal::nested ? "nested" : "stackless";
+}
+
+TreeTraversal parse_tree_traversal(const std::string& name) {
+    if (name == "nested") return TreeTraversal::nested;
+    if (name == "stackless") return TreeTraversal::stackless;
+    throw UsageError("tree traversal '" + name + "': expected \"nested\" or \"stackless\"");
+}
+
+namespace {
+std::size_t level_of(std::size_t k) noexcept {
+    std::size_t level = 0;
+    while (k >> (level + 1)) ++level;
+    return level;
+}
+} // namespace
+
+std::size_t TreeSnapshot::begin(std::size_t k) const noexcept {
+    const std::size_t count = std::size_t(1) << level_of(k);
+    return (k - count) * n / count;
+}
+
+std::size_t TreeSnapshot::end(std::size_t k) const noexcept {
+    const std::size_t count = std::size_t(1) << level_of(k);
+    return (k - count + 1) * n / count;
+}
+
+TreeSnapshot TreeGravity::snapshot() {
+    if (n_ == 0) throw UsageError("TreeGravity: snapshot() before build()");
+    Queue& queue = context_.queue(0);
+    TreeSnapshot s;
+    s.n = n_;
+    s.levels = levels_;
+    s.perm.resize(n_);
+    perm_.read(queue, s.perm.data(), n_);
+    const std::size_t nodes = s.nodes();
+    s.node.resize(5 * nodes);
+    s.box.resize(6 * nodes);
+    node_.read(queue, s.node.data(), 5 * nodes);
+    box_.read(queue, s.box.data(), 6 * nodes);
+    return s;
+}
+
+std::size_t TreeGravity::levels_for(std::size_t n, std::size_t leaf_size) noexcept {
+    std::size_t levels = 0;
+    while ((std::size_t(1) << levels) * leaf_size < n) ++levels;
+    return levels;
+}
+
+TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameters parameters,
+                         TreeOptions options, ProgramCache& cache)
+    : context_(context), precision_(precision), parameters_(parameters), options_(options) {
+    if (!(parameters_.softening >= 0) || !(parameters_.G > 0))
+        throw UsageError("gravity: G must be positive and the softening non-negative");
+    if (!(options_.theta >= 0 && options_.theta <= 1))
+        throw UsageError("tree gravity: the opening angle theta must be in [0, 1] (got " +
+                         std::to_string(options_.theta) +
+                         "); above 1 a body could take a node that holds it for a distant one");
+    if (options_.leaf_size < 1 || options_.leaf_size > (1u << 20))
+        throw UsageError("tree gravity: leaf_size must be in [1, 2^20] (got " +
+                         std::to_string(options_.leaf_size) + ")");
+    require_precision(context.device(0).info(), precision);
+
+    BuildOptions build_options;
+    build_options.precision = precision;
+    build_options.define("TREE_GROUP", static_cast<long long>(root_group));
+    const Program build_program_ =
+        build_program(context, Source::builtin("nbody/tree_build.cl"), build_options, cache);
+    for (const char* name : {"tree_root_box", "tree_keys", "tree_regroup", "tree_split",
+                             "tree_gather", "tree_leaves", "tree_nodes"})
+        kernels_.emplace_back(build_program_, name);
+    for (int potential : {0, 1}) {
+        BuildOptions o;
+        o.precision = precision;
+        o.define("TREE_STACKLESS", options_.traversal == TreeTraversal::stackless ? 1 : 0);
+        o.define("TREE_STACK", static_cast<long long>(stack_size));
+        o.define("TREE_POTENTIAL", potential);
+        kernels_.emplace_back(
+            build_program(context, Source::builtin("nbody/tree_force.cl"), o, cache),
+            "tree_gravity");
+    }
+}
+
+void TreeGravity::reserve(std::size_t n) {
+    const std::size_t nodes = std::size_t(2) << levels_for(n, options_.leaf_size);
+    if (n > capacity_) {
+        perm_ = Buffer<std::uint32_t>(context_, n);
+        perm_scratch_ = Buffer<std::uint32_t>(context_, n);
+        values_ = Buffer<std::uint32_t>(context_, n);
+        node_keys_ = Buffer<std::uint32_t>(context_, n);
+        keys_buffer_ = RealBuffer(context_, precision_, n);
+        sorted_ = RealBuffer(context_, precision_, 4 * n);
+        capacity_ = n;
+    }
+    if (nodes > node_capacity_) {
+        node_ = RealBuffer(context_, precision_, 5 * nodes);
+        box_ = RealBuffer(context_, precision_, 6 * nodes);
+        node_capacity_ = nodes;
+    }
+}
+
+void TreeGravity::build(const RealBuffer& positions, const RealBuffer& mass, std::size_t n) {
+    if (n == 0) throw UsageError("TreeGravity: no bodies (N = 0)");
+    for (const RealBuffer* b : {&positions, &mass})
+        if (b->precision() != precision_)
+            throw UsageError("TreeGravity: a " + std::string(to_string(b->precision())) +
+                             " buffer given to a " + to_string(precision_) + " model");
+    if (positions.size() < 3 * n || mass.size() < n)
+        throw UsageError("TreeGravity: buffers too short for " + std::to_string(n) + " bodies");
+    // The kernels index 4n sorted reals with 32-bit integers.
+    if (positions.size() > 0xffffffffull || n >= (std::size_t(1) << 30))
+        throw UsageError("TreeGravity: at most 2^30 - 1 bodies and 2^32 - 1 elements in a buffer");
+    reserve(n);
+    n_ = n;
+    levels_ = levels_for(n, options_.leaf_size);
+    Queue& queue = context_.queue(0);
+    const cl_uint un = cl_uint(n), nodes = cl_uint(std::size_t(2) << levels_);
+    const Real theta{options_.theta};
+
+    kernels_[k_root_box].args(un, nodes, positions, box_, perm_).launch(queue, root_group, root_group);
+    for (std::size_t level = 0; level < levels_; ++level) {
+        const cl_uint count = cl_uint(1) << level;
+        kernels_[k_keys].args(un, count, nodes, positions, box_, perm_, keys_buffer_, values_)
+            .launch(queue, n);
+        sort_by_key(queue, keys_buffer_, values_, n);
+        kernels_[k_regroup].args(un, count, values_, perm_, node_keys_, perm_scratch_).launch(queue, n);
+        sort_by_key(queue, node_keys_, perm_scratch_, n);
+        std::swap(perm_, perm_scratch_);
+        kernels_[k_split].args(un, count, nodes, positions, perm_, box_).launch(queue, count);
+    }
+    kernels_[k_gather].args(un, positions, mass, perm_, sorted_).launch(queue, n);
+    const cl_uint leaf_count = cl_uint(1) << levels_;
+    kernels_[k_leaves].args(un, leaf_count, nodes, sorted_, node_, box_, theta).launch(queue, leaf_count);
+    for (std::size_t level = levels_; level-- > 0;) {
+        const cl_uint count = cl_uint(1) << level;
+        kernels_[k_nodes].args(count, nodes, node_, box_, theta).launch(queue, count);
+    }
+}
+
+void TreeGravity::evaluate(RealBuffer& out, std::size_t out_offset, RealBuffer* potential) {
+    const std::size_t n = n_;
+    if (n == 0) throw UsageError("TreeGravity: evaluate() before build()");
+    if (out.precision() != precision_ || (potential && potential->precision() != precision_))
+        throw UsageError("TreeGravity: an output buffer of another precision than the model's (" +
+                         std::string(to_string(precision_)) + ")");
+    if (out.size() < out_offset + 3 * n || (potential && potential->size() < n))
+        throw UsageError("TreeGravity: buffers too short for " + std::to_string(n) + " bodies");
+    if (out.size() > 0xffffffffull)
+        throw UsageError("TreeGravity: more than 2^32 - 1 elements in one buffer");
+    Queue& queue = context_.queue(0);
+    Kernel& k = kernels_[potential ? k_force_potential : k_force];
+    k.args(cl_uint(n), cl_uint(leaves()), cl_uint(std::size_t(2) << levels_),
+           Real{parameters_.softening * parameters_.softening}, Real{parameters_.G}, node_, sorted_,
+           perm_, out, cl_uint(out_offset), cl_uint(n), potential ? *potential : RealBuffer());
+    k.launch(queue, n).wait();
+    interactions_ += double(n) * double(n);
+}
+
+void TreeGravity::accelerations(const RealBuffer& positions, const RealBuffer& mass,
+                                std::size_t n, RealBuffer& out, std::size_t out_offset,
+                                RealBuffer* potential) {
+    if (n == 0) return;
+    build(positions, mass, n);
+    evaluate(out, out_offset, potential);
+}
+
+} // namespace partcl

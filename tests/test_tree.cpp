@@ -1,0 +1,513 @@
+// TreeGravity (Barnes-Hut over the device-built heap kd-tree) against the float64 dense
+// reference: exact to rounding when every node is opened, within the error the opening angle
+// allows otherwise; both traversals agree; leapfrog conserves energy with it.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+
+#include <partcl/diag/nbody_diagnostics.hpp>
+#include <partcl/io/initial_conditions.hpp>
+#include <partcl/models/nbody/dense_gravity.hpp>
+#include <partcl/models/nbody/dense_reference.hpp>
+#include <partcl/models/nbody/nbody_system.hpp>
+#include <partcl/models/nbody/tree_gravity.hpp>
+#include <partcl/io/checkpoint.hpp>
+#include <partcl/io/scenario.hpp>
+#include <partcl/run/nbody_run.hpp>
+
+#include "support.hpp"
+
+using namespace partcl;
+using namespace partcl_test;
+
+namespace {
+
+// Uniform in [-1, 1]^3, masses in [0.5, 1.5] / n, bodies 2 and 3 coincident.
+Bodies random_bodies(std::size_t n, std::uint32_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> position(-1.0, 1.0), mass(0.5, 1.5);
+    Bodies b;
+    b.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        b.x[i] = position(rng);
+        b.y[i] = position(rng);
+        b.z[i] = position(rng);
+        b.m[i] = mass(rng) / double(n);
+    }
+    if (n > 3) b.x[3] = b.x[2], b.y[3] = b.y[2], b.z[3] = b.z[2];
+    return b;
+}
+
+Bodies plummer(std::size_t n, std::uint32_t seed) {
+    Random random(seed);
+    return plummer_sphere(n, 1.0, 1.0, 1.0, random);
+}
+
+// The bodies as a device of `precision` holds them, so comparisons measure the kernels alone.
+Bodies rounded(Bodies b, Precision precision) {
+    if (precision == Precision::float32)
+        for (auto* v : {&b.x, &b.y, &b.z, &b.m})
+            for (double& value : *v) value = double(float(value));
+    return b;
+}
+
+struct Forces {
+    std::vector<double> acc, pot;  // acc: x | y | z
+};
+
+Forces tree_forces(Precision precision, const Bodies& b, GravityParameters p, TreeOptions o) {
+    Context& context = test_context();
+    const std::size_t n = b.size();
+    TreeGravity gravity(context, precision, p, o, memory_cache());
+    DeviceBodies bodies(context, precision, b);
+    RealBuffer acc(context, precision, 3 * n), pot(context, precision, n);
+    gravity.accelerations(bodies.state, bodies.mass, n, acc, 0, &pot);
+    return {acc.read(context.queue(0)), pot.read(context.queue(0))};
+}
+
+// The float64 reference, and per body the sums of the magnitudes of its terms (rounding error
+// is bounded relative to those, not to the net sum, which cancels).
+struct Reference {
+    Forces exact, magnitude;
+};
+
+Reference reference_forces(const Bodies& b, GravityParameters p) {
+    const std::size_t n = b.size();
+    const double eps2 = p.softening * p.softening;
+    Reference r;
+    r.exact.acc.assign(3 * n, 0.0);
+    r.exact.pot.assign(n, 0.0);
+    reference::dense_gravity<double>(n, b.x.data(), b.y.data(), b.z.data(), b.m.data(), eps2, p.G,
+                                     0, n, r.exact.acc.data(), r.exact.acc.data() + n,
+                                     r.exact.acc.data() + 2 * n, r.exact.pot.data());
+    r.magnitude.acc.assign(n, 0.0);
+    r.magnitude.pot.assign(n, 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n; ++j) {
+            const double dx = b.x[j] - b.x[i], dy = b.y[j] - b.y[i], dz = b.z[j] - b.z[i];
+            const double r2 = dx * dx + dy * dy + dz * dz;
+            if (r2 == 0) continue;
+            const double s2 = r2 + eps2;
+            r.magnitude.acc[i] += p.G * b.m[j] * std::sqrt(r2) / (s2 * std::sqrt(s2));
+            r.magnitude.pot[i] += p.G * b.m[j] / std::sqrt(s2);
+        }
+    return r;
+}
+
+// Per body: |a_tree - a_exact| / (sum of term magnitudes), and the same for the potential.
+struct Errors {
+    std::vector<double> acc, pot;
+    double worst() const {
+        double w = 0;
+        for (double e : acc) w = std::max(w, e);
+        for (double e : pot) w = std::max(w, e);
+        return w;
+    }
+};
+
+Errors errors(const Forces& f, const Reference& r) {
+    const std::size_t n = r.exact.pot.size();
+    Errors e;
+    for (std::size_t i = 0; i < n; ++i) {
+        double d2 = 0;
+        for (std::size_t a = 0; a < 3; ++a) {
+            const double d = f.acc[a * n + i] - r.exact.acc[a * n + i];
+            d2 += d * d;
+        }
+        const double dp = std::abs(f.pot[i] - r.exact.pot[i]);
+        if (r.magnitude.acc[i] > 0) {
+            e.acc.push_back(std::sqrt(d2) / r.magnitude.acc[i]);
+            e.pot.push_back(dp / r.magnitude.pot[i]);
+        } else {  // no partner at a non-zero distance: exactly nothing
+            CHECK(d2 == 0);
+            CHECK(f.pot[i] == 0);
+        }
+    }
+    return e;
+}
+
+double epsilon(Precision precision) {
+    return precision == Precision::float64 ? DBL_EPSILON : double(FLT_EPSILON);
+}
+
+// The worst error the monopole approximation allows at opening angle theta, relative to the
+// sum of the term magnitudes. A node accepted by a target at distance d from its centre of
+// mass c holds its bodies within r <= theta d of c. About c the dipole vanishes, so the error
+// of one body of mass m at c + u is the Taylor remainder m |u|^2 / 2 max |D^2 f| with
+// f(x) = x / |x|^3, |D^2 f| <= 6 / |x|^4 and |x| >= d - r: at most 3 m r^2 / (d - r)^4, i.e.
+// 3 theta^2 / (1 - theta)^4 of the node's m / d^2 (softening only smooths f). Each body's own
+// term is at least m / (d + r)^2, so relative to the bodies' magnitudes: times (1 + theta)^2.
+// The potential's remainder, m r^2 / (d - r)^3, is smaller relative to its own terms.
+double monopole_bound(double theta) {
+    return 3 * theta * theta * (1 + theta) * (1 + theta) / std::pow(1 - theta, 4);
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+struct Built {
+    TreeSnapshot tree;
+    Forces forces;
+};
+
+Built build_tree(Precision precision, const Bodies& b, GravityParameters p, TreeOptions o) {
+    Context& context = test_context();
+    const std::size_t n = b.size();
+    TreeGravity gravity(context, precision, p, o, memory_cache());
+    DeviceBodies bodies(context, precision, b);
+    RealBuffer acc(context, precision, 3 * n), pot(context, precision, n);
+    gravity.accelerations(bodies.state, bodies.mass, n, acc, 0, &pot);
+    return {gravity.snapshot(), {acc.read(context.queue(0)), pot.read(context.queue(0))}};
+}
+
+// What the build must produce, checked node by node from the bodies (as the device holds
+// them): perm a permutation; leaves of at most leaf_size bodies; each node's tight box the
+// exact min and max of its bodies (min and max do not round); its mass and centre of mass the
+// sums over its bodies to rounding (one rounding per addition, n of them at the root); crit2 =
+// (r / theta)^2 (1 + 8 eps) from them; and the kd-tree property, the split: along some axis
+// every body of the left child lies at or below every body of the right one.
+void check_tree(const TreeSnapshot& t, const Bodies& b, TreeOptions o, Precision precision) {
+    const std::size_t n = b.size(), nodes = t.nodes();
+    const double eps = epsilon(precision);
+    REQUIRE(t.n == n);
+    CHECK(t.levels == TreeGravity::levels_for(n, o.leaf_size));
+    std::vector<std::uint32_t> sorted_perm = t.perm;
+    std::sort(sorted_perm.begin(), sorted_perm.end());
+    for (std::size_t i = 0; i < n; ++i) REQUIRE(sorted_perm[i] == i);
+    const std::vector<double>* axes[3] = {&b.x, &b.y, &b.z};
+    auto lo = [&](std::size_t k, int a) { return t.box[a * nodes + k]; };
+    auto hi = [&](std::size_t k, int a) { return t.box[(3 + a) * nodes + k]; };
+    for (std::size_t k = 1; k < nodes; ++k) {
+        CAPTURE(k);
+        const std::size_t begin = t.begin(k), end = t.end(k);
+        if (k >= nodes / 2) CHECK(end - begin <= o.leaf_size);
+        double m = 0, w[3] = {0, 0, 0}, mabs = 0, l[3], h[3];
+        for (int a = 0; a < 3; ++a) l[a] = DBL_MAX, h[a] = -DBL_MAX;
+        for (std::size_t i = begin; i < end; ++i) {
+            const std::size_t body = t.perm[i];
+            m += b.m[body];
+            mabs += b.m[body];
+            for (int a = 0; a < 3; ++a) {
+                const double v = (*axes[a])[body];
+                w[a] += b.m[body] * v;
+                l[a] = std::min(l[a], v);
+                h[a] = std::max(h[a], v);
+            }
+        }
+        const double mk = t.node[3 * nodes + k];
+        if (m == 0) {
+            CHECK(mk == 0);
+            continue;
+        }
+        CHECK(std::abs(mk - m) <= 2 * double(end - begin) * eps * mabs);
+        double r2 = 0;
+        for (int a = 0; a < 3; ++a) {
+            CHECK(lo(k, a) == l[a]);
+            CHECK(hi(k, a) == h[a]);
+            const double c = t.node[a * nodes + k], extent = h[a] - l[a] + std::abs(h[a]) + std::abs(l[a]);
+            CHECK(std::abs(c - w[a] / m) <= 4 * double(end - begin) * eps * extent);
+            const double r = std::max(hi(k, a) - c, c - lo(k, a));
+            r2 += r * r;
+        }
+        const double crit2 = t.node[4 * nodes + k];
+        if (o.theta == 0)
+            CHECK(crit2 == (precision == Precision::float64 ? DBL_MAX : double(FLT_MAX)));
+        else
+            CHECK(std::abs(crit2 - r2 / (o.theta * o.theta) * (1 + 8 * eps)) <= 8 * eps * crit2);
+        if (k < nodes / 2 && t.node[3 * nodes + 2 * k] > 0 && t.node[3 * nodes + 2 * k + 1] > 0) {
+            bool split = false;
+            for (int a = 0; a < 3; ++a) split = split || hi(2 * k, a) <= lo(2 * k + 1, a);
+            CHECK(split);
+        }
+    }
+}
+
+// The traversal of tree_force.cl on the host, in double, over the device's own tree: what the
+// device must compute from that tree, to rounding.
+Forces host_traversal(const TreeSnapshot& t, const Bodies& b, GravityParameters p) {
+    const std::size_t n = b.size(), nodes = t.nodes(), leaves = nodes / 2;
+    const double eps2 = p.softening * p.softening;
+    Forces f{std::vector<double>(3 * n, 0.0), std::vector<double>(n, 0.0)};
+    for (std::size_t i = 0; i < n; ++i) {
+        double s[3] = {0, 0, 0}, sp = 0;
+        auto interact = [&](double x, double y, double z, double m) {
+            const double dx = x - b.x[i], dy = y - b.y[i], dz = z - b.z[i];
+            const double r2 = dx * dx + dy * dy + dz * dz;
+            if (r2 == 0) return;
+            const double inv_r = 1 / std::sqrt(r2 + eps2);
+            s[0] += m * inv_r * inv_r * inv_r * dx;
+            s[1] += m * inv_r * inv_r * inv_r * dy;
+            s[2] += m * inv_r * inv_r * inv_r * dz;
+            sp += m * inv_r;
+        };
+        std::vector<std::size_t> stack{1};
+        while (!stack.empty()) {
+            const std::size_t k = stack.back();
+            stack.pop_back();
+            const double m = t.node[3 * nodes + k];
+            if (m == 0) continue;
+            const double cx = t.node[k], cy = t.node[nodes + k], cz = t.node[2 * nodes + k];
+            const double dx = cx - b.x[i], dy = cy - b.y[i], dz = cz - b.z[i];
+            if (dx * dx + dy * dy + dz * dz > t.node[4 * nodes + k]) {
+                interact(cx, cy, cz, m);
+            } else if (k >= leaves) {
+                for (std::size_t j = t.begin(k); j < t.end(k); ++j) {
+                    const std::size_t body = t.perm[j];
+                    interact(b.x[body], b.y[body], b.z[body], b.m[body]);
+                }
+            } else {
+                stack.push_back(2 * k + 1);
+                stack.push_back(2 * k);
+            }
+        }
+        for (int a = 0; a < 3; ++a) f.acc[a * n + i] = p.G * s[a];
+        f.pot[i] = -p.G * sp;
+    }
+    return f;
+}
+
+} // namespace
+
+TEST_SUITE("tree") {
+
+TEST_CASE("the device builds a kd-tree of the bodies, for any N") {
+    const std::uint32_t seed = fresh_seed();
+    for (Precision precision : {Precision::float32, Precision::float64})
+        for (std::size_t leaf_size : {1, 3, 8})
+            for (std::size_t n : {1, 2, 3, 5, 31, 1000, 1023}) {
+                INFO("seed " << seed << ", N " << n << ", " << std::string(to_string(precision))
+                             << ", leaf " << leaf_size);
+                const TreeOptions o{0.6, leaf_size};
+                for (const Bodies& b : {random_bodies(n, seed), plummer(n, seed)}) {
+                    const Bodies r = rounded(b, precision);
+                    check_tree(build_tree(precision, r, {1.0, 0.01}, o).tree, r, o, precision);
+                }
+            }
+}
+
+TEST_CASE("the device walks its tree as the host reference walk does") {
+    // In double, the device's sums over its own tree against the host's (same nodes accepted:
+    // a decision could only differ for a target within rounding of a node's crit2).
+    const std::uint32_t seed = fresh_seed();
+    const Precision precision = Precision::float64;
+    for (TreeTraversal traversal : {TreeTraversal::stackless, TreeTraversal::nested})
+        for (double theta : {0.3, 0.7, 1.0})
+            for (std::size_t n : {2, 33, 1000}) {
+                INFO("seed " << seed << ", N " << n << ", " << std::string(to_string(traversal))
+                             << ", theta " << theta);
+                const GravityParameters p{0.75, 0.01};
+                const Bodies b = plummer(n, seed);
+                const Built built = build_tree(precision, b, p, {theta, 4, traversal});
+                const Forces want = host_traversal(built.tree, b, p);
+                const Reference r = reference_forces(b, p);
+                // Against the host walk, relative to the magnitude sums (which bound the
+                // node terms too, within (1 + theta)^2).
+                const double bound = 4 * (1 + theta) * (1 + theta) * DBL_EPSILON * (std::sqrt(double(n)) + 8);
+                for (std::size_t i = 0; i < n; ++i) {
+                    CAPTURE(i);
+                    double d2 = 0;
+                    for (int a = 0; a < 3; ++a) {
+                        const double d = built.forces.acc[a * n + i] - want.acc[a * n + i];
+                        d2 += d * d;
+                    }
+                    CHECK(std::sqrt(d2) <= bound * r.magnitude.acc[i]);
+                    CHECK(std::abs(built.forces.pot[i] - want.pot[i]) <= bound * r.magnitude.pot[i]);
+                }
+            }
+}
+
+
+TEST_CASE("with every node opened (theta 0) the tree sums exactly what dense sums") {
+    // theta = 0 makes every body meet every other body directly, leaf by leaf: the sum of
+    // dense gravity in another order. Bound as tests/test_dense.cpp's: 4 ulp per sqrt(N) + 8
+    // of the sum of the term magnitudes. A node or body dropped or counted twice exceeds it.
+    const std::uint32_t seed = fresh_seed();
+    for (Precision precision : {Precision::float32, Precision::float64})
+        for (TreeTraversal traversal : {TreeTraversal::stackless, TreeTraversal::nested})
+            for (std::size_t leaf_size : {1, 3, 8})
+                for (double softening : {0.05, 0.0})
+                    for (std::size_t n : {1, 2, 3, 31, 1000}) {
+                        INFO("seed " << seed << ", N " << n << ", " << std::string(to_string(precision)) << ", "
+                                     << std::string(to_string(traversal)) << ", leaf " << leaf_size
+                                     << ", softening " << softening);
+                        const GravityParameters p{0.75, softening};
+                        const Bodies b = rounded(random_bodies(n, seed + std::uint32_t(n)), precision);
+                        const Forces f = tree_forces(precision, b, p, {0.0, leaf_size, traversal});
+                        const Errors e = errors(f, reference_forces(b, p));
+                        const double bound = 4 * epsilon(precision) * (std::sqrt(double(n)) + 8);
+                        INFO("worst error " << e.worst() << ", bound " << bound);
+                        CHECK(e.worst() <= bound);
+                    }
+}
+
+TEST_CASE("coincident bodies: no partner at a non-zero distance means exactly nothing") {
+    for (Precision precision : {Precision::float32, Precision::float64}) {
+        Bodies b = random_bodies(5, 1);
+        for (std::size_t i = 1; i < 5; ++i) b.x[i] = b.x[0], b.y[i] = b.y[0], b.z[i] = b.z[0];
+        for (double theta : {0.0, 0.5, 1.0}) {
+            const Forces f = tree_forces(precision, b, {1.0, 0.0}, {theta, 2});
+            for (double a : f.acc) CHECK(a == 0);
+            for (double p : f.pot) CHECK(p == 0);
+        }
+    }
+}
+
+TEST_CASE("the error stays within what the opening angle allows, random and Plummer") {
+    // The worst case of the monopole approximation (monopole_bound) holds for any input; the
+    // tests above pin the tree and the walk down exactly, this one the approximation. Both
+    // traversals visit the same nodes in the same order, so they agree to rounding.
+    const std::uint32_t seed = fresh_seed();
+    const std::size_t n = 2001;
+    for (Precision precision : {Precision::float32, Precision::float64})
+        for (const std::string kind : {"random", "plummer"}) {
+            const GravityParameters p{1.0, 0.01};
+            const Bodies b = rounded(kind == "random" ? random_bodies(n, seed) : plummer(n, seed),
+                                     precision);
+            const Reference r = reference_forces(b, p);
+            const double rounding = 4 * epsilon(precision) * (std::sqrt(double(n)) + 8);
+            double previous = 0;
+            for (double theta : {0.1, 0.3, 0.6}) {
+                INFO("seed " << seed << ", " << kind << ", " << std::string(to_string(precision))
+                             << ", theta " << theta);
+                const Forces stackless =
+                    tree_forces(precision, b, p, {theta, 8, TreeTraversal::stackless});
+                const Forces nested = tree_forces(precision, b, p, {theta, 8, TreeTraversal::nested});
+                const Errors e = errors(stackless, r);
+                const double bound = monopole_bound(theta) + rounding;
+                INFO("worst " << e.worst() << ", median " << median(e.acc) << ", bound " << bound);
+                CHECK(e.worst() <= bound);
+                // A larger angle accepts more nodes: the typical error grows.
+                CHECK(median(e.acc) >= previous);
+                previous = median(e.acc);
+                for (std::size_t i = 0; i < 3 * n; ++i)
+                    CHECK(std::abs(stackless.acc[i] - nested.acc[i]) <=
+                          2 * epsilon(precision) * r.magnitude.acc[i % n]);
+                for (std::size_t i = 0; i < n; ++i)
+                    CHECK(std::abs(stackless.pot[i] - nested.pot[i]) <=
+                          2 * epsilon(precision) * r.magnitude.pot[i]);
+            }
+        }
+}
+
+TEST_CASE("one model serves systems of changing size") {
+    Context& context = test_context();
+    const std::uint32_t seed = fresh_seed();
+    INFO("seed " << seed);
+    const GravityParameters p{1.0, 0.05};
+    TreeGravity gravity(context, Precision::float64, p, {0.0, 4}, memory_cache());
+    for (std::size_t n : {1000, 3, 257}) {
+        CAPTURE(n);
+        const Bodies b = random_bodies(n, seed);
+        DeviceBodies bodies(context, Precision::float64, b);
+        RealBuffer acc(context, Precision::float64, 3 * n + 7), pot(context, Precision::float64, n);
+        gravity.accelerations(bodies.state, bodies.mass, n, acc, 7, &pot);
+        const auto a = acc.read(context.queue(0));
+        const Errors e = errors({std::vector<double>(a.begin() + 7, a.end()), pot.read(context.queue(0))},
+                                reference_forces(b, p));
+        CHECK(e.worst() <= 4 * DBL_EPSILON * (std::sqrt(double(n)) + 8));
+        CHECK(gravity.leaves() == std::size_t(1) << TreeGravity::levels_for(n, 4));
+    }
+}
+
+TEST_CASE("bad use is refused with a clear error") {
+    Context& context = test_context();
+    for (double theta : {-0.1, 1.5, double(NAN)})
+        CHECK_THROWS_WITH_AS(TreeGravity(context, Precision::float32, {}, {theta}), doctest::Contains("theta"),
+                             UsageError);
+    CHECK_THROWS_WITH_AS(TreeGravity(context, Precision::float32, {}, {0.5, 0}),
+                         doctest::Contains("leaf_size"), UsageError);
+    CHECK_THROWS_AS(TreeGravity(context, Precision::float32, {0.0, 0.1}), UsageError);
+    CHECK_THROWS_AS(TreeGravity(context, Precision::float32, {1.0, -1.0}), UsageError);
+    CHECK_THROWS_WITH_AS(parse_tree_traversal("recursive"), doctest::Contains("stackless"), UsageError);
+    TreeGravity gravity(context, Precision::float32, {}, {}, memory_cache());
+    RealBuffer short_buffer(context, Precision::float32, 5), doubles(context, Precision::float64, 30);
+    CHECK_THROWS_AS(gravity.accelerations(short_buffer, short_buffer, 10, short_buffer, 0), UsageError);
+    CHECK_THROWS_AS(gravity.accelerations(doubles, doubles, 10, doubles, 0), UsageError);
+    CHECK_THROWS_WITH_AS(gravity.evaluate(short_buffer, 0), doctest::Contains("before build"), UsageError);
+    CHECK_THROWS_WITH_AS(gravity.build(short_buffer, short_buffer, 0), doctest::Contains("N = 0"), UsageError);
+}
+
+TEST_CASE("leapfrog with tree gravity conserves energy over 1000 steps") {
+    // A Plummer sphere (G = M = a = 1, crossing time ~ 1) of 200 bodies, eps = 0.05,
+    // dt = 0.005: 1000 steps are 5 time units. Leapfrog with exact forces keeps the energy
+    // error bounded (measured alongside with dense gravity); the tree's forces are not
+    // exactly the gradient of its potential, and the measured energy itself uses the tree
+    // potential. Both are of the order of the median relative force error, ~1.5e-3 at
+    // theta = 0.3 (benchmarks/tree.cpp, docs/performance.md). Bound: that, 1.5e-3, plus 10x
+    // leapfrog's own (measured: 1e-4 to 2.2e-4 for the tree, 2e-6 to 5e-6 for dense).
+    const std::uint32_t seed = fresh_seed();
+    INFO("seed " << seed);
+    Context& context = test_context();
+    const Bodies initial = plummer(200, seed);
+    const GravityParameters p{1.0, 0.05};
+    auto drift = [&](GravityModel& gravity) {
+        DeviceBodies bodies(context, Precision::float64, initial);
+        NBodySystem system(context, gravity, bodies);
+        VectorOps ops(context, Precision::float64, memory_cache());
+        auto integrator = make_integrator("leapfrog", ops, 6 * initial.size(), {});
+        const Derivative f = system.derivative();
+        auto energy = [&] {
+            return measure(bodies.download(context.queue(0)), system.potentials()).total();
+        };
+        const double e0 = energy();
+        double t = 0, worst = 0;
+        for (int step = 1; step <= 1000; ++step) {
+            t += integrator->step(f, t, bodies.state, 0.005);
+            if (step % 100 == 0) worst = std::max(worst, std::abs(energy() - e0) / std::abs(e0));
+        }
+        return worst;
+    };
+    DenseGravity dense(context, Precision::float64, p, {}, memory_cache());
+    TreeGravity tree(context, Precision::float64, p, {0.3, 8}, memory_cache());
+    const double dense_drift = drift(dense), tree_drift = drift(tree);
+    INFO("energy drift: dense " << dense_drift << ", tree " << tree_drift);
+    CHECK(tree_drift <= 1.5e-3 + 10 * dense_drift);
+    MESSAGE("energy drift over 1000 steps: dense " << dense_drift << ", tree (theta 0.3) " << tree_drift);
+}
+
+TEST_CASE("a scenario asks for the tree; a run uses it, resumable as any run") {
+    const Scenario parsed = parse_scenario("[gravity]\nmodel = \"tree\"\ntheta = 0.7\nleaf_size = 4\n"
+                                           "traversal = \"nested\"\n",
+                                           "tree.toml");
+    CHECK(parsed.gravity_model == "tree");
+    CHECK(parsed.tree.theta == 0.7);
+    CHECK(parsed.tree.leaf_size == 4);
+    CHECK(parsed.tree.traversal == "nested");
+    CHECK(parse_scenario(to_toml(parsed), "again.toml").tree.traversal == "nested");
+    CHECK_THROWS_WITH_AS(parse_scenario("[gravity]\ntheta = 1.5\n", "t.toml"),
+                         doctest::Contains("t.toml:2: [gravity] theta must be in [0, 1] (got 1.5)"),
+                         UsageError);
+    CHECK_THROWS_WITH_AS(parse_scenario("[gravity]\nleaf_size = 0\n", "t.toml"),
+                         doctest::Contains("leaf_size must be in [1"), UsageError);
+    CHECK_THROWS_WITH_AS(parse_scenario("[gravity]\ntraversal = \"recursive\"\n", "t.toml"),
+                         doctest::Contains("not a tree traversal"), UsageError);
+
+    // A short run and the same run interrupted and resumed: the tree is rebuilt from the state
+    // each evaluation, so the resumed run is bitwise the uninterrupted one. (Energy is the
+    // business of the leapfrog test above.)
+    Scenario s = builtin_scenario("plummer");
+    s.n = 301;
+    s.seed = fresh_seed();
+    INFO("seed " << s.seed);
+    s.gravity_model = "tree";
+    s.tree = {0.5, 8, "stackless"};
+    s.steps = 40;
+    s.frame_every = 0;
+    s.snapshot_every = 0;
+    TempDir whole("whole"), split("split");
+    const RunSummary summary = NBodyRun(test_context(), s, whole.path()).run();
+    CHECK(summary.last_step == 40);
+    CHECK(contains(read_checkpoint(whole / "checkpoint.bin").scenario_toml, "model = \"tree\""));
+    Scenario first = s;
+    first.steps = 20;
+    NBodyRun(test_context(), first, split.path()).run();
+    NBodyRun::resume(test_context(), split / "checkpoint.bin", split.path(), 40).run();
+    CHECK(read_checkpoint(whole / "checkpoint.bin").state ==
+          read_checkpoint(split / "checkpoint.bin").state);
+}
+
+} // TEST_SUITE tree
