@@ -3,7 +3,7 @@
 // (partcl::reference::dense_gravity<double>), as a function of the opening angle theta, on a
 // Plummer sphere (G = M = a = 1, softening 0.01).
 //
-//   partcl_bench_tree [--device FILTER] [--n 16384,65536] [--precision float,double]
+//   partcl_bench_tree [--device FILTER] [--backend auto|opencl|cuda] [--n 16384,65536] [--precision float,double]
 //                     [--theta 0.2,0.35,0.5,0.7,0.9] [--leaf-size 8]
 //                     [--traversal stackless,nested] [--repeat 3] [--no-dense]
 //
@@ -38,6 +38,7 @@ constexpr double softening = 0.01;
 
 struct Options {
     std::string device;
+    std::string backend;
     std::vector<std::size_t> sizes{16384, 65536};
     std::vector<Precision> precisions{Precision::float32};
     std::vector<double> thetas{0.2, 0.35, 0.5, 0.7, 0.9};
@@ -73,6 +74,7 @@ Options parse(int argc, char** argv) {
         };
         try {
             if (a == "--device") o.device = value();
+            else if (a == "--backend") o.backend = value();
             else if (a == "--n") {
                 o.sizes.clear();
                 for (const auto& s : split(value())) o.sizes.push_back(std::stoul(s));
@@ -126,7 +128,7 @@ double median_seconds(int repeat, F&& run) {
 int main(int argc, char** argv) {
     const Options o = parse(argc, argv);
     try {
-        const auto devices = DeviceFilter::from_environment(o.device).select();
+        const auto devices = DeviceFilter::from_environment(o.device, o.backend).select();
         for (std::size_t n : o.sizes) {
             Random random(12345);
             const Bodies b = plummer_sphere(n, 1.0, 1.0, 1.0, random);
@@ -177,14 +179,15 @@ int main(int argc, char** argv) {
                             }
                             const double total = build_seconds + force_seconds;
                             std::printf(
-                                "{\"bench\":\"tree\",\"device\":%s,\"platform\":%s,\"n\":%zu,"
+                                "{\"bench\":\"tree\",\"device\":%s,\"platform\":%s,"
+                                "\"backend\":\"%s\",\"n\":%zu,"
                                 "\"precision\":\"%s\",\"theta\":%g,\"leaf_size\":%zu,"
                                 "\"traversal\":\"%s\",\"levels\":%zu,\"softening\":%g,"
                                 "\"build_seconds\":%.6g,\"force_seconds\":%.6g,"
                                 "\"total_seconds\":%.6g,\"median_error\":%.4g,\"p99_error\":%.4g",
                                 json_string(device.info().name).c_str(),
-                                json_string(device.info().platform).c_str(), n,
-                                to_string(precision), theta, o.leaf_size, to_string(traversal),
+                                json_string(device.info().platform).c_str(),
+                                to_string(device.backend()), n, to_string(precision), theta, o.leaf_size, to_string(traversal),
                                 tree.levels(), softening, build_seconds, force_seconds, total,
                                 median(errors), percentile(errors, 0.99));
                             if (o.dense)

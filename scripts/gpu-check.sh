@@ -9,9 +9,13 @@
 #
 # The GPU machine has CUDA, CMake, g++ and NVIDIA's OpenCL but no Debian packages: the headers
 # and libraries partcl needs travel as .deb files and are unpacked with dpkg -x into .deps/root.
+#
+# GPU_CHECK_PARTS picks parts (default all): tests dense ncu tree run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/partcl-gpu-out}
+PARTS=${GPU_CHECK_PARTS:-tests dense ncu tree run}
+part() { [[ " $PARTS " == *" $1 "* ]]; }
 mkdir -p "$OUT"
 log() { echo "== $*" | tee -a "$OUT/summary.txt"; }
 
@@ -55,11 +59,14 @@ cmake --build build-gpu -j16 >"$OUT/build.log" 2>&1 || { log "build failed"; gre
 
 P=build-gpu/tools/partcl
 for b in auto opencl cuda; do $P --backend $b devices 2>&1 | tee -a "$OUT/devices.txt"; done
+if part tests; then
 log "gpu tests (CUDA and NVIDIA OpenCL)"
 ctest --test-dir build-gpu --output-on-failure -L gpu -j4 >"$OUT/ctest-gpu.log" 2>&1
 grep -E "Test +#|tests passed|tests failed" "$OUT/ctest-gpu.log" | tee -a "$OUT/summary.txt"
+fi
 
 B=build-gpu/benchmarks/partcl_bench_dense
+if part dense; then
 log "dense benchmark, both backends"
 for backend in cuda opencl; do
     PARTCL_DEVICE=gpu $B --backend $backend --n 16384,65536,262144,1048576 --repeat 3 \
@@ -79,9 +86,12 @@ for r in rows:
     print(f"{r['backend']:6} {r['precision']:7} N={r['n']:8} tile={r['tile']:3} targets={r['targets']} "
           f"fast={str(r['fast_math'])[0]} {r['interactions_per_s']:.3e}")
 PY
+fi
 # What limits the kernel: issued instructions per interaction, issue-slot use, occupancy.
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
-if [ -n "$NCU" ]; then
+if ! part ncu; then
+    :
+elif [ -n "$NCU" ]; then
     log "Nsight Compute, CUDA backend, N = 262144, default shape"
     for precision in float double; do
         PARTCL_DEVICE=gpu timeout 200 "$NCU" --kernel-name dense_gravity \
@@ -94,7 +104,25 @@ if [ -n "$NCU" ]; then
 else
     log "no Nsight Compute on this machine"
 fi
+if part tree; then
+    log "tree benchmark (Plummer, float, stackless)"
+    T=build-gpu/benchmarks/partcl_bench_tree
+    PARTCL_DEVICE=gpu $T --backend cuda --n 65536,262144,1048576 --precision float \
+        --theta 0.3,0.5,0.7 --traversal stackless --repeat 3 >>"$OUT/tree.jsonl" 2>>"$OUT/bench.log"
+    PARTCL_DEVICE=gpu $T --backend opencl --n 1048576 --precision float \
+        --theta 0.3,0.5 --traversal stackless --repeat 3 >>"$OUT/tree.jsonl" 2>>"$OUT/bench.log"
+    python3 - "$OUT/tree.jsonl" <<'PY' | tee -a "$OUT/summary.txt"
+import json, sys
+for l in open(sys.argv[1]):
+    if not l.startswith("{"): continue
+    r = json.loads(l)
+    print(f"{r['backend']:6} N={r['n']:8} theta={r['theta']} build={r['build_seconds']*1e3:.2f} ms "
+          f"force={r['force_seconds']*1e3:.2f} ms dense={r.get('dense_seconds', 0)*1e3:.1f} ms "
+          f"median={r['median_error']:.2e} p99={r['p99_error']:.2e}")
+PY
+fi
 for backend in cuda opencl; do
+    part run || break
     log "default run on the GPU, $backend"
     PARTCL_DEVICE=gpu $P --backend $backend run --out "$OUT/run-$backend" --frame-every 0 2>&1 \
         | tail -4 | tee -a "$OUT/summary.txt"
