@@ -19,6 +19,7 @@
 
 #include <partcl/sched/scheduler.hpp>
 
+#include <partcl/algorithm/cell_list.hpp>
 #include <partcl/algorithm/scan.hpp>
 #include <partcl/algorithm/sort_by_key.hpp>
 
@@ -30,6 +31,8 @@
 #include <partcl/models/nbody/dense_reference.hpp>
 #include <partcl/models/nbody/gravity.hpp>
 #include <partcl/models/nbody/nbody_system.hpp>
+#include <partcl/models/mps/mps_fluid.hpp>
+#include <partcl/models/mps/mps_tank.hpp>
 
 #include <partcl/diag/compensated_sum.hpp>
 #include <partcl/diag/nbody_diagnostics.hpp>
