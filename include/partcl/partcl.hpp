@@ -32,6 +32,7 @@
 #include <partcl/models/nbody/gravity.hpp>
 #include <partcl/models/nbody/nbody_system.hpp>
 #include <partcl/models/mps/mps_fluid.hpp>
+#include <partcl/models/mps/mps_reference.hpp>
 #include <partcl/models/mps/mps_tank.hpp>
 
 #include <partcl/diag/compensated_sum.hpp>
