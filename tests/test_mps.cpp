@@ -134,6 +134,56 @@ TEST_CASE("a whole MpsFluid step in double matches the CPU reference step") {
     }
 }
 
+TEST_CASE("the surge front ignores droplets ahead of the liquid") {
+    MpsParticles p;
+    p.dimensions = 2;
+    const double l0 = 0.01;
+    const double xs[] = {0.005, 0.015, 0.025, 0.0349, 0.08, -0.005, 0.5};
+    const MpsType types[] = {MpsType::fluid, MpsType::fluid, MpsType::fluid, MpsType::fluid,
+                             MpsType::fluid, MpsType::wall, MpsType::wall};
+    for (std::size_t i = 0; i < 7; ++i) p.type.push_back(types[i]);
+    p.position.assign(14, 0.0);
+    for (std::size_t i = 0; i < 7; ++i) p.position[i] = xs[i];
+    p.velocity.assign(14, 0.0);
+    CHECK(mps_front(p, l0) == doctest::Approx(0.0349 + 0.005));  // 0.08 is a droplet; walls don't count
+    p.position[4] = 0.05;                                          // now within 2 l0: joined
+    CHECK(mps_front(p, l0) == doctest::Approx(0.055));
+    for (auto& t : p.type) t = MpsType::wall;
+    CHECK_THROWS_AS(mps_front(p, l0), UsageError);
+}
+
+TEST_CASE("pressure frames: fluid coloured by pressure, walls grey, background white") {
+    MpsParticles p;
+    p.dimensions = 2;
+    // Three particles in a 1 m x 0.5 m frame of 100 x 50 pixels, spacing 0.1 m (10 pixels).
+    p.type = {MpsType::fluid, MpsType::fluid, MpsType::wall};
+    p.position = {0.25, 0.55, 0.85, 0.25, 0.25, 0.25};
+    p.velocity.assign(6, 0.0);
+    PressureFrame frame;
+    frame.width = 100;
+    frame.lower = {0, 0};
+    frame.upper = {1, 0.5};
+    frame.max_pressure = 1000;
+    REQUIRE(frame.height() == 50);
+    const auto rgb = render_pressure_rgb(p, {0, 1000, 500}, 0.1, frame);
+    auto at = [&](double x, double y) {  // the pixel holding (x, y), y up
+        const int col = int(x * 100), row = 49 - int(y * 100);
+        const std::size_t k = (std::size_t(row) * 100 + std::size_t(col)) * 3;
+        return std::array<int, 3>{rgb[k], rgb[k + 1], rgb[k + 2]};
+    };
+    CHECK(at(0.25, 0.25) == std::array<int, 3>{0, 0, 4});       // inferno(0)
+    CHECK(at(0.55, 0.25) == std::array<int, 3>{252, 255, 164});  // inferno(1)
+    CHECK(at(0.85, 0.25) == std::array<int, 3>{128, 128, 128});  // wall
+    CHECK(at(0.25, 0.45) == std::array<int, 3>{255, 255, 255});  // nothing there
+    CHECK(at(0.29, 0.21) == at(0.25, 0.25));                     // the particle's square
+    TempDir dir("frame");
+    render_pressure(dir / "f.png", p, {0, 1000, 500}, 0.1, frame);
+    CHECK(read_file(dir / "f.png").substr(1, 3) == "PNG");
+    CHECK_THROWS_AS(render_pressure_rgb(p, {0, 1}, 0.1, frame), UsageError);
+    frame.max_pressure = 0;
+    CHECK_THROWS_AS(render_pressure_rgb(p, {0, 1, 2}, 0.1, frame), UsageError);
+}
+
 TEST_CASE("steps keep every particle, walls stay put, time follows the CFL limit") {
     Context& context = test_context();
     for (int dims : {2, 3}) {
@@ -213,21 +263,6 @@ std::vector<std::array<double, 2>> martin_moyce() {
         rows.push_back(row);
     }
     return rows;
-}
-
-// The surge front: the leading edge of the continuous liquid, as Martin & Moyce measured it
-// (droplets thrown ahead do not count): from the back wall along x, the end of the first run of
-// fluid particles whose x differ by less than 2 l0, plus l0 / 2 (a particle's half width, so
-// the column's initial front is at x = a).
-double mps_front(const MpsParticles& particles, double l0) {
-    std::vector<double> xs;
-    for (std::size_t i = 0; i < particles.size(); ++i)
-        if (particles.type[i] == MpsType::fluid) xs.push_back(particles.position[i]);
-    std::sort(xs.begin(), xs.end());
-    REQUIRE(!xs.empty());
-    std::size_t k = 0;
-    while (k + 1 < xs.size() && xs[k + 1] - xs[k] < 2 * l0) ++k;
-    return xs[k] + l0 / 2;
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 #include <partcl/models/mps/mps_tank.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 namespace partcl {
@@ -77,6 +78,17 @@ MpsScene mps_tank(const MpsTank& t) {
         scene.upper[k] = k == d - 1 ? 2 * t.tank[k] : t.tank[k] + double(layers + 1) * t.spacing;
     }
     return scene;
+}
+
+double mps_front(const MpsParticles& particles, double spacing) {
+    std::vector<double> xs;
+    for (std::size_t i = 0; i < particles.size(); ++i)
+        if (particles.type[i] == MpsType::fluid) xs.push_back(particles.position[i]);
+    if (xs.empty()) throw UsageError("mps front: no fluid particles");
+    std::sort(xs.begin(), xs.end());
+    std::size_t k = 0;
+    while (k + 1 < xs.size() && xs[k + 1] - xs[k] < 2 * spacing) ++k;
+    return xs[k] + spacing / 2;
 }
 
 } // namespace partcl

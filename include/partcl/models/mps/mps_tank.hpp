@@ -31,4 +31,10 @@ struct MpsScene {
 // spacing (within 1e-6 of one).
 MpsScene mps_tank(const MpsTank& tank);
 
+// A dam break's surge front along x: the leading edge of the continuous liquid, as Martin & Moyce
+// (1952) measured it (droplets thrown ahead do not count): from the back wall on, the end of the
+// first run of fluid particles whose x differ by less than 2 l0, plus l0 / 2 (a particle's half
+// width, so a column of width a starts with its front at a). UsageError without fluid.
+double mps_front(const MpsParticles& particles, double spacing);
+
 } // namespace partcl
