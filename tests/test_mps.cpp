@@ -70,8 +70,7 @@ TEST_CASE("bad MPS input is a usage error naming the problem") {
     bad = scene.particles;
     bad.velocity.pop_back();
     CHECK_THROWS_AS(make(p, bad), UsageError);
-    tank.water = {0.3, 0.1, 0};  // wider than the tank? no: 0.3 < 0.5; not a multiple of 0.02?
-    tank.water = {0.6, 0.1, 0};
+    tank.water = {0.6, 0.1, 0};  // wider than the 0.5 m tank
     CHECK_THROWS_WITH_AS(mps_tank(tank), doctest::Contains("does not fit"), UsageError);
     tank.water = {0.105, 0.1, 0};
     CHECK_THROWS_WITH_AS(mps_tank(tank), doctest::Contains("multiple of the spacing"), UsageError);
