@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Build partcl with the CUDA backend on the GPU machine (device tool) and check it there: the
 # `gpu` tests (CUDA and NVIDIA's OpenCL, each against the float64 reference and against each
-# other), the dense benchmark on both backends, Nsight Compute on the CUDA launches, the default
-# run on both backends. Results go to $OUT (summary.txt, *.jsonl, logs).
+# other), the dense benchmark on both backends, Nsight Compute on the CUDA launches, the tree and
+# MPS benchmarks, the default run on both backends. Results go to $OUT: summary.txt, build.log,
+# ctest-gpu.log, bench.log, ncu.txt and {dense,tree,mps}.jsonl (eight files: the device tool
+# brings back no more).
 #
 #   scripts/fetch-gpu-debs.sh        (here, once: the Debian packages the GPU machine lacks)
 #   device run: bash scripts/gpu-check.sh   with carry [".deps/debs"]
@@ -10,11 +12,11 @@
 # The GPU machine has CUDA, CMake, g++ and NVIDIA's OpenCL but no Debian packages: the headers
 # and libraries partcl needs travel as .deb files and are unpacked with dpkg -x into .deps/root.
 #
-# GPU_CHECK_PARTS picks parts (default all): tests dense ncu tree run.
+# GPU_CHECK_PARTS picks parts (default all): tests dense ncu tree mps run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/partcl-gpu-out}
-PARTS=${GPU_CHECK_PARTS:-tests dense ncu tree run}
+PARTS=${GPU_CHECK_PARTS:-tests dense ncu tree mps run}
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 mkdir -p "$OUT"
 log() { echo "== $*" | tee -a "$OUT/summary.txt"; }
@@ -37,7 +39,7 @@ export PATH=/usr/local/cuda/bin:$PATH
 
 mkdir -p /etc/OpenCL/vendors
 echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee "$OUT/gpu.txt"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee -a "$OUT/summary.txt"
 
 inc=$root/usr/include
 lib=$root/usr/lib/x86_64-linux-gnu
@@ -52,13 +54,15 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPARTCL_CUDA=ON -DPARTCL_GPU
     -DHDF5_NO_FIND_PACKAGE_CONFIG_FILE=ON -DHDF5_C_COMPILER_EXECUTABLE=/nonexistent \
     -DHDF5_C_INCLUDE_DIR="$inc/hdf5/serial" -DHDF5_C_LIBRARY_hdf5="$lib/hdf5/serial/libhdf5.so" \
     -Ddoctest_DIR="$root/usr/lib/cmake/doctest" -DCLI11_DIR="$root/usr/share/cmake/CLI11" \
-    -Dtomlplusplus_DIR="$lib/cmake/tomlplusplus" >"$OUT/configure.log" 2>&1 \
-    || { log "configure failed"; tail -40 "$OUT/configure.log"; exit 1; }
+    -Dtomlplusplus_DIR="$lib/cmake/tomlplusplus" >"$OUT/build.log" 2>&1 \
+    || { log "configure failed"; tail -40 "$OUT/build.log"; exit 1; }
 log "build"
-cmake --build build-gpu -j16 >"$OUT/build.log" 2>&1 || { log "build failed"; grep -m20 -B2 -A6 "error" "$OUT/build.log"; exit 1; }
+targets="--target partcl_cli partcl_bench_dense partcl_bench_tree partcl_bench_mps"
+part tests && targets=""
+cmake --build build-gpu -j16 $targets >>"$OUT/build.log" 2>&1 || { log "build failed"; grep -m20 -B2 -A6 "error" "$OUT/build.log"; exit 1; }
 
 P=build-gpu/tools/partcl
-for b in auto opencl cuda; do $P --backend $b devices 2>&1 | tee -a "$OUT/devices.txt"; done
+for b in auto opencl cuda; do $P --backend $b devices 2>&1 | tee -a "$OUT/summary.txt"; done
 if part tests; then
 log "gpu tests (CUDA and NVIDIA OpenCL)"
 ctest --test-dir build-gpu --output-on-failure -L gpu -j4 >"$OUT/ctest-gpu.log" 2>&1
@@ -109,8 +113,6 @@ if part tree; then
     T=build-gpu/benchmarks/partcl_bench_tree
     PARTCL_DEVICE=gpu $T --backend cuda --n 65536,262144,1048576 --precision float \
         --theta 0.3,0.5,0.7 --traversal stackless --repeat 3 >>"$OUT/tree.jsonl" 2>>"$OUT/bench.log"
-    PARTCL_DEVICE=gpu $T --backend opencl --n 1048576 --precision float \
-        --theta 0.3,0.5 --traversal stackless --repeat 3 >>"$OUT/tree.jsonl" 2>>"$OUT/bench.log"
     python3 - "$OUT/tree.jsonl" <<'PY' | tee -a "$OUT/summary.txt"
 import json, sys
 for l in open(sys.argv[1]):
@@ -120,6 +122,13 @@ for l in open(sys.argv[1]):
           f"force={r['force_seconds']*1e3:.2f} ms dense={r.get('dense_seconds', 0)*1e3:.1f} ms "
           f"median={r['median_error']:.2e} p99={r['p99_error']:.2e}")
 PY
+fi
+if part mps; then
+    log "MPS benchmark (3-D dam break, float, CUDA)"
+    PARTCL_BACKEND=cuda PARTCL_DEVICE=gpu build-gpu/benchmarks/partcl_bench_mps --dims 3 \
+        --n 100000,1000000 --precision float --steps 20 --no-reference \
+        >>"$OUT/mps.jsonl" 2>>"$OUT/bench.log"
+    cat "$OUT/mps.jsonl" | tee -a "$OUT/summary.txt"
 fi
 for backend in cuda opencl; do
     part run || break

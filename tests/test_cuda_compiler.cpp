@@ -99,6 +99,29 @@ TEST_CASE("the tree kernels compile with both traversals, with and without the p
     }
 }
 
+TEST_CASE("the cell list and MPS kernels compile in 2-D and 3-D, with every entry point") {
+    for (Precision precision : {Precision::float32, Precision::float64}) {
+        for (int dims : {2, 3}) {
+            CAPTURE(dims);
+            BuildOptions options;
+            options.precision = precision;
+            options.define("CELL_LIST_DIMENSIONS", dims);
+            const cuda::Ptx cells = compile_fresh(Source::builtin("algorithm/cell_list.cl"), options);
+            for (const char* entry : {"cell_list_keys", "cell_list_bounds", "cell_list_gather_real",
+                                      "cell_list_gather_uint"})
+                CHECK(has_entry(cells, entry));
+            BuildOptions mps;
+            mps.precision = precision;
+            mps.define("MPS_DIMENSIONS", dims).define("MPS_GROUP", 64);
+            const cuda::Ptx fluid = compile_fresh(Source::builtin("mps/mps.cl"), mps);
+            for (const char* entry : {"mps_predict", "mps_collide", "mps_pressure", "mps_correct",
+                                      "mps_max_speed"})
+                CHECK(has_entry(fluid, entry));
+            CHECK(fluid.text.find(".maxntid 64") != std::string::npos);
+        }
+    }
+}
+
 TEST_CASE("OpenCL flags become NVRTC options, and one without a meaning there is refused") {
     BuildOptions options;
     options.flags = {"-cl-fast-relaxed-math", "-cl-denorms-are-zero", "-cl-mad-enable"};

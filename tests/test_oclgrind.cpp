@@ -12,7 +12,9 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <numeric>
 
+#include "mps_check.hpp"
 #include "support.hpp"
 
 using namespace partcl;
@@ -459,10 +461,124 @@ void run_tree_force_kernel(Precision precision) {
         run_tree_force_typed<float>(precision);
 }
 
+// algorithm/cell_list.cl, each kernel on its own (the sort between them done on the host):
+// keys against the host's cell of each particle, computed in the kernel's precision, including
+// a particle outside the grid and a NaN one (the status bits); bounds against the host's ranges;
+// both gathers. 2-D and 3-D.
+template <class T>
+void run_cell_list_typed(Precision precision) {
+    Context& context = test_context();
+    auto& queue = context.queue(0);
+    const std::uint32_t seed = fresh_seed();
+    INFO("seed " << seed);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    for (int dims : {2, 3}) {
+        CAPTURE(dims);
+        const std::size_t n = 37, stride = 40;
+        const T origin[3] = {T(-0.5), T(0.25), T(1)};
+        const T inverse = T(1 / 0.3);
+        const cl_uint cells[3] = {4, 3, cl_uint(dims == 3 ? 5 : 1)};
+        const cl_uint count = cells[0] * cells[1] * cells[2];
+        std::vector<T> p(3 * stride, T(0));
+        for (std::size_t i = 0; i < n; ++i)
+            for (int k = 0; k < 3; ++k)
+                p[k * stride + i] = T(double(origin[k]) + 0.3 * cells[k] * u(rng));
+        for (int k = 0; k < 3; ++k) p[k * stride + 5] = p[k * stride + 4];  // coincident
+        for (const int bad : {0, 1, 2}) {  // none, one outside, one NaN
+            CAPTURE(bad);
+            std::vector<T> q = p;
+            if (bad == 1) q[stride + 7] = T(-3);
+            if (bad == 2) q[9] = std::numeric_limits<T>::quiet_NaN();
+            BuildOptions options;
+            options.precision = precision;
+            options.define("CELL_LIST_DIMENSIONS", dims);
+            const Program program = build_program(context, Source::builtin("algorithm/cell_list.cl"),
+                                                  options, memory_cache());
+            Buffer<T> positions(context, q);
+            Buffer<cl_uint> keys(context, n), order(context, n), status(context, 1);
+            status.fill(queue, 0u).wait();
+            Kernel k(program, "cell_list_keys");
+            k.args(cl_uint(n), cl_uint(stride), positions, Real{double(origin[0])},
+                   Real{double(origin[1])}, Real{double(origin[2])}, Real{double(inverse)},
+                   cells[0], cells[1], cells[2], keys, order, status);
+            k.launch(queue, n, 8).wait();
+            auto got = keys.read(queue);
+            const auto got_order = order.read(queue);
+            const auto got_status = status.read(queue);
+            CHECK(got_status[0] == cl_uint(bad == 0 ? 0 : bad == 1 ? 1 : 2));
+            for (std::size_t i = 0; i < n; ++i) {
+                CAPTURE(i);
+                cl_uint want = 0, scale = 1;
+                bool outside = false;
+                for (int a = 0; a < dims; ++a) {
+                    const T t = (q[a * stride + i] - origin[a]) * inverse;
+                    if (!(t >= 0 && t < T(cells[a]))) outside = true;
+                    else want += cl_uint(t) * scale;
+                    scale *= cells[a];
+                }
+                CHECK(got[i] == (outside ? count : want));
+                CHECK(got_order[i] == i);
+            }
+            if (bad) continue;
+            // Bounds of the host-sorted keys; gathers by a random permutation.
+            std::sort(got.begin(), got.end());
+            Buffer<cl_uint> sorted(context, got), start(context, count), end(context, count);
+            start.fill(queue, 0u);
+            end.fill(queue, 0u).wait();
+            Kernel b(program, "cell_list_bounds");
+            b.args(cl_uint(n), count, sorted, start, end);
+            b.launch(queue, n, 8).wait();
+            const auto s = start.read(queue), e = end.read(queue);
+            for (cl_uint c = 0; c < count; ++c) {
+                CAPTURE(c);
+                const auto lo = std::lower_bound(got.begin(), got.end(), c) - got.begin();
+                const auto hi = std::upper_bound(got.begin(), got.end(), c) - got.begin();
+                CHECK(e[c] - s[c] == cl_uint(hi - lo));
+                if (hi > lo) CHECK((s[c] == cl_uint(lo) && e[c] == cl_uint(hi)));
+            }
+            std::vector<cl_uint> perm(n);
+            std::iota(perm.begin(), perm.end(), 0u);
+            std::shuffle(perm.begin(), perm.end(), rng);
+            Buffer<cl_uint> bperm(context, perm), gathered_ids(context, n);
+            Buffer<T> gathered(context, 3 * stride);
+            gathered.fill(queue, T(-9)).wait();
+            Kernel g(program, "cell_list_gather_real");
+            g.args(cl_uint(n), cl_uint(stride), cl_uint(3), bperm, positions, gathered);
+            g.launch(queue, n, 8).wait();
+            Kernel gu(program, "cell_list_gather_uint");
+            gu.args(cl_uint(n), bperm, bperm, gathered_ids);
+            gu.launch(queue, n, 8).wait();
+            const auto gr = gathered.read(queue);
+            const auto gi = gathered_ids.read(queue);
+            for (std::size_t i = 0; i < n; ++i) {
+                for (int a = 0; a < 3; ++a) CHECK(gr[a * stride + i] == q[a * stride + perm[i]]);
+                CHECK(gi[i] == perm[perm[i]]);
+            }
+            for (std::size_t i = n; i < stride; ++i) CHECK(gr[i] == T(-9));
+        }
+    }
+}
+
+void run_cell_list_kernel(Precision precision) {
+    if (precision == Precision::float64)
+        run_cell_list_typed<double>(precision);
+    else
+        run_cell_list_typed<float>(precision);
+}
+
+// mps/mps.cl: tests/mps_check.cpp at 5 x 5 (2-D) and 3 x 3 x 3 (3-D) particles.
+void run_mps_kernel(Precision precision) {
+    check_mps_kernels(precision, 2, 5);
+    check_mps_kernels(precision, 3, 3);
+}
+
 const std::map<std::string, std::function<void(Precision)>>& tree_kernels() {
     static const std::map<std::string, std::function<void(Precision)>> table{
+        {"algorithm/cell_list.cl", run_cell_list_kernel},
         {"common/real_check.cl", run_real_check_kernel},
         {"integrate/combine.cl", run_combine_kernel},
+        {"mps/mps.cl", run_mps_kernel},
         {"nbody/dense.cl", run_dense_kernel},
         {"nbody/tree_build.cl", run_tree_build_kernel},
         {"nbody/tree_force.cl", run_tree_force_kernel},

@@ -3,7 +3,8 @@
 /* The few spellings that differ between OpenCL C and CUDA C++, so one kernel file serves both
  * backends. Kernels write KERNEL, GLOBAL, LOCAL (local arrays), LOCAL_SPACE (pointers into
  * them: `LOCAL_SPACE real* p`), CONSTANT, INLINE (helper functions),
- * WORK_GROUP_SIZE(n) (between KERNEL and the return type), global_id(0), BARRIER_LOCAL, ...
+ * WORK_GROUP_SIZE(n) (between KERNEL and the return type), global_id(0), BARRIER_LOCAL,
+ * ATOMIC_OR(p, v) (p: GLOBAL uint*; 32-bit atomics are core in OpenCL C 1.1), ...
  * Under OpenCL these are the OpenCL C words; the CUDA backend (PARTCL_CUDA, compiled by NVRTC)
  * maps them to CUDA's, and supplies the OpenCL C types and limits CUDA lacks (uint, FLT_MAX,
  * ...). Only 1-D and 2-D ids are needed by partcl's kernels.
@@ -47,6 +48,7 @@ typedef unsigned long long ulong;
 #define global_size(d) (num_groups(d) * local_size(d))
 #define BARRIER_LOCAL __syncthreads()
 #define BARRIER_GLOBAL __syncthreads()
+#define ATOMIC_OR(p, v) atomicOr((p), (v))
 #else
 #define PTX_ASM __asm__
 #define KERNEL __kernel
@@ -66,6 +68,7 @@ typedef unsigned long long ulong;
 #define global_size(d) get_global_size(d)
 #define BARRIER_LOCAL barrier(CLK_LOCAL_MEM_FENCE)
 #define BARRIER_GLOBAL barrier(CLK_GLOBAL_MEM_FENCE)
+#define ATOMIC_OR(p, v) atomic_or((p), (v))
 #endif
 
 #endif /* PARTCL_COMMON_PORTABLE_H */

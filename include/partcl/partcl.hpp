@@ -24,6 +24,7 @@
 
 #include <partcl/algorithm/fft.hpp>
 #include <partcl/algorithm/reduce.hpp>
+#include <partcl/algorithm/cell_list.hpp>
 #include <partcl/algorithm/scan.hpp>
 #include <partcl/algorithm/sort_by_key.hpp>
 
@@ -36,6 +37,9 @@
 #include <partcl/models/nbody/gravity.hpp>
 #include <partcl/models/nbody/nbody_system.hpp>
 #include <partcl/models/nbody/tree_gravity.hpp>
+#include <partcl/models/mps/mps_fluid.hpp>
+#include <partcl/models/mps/mps_reference.hpp>
+#include <partcl/models/mps/mps_tank.hpp>
 
 #include <partcl/diag/compensated_sum.hpp>
 #include <partcl/diag/nbody_diagnostics.hpp>

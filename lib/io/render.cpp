@@ -153,19 +153,73 @@ std::vector<unsigned char> render_density_rgb(const Bodies& bodies,
     return rgb;
 }
 
-void render_density(const fs::path& png, const Bodies& bodies, const RenderSettings& settings) {
-    const std::vector<unsigned char> rgb = render_density_rgb(bodies, settings);
-    // Encoded in memory, then written by write_file_atomically, which checks every write (stb's
-    // own file output ignores write errors such as a full disk).
+namespace {
+
+// Encoded in memory, then written by write_file_atomically, which checks every write (stb's own
+// file output ignores write errors such as a full disk).
+void write_png(const fs::path& png, const std::vector<unsigned char>& rgb, int width, int height) {
     std::string encoded;
     const auto append = [](void* context, void* data, int size) {
         static_cast<std::string*>(context)->append(static_cast<const char*>(data),
                                                    std::size_t(size));
     };
-    if (!stbi_write_png_to_func(append, &encoded, settings.width, settings.height, 3, rgb.data(),
-                                settings.width * 3))
+    if (!stbi_write_png_to_func(append, &encoded, width, height, 3, rgb.data(), width * 3))
         throw Error("cannot write " + png.string() + ": PNG encoding failed");
     write_file_atomically(png, encoded);
+}
+
+} // namespace
+
+void render_density(const fs::path& png, const Bodies& bodies, const RenderSettings& settings) {
+    write_png(png, render_density_rgb(bodies, settings), settings.width, settings.height);
+}
+
+int PressureFrame::height() const {
+    const double aspect = (upper[1] - lower[1]) / (upper[0] - lower[0]);
+    return std::max(1, int(std::lround(width * aspect)));
+}
+
+std::vector<unsigned char> render_pressure_rgb(const MpsParticles& particles,
+                                               const std::vector<double>& pressure, double spacing,
+                                               const PressureFrame& frame) {
+    if (frame.width < 1 || frame.width > 16384)
+        throw UsageError("pressure frame: width " + std::to_string(frame.width) + " (1..16384)");
+    if (!(frame.upper[0] > frame.lower[0]) || !(frame.upper[1] > frame.lower[1]) ||
+        !std::isfinite(frame.upper[0] - frame.lower[0]) ||
+        !std::isfinite(frame.upper[1] - frame.lower[1]))
+        throw UsageError("pressure frame: an empty or non-finite region");
+    if (!(frame.max_pressure > 0)) throw UsageError("pressure frame: max_pressure must be positive");
+    if (pressure.size() != particles.size())
+        throw UsageError("pressure frame: " + std::to_string(pressure.size()) + " pressures for " +
+                         std::to_string(particles.size()) + " particles");
+    const int width = frame.width, height = frame.height();
+    if (height > 16384) throw UsageError("pressure frame: taller than 16384 pixels");
+    std::vector<unsigned char> rgb(std::size_t(width) * std::size_t(height) * 3, 255);
+    const double scale = width / (frame.upper[0] - frame.lower[0]);  // pixels per metre
+    const int side = std::max(1, int(std::lround(spacing * scale)));
+    const std::size_t n = particles.size();
+    const std::size_t up = std::size_t(particles.dimensions - 1);
+    for (std::size_t i = 0; i < n; ++i) {
+        unsigned char c[3] = {128, 128, 128};
+        if (particles.type[i] == MpsType::fluid) colour(pressure[i] / frame.max_pressure, c);
+        const double x = (particles.position[i] - frame.lower[0]) * scale;
+        const double y = (particles.position[up * n + i] - frame.lower[1]) * scale;
+        if (!std::isfinite(x) || !std::isfinite(y)) continue;
+        const int x0 = int(std::floor(x - 0.5 * side + 0.5)), y0 = int(std::floor(y - 0.5 * side + 0.5));
+        for (int row = std::max(0, y0); row < std::min(height, y0 + side); ++row)
+            for (int col = std::max(0, x0); col < std::min(width, x0 + side); ++col) {
+                unsigned char* p = &rgb[(std::size_t(height - 1 - row) * width + col) * 3];
+                p[0] = c[0], p[1] = c[1], p[2] = c[2];
+            }
+    }
+    return rgb;
+}
+
+void render_pressure(const fs::path& png, const MpsParticles& particles,
+                     const std::vector<double>& pressure, double spacing,
+                     const PressureFrame& frame) {
+    write_png(png, render_pressure_rgb(particles, pressure, spacing, frame), frame.width,
+              frame.height());
 }
 
 } // namespace partcl

@@ -3,6 +3,9 @@
 // perceptual colour map (inferno), written as PNG.
 #include <filesystem>
 
+#include <array>
+
+#include <partcl/models/mps/mps_fluid.hpp>
 #include <partcl/models/nbody/bodies.hpp>
 
 namespace partcl {
@@ -38,5 +41,24 @@ void render_density(const std::filesystem::path& png, const Bodies& bodies,
 // The same picture as 8-bit RGB rows (top row first), for callers that want the pixels.
 std::vector<unsigned char> render_density_rgb(const Bodies& bodies,
                                               const RenderSettings& settings);
+
+// MPS frames: every particle a square of side `spacing` (at least one pixel) seen along the
+// horizontal axis x and the vertical one (y in 2-D; z in 3-D, a side view), fluid coloured by
+// pressure on inferno from 0 (black) to `max_pressure`, walls and dummies grey, on white.
+// `lower` and `upper` bound the picture (x, up); pixels are square, the height follows the
+// width. UsageError for a width outside 1..16384, an empty region, max_pressure <= 0, or a
+// pressure list of another length than the particles.
+struct PressureFrame {
+    int width = 800;
+    std::array<double, 2> lower{0, 0}, upper{1, 1};
+    double max_pressure = 1;
+    int height() const;
+};
+std::vector<unsigned char> render_pressure_rgb(const MpsParticles& particles,
+                                               const std::vector<double>& pressure, double spacing,
+                                               const PressureFrame& frame);
+void render_pressure(const std::filesystem::path& png, const MpsParticles& particles,
+                     const std::vector<double>& pressure, double spacing,
+                     const PressureFrame& frame);
 
 } // namespace partcl

@@ -1,0 +1,190 @@
+// Explicit MPS: particle-steps per second of MpsFluid (whole steps: neighbour search, the four
+// kernels, the CFL reduction) on each selected device against the OpenMP CPU reference of the
+// same step (partcl::reference::MpsStep, -O3 -ffast-math -march=native) in the same run.
+//
+//   partcl_bench_mps [--device FILTER] [--dims 2,3] [--n 10000,100000] [--precision float,double]
+//                    [--steps 20] [--no-reference]
+//
+// The scene is a dam break: a water block of about N fluid particles in a tank with walls, run
+// for 50 steps first so the flow moves. One JSON line per (device, dims, N, precision) on
+// stdout, "n" counting every particle (walls and dummies included); progress on stderr. Device
+// and reference take turns in blocks of --steps steps, three rounds; "ratio" is the median of
+// the rounds' rate ratios.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <partcl/io/json.hpp>
+#include <partcl/partcl.hpp>
+
+#include <omp.h>
+
+using Clock = std::chrono::steady_clock;
+using namespace partcl;
+
+namespace {
+
+struct Options {
+    std::string device;
+    std::vector<int> dims{2, 3};
+    std::vector<std::size_t> sizes{10000, 100000};
+    std::vector<Precision> precisions{Precision::float32, Precision::float64};
+    int steps = 20;
+    bool reference = true;
+};
+
+[[noreturn]] void usage(const std::string& why) {
+    std::cerr << "partcl_bench_mps: " << why
+              << "\nusage: partcl_bench_mps [--device FILTER] [--dims 2,3] [--n N,N,...] "
+                 "[--precision float,double] [--steps S] [--no-reference]\n";
+    std::exit(2);
+}
+
+std::vector<std::string> split(const std::string& text) {
+    std::vector<std::string> parts;
+    std::stringstream in(text);
+    std::string part;
+    while (std::getline(in, part, ',')) parts.push_back(part);
+    return parts;
+}
+
+Options parse(int argc, char** argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) usage(a + " needs a value");
+            return argv[++i];
+        };
+        try {
+            if (a == "--device") o.device = value();
+            else if (a == "--dims") {
+                o.dims.clear();
+                for (const auto& s : split(value())) o.dims.push_back(std::stoi(s));
+            } else if (a == "--n") {
+                o.sizes.clear();
+                for (const auto& s : split(value())) o.sizes.push_back(std::stoul(s));
+            } else if (a == "--precision") {
+                o.precisions.clear();
+                for (const auto& s : split(value())) o.precisions.push_back(parse_precision(s));
+            } else if (a == "--steps") o.steps = std::max(1, std::stoi(value()));
+            else if (a == "--no-reference") o.reference = false;
+            else usage("unknown option " + a);
+        } catch (const std::invalid_argument&) {
+            usage("bad value for " + a);
+        } catch (const UsageError& e) {
+            usage(e.what());
+        }
+    }
+    for (int d : o.dims)
+        if (d != 2 && d != 3) usage("--dims takes 2 and 3");
+    return o;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// A dam break of about `fluid` fluid particles: a block m wide (and m deep in 3-D) and m high
+// in a tank 2 m long, spacing 1 cm.
+MpsScene scene(int dims, std::size_t fluid, MpsParameters& p) {
+    const double l0 = 0.01;
+    const long long m = std::max<long long>(4, std::llround(std::pow(double(fluid), 1.0 / dims)));
+    MpsTank tank;
+    tank.dimensions = dims;
+    tank.spacing = l0;
+    const double side = double(m) * l0;
+    const double up = double(m + m / 2) * l0;
+    tank.tank = dims == 2 ? std::array<double, 3>{2 * side, up, 0}
+                          : std::array<double, 3>{2 * side, side, up};
+    tank.water = {side, side, side};
+    p.dimensions = dims;
+    p.spacing = l0;
+    p.gravity = {0, 0, 0};
+    p.gravity[dims - 1] = -9.81;
+    p.sound_speed = 10 * std::sqrt(2 * 9.81 * side);
+    return mps_tank(tank);
+}
+
+template <class T>
+double reference_seconds(const MpsParameters& p, const MpsFluid& fluid, int steps) {
+    const MpsParticles now = fluid.particles();
+    const std::size_t n = now.size();
+    std::vector<T> r(now.position.begin(), now.position.end()), u(now.velocity.begin(), now.velocity.end()), pressure;
+    std::vector<std::uint32_t> type(n);
+    for (std::size_t i = 0; i < n; ++i) type[i] = std::uint32_t(now.type[i]);
+    reference::MpsStep<T> step(p, fluid.cells().grid(), fluid.n0(), fluid.n0_laplacian(), fluid.lambda0());
+    const double dt = fluid.next_dt();
+    step.step(r, u, type, pressure, dt);  // warm-up
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const auto start = Clock::now();
+    for (int s = 0; s < steps; ++s) step.step(r, u, type, pressure, dt);
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const Options o = parse(argc, argv);
+    try {
+        const auto devices = DeviceFilter::from_environment(o.device).select();
+        for (const auto& device : devices) {
+            Context context(std::vector<Device>{device});
+            for (int dims : o.dims)
+                for (Precision precision : o.precisions) {
+                    if (precision == Precision::float64 && !device.info().fp64) continue;
+                    for (std::size_t target : o.sizes) {
+                        MpsParameters p;
+                        const MpsScene s = scene(dims, target, p);
+                        const std::size_t n = s.particles.size();
+                        std::cerr << device.info().name << " " << dims << "-D " << to_string(precision)
+                                  << " N=" << n << "...\n";
+                        MpsFluid fluid(context, precision, p, s.particles, s.lower, s.upper);
+                        for (int k = 0; k < 50; ++k) fluid.step();
+                        std::vector<double> times, reference_times, ratios;
+                        for (int round = 0; round < 3; ++round) {
+                            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                            const auto start = Clock::now();
+                            for (int k = 0; k < o.steps; ++k) fluid.step();
+                            times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+                            if (!o.reference) continue;
+                            reference_times.push_back(precision == Precision::float64
+                                                          ? reference_seconds<double>(p, fluid, o.steps)
+                                                          : reference_seconds<float>(p, fluid, o.steps));
+                            ratios.push_back(reference_times.back() / times.back());
+                        }
+                        const double seconds = median(times) / o.steps;
+                        std::printf("{\"bench\":\"mps\",\"device\":%s,\"platform\":%s,\"dims\":%d,"
+                                    "\"n\":%zu,\"fluid\":%zu,\"precision\":\"%s\",\"steps\":%d,"
+                                    "\"seconds_per_step\":%.6g,\"particle_steps_per_s\":%.4g",
+                                    json_string(device.info().name).c_str(),
+                                    json_string(device.info().platform).c_str(), dims, n,
+                                    s.particles.count(MpsType::fluid), to_string(precision), o.steps,
+                                    seconds, double(n) / seconds);
+                        if (o.reference) {
+                            const double ref = median(reference_times) / o.steps;
+                            std::printf(",\"reference\":\"openmp\",\"reference_threads\":%d,"
+                                        "\"reference_seconds_per_step\":%.6g,"
+                                        "\"reference_particle_steps_per_s\":%.4g,\"ratio\":%.3f",
+                                        omp_get_max_threads(), ref, double(n) / ref, median(ratios));
+                        }
+                        std::printf("}\n");
+                        std::fflush(stdout);
+                    }
+                }
+        }
+    } catch (const UsageError& e) {
+        std::cerr << "partcl_bench_mps: " << e.what() << "\n";
+        return 2;
+    } catch (const Error& e) {
+        std::cerr << "partcl_bench_mps: " << e.what() << "\n";
+        return 1;
+    }
+}

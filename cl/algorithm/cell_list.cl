@@ -1,0 +1,68 @@
+/* partcl::CellList's device steps (include/partcl/algorithm/cell_list.hpp; the grid helpers
+ * are in cell_list.h):
+ *   cell_list_keys     each particle's cell, and a report of particles outside the grid or NaN
+ *   (sort_by_key on the host side: cells ascending, particle indices carried along, stable)
+ *   cell_list_bounds   each cell's first and one-past-last sorted slot (cells left at 0: empty)
+ *   cell_list_gather_real / _uint   reorder particle data into the sorted order
+ * Positions and gathered data are structure-of-arrays: component k of particle i at
+ * k * stride + i. */
+#include "algorithm/cell_list.h"
+
+/* Bits of the status word. */
+#define CELL_LIST_OUTSIDE 1u
+#define CELL_LIST_NAN 2u
+
+KERNEL void cell_list_keys(const uint n, const uint stride, GLOBAL const real* positions,
+                           CELL_LIST_GRID_PARAMS, GLOBAL uint* keys, GLOBAL uint* order,
+                           GLOBAL uint* status)
+{
+    const uint i = global_id(0);
+    if (i >= n) return;
+    const real x = positions[i];
+    const real y = positions[stride + i];
+#if CELL_LIST_DIMENSIONS == 3
+    const real z = positions[2 * stride + i];
+#else
+    const real z = REAL_C(0.0);
+#endif
+    uint cell = cell_list_cell(x, y, z, CELL_LIST_GRID);
+    if (cell == CELL_LIST_NONE) {
+        /* Sorted after every real cell, so the bounds never name it; the host reports it. */
+        cell = cell_nx * cell_ny * cell_nz;
+        ATOMIC_OR(status, (isnan(x) || isnan(y) || isnan(z)) ? CELL_LIST_NAN : CELL_LIST_OUTSIDE);
+    }
+    keys[i] = cell;
+    order[i] = i;
+}
+
+/* keys sorted; cell_start and cell_end zeroed by the host. A cell's first slot is where the key
+ * changes from the previous one, its end where it changes to the next. */
+KERNEL void cell_list_bounds(const uint n, const uint cells, GLOBAL const uint* keys,
+                             GLOBAL uint* cell_start, GLOBAL uint* cell_end)
+{
+    const uint s = global_id(0);
+    if (s >= n) return;
+    const uint key = keys[s];
+    if (key >= cells) return;
+    if (s == 0 || keys[s - 1] != key) cell_start[key] = s;
+    if (s + 1 == n || keys[s + 1] != key) cell_end[key] = s + 1;
+}
+
+/* out[k * stride + s] = in[k * stride + order[s]] for the components k < components. */
+KERNEL void cell_list_gather_real(const uint n, const uint stride, const uint components,
+                                  GLOBAL const uint* order, GLOBAL const real* in,
+                                  GLOBAL real* out)
+{
+    const uint s = global_id(0);
+    if (s >= n) return;
+    const uint from = order[s];
+    for (uint k = 0; k < components; ++k) out[k * stride + s] = in[k * stride + from];
+}
+
+KERNEL void cell_list_gather_uint(const uint n, GLOBAL const uint* order, GLOBAL const uint* in,
+                                  GLOBAL uint* out)
+{
+    const uint s = global_id(0);
+    if (s >= n) return;
+    out[s] = in[order[s]];
+}

@@ -1,0 +1,219 @@
+/* Explicit MPS (moving particle semi-implicit, in its explicit, weakly compressible form), one
+ * time step in four kernels (partcl::MpsFluid, include/partcl/models/mps/mps_fluid.hpp):
+ *
+ *   mps_predict    fluid: u* = u + dt (nu 2d/(lambda0 n0_lap) sum_j (u_j - u_i) w_lap + g),
+ *                  r* = r + dt u*; walls and dummies keep their place and zero velocity
+ *   mps_collide    fluid pairs closer than the collision distance that approach each other
+ *                  exchange the impulse of a collision with restitution e (equal masses); r*
+ *                  follows the changed velocity
+ *   mps_pressure   fluid and wall: n* = sum_j w(|r*_j - r*_i|), P = max(0, c^2 rho0/n0 (n* - n0));
+ *                  dummies: P = 0 (they only complete the number density near walls)
+ *   mps_correct    fluid: grad P = d/n0 sum_j (P_j - P_min,i) (r_j - r_i)/|r_j - r_i|^2 w, over
+ *                  fluid and wall j, with P_min,i the least pressure of i and those neighbours;
+ *                  u = u* - dt/rho0 grad P, r = r* - dt^2/rho0 grad P
+ *   mps_max_speed  per work-group maximum fluid speed, for the next CFL-limited step
+ *
+ * w(r) = re/r - 1 for 0 < r < re, 0 otherwise (coincident particles do not interact: the
+ * collision step keeps particles apart). Particles are in cell-sorted order (CellList::gather),
+ * so slot = particle; `keys` is each particle's cell at the positions the cell list was built
+ * from (r at the start of the step). Pairs are searched in the 9 or 27 cells around it: the
+ * host makes cells at least as large as re_lap and re + 2 * max_shift, and mps_pressure raises
+ * bit 1 of `status` for a particle that moved further than max_shift, which the host reports.
+ * Structure of arrays: component k of particle i at k * n + i. */
+#ifndef MPS_DIMENSIONS
+#define MPS_DIMENSIONS 2
+#endif
+#define CELL_LIST_DIMENSIONS MPS_DIMENSIONS
+#include "algorithm/cell_list.h"
+
+#define MPS_FLUID 0u
+#define MPS_WALL 1u
+#define MPS_DUMMY 2u
+
+#ifndef MPS_GROUP
+#define MPS_GROUP 64
+#endif
+
+#if MPS_DIMENSIONS == 3
+#define Z_OF(a, i) ((a)[2 * n + (i)])
+#else
+#define Z_OF(a, i) REAL_C(0.0)
+#endif
+
+INLINE real mps_weight(const real r, const real re)
+{
+    return (r > REAL_C(0.0) && r < re) ? re / r - REAL_C(1.0) : REAL_C(0.0);
+}
+
+/* Loops over every particle j (slots) in the cells around particle i's cell; close with `}}`. */
+#define FOR_NEIGHBOURS(i, j)                                                                    \
+    for (int k_ = 0; k_ < CELL_LIST_NEIGHBOURS; ++k_) {                                         \
+        const uint c_ = cell_list_neighbour(keys[i], k_, CELL_LIST_GRID);                       \
+        if (c_ == CELL_LIST_NONE) continue;                                                     \
+        const uint end_ = cell_end[c_];                                                         \
+        for (uint j = cell_start[c_]; j < end_; ++j) {
+
+#define CELL_ARGS CELL_LIST_GRID_PARAMS, GLOBAL const uint* keys, GLOBAL const uint* cell_start, \
+                  GLOBAL const uint* cell_end
+
+KERNEL void mps_predict(const uint n, CELL_ARGS, GLOBAL const uint* type,
+                        GLOBAL const real* r, GLOBAL const real* u, GLOBAL real* r_star,
+                        GLOBAL real* u_star, const real dt, const real re_lap,
+                        const real viscosity_factor, const real gx, const real gy, const real gz)
+{
+    const uint i = global_id(0);
+    if (i >= n) return;
+    const real xi = r[i], yi = r[n + i], zi = Z_OF(r, i);
+    const real ui = u[i], vi = u[n + i], wi = Z_OF(u, i);
+    real ax = REAL_C(0.0), ay = REAL_C(0.0), az = REAL_C(0.0);
+    if (type[i] == MPS_FLUID) {
+        real lx = REAL_C(0.0), ly = REAL_C(0.0), lz = REAL_C(0.0);
+        FOR_NEIGHBOURS(i, j)
+            const real dx = r[j] - xi, dy = r[n + j] - yi, dz = Z_OF(r, j) - zi;
+            const real w = mps_weight(sqrt(dx * dx + dy * dy + dz * dz), re_lap);
+            lx += (u[j] - ui) * w;
+            ly += (u[n + j] - vi) * w;
+            lz += (Z_OF(u, j) - wi) * w;
+        }}
+        ax = viscosity_factor * lx + gx;
+        ay = viscosity_factor * ly + gy;
+        az = viscosity_factor * lz + gz;
+    }
+    const real us = ui + dt * ax, vs = vi + dt * ay, ws = wi + dt * az;
+    u_star[i] = us;
+    u_star[n + i] = vs;
+    r_star[i] = xi + dt * us;
+    r_star[n + i] = yi + dt * vs;
+#if MPS_DIMENSIONS == 3
+    u_star[2 * n + i] = ws;
+    r_star[2 * n + i] = zi + dt * ws;
+#else
+    (void)ws;
+    (void)gz;
+#endif
+}
+
+KERNEL void mps_collide(const uint n, CELL_ARGS, GLOBAL const uint* type,
+                        GLOBAL const real* r_star, GLOBAL const real* u_star, GLOBAL real* r_out,
+                        GLOBAL real* u_out, const real dt, const real collision_distance,
+                        const real restitution)
+{
+    const uint i = global_id(0);
+    if (i >= n) return;
+    const real xi = r_star[i], yi = r_star[n + i], zi = Z_OF(r_star, i);
+    const real ui = u_star[i], vi = u_star[n + i], wi = Z_OF(u_star, i);
+    real du = REAL_C(0.0), dv = REAL_C(0.0), dw = REAL_C(0.0);
+    if (type[i] == MPS_FLUID) {
+        const real d2 = collision_distance * collision_distance;
+        /* Equal masses: each approaching pair loses (1 + e)/2 of its approach speed to i. */
+        const real share = (REAL_C(1.0) + restitution) * REAL_C(0.5);
+        FOR_NEIGHBOURS(i, j)
+            const real dx = r_star[j] - xi, dy = r_star[n + j] - yi, dz = Z_OF(r_star, j) - zi;
+            const real r2 = dx * dx + dy * dy + dz * dz;
+            if (j != i && r2 < d2 && r2 > REAL_C(0.0)) {
+                const real inv = REAL_C(1.0) / sqrt(r2);
+                const real ex = dx * inv, ey = dy * inv, ez = dz * inv;
+                const real approach = (ui - u_star[j]) * ex + (vi - u_star[n + j]) * ey +
+                                      (wi - Z_OF(u_star, j)) * ez;
+                if (approach > REAL_C(0.0)) {
+                    du -= share * approach * ex;
+                    dv -= share * approach * ey;
+                    dw -= share * approach * ez;
+                }
+            }
+        }}
+    }
+    u_out[i] = ui + du;
+    u_out[n + i] = vi + dv;
+    r_out[i] = xi + dt * du;
+    r_out[n + i] = yi + dt * dv;
+#if MPS_DIMENSIONS == 3
+    u_out[2 * n + i] = wi + dw;
+    r_out[2 * n + i] = zi + dt * dw;
+#else
+    (void)dw;
+#endif
+}
+
+KERNEL void mps_pressure(const uint n, CELL_ARGS, GLOBAL const uint* type, GLOBAL const real* r,
+                         GLOBAL const real* r_star, GLOBAL real* number_density,
+                         GLOBAL real* pressure, const real re, const real n0,
+                         const real pressure_factor, const real max_shift, GLOBAL uint* status)
+{
+    const uint i = global_id(0);
+    if (i >= n) return;
+    const real xi = r_star[i], yi = r_star[n + i], zi = Z_OF(r_star, i);
+    const real sx = xi - r[i], sy = yi - r[n + i], sz = zi - Z_OF(r, i);
+    if (!(sx * sx + sy * sy + sz * sz <= max_shift * max_shift)) ATOMIC_OR(status, 1u);
+    real sum = REAL_C(0.0);
+    FOR_NEIGHBOURS(i, j)
+        const real dx = r_star[j] - xi, dy = r_star[n + j] - yi, dz = Z_OF(r_star, j) - zi;
+        sum += mps_weight(sqrt(dx * dx + dy * dy + dz * dz), re);
+    }}
+    number_density[i] = sum;
+    pressure[i] = type[i] == MPS_DUMMY ? REAL_C(0.0)
+                                       : fmax(REAL_C(0.0), pressure_factor * (sum - n0));
+}
+
+KERNEL void mps_correct(const uint n, CELL_ARGS, GLOBAL const uint* type,
+                        GLOBAL const real* r_star, GLOBAL const real* u_star,
+                        GLOBAL const real* pressure, GLOBAL real* r, GLOBAL real* u, const real dt,
+                        const real re, const real gradient_factor)
+{
+    const uint i = global_id(0);
+    if (i >= n) return;
+    const real xi = r_star[i], yi = r_star[n + i], zi = Z_OF(r_star, i);
+    real gx = REAL_C(0.0), gy = REAL_C(0.0), gz = REAL_C(0.0);
+    if (type[i] == MPS_FLUID) {
+        const real re2 = re * re;
+        real p_min = pressure[i];
+        FOR_NEIGHBOURS(i, j)
+            const real dx = r_star[j] - xi, dy = r_star[n + j] - yi, dz = Z_OF(r_star, j) - zi;
+            if (type[j] != MPS_DUMMY && dx * dx + dy * dy + dz * dz < re2)
+                p_min = fmin(p_min, pressure[j]);
+        }}
+        FOR_NEIGHBOURS(i, j)
+            const real dx = r_star[j] - xi, dy = r_star[n + j] - yi, dz = Z_OF(r_star, j) - zi;
+            const real r2 = dx * dx + dy * dy + dz * dz;
+            if (type[j] != MPS_DUMMY && r2 < re2 && r2 > REAL_C(0.0)) {
+                const real f = (pressure[j] - p_min) / r2 * mps_weight(sqrt(r2), re);
+                gx += f * dx;
+                gy += f * dy;
+                gz += f * dz;
+            }
+        }}
+    }
+    /* gradient_factor = d / n0 / rho0 * dt: the velocity change is -gradient_factor * sum. */
+    const real du = -gradient_factor * gx, dv = -gradient_factor * gy, dw = -gradient_factor * gz;
+    u[i] = u_star[i] + du;
+    u[n + i] = u_star[n + i] + dv;
+    r[i] = xi + dt * du;
+    r[n + i] = yi + dt * dv;
+#if MPS_DIMENSIONS == 3
+    u[2 * n + i] = u_star[2 * n + i] + dw;
+    r[2 * n + i] = zi + dt * dw;
+#else
+    (void)dw;
+#endif
+}
+
+/* partial[g] = the largest fluid speed among work-group g's particles (0 when none). */
+KERNEL WORK_GROUP_SIZE(MPS_GROUP)
+void mps_max_speed(const uint n, GLOBAL const uint* type, GLOBAL const real* u,
+                   GLOBAL real* partial)
+{
+    LOCAL real best[MPS_GROUP];
+    const uint i = global_id(0), l = local_id(0);
+    real s = REAL_C(0.0);
+    if (i < n && type[i] == MPS_FLUID) {
+        const real a = u[i], b = u[n + i], c = Z_OF(u, i);
+        s = sqrt(a * a + b * b + c * c);
+    }
+    best[l] = s;
+    BARRIER_LOCAL;
+    for (uint width = MPS_GROUP / 2; width > 0; width /= 2) {
+        if (l < width) best[l] = fmax(best[l], best[l + width]);
+        BARRIER_LOCAL;
+    }
+    if (l == 0) partial[group_id(0)] = best[0];
+}

@@ -1,0 +1,83 @@
+#pragma once
+// CellList: bucket (cell-list) neighbour search on the device, for any kernel that needs the
+// particles within a radius: MPS's particle interactions, PIC's cell sort. A uniform grid of
+// cubic cells over a box; each build gives every particle its cell, sorts the particles by cell
+// (sort_by_key, stable, so equal cells keep index order) and finds each cell's range of sorted
+// slots on the device. Kernels then visit the 9 (2-D) or 27 (3-D) cells around a particle
+// through cl/algorithm/cell_list.h, whose comment shows the loop.
+//
+//   CellList cells(context, precision, CellGrid::covering(2, {0, 0, 0}, {1, 1, 0}, radius));
+//   cells.build(queue, positions, stride, n);      // positions[k * stride + i], k < dimensions
+//   cells.grid_args(kernel, 4);                    // the kernel's CELL_LIST_GRID_PARAMS
+//   kernel.arg(11, cells.cell_start()).arg(12, cells.cell_end()) ...
+//
+// Sorted slot s holds particle order()[s]; gather() reorders particle data into that order, so
+// a kernel can read neighbours by slot directly.
+#include <array>
+#include <cstdint>
+
+#include <partcl/jit/compiler.hpp>
+#include <partcl/jit/kernel.hpp>
+#include <partcl/runtime/buffer.hpp>
+#include <partcl/runtime/real_buffer.hpp>
+
+namespace partcl {
+
+struct CellGrid {
+    int dimensions = 3;                  // 2: z is ignored and there is one layer of cells
+    std::array<double, 3> origin{};      // lower corner of cell 0
+    double cell_size = 1;                // edge of a cell
+    std::array<std::uint32_t, 3> cells{1, 1, 1};
+
+    std::size_t count() const noexcept { return std::size_t(cells[0]) * cells[1] * cells[2]; }
+
+    // The grid of the fewest cells no smaller than `radius` that holds every point of the box
+    // [lower, upper] (bounds included): every pair closer than `radius` then lies in
+    // neighbouring cells. The cell edge is `radius` widened by 1e-3 so that rounding of a
+    // position to its cell (relative 2^-24 per cell coordinate in float) cannot break that for
+    // grids of up to about 4000 cells per axis. UsageError for a radius that is not positive and
+    // finite, a box that is empty or NaN, a dimension other than 2 or 3, or more than 2^32 - 1
+    // cells.
+    static CellGrid covering(int dimensions, std::array<double, 3> lower,
+                             std::array<double, 3> upper, double radius);
+};
+
+class CellList {
+public:
+    CellList(Context& context, Precision precision, const CellGrid& grid,
+             ProgramCache& cache = ProgramCache::global());
+
+    // Bins and sorts particles [0, n), component k of particle i at positions[k * stride + i].
+    // Throws UsageError, saying how many, when particles lie outside the grid or have NaN
+    // coordinates (it waits for the device to say so).
+    void build(Queue& queue, const RealBuffer& positions, std::size_t stride, std::size_t n);
+
+    // out[k * stride + s] = in[k * stride + order()[s]] for k < components, s < size().
+    void gather(Queue& queue, const RealBuffer& in, RealBuffer& out, std::size_t components,
+                std::size_t stride);
+    void gather(Queue& queue, const Buffer<std::uint32_t>& in, Buffer<std::uint32_t>& out);
+
+    // Sets the seven arguments of CELL_LIST_GRID_PARAMS, from index `first` on.
+    Kernel& grid_args(Kernel& kernel, cl_uint first) const;
+
+    const CellGrid& grid() const noexcept { return grid_; }
+    Precision precision() const noexcept { return precision_; }
+    std::size_t size() const noexcept { return size_; }  // particles of the last build
+    // Sorted slot -> particle index; the sorted cells; per cell, its first and one-past-last
+    // slot (equal for an empty cell).
+    const Buffer<std::uint32_t>& order() const noexcept { return order_; }
+    const Buffer<std::uint32_t>& keys() const noexcept { return keys_; }
+    const Buffer<std::uint32_t>& cell_start() const noexcept { return start_; }
+    const Buffer<std::uint32_t>& cell_end() const noexcept { return end_; }
+
+private:
+    Context& context_;
+    Precision precision_;
+    CellGrid grid_;
+    Program program_;
+    Kernel keys_kernel_, bounds_kernel_, gather_real_, gather_uint_;
+    Buffer<std::uint32_t> keys_, order_, start_, end_, status_;
+    std::size_t size_ = 0;
+};
+
+} // namespace partcl

@@ -1,0 +1,108 @@
+#pragma once
+// MpsFluid: explicit MPS (Koshizuka's moving particle semi-implicit method in its explicit,
+// weakly compressible form: pressure from the particle number density's deviation), on the
+// device, in 2-D or 3-D, float or double. One step (cl/mps/mps.cl):
+//   1. neighbour search: CellList build, particle data gathered into cell order
+//   2. viscosity (Laplacian model) and gravity -> u*, r*
+//   3. collisions of particles closer than the collision distance
+//   4. number density n* at r*, P = c^2 rho0 / n0 (n* - n0), kept >= 0 (dummies: 0)
+//   5. pressure gradient with the local minimum pressure -> u, r
+//   6. the next step from the CFL condition dt = courant * l0 / (c + max |u|)
+// Wall particles (type wall) stand still and carry pressure; dummy particles behind them only
+// complete the number density. n0 and lambda0 are those of the initial lattice (square in 2-D,
+// cubic in 3-D) of spacing l0.
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include <partcl/algorithm/cell_list.hpp>
+
+namespace partcl {
+
+enum class MpsType : std::uint32_t { fluid = 0, wall = 1, dummy = 2 };
+
+struct MpsParameters {
+    int dimensions = 2;
+    double spacing = 0.01;         // l0, the initial particle distance [m]
+    double density = 1000;         // rho0 [kg/m^3]
+    double viscosity = 1e-6;       // kinematic [m^2/s]
+    std::array<double, 3> gravity{0, -9.81, 0};
+    double sound_speed = 20;       // c [m/s]; about 10x the fastest flow keeps |n - n0| ~ 1%
+    double re_ratio = 2.1;         // re / l0 for the number density and the gradient
+    double re_laplacian_ratio = 3.1;
+    double collision_ratio = 0.5;  // collision distance / l0
+    double restitution = 0.2;
+    double courant = 0.2;
+    double max_dt = std::numeric_limits<double>::infinity();
+};
+
+// Sums of the weight over a perfect lattice of unit spacing around one of its points.
+struct MpsLattice {
+    double n0;       // sum_j w(r_j)
+    double lambda0;  // sum_j r_j^2 w(r_j) / sum_j w(r_j), in units of l0^2
+};
+MpsLattice mps_lattice(int dimensions, double re_ratio);
+
+// Particles on the host: component k of particle i at position[k * size() + i].
+struct MpsParticles {
+    int dimensions = 2;
+    std::vector<double> position, velocity;
+    std::vector<MpsType> type;
+    std::size_t size() const noexcept { return type.size(); }
+    std::size_t count(MpsType t) const;
+};
+
+class MpsFluid {
+public:
+    // `lower` and `upper` bound the region every particle must stay in (the cell grid's box).
+    // UsageError for bad parameters (re not larger than the spacing, ...), NaN or mismatched
+    // particle data, or particles outside the box.
+    MpsFluid(Context& context, Precision precision, const MpsParameters& parameters,
+             const MpsParticles& particles, std::array<double, 3> lower,
+             std::array<double, 3> upper, ProgramCache& cache = ProgramCache::global());
+
+    // One step on device 0; returns its dt. Throws Error when a particle moved further in one
+    // step than the neighbour search allows (the flow outran the CFL limit).
+    double step();
+    // Steps until time() >= t (the last step is shortened to land on t).
+    void advance_to(double t);
+
+    double time() const noexcept { return time_; }
+    std::size_t steps() const noexcept { return steps_; }
+    std::size_t size() const noexcept { return n_; }
+    double next_dt() const noexcept { return dt_; }
+    double max_speed() const noexcept { return max_speed_; }
+    const MpsParameters& parameters() const noexcept { return parameters_; }
+    // n0 (number density radius), n0 and lambda0 of the Laplacian (lambda0 in m^2).
+    double n0() const noexcept { return n0_; }
+    double n0_laplacian() const noexcept { return n0_lap_; }
+    double lambda0() const noexcept { return lambda0_; }
+    Precision precision() const noexcept { return precision_; }
+    const CellList& cells() const noexcept { return *cells_; }
+
+    // The particles as they are now (in the device's cell order, which changes every step) and
+    // the pressure of the last step (0 before the first).
+    MpsParticles particles() const;
+    std::vector<double> pressure() const;
+
+private:
+    Context& context_;
+    Precision precision_;
+    MpsParameters parameters_;
+    std::size_t n_ = 0;
+    double n0_ = 0, n0_lap_ = 0, lambda0_ = 0, max_shift_ = 0;
+    double time_ = 0, dt_ = 0, max_speed_ = 0;
+    std::size_t steps_ = 0;
+    std::unique_ptr<CellList> cells_;
+    Program program_;
+    Kernel predict_, collide_, pressure_kernel_, correct_, max_speed_kernel_;
+    RealBuffer r_, u_, r_b_, u_b_, r_s_, u_s_, density_, pressure_, partial_;
+    Buffer<std::uint32_t> type_, type_b_, status_;
+
+    void set_cell_args(Kernel& kernel) const;
+    double step(double dt);
+};
+
+} // namespace partcl

@@ -1,0 +1,150 @@
+#include <partcl/algorithm/cell_list.hpp>
+
+#include <cmath>
+
+#include <partcl/algorithm/sort_by_key.hpp>
+
+namespace partcl {
+
+namespace {
+
+// Bits of cell_list_keys' status word (cl/algorithm/cell_list.cl).
+constexpr std::uint32_t nan_bit = 2;  // 1: outside the grid
+
+Program build_cell_list(const Context& context, Precision precision, int dimensions,
+                        ProgramCache& cache) {
+    BuildOptions options;
+    options.precision = precision;
+    options.define("CELL_LIST_DIMENSIONS", dimensions);
+    return build_program(context, Source::builtin("algorithm/cell_list.cl"), options, cache);
+}
+
+} // namespace
+
+CellGrid CellGrid::covering(int dimensions, std::array<double, 3> lower,
+                            std::array<double, 3> upper, double radius) {
+    if (dimensions != 2 && dimensions != 3)
+        throw UsageError("cell grid: " + std::to_string(dimensions) + " dimensions (2 or 3)");
+    if (!(radius > 0) || !std::isfinite(radius))
+        throw UsageError("cell grid: the radius must be positive and finite, not " +
+                         std::to_string(radius));
+    CellGrid grid;
+    grid.dimensions = dimensions;
+    grid.cell_size = radius * (1 + 1e-3);
+    double count = 1;
+    for (int k = 0; k < dimensions; ++k) {
+        if (!(upper[k] >= lower[k]) || !std::isfinite(upper[k] - lower[k]))
+            throw UsageError("cell grid: the box's axis " + std::to_string(k) + " is [" +
+                             std::to_string(lower[k]) + ", " + std::to_string(upper[k]) + "]");
+        const double cells = std::floor((upper[k] - lower[k]) / grid.cell_size) + 1;
+        count *= cells;
+        if (count > 4294967294.0) throw UsageError("cell grid: more than 2^32 - 2 cells");
+        grid.cells[k] = std::uint32_t(cells);
+        grid.origin[k] = lower[k];
+    }
+    return grid;
+}
+
+CellList::CellList(Context& context, Precision precision, const CellGrid& grid,
+                   ProgramCache& cache)
+    : context_(context), precision_(precision), grid_(grid),
+      program_(build_cell_list(context, precision, grid.dimensions, cache)),
+      keys_kernel_(program_, "cell_list_keys"), bounds_kernel_(program_, "cell_list_bounds"),
+      gather_real_(program_, "cell_list_gather_real"),
+      gather_uint_(program_, "cell_list_gather_uint"),
+      start_(context, grid.count()), end_(context, grid.count()), status_(context, 1) {
+    if (grid.dimensions != 2 && grid.dimensions != 3)
+        throw UsageError("cell list: " + std::to_string(grid.dimensions) + " dimensions (2 or 3)");
+    if (!(grid.cell_size > 0) || !std::isfinite(grid.cell_size) || grid.count() == 0 ||
+        grid.count() > 0xfffffffeull || (grid.dimensions == 2 && grid.cells[2] != 1))
+        throw UsageError("cell list: a malformed grid (use CellGrid::covering)");
+}
+
+Kernel& CellList::grid_args(Kernel& kernel, cl_uint first) const {
+    return kernel.arg(first, Real{grid_.origin[0]})
+        .arg(first + 1, Real{grid_.origin[1]})
+        .arg(first + 2, Real{grid_.origin[2]})
+        .arg(first + 3, Real{1 / grid_.cell_size})
+        .arg(first + 4, cl_uint(grid_.cells[0]))
+        .arg(first + 5, cl_uint(grid_.cells[1]))
+        .arg(first + 6, cl_uint(grid_.cells[2]));
+}
+
+void CellList::build(Queue& queue, const RealBuffer& positions, std::size_t stride,
+                     std::size_t n) {
+    if (positions.precision() != precision_)
+        throw UsageError("cell list: " + std::string(to_string(positions.precision())) +
+                         " positions given to a " + to_string(precision_) + " cell list");
+    if (stride < n || positions.size() < (grid_.dimensions - 1) * stride + n)
+        throw UsageError("cell list: positions of " + std::to_string(positions.size()) +
+                         " elements, too few for " + std::to_string(n) + " particles at stride " +
+                         std::to_string(stride));
+    if (n > 0xffffffffull || positions.size() > 0xffffffffull)
+        throw UsageError("cell list: more than 2^32 - 1 particles or elements");
+    if (keys_.size() < n) {
+        keys_ = Buffer<std::uint32_t>(context_, n);
+        order_ = Buffer<std::uint32_t>(context_, n);
+    }
+    size_ = n;
+    start_.fill(queue, 0u);
+    end_.fill(queue, 0u);
+    if (n == 0) return;
+    status_.fill(queue, 0u);
+    keys_kernel_.args(cl_uint(n), cl_uint(stride), positions);
+    grid_args(keys_kernel_, 3);
+    keys_kernel_.arg(10, keys_).arg(11, order_).arg(12, status_);
+    keys_kernel_.launch(queue, n, 64);
+    std::uint32_t status = 0;
+    status_.read(queue, &status, 1);
+    if (status) {
+        // Rare: count them on the host to say how many and give one example.
+        std::vector<double> p(positions.size());
+        positions.read(queue, p.data(), p.size());
+        std::size_t bad = 0, first = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            bool out = false;
+            for (int k = 0; k < grid_.dimensions; ++k) {
+                const double t = (p[k * stride + i] - grid_.origin[k]) / grid_.cell_size;
+                out = out || !(t >= 0 && t < grid_.cells[k]);
+            }
+            if (out && bad++ == 0) first = i;
+        }
+        std::string where = "(";
+        for (int k = 0; k < grid_.dimensions; ++k)
+            where += (k ? ", " : "") + std::to_string(p[k * stride + first]);
+        throw UsageError(std::string("cell list: ") + std::to_string(bad) + " of " +
+                         std::to_string(n) + " particles " +
+                         ((status & nan_bit) ? "have NaN coordinates or " : "") +
+                         "lie outside the grid's box; the first is particle " +
+                         std::to_string(first) + " at " + where + ")");
+    }
+    sort_by_key(queue, keys_, order_, n);
+    bounds_kernel_.args(cl_uint(n), cl_uint(grid_.count()), keys_, start_, end_);
+    bounds_kernel_.launch(queue, n, 64);
+}
+
+void CellList::gather(Queue& queue, const RealBuffer& in, RealBuffer& out,
+                      std::size_t components, std::size_t stride) {
+    if (size_ == 0) return;
+    if (in.precision() != precision_ || out.precision() != precision_)
+        throw UsageError("cell list gather: buffers of another precision than the cell list's");
+    const std::size_t need = (components ? components - 1 : 0) * stride + size_;
+    if (stride < size_ || in.size() < need || out.size() < need)
+        throw UsageError("cell list gather: buffers too short for " + std::to_string(size_) +
+                         " particles of " + std::to_string(components) + " components");
+    if (&in == &out) throw UsageError("cell list gather: `in` and `out` must differ");
+    gather_real_.args(cl_uint(size_), cl_uint(stride), cl_uint(components), order_, in, out);
+    gather_real_.launch(queue, size_, 64);
+}
+
+void CellList::gather(Queue& queue, const Buffer<std::uint32_t>& in, Buffer<std::uint32_t>& out) {
+    if (size_ == 0) return;
+    if (in.size() < size_ || out.size() < size_)
+        throw UsageError("cell list gather: buffers too short for " + std::to_string(size_) +
+                         " particles");
+    if (&in == &out) throw UsageError("cell list gather: `in` and `out` must differ");
+    gather_uint_.args(cl_uint(size_), order_, in, out);
+    gather_uint_.launch(queue, size_, 64);
+}
+
+} // namespace partcl

@@ -1,0 +1,216 @@
+#include <partcl/models/mps/mps_fluid.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace partcl {
+
+namespace {
+
+constexpr std::size_t group = 64;  // MPS_GROUP: mps_max_speed's work-group
+
+double weight(double r, double re) { return r > 0 && r < re ? re / r - 1 : 0; }
+
+void check_parameters(const MpsParameters& p) {
+    auto positive = [](double x) { return x > 0 && std::isfinite(x); };
+    if (p.dimensions != 2 && p.dimensions != 3)
+        throw UsageError("mps: " + std::to_string(p.dimensions) + " dimensions (2 or 3)");
+    if (!positive(p.spacing)) throw UsageError("mps: the particle spacing must be positive");
+    if (!(p.re_ratio > 1) || !(p.re_laplacian_ratio > 1) || !std::isfinite(p.re_ratio) ||
+        !std::isfinite(p.re_laplacian_ratio))
+        throw UsageError("mps: the particle spacing must be smaller than the influence radii "
+                         "(re / l0 = " + std::to_string(p.re_ratio) + ", " +
+                         std::to_string(p.re_laplacian_ratio) + " for the Laplacian)");
+    if (!positive(p.density) || !positive(p.sound_speed))
+        throw UsageError("mps: density and sound speed must be positive");
+    if (!(p.viscosity >= 0) || !std::isfinite(p.viscosity))
+        throw UsageError("mps: the viscosity must be non-negative");
+    if (!(p.courant > 0 && p.courant <= 1)) throw UsageError("mps: the Courant number lies in (0, 1]");
+    if (!(p.restitution >= 0 && p.restitution <= 1))
+        throw UsageError("mps: the restitution coefficient lies in [0, 1]");
+    if (!(p.collision_ratio >= 0 && p.collision_ratio < p.re_ratio))
+        throw UsageError("mps: the collision distance lies in [0, re)");
+    if (!(p.max_dt > 0)) throw UsageError("mps: max_dt must be positive");
+    for (double g : p.gravity)
+        if (!std::isfinite(g)) throw UsageError("mps: gravity must be finite");
+}
+
+} // namespace
+
+MpsLattice mps_lattice(int dimensions, double re_ratio) {
+    const int reach = int(std::ceil(re_ratio));
+    double sum = 0, moment = 0;
+    for (int x = -reach; x <= reach; ++x)
+        for (int y = -reach; y <= reach; ++y)
+            for (int z = (dimensions == 3 ? -reach : 0); z <= (dimensions == 3 ? reach : 0); ++z) {
+                const double r = std::sqrt(double(x * x + y * y + z * z));
+                const double w = weight(r, re_ratio);
+                sum += w;
+                moment += r * r * w;
+            }
+    return {sum, moment / sum};
+}
+
+std::size_t MpsParticles::count(MpsType t) const {
+    return std::size_t(std::count(type.begin(), type.end(), t));
+}
+
+MpsFluid::MpsFluid(Context& context, Precision precision, const MpsParameters& parameters,
+                   const MpsParticles& particles, std::array<double, 3> lower,
+                   std::array<double, 3> upper, ProgramCache& cache)
+    : context_(context), precision_(precision), parameters_(parameters), n_(particles.size()),
+      program_([&] {
+          check_parameters(parameters);
+          require_precision(context.device(0).info(), precision);
+          BuildOptions options;
+          options.precision = precision;
+          options.define("MPS_DIMENSIONS", parameters.dimensions);
+          options.define("MPS_GROUP", (long long)group);
+          return build_program(context, Source::builtin("mps/mps.cl"), options, cache);
+      }()),
+      predict_(program_, "mps_predict"), collide_(program_, "mps_collide"),
+      pressure_kernel_(program_, "mps_pressure"), correct_(program_, "mps_correct"),
+      max_speed_kernel_(program_, "mps_max_speed") {
+    const int d = parameters.dimensions;
+    if (particles.dimensions != d)
+        throw UsageError("mps: " + std::to_string(particles.dimensions) +
+                         "-D particles given to a " + std::to_string(d) + "-D model");
+    if (n_ == 0) throw UsageError("mps: no particles");
+    if (n_ > 0xffffffffull / 3) throw UsageError("mps: too many particles");
+    if (particles.position.size() != d * n_ || particles.velocity.size() != d * n_)
+        throw UsageError("mps: " + std::to_string(n_) + " particles need " +
+                         std::to_string(d * n_) + " position and velocity components");
+    for (std::size_t i = 0; i < d * n_; ++i)
+        if (!std::isfinite(particles.position[i]) || !std::isfinite(particles.velocity[i]))
+            throw UsageError("mps: particle " + std::to_string(i % n_) +
+                             " has a position or velocity that is NaN or infinite");
+    for (MpsType t : particles.type)
+        if (std::uint32_t(t) > 2) throw UsageError("mps: a particle type other than fluid, wall, dummy");
+
+    const double l0 = parameters.spacing;
+    const MpsLattice density = mps_lattice(d, parameters.re_ratio);
+    const MpsLattice laplacian = mps_lattice(d, parameters.re_laplacian_ratio);
+    n0_ = density.n0;
+    n0_lap_ = laplacian.n0;
+    lambda0_ = laplacian.lambda0 * l0 * l0;
+    const double re = parameters.re_ratio * l0, re_lap = parameters.re_laplacian_ratio * l0;
+    // Cells built at r serve the pairs at r* too while nobody moved more than max_shift.
+    const double cell = std::max(re_lap, re + l0);
+    max_shift_ = (cell - re) / 2;
+    cells_ = std::make_unique<CellList>(context, precision,
+                                        CellGrid::covering(d, lower, upper, cell), cache);
+
+    auto real_buffer = [&](std::size_t size) { return RealBuffer(context, precision, size); };
+    r_ = real_buffer(d * n_), u_ = real_buffer(d * n_), r_b_ = real_buffer(d * n_),
+    u_b_ = real_buffer(d * n_), r_s_ = real_buffer(d * n_), u_s_ = real_buffer(d * n_);
+    density_ = real_buffer(n_), pressure_ = real_buffer(n_);
+    partial_ = real_buffer((n_ + group - 1) / group);
+    type_ = Buffer<std::uint32_t>(context, n_);
+    type_b_ = Buffer<std::uint32_t>(context, n_);
+    status_ = Buffer<std::uint32_t>(context, 1);
+    auto& queue = context.queue(0);
+    r_.write(queue, particles.position);
+    u_.write(queue, particles.velocity);
+    std::vector<std::uint32_t> types(n_);
+    double speed = 0;
+    for (std::size_t i = 0; i < n_; ++i) {
+        types[i] = std::uint32_t(particles.type[i]);
+        if (particles.type[i] != MpsType::fluid) continue;
+        double s2 = 0;
+        for (int k = 0; k < d; ++k) s2 += particles.velocity[k * n_ + i] * particles.velocity[k * n_ + i];
+        speed = std::max(speed, std::sqrt(s2));
+    }
+    type_.write(queue, types).wait();
+    pressure_.fill(queue, 0).wait();
+    cells_->build(queue, r_, n_, n_);  // particles outside the box: UsageError now
+    max_speed_ = speed;
+    dt_ = std::min(parameters.max_dt, parameters.courant * l0 / (parameters.sound_speed + speed));
+}
+
+void MpsFluid::set_cell_args(Kernel& kernel) const {
+    kernel.arg(0, cl_uint(n_));
+    cells_->grid_args(kernel, 1);
+    kernel.arg(8, cells_->keys()).arg(9, cells_->cell_start()).arg(10, cells_->cell_end());
+}
+
+double MpsFluid::step() { return step(dt_); }
+
+void MpsFluid::advance_to(double t) {
+    while (time_ < t) step(std::min(dt_, t - time_));
+}
+
+double MpsFluid::step(double dt) {
+    const MpsParameters& p = parameters_;
+    const int d = p.dimensions;
+    const double l0 = p.spacing, re = p.re_ratio * l0, re_lap = p.re_laplacian_ratio * l0;
+    auto& queue = context_.queue(0);
+
+    cells_->build(queue, r_, n_, n_);
+    cells_->gather(queue, r_, r_b_, d, n_);
+    cells_->gather(queue, u_, u_b_, d, n_);
+    cells_->gather(queue, type_, type_b_);
+    std::swap(r_, r_b_);
+    std::swap(u_, u_b_);
+    std::swap(type_, type_b_);
+
+    set_cell_args(predict_);
+    predict_.arg(11, type_).arg(12, r_).arg(13, u_).arg(14, r_s_).arg(15, u_s_);
+    predict_.arg(16, Real{dt}).arg(17, Real{re_lap})
+        .arg(18, Real{p.viscosity * 2 * d / (lambda0_ * n0_lap_)})
+        .arg(19, Real{p.gravity[0]}).arg(20, Real{p.gravity[1]}).arg(21, Real{p.gravity[2]});
+    predict_.launch(queue, n_, group);
+
+    set_cell_args(collide_);  // r*, u* -> r_b, u_b
+    collide_.arg(11, type_).arg(12, r_s_).arg(13, u_s_).arg(14, r_b_).arg(15, u_b_);
+    collide_.arg(16, Real{dt}).arg(17, Real{p.collision_ratio * l0}).arg(18, Real{p.restitution});
+    collide_.launch(queue, n_, group);
+
+    status_.fill(queue, 0u);
+    set_cell_args(pressure_kernel_);
+    pressure_kernel_.arg(11, type_).arg(12, r_).arg(13, r_b_).arg(14, density_).arg(15, pressure_);
+    pressure_kernel_.arg(16, Real{re}).arg(17, Real{n0_})
+        .arg(18, Real{p.sound_speed * p.sound_speed * p.density / n0_})
+        .arg(19, Real{max_shift_}).arg(20, status_);
+    pressure_kernel_.launch(queue, n_, group);
+
+    set_cell_args(correct_);
+    correct_.arg(11, type_).arg(12, r_b_).arg(13, u_b_).arg(14, pressure_).arg(15, r_).arg(16, u_);
+    correct_.arg(17, Real{dt}).arg(18, Real{re}).arg(19, Real{d / n0_ / p.density * dt});
+    correct_.launch(queue, n_, group);
+
+    max_speed_kernel_.args(cl_uint(n_), type_, u_, partial_);
+    max_speed_kernel_.launch(queue, n_, group);
+    std::uint32_t status = 0;
+    status_.read(queue, &status, 1);
+    if (status)
+        throw Error("mps: a particle moved more than " + std::to_string(max_shift_) +
+                    " m in one step at t = " + std::to_string(time_) +
+                    " s (the flow outran the CFL limit; lower the Courant number or max_dt)");
+    std::vector<double> partial(partial_.size());
+    partial_.read(queue, partial.data(), partial.size());
+    max_speed_ = 0;
+    for (double s : partial) max_speed_ = std::max(max_speed_, s);
+    if (!std::isfinite(max_speed_))
+        throw Error("mps: the velocity became NaN or infinite at t = " + std::to_string(time_));
+    time_ += dt;
+    ++steps_;
+    dt_ = std::min(p.max_dt, p.courant * l0 / (p.sound_speed + max_speed_));
+    return dt;
+}
+
+MpsParticles MpsFluid::particles() const {
+    auto& queue = context_.queue(0);
+    MpsParticles out;
+    out.dimensions = parameters_.dimensions;
+    out.position = r_.read(queue);
+    out.velocity = u_.read(queue);
+    const auto types = type_.read(queue);
+    out.type.resize(n_);
+    for (std::size_t i = 0; i < n_; ++i) out.type[i] = MpsType(types[i]);
+    return out;
+}
+
+std::vector<double> MpsFluid::pressure() const { return pressure_.read(context_.queue(0)); }
+
+} // namespace partcl

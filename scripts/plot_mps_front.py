@@ -1,0 +1,16 @@
+# Draws docs/images/mps_dambreak_front.png from docs/data/martin_moyce_1952.csv and
+# docs/data/mps_dambreak_front.csv (run from the repository root: python3 scripts/plot_mps_front.py).
+import csv, matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+def read(p):
+    rows=[l for l in open(p) if l.strip() and not l.startswith('#') and not l.startswith('T')]
+    return [float(r.split(',')[0]) for r in rows],[float(r.split(',')[1]) for r in rows]
+T,Z=read('docs/data/martin_moyce_1952.csv'); t,z=read('docs/data/mps_dambreak_front.csv')
+fig,ax=plt.subplots(figsize=(5,3.6),dpi=110)
+ax.plot(T,Z,'ko',label='Martin & Moyce (1952), $n^2=1$')
+ax.fill_between(T,[0.9*v for v in Z],[1.1*v for v in Z],color='0.85',label='±10%')
+ax.plot(t,z,'r.-',label='partcl explicit MPS, $l_0=a/20$')
+ax.plot([0,3.4],[1,1+2**0.5*3.4],'b--',lw=0.8,label='Ritter (inviscid) $1+\\sqrt{2}T$')
+ax.set_xlim(0,3.4); ax.set_ylim(0.8,4.4); ax.set_xlabel('$T = t\\sqrt{2g/a}$'); ax.set_ylabel('$Z = x/a$')
+ax.legend(fontsize=7,loc='upper left'); fig.tight_layout(); fig.savefig('docs/images/mps_dambreak_front.png')

@@ -1,0 +1,320 @@
+#include "mps_check.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "support.hpp"
+
+using namespace partcl;
+
+namespace partcl_test {
+
+namespace {
+
+double weight(double r, double re) { return r > 0 && r < re ? re / r - 1 : 0; }
+
+template <class T>
+void check_typed(Precision precision, int dims, std::size_t per_axis) {
+    Context& context = test_context();
+    auto& queue = context.queue(0);
+    const std::uint32_t seed = fresh_seed();
+    CAPTURE(seed);
+    CAPTURE(dims);
+    CAPTURE(per_axis);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u01(0.0, 1.0);
+
+    // Unit spacing near the origin keeps |x| / r small, which bounds the rounding of r_j - r_i.
+    const double l0 = 1, re = 2.1, re_lap = 3.1, d_col = 0.5 * l0;
+    const double cell = std::max(re_lap, re + l0), max_shift = (cell - re) / 2;
+    std::size_t n = 1;
+    for (int k = 0; k < dims; ++k) n *= per_axis;
+    const double lo = -2.0, side = double(per_axis) * l0 + 4.0;  // box [lo, lo + side]^d
+
+    // Positions r (jittered lattice) and r* (r moved by less than max_shift): no pair of r* may
+    // lie within 1e-3 of a threshold (re, re_lap, the collision distance), where results jump.
+    std::vector<T> r(dims * n), rs(dims * n), u(dims * n), us(dims * n), p(n);
+    std::vector<cl_uint> type(n);
+    auto coord = [&](const std::vector<T>& a, std::size_t i, int k) { return double(a[k * n + i]); };
+    auto distance = [&](const std::vector<T>& a, std::size_t i, std::size_t j) {
+        double s = 0;
+        for (int k = 0; k < dims; ++k) s += (coord(a, j, k) - coord(a, i, k)) * (coord(a, j, k) - coord(a, i, k));
+        return std::sqrt(s);
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+        std::size_t rest = i;
+        for (int k = 0; k < dims; ++k) {
+            const double lattice = double(rest % per_axis) * l0;
+            rest /= per_axis;
+            r[k * n + i] = T(lattice + 0.3 * (2 * u01(rng) - 1));
+            u[k * n + i] = T(2 * u01(rng) - 1);
+            us[k * n + i] = T(2 * u01(rng) - 1);
+        }
+        const double pick = u01(rng);
+        type[i] = pick < 0.7 ? 0 : pick < 0.9 ? 1 : 2;
+        p[i] = T(u01(rng) < 0.2 ? 0.0 : 100 * u01(rng));
+    }
+    // r* = r moved by at most 0.45 max_shift (room for rounding below the limit), redrawn for
+    // particles in a pair whose distance lies within 1e-3 of a threshold where results jump (re
+    // for the minimum pressure, the collision distance) or that nearly coincide.
+    auto draw_shift = [&](std::size_t i) {
+        for (int k = 0; k < dims; ++k)
+            rs[k * n + i] = T(coord(r, i, k) + 0.45 * max_shift / std::sqrt(double(dims)) * (2 * u01(rng) - 1));
+    };
+    for (std::size_t i = 0; i < n; ++i) draw_shift(i);
+    for (int pass = 0;; ++pass) {
+        REQUIRE(pass < 50);
+        std::size_t redrawn = 0;
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = i + 1; j < n; ++j) {
+                const double dist = distance(rs, i, j);
+                if (std::fabs(dist - re) < 1e-3 || std::fabs(dist - d_col) < 1e-3 || dist < 0.05) {
+                    draw_shift(j);
+                    ++redrawn;
+                }
+            }
+        if (redrawn == 0) break;
+    }
+
+    // Cells of r on the host, in T as the device computes them; sort every array by cell.
+    const T origin = T(lo), inverse = T(1 / (cell * (1 + 1e-3)));
+    cl_uint cells_per_axis = cl_uint(std::floor(side / (cell * (1 + 1e-3)))) + 1;
+    const cl_uint nz = dims == 3 ? cells_per_axis : 1, cell_count = cells_per_axis * cells_per_axis * nz;
+    std::vector<cl_uint> key(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        cl_uint c = 0, scale = 1;
+        for (int k = 0; k < dims; ++k) {
+            const T t = (r[k * n + i] - origin) * inverse;
+            REQUIRE((t >= 0 && t < T(cells_per_axis)));
+            c += cl_uint(t) * scale;
+            scale *= cells_per_axis;
+        }
+        key[i] = c;
+    }
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key[a] < key[b]; });
+    auto permute = [&](auto& a, int components) {
+        auto copy = a;
+        for (int k = 0; k < components; ++k)
+            for (std::size_t s = 0; s < n; ++s) a[k * n + s] = copy[k * n + order[s]];
+    };
+    permute(r, dims), permute(rs, dims), permute(u, dims), permute(us, dims), permute(p, 1);
+    permute(type, 1), permute(key, 1);
+    std::vector<cl_uint> start(cell_count, 0), end(cell_count, 0);
+    for (std::size_t s = 0; s < n; ++s) {
+        if (s == 0 || key[s - 1] != key[s]) start[key[s]] = cl_uint(s);
+        end[key[s]] = cl_uint(s + 1);
+    }
+
+    BuildOptions options;
+    options.precision = precision;
+    options.define("MPS_DIMENSIONS", dims).define("MPS_GROUP", 16);
+    const Program program = build_program(context, Source::builtin("mps/mps.cl"), options, memory_cache());
+    Buffer<T> br(context, r), brs(context, rs), bu(context, u), bus(context, us), bp(context, p);
+    Buffer<cl_uint> btype(context, type), bkey(context, key), bstart(context, start), bend(context, end);
+    auto cell_args = [&](Kernel& k) {
+        k.args(cl_uint(n), Real{double(origin)}, Real{double(origin)}, Real{double(origin)},
+               Real{double(inverse)}, cells_per_axis, cells_per_axis, nz, bkey, bstart, bend);
+    };
+
+    const double eps = precision == Precision::float64 ? DBL_EPSILON : double(FLT_EPSILON);
+    const double X = std::fabs(lo) + side;  // bound on |coordinates|
+    // Rounding of one pair term F * w(r): r_j - r_i is off by up to 2 X eps per component, so r
+    // by 2 sqrt(d) X eps and w by (re / r^2) of that; F by a few eps relative (more where it
+    // holds a unit vector (r_j - r_i) / r: X / r relative). The sum adds count * eps * sum |T|.
+    auto pair_error = [&](double F, double r_ij, double rad) {
+        const double w = weight(r_ij, rad);
+        return std::fabs(F) * eps * ((rad / (r_ij * r_ij)) * 4 * X + (w + 1) * (8 + 8 * X / r_ij));
+    };
+    const double g[3] = {0.3, -9.81, 1.7};
+    const double dt = 0.01, visc = 0.37;  // viscosity factor large enough to matter
+
+    {  // mps_predict
+        Buffer<T> out_r(context, dims * n), out_u(context, dims * n);
+        Kernel k(program, "mps_predict");
+        cell_args(k);
+        k.arg(11, btype).arg(12, br).arg(13, bu).arg(14, out_r).arg(15, out_u);
+        k.arg(16, Real{dt}).arg(17, Real{re_lap}).arg(18, Real{visc});
+        k.arg(19, Real{g[0]}).arg(20, Real{g[1]}).arg(21, Real{g[2]});
+        k.launch(queue, n, 16).wait();
+        const auto got_r = out_r.read(queue), got_u = out_u.read(queue);
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            for (int c = 0; c < dims; ++c) {
+                double lap = 0, err = 0, abs_sum = 0, count = 0;
+                if (type[i] == 0)
+                    for (std::size_t j = 0; j < n; ++j) {
+                        const double rij = distance(r, i, j);
+                        const double F = coord(u, j, c) - coord(u, i, c), w = weight(rij, re_lap);
+                        if (w == 0) continue;
+                        lap += F * w;
+                        err += pair_error(F, rij, re_lap);
+                        abs_sum += std::fabs(F * w);
+                        ++count;
+                    }
+                const double a = type[i] == 0 ? visc * lap + double(T(g[c])) : 0;
+                const double want_u = coord(u, i, c) + dt * a;
+                const double want_r = coord(r, i, c) + dt * want_u;
+                const double tol_u = dt * double(T(visc)) * (err + (count + 4) * eps * abs_sum) +
+                                     4 * eps * (std::fabs(coord(u, i, c)) + dt * std::fabs(a) + 1e-30);
+                const double tol_r = dt * tol_u + 4 * eps * (std::fabs(coord(r, i, c)) + dt * std::fabs(want_u));
+                wrong += !(std::fabs(got_u[c * n + i] - want_u) <= tol_u);
+                wrong += !(std::fabs(got_r[c * n + i] - want_r) <= tol_r);
+            }
+        }
+        CHECK_MESSAGE(wrong == 0, "mps_predict");
+    }
+
+    {  // mps_collide on (r*, u*)
+        Buffer<T> out_r(context, dims * n), out_u(context, dims * n);
+        const double e = 0.2;
+        Kernel k(program, "mps_collide");
+        cell_args(k);
+        k.arg(11, btype).arg(12, brs).arg(13, bus).arg(14, out_r).arg(15, out_u);
+        k.arg(16, Real{dt}).arg(17, Real{d_col}).arg(18, Real{e});
+        k.launch(queue, n, 16).wait();
+        const auto got_r = out_r.read(queue), got_u = out_u.read(queue);
+        std::size_t wrong = 0, collisions = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            double du[3] = {0, 0, 0}, err = 0;
+            if (type[i] == 0)
+                for (std::size_t j = 0; j < n; ++j) {
+                    const double rij = distance(rs, i, j);
+                    if (j == i || rij >= d_col) continue;
+                    double ev[3] = {0, 0, 0}, approach = 0, speed = 0;
+                    for (int c = 0; c < dims; ++c) {
+                        ev[c] = (coord(rs, j, c) - coord(rs, i, c)) / rij;
+                        approach += (coord(us, i, c) - coord(us, j, c)) * ev[c];
+                        speed += std::fabs(coord(us, i, c)) + std::fabs(coord(us, j, c));
+                    }
+                    // The approach speed's rounding (unit vector: X / r relative) decides
+                    // near-zero cases either way; both are within this bound.
+                    err += 0.6 * speed * eps * (16 + 16 * X / rij);
+                    if (approach <= 0) continue;
+                    ++collisions;
+                    for (int c = 0; c < dims; ++c) du[c] -= 0.6 * approach * ev[c];
+                }
+            for (int c = 0; c < dims; ++c) {
+                const double want_u = coord(us, i, c) + du[c], want_r = coord(rs, i, c) + dt * du[c];
+                const double tol_u = err + 4 * eps * (std::fabs(coord(us, i, c)) + std::fabs(du[c]));
+                const double tol_r = dt * tol_u + 4 * eps * std::fabs(coord(rs, i, c));
+                wrong += !(std::fabs(got_u[c * n + i] - want_u) <= tol_u);
+                wrong += !(std::fabs(got_r[c * n + i] - want_r) <= tol_r);
+            }
+        }
+        CAPTURE(collisions);
+        CHECK_MESSAGE(wrong == 0, "mps_collide");
+        if (n >= 100) CHECK(collisions > 0);  // the case was exercised
+    }
+
+    for (bool too_far : {false, true}) {  // mps_pressure at r*; a particle moved too far
+        CAPTURE(too_far);
+        std::vector<T> moved = rs;
+        if (too_far) moved[n / 2] = T(coord(r, n / 2, 0) + 1.2 * max_shift);
+        Buffer<T> bmoved(context, moved), density(context, n), pressure(context, n);
+        Buffer<cl_uint> status(context, 1);
+        status.fill(queue, 0u).wait();
+        const double n0 = 6.5, factor = 40.0;
+        Kernel k(program, "mps_pressure");
+        cell_args(k);
+        k.arg(11, btype).arg(12, br).arg(13, bmoved).arg(14, density).arg(15, pressure);
+        k.arg(16, Real{re}).arg(17, Real{n0}).arg(18, Real{factor}).arg(19, Real{max_shift}).arg(20, status);
+        k.launch(queue, n, 16).wait();
+        CHECK(status.read(queue)[0] == (too_far ? 1u : 0u));
+        if (too_far) continue;
+        const auto got_n = density.read(queue), got_p = pressure.read(queue);
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            double sum = 0, err = 0, count = 0;
+            for (std::size_t j = 0; j < n; ++j) {
+                const double rij = distance(rs, i, j), w = weight(rij, re);
+                if (w == 0) continue;
+                sum += w;
+                err += pair_error(1, rij, re);
+                ++count;
+            }
+            const double tol_n = err + (count + 2) * eps * sum;
+            const double want_p = type[i] == 2 ? 0 : std::max(0.0, factor * (sum - n0));
+            const double tol_p = factor * (tol_n + 2 * eps * (sum + n0)) + 2 * eps * want_p;
+            wrong += !(std::fabs(got_n[i] - sum) <= tol_n);
+            wrong += !(std::fabs(got_p[i] - want_p) <= tol_p);
+        }
+        CHECK_MESSAGE(wrong == 0, "mps_pressure");
+    }
+
+    {  // mps_correct: r*, u*, P -> r, u
+        Buffer<T> out_r(context, dims * n), out_u(context, dims * n);
+        const double factor = 0.013;  // d / n0 / rho0 * dt
+        Kernel k(program, "mps_correct");
+        cell_args(k);
+        k.arg(11, btype).arg(12, brs).arg(13, bus).arg(14, bp).arg(15, out_r).arg(16, out_u);
+        k.arg(17, Real{dt}).arg(18, Real{re}).arg(19, Real{factor});
+        k.launch(queue, n, 16).wait();
+        const auto got_r = out_r.read(queue), got_u = out_u.read(queue);
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            double grad[3] = {0, 0, 0}, err = 0, abs_sum = 0, count = 0;
+            if (type[i] == 0) {
+                double p_min = p[i];
+                for (std::size_t j = 0; j < n; ++j)
+                    if (type[j] != 2 && distance(rs, i, j) < re) p_min = std::min(p_min, double(p[j]));
+                for (std::size_t j = 0; j < n; ++j) {
+                    const double rij = distance(rs, i, j), w = weight(rij, re);
+                    if (type[j] == 2 || w == 0) continue;
+                    const double F = (p[j] - p_min) / rij;  // times the unit vector
+                    for (int c = 0; c < dims; ++c)
+                        grad[c] += F * w * (coord(rs, j, c) - coord(rs, i, c)) / rij;
+                    err += pair_error(F, rij, re);
+                    abs_sum += std::fabs(F * w);
+                    ++count;
+                }
+            }
+            for (int c = 0; c < dims; ++c) {
+                const double du = -double(T(factor)) * grad[c];
+                const double want_u = coord(us, i, c) + du, want_r = coord(rs, i, c) + dt * du;
+                const double tol_u = double(T(factor)) * (err + (count + 4) * eps * abs_sum) +
+                                     4 * eps * (std::fabs(coord(us, i, c)) + std::fabs(du));
+                const double tol_r = dt * tol_u + 4 * eps * std::fabs(coord(rs, i, c));
+                wrong += !(std::fabs(got_u[c * n + i] - want_u) <= tol_u);
+                wrong += !(std::fabs(got_r[c * n + i] - want_r) <= tol_r);
+            }
+        }
+        CHECK_MESSAGE(wrong == 0, "mps_correct");
+    }
+
+    {  // mps_max_speed: per work-group of 16, fluid only
+        const std::size_t groups = (n + 15) / 16;
+        Buffer<T> partial(context, groups);
+        Kernel k(program, "mps_max_speed");
+        k.args(cl_uint(n), btype, bu, partial);
+        k.launch(queue, n, 16).wait();
+        const auto got = partial.read(queue);
+        for (std::size_t gi = 0; gi < groups; ++gi) {
+            double want = 0;
+            for (std::size_t i = gi * 16; i < std::min(n, gi * 16 + 16); ++i) {
+                if (type[i] != 0) continue;
+                double s = 0;
+                for (int c = 0; c < dims; ++c) s += coord(u, i, c) * coord(u, i, c);
+                want = std::max(want, std::sqrt(s));
+            }
+            CHECK(std::fabs(got[gi] - want) <= 4 * eps * want);
+        }
+    }
+}
+
+} // namespace
+
+void check_mps_kernels(Precision precision, int dimensions, std::size_t per_axis) {
+    if (precision == Precision::float64)
+        check_typed<double>(precision, dimensions, per_axis);
+    else
+        check_typed<float>(precision, dimensions, per_axis);
+}
+
+} // namespace partcl_test
