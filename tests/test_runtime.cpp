@@ -90,6 +90,55 @@ TEST_CASE("a context with one in-order profiling queue per device") {
     CHECK(contexts.at(0).size() == pocl_devices().size());
 }
 
+TEST_CASE("the backend is chosen by name, from the command line or PARTCL_BACKEND") {
+    CHECK(parse_backend("auto") == Backend::automatic);
+    CHECK(parse_backend("opencl") == Backend::opencl);
+    CHECK(parse_backend("cuda") == Backend::cuda);
+    CHECK_THROWS_AS(parse_backend("vulkan"), UsageError);
+    CHECK(std::string(to_string(Backend::cuda)) == "cuda");
+    {
+        EnvGuard env("PARTCL_BACKEND", std::string("opencl"));
+        CHECK(backend_from_environment() == Backend::opencl);
+        CHECK(backend_from_environment("auto") == Backend::automatic);  // the command line wins
+        CHECK(DeviceFilter::from_environment().backend() == Backend::opencl);
+        CHECK(DeviceFilter::from_environment("cpu", "cuda").backend() == Backend::cuda);
+    }
+    {
+        EnvGuard env("PARTCL_BACKEND", std::string("bogus"));
+        CHECK_THROWS_AS(backend_from_environment(), UsageError);
+    }
+    CHECK(backend_built(Backend::opencl));
+#ifdef PARTCL_WITH_CUDA
+    CHECK(backend_built(Backend::cuda));
+#else
+    CHECK_FALSE(backend_built(Backend::cuda));
+#endif
+}
+
+TEST_CASE("OpenCL devices and their contexts say which backend they belong to") {
+    const auto opencl = enumerate_devices(Backend::opencl);
+    REQUIRE(!opencl.empty());
+    for (std::size_t i = 0; i < opencl.size(); ++i) {
+        CHECK(opencl[i].backend() == Backend::opencl);
+        CHECK(opencl[i].ordinal() == -1);
+        CHECK(opencl[i].info().index == i);
+    }
+    // automatic lists every OpenCL device except NVIDIA's, which CUDA serves when it can.
+    std::size_t cuda = 0;
+    for (const auto& d : enumerate_devices(Backend::automatic)) cuda += d.backend() == Backend::cuda;
+    if (cuda == 0) CHECK(enumerate_devices(Backend::automatic).size() == opencl.size());
+
+    Context context({pocl_devices().front()});
+    CHECK(context.backend() == Backend::opencl);
+    CHECK(context.queue(0).backend() == Backend::opencl);
+    CHECK(context.queue(0).device() == 0);
+    CHECK(context.queue(0).cl_queue()() != nullptr);
+    Buffer<float> buffer(context, 8);
+    CHECK(buffer.memory().backend() == Backend::opencl);
+    CHECK(buffer.cl_buffer()() != nullptr);
+    CHECK(Buffer<float>(context, 0).cl_buffer()() == nullptr);
+}
+
 } // TEST_SUITE enumeration
 
 TEST_SUITE("buffer") {
