@@ -9,11 +9,12 @@ Memory::Memory(const Context& context, std::size_t bytes)
     : bytes_(bytes), backend_(context.backend()) {
     if (bytes_ == 0) return;
     for (const auto& d : context.devices()) {
-        if (bytes_ > d.info().max_allocation)
-            throw ClError(CL_INVALID_BUFFER_SIZE, "clCreateBuffer",
-                          std::to_string(bytes_) + " bytes asked, but " + d.info().name +
-                              " allows at most " + std::to_string(d.info().max_allocation) +
-                              " bytes in one buffer");
+        if (bytes_ <= d.info().max_allocation) continue;
+        const std::string what = std::to_string(bytes_) + " bytes asked, but " + d.info().name +
+                                 " allows at most " + std::to_string(d.info().max_allocation) +
+                                 " bytes in one buffer";
+        if (backend_ == Backend::opencl) throw ClError(CL_INVALID_BUFFER_SIZE, "clCreateBuffer", what);
+        throw Unsupported(what);
     }
     impl_ = context.impl().allocate(bytes_);
 }
