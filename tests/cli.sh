@@ -75,6 +75,10 @@ expect 2 'half' run kepler --precision half --out out
 expect 2 'device filter' run kepler --device 'gpu|' --out out
 expect 1 'out of device memory' run cube --n 100000000 --integrator dopri5 --out out
 expect 1 'no OpenCL device matches' run kepler --device no_such_device --out out
+expect 2 'backend.*(auto|opencl|cuda)' --backend vulkan devices
+export PARTCL_BACKEND=vulkan
+expect 2 "unknown backend 'vulkan'" devices
+unset PARTCL_BACKEND
 expect 2 'bogus' run --bogus
 
 after=$(cat out/energy.csv out/checkpoint.bin out/snapshot_000004.h5 | cksum)
