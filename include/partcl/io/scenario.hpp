@@ -97,7 +97,7 @@ struct Scenario {
     struct Fluid {
         std::string setup = "dambreak";  // dambreak | hydrostatic (water as wide as the tank)
         int dimensions = 2;
-        double spacing = 0.004;          // l0 [m]
+        double spacing = 0.003125;       // l0 [m]
         double water_width = 0.2, water_height = 0.2, water_depth = 0.2;  // depth: 3-D only
         double tank_width = 0.8, tank_height = 0.3, tank_depth = 0.2;
         std::uint64_t dummy_layers = 3;
