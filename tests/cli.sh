@@ -36,6 +36,12 @@ for f in out/front.csv out/frame_000000.png; do
 done
 grep -q '^front x = .*Z = x/a' mps.txt || { echo "FAIL: no MPS summary"; cat mps.txt; exit 1; }
 [ "$(head -n 1 out/front.csv)" = "t,T,x,Z" ] || { echo "FAIL: front.csv header"; exit 1; }
+# The hydrostatic column, with its progress lines (stderr is not a terminal: one per tenth).
+"$partcl" run hydrostatic --end-time 0.01 --out out >hydro.txt 2>&1 || { echo "FAIL: a good hydrostatic run failed"; cat hydro.txt; exit 1; }
+[ "$(head -n 1 out/bottom_pressure.csv)" = "t,bottom_pressure,rho_g_h" ] || { echo "FAIL: bottom_pressure.csv header"; exit 1; }
+[ "$(wc -l <out/bottom_pressure.csv)" -eq 6 ] || { echo "FAIL: bottom_pressure.csv rows"; cat out/bottom_pressure.csv; exit 1; }
+grep -q '^\[#*\.*\] t 0.0100/0.01 s  bottom pressure' hydro.txt || { echo "FAIL: no MPS progress line"; cat hydro.txt; exit 1; }
+grep -q '^bottom pressure .* Pa against rho g h .* Pa' hydro.txt || { echo "FAIL: no hydrostatic summary"; cat hydro.txt; exit 1; }
 before=$(cat out/energy.csv out/checkpoint.bin out/snapshot_000004.h5 out/front.csv out/frame_000000.png | cksum)
 
 cat >unknown_key.toml <<'TOML'
