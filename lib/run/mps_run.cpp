@@ -123,7 +123,7 @@ MpsRunSummary MpsRun::run() {
 
     const fs::path csv = s.out / (dambreak ? "front.csv" : "bottom_pressure.csv");
     std::string text = dambreak ? "t,T,x,Z\n" : "t,bottom_pressure,rho_g_h\n";
-    const double time_unit = f.gravity > 0 ? std::sqrt(f.water_width / (2 * f.gravity)) : 1.0;
+    const double per_time_unit = std::sqrt(2 * f.gravity / f.water_width);  // T = t sqrt(2g/a)
     double average_sum = 0, expected_sum = 0;
     std::size_t averaged = 0;
 
@@ -149,7 +149,7 @@ MpsRunSummary MpsRun::run() {
         const double t = fluid.time();
         if (dambreak) {
             const double x = mps_front(now, f.spacing);
-            text += format_row({t, t / time_unit, x, x / f.water_width});
+            text += format_row({t, t * per_time_unit, x, x / f.water_width});
             p.front = x;
             summary.front = x;
             summary.front_z = x / f.water_width;
