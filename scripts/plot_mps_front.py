@@ -1,6 +1,8 @@
 # Draws docs/images/mps_dambreak_front.png from docs/data/martin_moyce_1952.csv and
 # docs/data/mps_dambreak_front.csv (run from the repository root: python3 scripts/plot_mps_front.py).
-import csv, matplotlib
+# Further arguments LABEL=FILE add the front.csv of `partcl run dambreak` runs (columns t,T,x,Z),
+# e.g. "l0 = a/64=docs/data/mps_dambreak_front_a64.csv"; --out PNG writes elsewhere.
+import csv, sys, matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 def read(p):
@@ -10,7 +12,15 @@ T,Z=read('docs/data/martin_moyce_1952.csv'); t,z=read('docs/data/mps_dambreak_fr
 fig,ax=plt.subplots(figsize=(5,3.6),dpi=110)
 ax.plot(T,Z,'ko',label='Martin & Moyce (1952), $n^2=1$')
 ax.fill_between(T,[0.9*v for v in Z],[1.1*v for v in Z],color='0.85',label='±10%')
-ax.plot(t,z,'r.-',label='partcl explicit MPS, $l_0=a/20$')
+ax.plot(t,z,'r.-',label='partcl explicit MPS, $l_0=a/20$ (test)')
+out='docs/images/mps_dambreak_front.png'
+args=sys.argv[1:]
+if '--out' in args:
+    i=args.index('--out'); out=args[i+1]; del args[i:i+2]
+for arg,style in zip(args,['g-','m-','c-','y-']):
+    label,path=arg.rsplit('=',1)
+    rows=list(csv.DictReader(open(path)))
+    ax.plot([float(r['T']) for r in rows],[float(r['Z']) for r in rows],style,lw=1,label='partcl run dambreak, '+label)
 ax.plot([0,3.4],[1,1+2**0.5*3.4],'b--',lw=0.8,label='Ritter (inviscid) $1+\\sqrt{2}T$')
 ax.set_xlim(0,3.4); ax.set_ylim(0.8,4.4); ax.set_xlabel('$T = t\\sqrt{2g/a}$'); ax.set_ylabel('$Z = x/a$')
-ax.legend(fontsize=7,loc='upper left'); fig.tight_layout(); fig.savefig('docs/images/mps_dambreak_front.png')
+ax.legend(fontsize=7,loc='upper left'); fig.tight_layout(); fig.savefig(out)

@@ -29,7 +29,20 @@ expect() {
 # An earlier run's output, which no failing run may destroy.
 mkdir out
 "$partcl" run kepler --steps 4 --out out --quiet >/dev/null 2>&1 || { echo "FAIL: a good run failed"; exit 1; }
-before=$(cat out/energy.csv out/checkpoint.bin out/snapshot_000004.h5 | cksum)
+# And an MPS fluid run's (a few hundred steps of the built-in dam break).
+"$partcl" run dambreak --end-time 0.005 --out out --quiet >mps.txt 2>&1 || { echo "FAIL: a good MPS run failed"; cat mps.txt; exit 1; }
+for f in out/front.csv out/frame_000000.png; do
+    [ -s "$f" ] || { echo "FAIL: the MPS run did not write $f"; exit 1; }
+done
+grep -q '^front x = .*Z = x/a' mps.txt || { echo "FAIL: no MPS summary"; cat mps.txt; exit 1; }
+[ "$(head -n 1 out/front.csv)" = "t,T,x,Z" ] || { echo "FAIL: front.csv header"; exit 1; }
+# The hydrostatic column, with its progress lines (stderr is not a terminal: one per tenth).
+"$partcl" run hydrostatic --end-time 0.01 --out out >hydro.txt 2>&1 || { echo "FAIL: a good hydrostatic run failed"; cat hydro.txt; exit 1; }
+[ "$(head -n 1 out/bottom_pressure.csv)" = "t,bottom_pressure,rho_g_h" ] || { echo "FAIL: bottom_pressure.csv header"; exit 1; }
+[ "$(wc -l <out/bottom_pressure.csv)" -eq 6 ] || { echo "FAIL: bottom_pressure.csv rows"; cat out/bottom_pressure.csv; exit 1; }
+grep -q '^\[#*\.*\] t 0.0100/0.01 s  bottom pressure' hydro.txt || { echo "FAIL: no MPS progress line"; cat hydro.txt; exit 1; }
+grep -q '^bottom pressure .* Pa against rho g h .* Pa' hydro.txt || { echo "FAIL: no hydrostatic summary"; cat hydro.txt; exit 1; }
+before=$(cat out/energy.csv out/checkpoint.bin out/snapshot_000004.h5 out/front.csv out/frame_000000.png | cksum)
 
 cat >unknown_key.toml <<'TOML'
 [run]
@@ -56,6 +69,30 @@ initial = "snapshot"
 snapshot = "truncated.h5"
 TOML
 head -c 100 out/checkpoint.bin >truncated_checkpoint.bin
+cat >water_outside.toml <<'TOML'
+[scenario]
+model = "mps"
+[fluid]
+water_width = 1.0
+TOML
+cat >re_small.toml <<'TOML'
+[scenario]
+model = "mps"
+[fluid]
+re_ratio = 0.9
+TOML
+cat >fluid_nan.toml <<'TOML'
+[scenario]
+model = "mps"
+[fluid]
+gravity = nan
+TOML
+cat >fluid_nbody_key.toml <<'TOML'
+[scenario]
+model = "mps"
+[run]
+steps = 5
+TOML
 
 expect 2 'N = 0|n must|\[bodies\] n' run cube --n 0 --out out
 expect 2 'softening' run nan.toml --out out
@@ -80,8 +117,15 @@ export PARTCL_BACKEND=vulkan
 expect 2 "unknown backend 'vulkan'" devices
 unset PARTCL_BACKEND
 expect 2 'bogus' run --bogus
+expect 2 'water_outside.toml:4.*water_width.*outside the tank' run water_outside.toml --out out
+expect 2 're_small.toml:4.*re_ratio.*exceed the spacing' run re_small.toml --out out
+expect 2 'fluid_nan.toml:4.*gravity.*finite' run fluid_nan.toml --out out
+expect 2 'fluid_nbody_key.toml:4.*\[run\] steps.*nbody' run fluid_nbody_key.toml --out out
+expect 2 '\[fluid\] end_time must be positive' run dambreak --end-time -1 --out out
+expect 2 '--n is for N-body' run dambreak --n 10 --out out
+expect 2 '--end-time is for MPS' run plummer --end-time 1 --out out
 
-after=$(cat out/energy.csv out/checkpoint.bin out/snapshot_000004.h5 | cksum)
+after=$(cat out/energy.csv out/checkpoint.bin out/snapshot_000004.h5 out/front.csv out/frame_000000.png | cksum)
 if [ "$before" != "$after" ]; then
     echo "FAIL: a failing run changed the earlier output"
     failed=1

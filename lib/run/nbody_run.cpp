@@ -10,6 +10,8 @@
 #include <partcl/models/nbody/tree_gravity.hpp>
 #include <partcl/models/nbody/nbody_system.hpp>
 
+#include "output.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -23,12 +25,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::string numbered(const char* stem, std::uint64_t step, const char* extension) {
-    char name[64];
-    std::snprintf(name, sizeof name, "%s_%06llu.%s", stem, static_cast<unsigned long long>(step),
-                  extension);
-    return name;
-}
+using detail::numbered;
 
 std::string device_names(const Context& context) {
     std::string text;
@@ -160,6 +157,9 @@ NBodyRun::NBodyRun(NBodyRun&&) noexcept = default;
 NBodyRun::~NBodyRun() = default;
 
 NBodyRun::NBodyRun(Context& context, Scenario scenario, fs::path out, DenseOptions dense) {
+    if (scenario.model != "nbody")
+        throw UsageError("scenario '" + scenario.name + "' is of model \"" + scenario.model +
+                         "\", not an N-body run (run/mps_run.hpp runs model = \"mps\")");
     validate(scenario);
     if (scenario.initial != "snapshot") check_device_memory(context, scenario, scenario.n);
     const Bodies initial = make_bodies(scenario);
@@ -217,9 +217,7 @@ RunSummary NBodyRun::run() {
     const Scenario& sc = s.scenario;
     RunSummary summary;
     summary.first_step = s.step;
-    std::error_code ec;
-    fs::create_directories(s.out, ec);
-    if (ec) throw UsageError("cannot create output directory " + s.out.string() + ": " + ec.message());
+    detail::create_output_directory(s.out);
 
     RenderSettings render = sc.render;
     render.extent = s.extent;

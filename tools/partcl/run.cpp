@@ -1,15 +1,18 @@
 // partcl run: the main job. A scenario (built-in name or TOML file) becomes an N-body run on the
-// selected devices, with a progress bar while it runs and a summary at the end; the library's
-// NBodyRun does the work and writes the files.
+// selected devices, or an MPS fluid run on the first one, with a progress bar while it runs and
+// a summary at the end; the library's NBodyRun and MpsRun do the work and write the files.
 #include "commands.hpp"
 #include "text.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
 #include <unistd.h>
 
 #include <partcl/partcl.hpp>
+#include <partcl/run/mps_run.hpp>
 #include <partcl/run/nbody_run.hpp>
 
 namespace partcl::cli {
@@ -18,7 +21,8 @@ CLI::App* add_run(CLI::App& app, RunRequest& request) {
     auto* command = app.add_subcommand(
         "run", "Run a scenario (default: galaxies, 16384 bodies, float) and write its outputs");
     command->add_option("scenario", request.scenario,
-                        "Built-in scenario (galaxies, plummer, kepler, cube) or a TOML file")
+                        "Built-in scenario (galaxies, plummer, kepler, cube; MPS fluid: dambreak, "
+                        "dambreak3d, hydrostatic) or a TOML file")
         ->type_name("SCENARIO");
     command->add_option("--steps", request.steps, "Total number of steps (overrides [run] steps)")
         ->type_name("N");
@@ -54,10 +58,14 @@ CLI::App* add_run(CLI::App& app, RunRequest& request) {
     command->add_flag("--autotune", request.autotune,
                       "Time the dense kernel's candidate shapes on each device first and keep "
                       "the fastest (remembered in the program cache)");
+    command->add_option("--end-time", request.end_time,
+                        "MPS fluid: simulated seconds to run (overrides [fluid] end_time)")
+        ->type_name("SECONDS");
     command->add_flag("--quiet", request.quiet, "No progress bar");
     command->footer(
         "Writes into DIR: energy.csv, snapshot_NNNNNN.h5 (GADGET HDF5 layout), frame_NNNNNN.png,\n"
-        "checkpoint.bin. Scenario keys: docs/scenarios.md.");
+        "checkpoint.bin; MPS fluid: front.csv (dambreak) or bottom_pressure.csv (hydrostatic)\n"
+        "and frame_NNNNNN.png coloured by pressure. Scenario keys: docs/scenarios.md.");
     return command;
 }
 
@@ -76,31 +84,55 @@ public:
     explicit ProgressBar(bool quiet) : quiet_(quiet), terminal_(isatty(STDERR_FILENO)) {}
 
     void operator()(const RunProgress& p) {
-        if (quiet_) return;
         const double fraction = p.steps ? double(p.step) / double(p.steps) : 1.0;
-        if (terminal_) {
-            if (p.step != p.steps && p.wall_seconds - last_ < 0.1) return;
-        } else {
-            const int decile = static_cast<int>(fraction * 10);
-            if (decile == decile_ && p.step != p.steps) return;
-            decile_ = decile;
-        }
-        last_ = p.wall_seconds;
-        constexpr int width = 30;
-        const int filled = static_cast<int>(fraction * width);
         const double eta =
             p.steps_per_second > 0 ? double(p.steps - p.step) / p.steps_per_second : 0;
-        char line[256];
-        std::snprintf(line, sizeof line, "%s[%.*s%.*s] %llu/%llu steps  %.2f steps/s  ETA %s  dE/E %.2e",
-                      terminal_ ? "\r" : "", filled, "##############################",
-                      width - filled, "..............................",
+        char text[160];
+        std::snprintf(text, sizeof text, "%llu/%llu steps  %.2f steps/s  ETA %s  dE/E %.2e",
                       static_cast<unsigned long long>(p.step), static_cast<unsigned long long>(p.steps),
                       p.steps_per_second, clock_text(eta).c_str(), p.energy_drift);
-        std::cerr << line << (terminal_ ? "" : "\n") << std::flush;
-        if (terminal_ && p.step == p.steps) std::cerr << '\n';
+        draw(fraction, p.step == p.steps, p.wall_seconds, text);
+    }
+
+    void operator()(const MpsRunProgress& p, const Scenario::Fluid& f) {
+        const double fraction = std::min(1.0, p.time / p.end_time);
+        const bool done = p.time >= p.end_time;
+        const double eta = fraction > 0 ? p.wall_seconds * (1 - fraction) / fraction : 0;
+        char text[200];
+        if (f.setup == "dambreak")
+            std::snprintf(text, sizeof text, "t %.4f/%.4g s  T %.2f  front Z %.3f  %llu steps  %.0f steps/s  ETA %s",
+                          p.time, p.end_time, p.time * std::sqrt(2 * f.gravity / f.water_width),
+                          p.front / f.water_width, static_cast<unsigned long long>(p.step),
+                          p.steps_per_second, clock_text(eta).c_str());
+        else
+            std::snprintf(text, sizeof text, "t %.4f/%.4g s  bottom pressure %.1f Pa  %llu steps  %.0f steps/s  ETA %s",
+                          p.time, p.end_time, p.bottom_pressure, static_cast<unsigned long long>(p.step),
+                          p.steps_per_second, clock_text(eta).c_str());
+        draw(fraction, done, p.wall_seconds, text);
     }
 
 private:
+    void draw(double fraction, bool done, double wall_seconds, const char* text) {
+        if (quiet_) return;
+        if (terminal_) {
+            if (!done && wall_seconds - last_ < 0.1) return;
+        } else {
+            const int decile = static_cast<int>(fraction * 10);
+            if (decile == decile_ && !done) return;
+            decile_ = decile;
+        }
+        last_ = wall_seconds;
+        constexpr int width = 30;
+        const int filled = static_cast<int>(fraction * width);
+        char line[300];
+        std::snprintf(line, sizeof line, "%s[%.*s%.*s] %s", terminal_ ? "\r" : "", filled,
+                      "##############################", width - filled,
+                      "..............................", text);
+        std::cerr << line << (terminal_ ? "" : "\n") << std::flush;
+        if (terminal_ && done) std::cerr << '\n';
+    }
+
+
     bool quiet_, terminal_;
     double last_ = -1;
     int decile_ = -1;
@@ -113,6 +145,59 @@ std::string format_tree(const Scenario& s) {
     return text;
 }
 
+// An MPS fluid scenario: the N-body options do not apply to it.
+int run_mps(const RunRequest& request, const GlobalOptions& global, Scenario scenario) {
+    const char* not_for_mps = request.steps ? "--steps"
+                              : request.n ? "--n"
+                              : !request.integrator.empty() ? "--integrator"
+                              : !request.gravity.empty() ? "--gravity"
+                              : request.theta ? "--theta"
+                              : request.leaf_size ? "--leaf-size"
+                              : !request.traversal.empty() ? "--traversal"
+                              : request.snapshot_every ? "--snapshot-every"
+                              : request.frame_every ? "--frame-every"
+                              : request.autotune ? "--autotune"
+                                                 : nullptr;
+    if (not_for_mps)
+        throw UsageError(std::string(not_for_mps) + " is for N-body scenarios; '" + scenario.name +
+                         "' is an MPS fluid scenario (its length: --end-time or [fluid] end_time; "
+                         "its frames: [fluid] frame_every)");
+    if (!request.precision.empty()) scenario.precision = parse_precision(request.precision);
+    if (request.end_time) scenario.fluid.end_time = *request.end_time;
+    validate(scenario);
+
+    Context context = Context::from_filter(global.filter());
+    MpsRun run(context, scenario, request.out);
+    const Scenario& s = run.scenario();
+    const Scenario::Fluid& f = s.fluid;
+    std::cerr << "partcl run: " << s.name << ", MPS " << f.setup << " " << f.dimensions << "-D, "
+              << run.particles() << " particles (" << run.fluid_particles() << " water), l0 = "
+              << f.spacing << " m, " << to_string(s.precision) << ", to t = " << f.end_time
+              << " s on " << context.device(0).info().name << " ("
+              << context.device(0).info().platform << ")\n";
+    ProgressBar bar(request.quiet);
+    run.on_progress([&bar, &f](const MpsRunProgress& p) { bar(p, f); });
+    const MpsRunSummary summary = run.run();
+
+    std::size_t frames = 0;
+    for (const auto& file : summary.files) frames += file.extension() == ".png";
+    std::printf("t = %.6g s in %llu steps, wall %.2f s, %.3e particle-steps/s\n",
+                summary.time, static_cast<unsigned long long>(summary.steps), summary.wall_seconds,
+                summary.particle_steps_per_second);
+    if (f.setup == "dambreak")
+        std::printf("front x = %.4f m, Z = x/a = %.3f at T = t sqrt(2g/a) = %.3f\n"
+                    "wrote front.csv and %zu frames in %s\n",
+                    summary.front, summary.front_z, summary.time * std::sqrt(2 * f.gravity / f.water_width),
+                    frames, request.out.c_str());
+    else
+        std::printf("bottom pressure %.1f Pa against rho g h %.1f Pa (%+.1f%%), averaged over t >= %.4g s\n"
+                    "wrote bottom_pressure.csv and %zu frames in %s\n",
+                    summary.bottom_pressure, summary.hydrostatic_pressure,
+                    100 * (summary.bottom_pressure / summary.hydrostatic_pressure - 1), 0.5 * f.end_time,
+                    frames, request.out.c_str());
+    return 0;
+}
+
 } // namespace
 
 int run_run(const RunRequest& request, const GlobalOptions& global) {
@@ -123,11 +208,17 @@ int run_run(const RunRequest& request, const GlobalOptions& global) {
     if (!request.resume.empty() && overrides)
         throw UsageError("--resume continues the checkpoint's own scenario: only --steps, --out "
                          "and --device may be given with it");
+    if (!request.resume.empty() && request.end_time)
+        throw UsageError("--end-time is for MPS fluid scenarios, which have no checkpoints");
 
     // Everything the user typed is checked before a device is touched or a file written.
     Scenario scenario;
     if (request.resume.empty()) {
         scenario = find_scenario(request.scenario.empty() ? "galaxies" : request.scenario);
+        if (scenario.model == "mps") return run_mps(request, global, scenario);
+        if (request.end_time)
+            throw UsageError("--end-time is for MPS fluid scenarios; '" + scenario.name +
+                             "' is an N-body scenario (its length: --steps)");
         if (request.steps) scenario.steps = *request.steps;
         if (request.n) scenario.n = *request.n;
         if (!request.precision.empty()) scenario.precision = parse_precision(request.precision);

@@ -1,6 +1,9 @@
 #pragma once
-// Scenarios: every setting of an N-body run, read from TOML (docs/scenarios.md documents each
-// key). Built-in scenarios are TOML text inside the library, parsed like a user's file.
+// Scenarios: every setting of a run, read from TOML (docs/scenarios.md documents each key). A
+// scenario is of one model: N-body gravity ([scenario] model = "nbody", the default; tables
+// [bodies], [gravity], [integrator], ...) or the MPS fluid (model = "mps"; table [fluid]). A
+// table or key of the other model is an error. Built-in scenarios are TOML text inside the
+// library, parsed like a user's file.
 //
 // Every problem in a scenario throws partcl::UsageError with a one-line message that names the
 // source, the line, the table and the key, e.g.
@@ -25,6 +28,7 @@ struct Scenario {
     // [scenario]
     std::string name = "unnamed";
     std::string description;
+    std::string model = "nbody";  // nbody | mps
 
     // [bodies]
     std::string initial = "galaxies";  // galaxies | plummer | kepler | cube | snapshot
@@ -84,8 +88,32 @@ struct Scenario {
     std::uint64_t frame_every = 10;        // 0 = no frames
     std::uint64_t checkpoint_every = 100;  // 0 = only at the end
 
-    // [render]
+    // [render] (MPS runs use width only: the pressure frames' height follows the tank)
     RenderSettings render;
+
+    // [fluid]: model = "mps" (run/mps_run.hpp). The defaults are the built-in `dambreak`. The
+    // set-up is mps_tank's: a block of water in the corner of a tank, the last axis up; sizes
+    // along x (width), y in 3-D (depth) and up (height), each a whole multiple of the spacing.
+    struct Fluid {
+        std::string setup = "dambreak";  // dambreak | hydrostatic (water as wide as the tank)
+        int dimensions = 2;
+        double spacing = 0.003125;       // l0 [m]
+        double water_width = 0.2, water_height = 0.2, water_depth = 0.2;  // depth: 3-D only
+        double tank_width = 0.8, tank_height = 0.3, tank_depth = 0.2;
+        std::uint64_t dummy_layers = 3;
+        double density = 1000;           // rho0 [kg/m^3]
+        double viscosity = 1e-6;         // kinematic [m^2/s]
+        double gravity = 9.81;           // [m/s^2], pointing down the last axis
+        double sound_speed = 20;         // [m/s]
+        double re_ratio = 2.1;           // re / l0, number density and gradient
+        double re_laplacian_ratio = 3.1; // re / l0, viscosity
+        double collision_ratio = 0.5;
+        double restitution = 0.2;
+        double courant = 0.2;
+        double end_time = 0.25;          // [s]
+        double sample_every = 0.0025;    // [s] between CSV rows (front or bottom pressure)
+        double frame_every = 0.025;      // [s] between PNG frames; 0 = none
+    } fluid;
 };
 
 // Reads a scenario file. A relative [bodies] snapshot path is taken relative to the file's
@@ -116,7 +144,9 @@ void validate(const Scenario& scenario);
 bool operator==(const Scenario& a, const Scenario& b);
 inline bool operator!=(const Scenario& a, const Scenario& b) { return !(a == b); }
 
-// Names accepted for [bodies] initial and [gravity] model.
+// Names accepted for [scenario] model, [fluid] setup, [bodies] initial and [gravity] model.
+const std::vector<std::string>& model_names();
+const std::vector<std::string>& fluid_setup_names();
 const std::vector<std::string>& initial_condition_names();
 const std::vector<std::string>& gravity_model_names();
 

@@ -1,0 +1,76 @@
+#pragma once
+// MpsRun: a fluid scenario ([scenario] model = "mps", table [fluid]) turned into a run, what
+// `partcl run dambreak` and `partcl run hydrostatic` do, for programs to call. It builds the
+// tank (models/mps/mps_tank.hpp), advances MpsFluid to [fluid] end_time on device 0 of a
+// Context, and writes into an output directory:
+//
+//   front.csv             dambreak: t, T = t sqrt(2 g / a), x, Z = x / a of the surge front
+//                         (mps_front), a the water's width; a row every [fluid] sample_every
+//   bottom_pressure.csv   hydrostatic: t, the mean pressure of the bottom row of water and
+//                         the mean rho g (h - y) over the same particles, h the depth from the
+//                         water's volume; a row every sample_every
+//   frame_NNNNNN.png      pressure frames (render_pressure, side view in 3-D), NNNNNN the step;
+//                         every [fluid] frame_every seconds and at the end (0 = none)
+//
+// Every file is written atomically. There is no checkpoint: MpsFluid's state is not yet
+// restorable bit for bit (its time and next step size are not settable).
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include <partcl/io/scenario.hpp>
+#include <partcl/runtime/context.hpp>
+
+namespace partcl {
+
+struct MpsRunProgress {
+    std::uint64_t step = 0;
+    double time = 0, end_time = 0;
+    double wall_seconds = 0;
+    double steps_per_second = 0;
+    double front = std::numeric_limits<double>::quiet_NaN();            // dambreak: x [m]
+    double bottom_pressure = std::numeric_limits<double>::quiet_NaN();  // hydrostatic [Pa]
+};
+
+struct MpsRunSummary {
+    std::uint64_t steps = 0;
+    std::size_t particles = 0, fluid_particles = 0;
+    double time = 0, wall_seconds = 0;
+    double particle_steps_per_second = 0;  // all particles (walls and dummies too) x steps / wall
+    // dambreak: the front at the end [m] and Z = x / a.
+    double front = std::numeric_limits<double>::quiet_NaN();
+    double front_z = std::numeric_limits<double>::quiet_NaN();
+    // hydrostatic: the rows with t >= end_time / 2 averaged: bottom pressure and rho g (h - y).
+    double bottom_pressure = std::numeric_limits<double>::quiet_NaN();
+    double hydrostatic_pressure = std::numeric_limits<double>::quiet_NaN();
+    std::vector<std::filesystem::path> files;  // written by this run
+};
+
+class MpsRun {
+public:
+    // UsageError for a scenario of another model or a bad value (validate()); nothing is
+    // written before run().
+    MpsRun(Context& context, Scenario scenario, std::filesystem::path out);
+    MpsRun(MpsRun&&) noexcept;
+    ~MpsRun();
+
+    const Scenario& scenario() const noexcept;
+    std::size_t particles() const noexcept;
+    std::size_t fluid_particles() const noexcept;
+
+    // Called after every sample (every [fluid] sample_every seconds of simulated time).
+    void on_progress(std::function<void(const MpsRunProgress&)> callback);
+
+    // Runs to [fluid] end_time. Throws Error when the flow outruns the neighbour search or
+    // stops being finite (with the time), UsageError for files it cannot write.
+    MpsRunSummary run();
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+} // namespace partcl

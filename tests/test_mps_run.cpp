@@ -1,0 +1,229 @@
+// The MPS fluid scenarios end to end through the library: the [fluid] keys (good and bad
+// input), and short dambreak and hydrostatic runs through MpsRun writing their CSV and frames.
+// (The physics -- the front against Martin & Moyce, the hydrostatic pressure within 5% -- is
+// checked by the mps_physics suite on the same MpsFluid; here the runs are seconds long.)
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <functional>
+#include <sstream>
+
+#include <partcl/io/scenario.hpp>
+#include <partcl/run/mps_run.hpp>
+#include <partcl/run/nbody_run.hpp>
+
+#include "support.hpp"
+
+using namespace partcl;
+using namespace partcl_test;
+
+namespace {
+
+std::string usage_error(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const UsageError& error) {
+        return error.what();
+    } catch (const std::exception& error) {
+        return std::string("<not a UsageError: ") + error.what() + ">";
+    }
+    return "<no exception>";
+}
+
+std::vector<std::vector<double>> read_csv(const fs::path& file, std::string& header) {
+    std::istringstream in(read_file(file));
+    std::getline(in, header);
+    std::vector<std::vector<double>> rows;
+    std::string line;
+    while (std::getline(in, line)) {
+        std::vector<double> row;
+        std::istringstream fields(line);
+        std::string field;
+        while (std::getline(fields, field, ',')) row.push_back(std::stod(field));
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+std::size_t count_frames(const fs::path& dir) {
+    std::size_t n = 0;
+    for (const auto& entry : fs::directory_iterator(dir))
+        n += entry.path().extension() == ".png" && entry.path().stem().string().rfind("frame_", 0) == 0;
+    return n;
+}
+
+// A coarse, short dam break: a = 0.2 m at l0 = a / 10 (100 water particles), 0.06 s.
+const char* const short_dambreak = R"toml(
+[scenario]
+name = "short"
+model = "mps"
+[fluid]
+setup = "dambreak"
+spacing = 0.02
+end_time = 0.06
+sample_every = 0.01
+frame_every = 0.03
+[render]
+width = 200
+)toml";
+
+} // namespace
+
+TEST_SUITE("mps_run") {
+
+TEST_CASE("the MPS built-ins parse, survive to_toml and hold their set-ups") {
+    for (const char* name : {"dambreak", "dambreak3d", "hydrostatic"}) {
+        INFO(name);
+        const Scenario s = builtin_scenario(name);
+        CHECK(s.model == "mps");
+        CHECK(parse_scenario(to_toml(s), "x") == s);
+        CHECK(s.fluid.spacing > 0);
+        // Only the keys of the scenario's model are written: no N-body table.
+        CHECK_FALSE(contains(to_toml(s), "[gravity]"));
+        CHECK(contains(to_toml(s), "[fluid]"));
+    }
+    CHECK(builtin_scenario("dambreak").fluid.dimensions == 2);
+    CHECK(builtin_scenario("dambreak3d").fluid.dimensions == 3);
+    CHECK(builtin_scenario("hydrostatic").fluid.setup == "hydrostatic");
+    // And an N-body scenario writes no [fluid].
+    CHECK_FALSE(contains(to_toml(builtin_scenario("plummer")), "[fluid]"));
+    // A round trip keeps a changed value exactly.
+    Scenario s = builtin_scenario("dambreak");
+    s.fluid.sound_speed = 0.1 + 0.2;
+    CHECK(parse_scenario(to_toml(s), "x").fluid.sound_speed == s.fluid.sound_speed);
+    CHECK(parse_scenario(to_toml(s), "x") != builtin_scenario("dambreak"));
+}
+
+TEST_CASE("bad [fluid] input is a usage error naming the line, the key and the problem") {
+    struct Case {
+        const char* what;
+        std::string toml;
+        std::vector<std::string> needles;
+    };
+    const std::string head = "[scenario]\nmodel = \"mps\"\n[fluid]\n";  // [fluid] keys from line 4
+    const std::vector<Case> cases = {
+        {"water outside the tank", head + "water_width = 0.9\n",
+         {"s.toml:4: ", "[fluid] water_width", "outside the tank", "0.9"}},
+        {"water above the tank", head + "water_height = 0.4\n",
+         {"s.toml:4: ", "[fluid] water_height", "tank_height"}},
+        {"spacing larger than re", head + "re_ratio = 0.8\n",
+         {"s.toml:4: ", "[fluid] re_ratio", "exceed the spacing", "0.8"}},
+        {"Laplacian re", head + "re_laplacian_ratio = 1\n", {"s.toml:4: ", "[fluid] re_laplacian_ratio"}},
+        {"NaN spacing", head + "spacing = nan\n", {"s.toml:4: ", "[fluid] spacing", "finite"}},
+        {"NaN sound speed", head + "sound_speed = nan\n", {"s.toml:4: ", "[fluid] sound_speed", "finite"}},
+        {"not a multiple", head + "spacing = 0.03\n",
+         {"[fluid] water_width", "whole multiple of the spacing 0.03", "0.2"}},
+        {"misspelt key", head + "end_tim = 1.0\n", {"s.toml:4: ", "end_tim", "[fluid]", "end_time"}},
+        {"string for a number", head + "spacing = \"0.01\"\n",
+         {"s.toml:4: ", "[fluid] spacing", "number"}},
+        {"unknown set-up", head + "setup = \"wave\"\n", {"s.toml:4: ", "wave", "dambreak, hydrostatic"}},
+        {"4 dimensions", head + "dimensions = 4\n", {"s.toml:4: ", "[fluid] dimensions", "2 or 3"}},
+        {"narrow hydrostatic column", head + "setup = \"hydrostatic\"\n",
+         {"[fluid] water_width", "must equal [fluid] tank_width"}},
+        {"zero end time", head + "end_time = 0\n", {"s.toml:4: ", "[fluid] end_time", "positive"}},
+        {"N-body table in an MPS scenario", head + "[gravity]\nG = 1.0\n",
+         {"s.toml:4: ", "[gravity]", "model = \"nbody\""}},
+        {"N-body key in an MPS scenario", head + "[run]\nsteps = 10\n",
+         {"s.toml:5: ", "[run] steps", "model = \"nbody\"", "end_time"}},
+        {"N-body render key", head + "[render]\ndecades = 2.0\n", {"s.toml:5: ", "[render] decades"}},
+        {"[fluid] in an N-body scenario", "[fluid]\nspacing = 0.01\n",
+         {"s.toml:1: ", "[fluid]", "model = \"mps\""}},
+        {"unknown model", "[scenario]\nmodel = \"sph\"\n", {"s.toml:2: ", "sph", "nbody, mps"}},
+    };
+    for (const auto& c : cases) {
+        INFO(c.what);
+        const std::string message = usage_error([&] { parse_scenario(c.toml, "s.toml"); });
+        INFO("message: " << message);
+        for (const auto& needle : c.needles) CHECK(contains(message, needle));
+        CHECK(message.rfind("s.toml:", 0) == 0);
+    }
+    // The keys of the MPS model read in any table order (the model is known only at the end).
+    const Scenario s = parse_scenario("[fluid]\nspacing = 0.01\n[scenario]\nmodel = \"mps\"\n", "s.toml");
+    CHECK(s.fluid.spacing == 0.01);
+    // validate() checks scenarios changed in code.
+    Scenario changed = builtin_scenario("hydrostatic");
+    changed.fluid.water_width = 0.1;
+    CHECK(contains(usage_error([&] { validate(changed); }), "[fluid] water_width"));
+}
+
+TEST_CASE("a short dam break writes front.csv and pressure frames") {
+    TempDir dir("mps-dambreak");
+    Context& context = test_context();
+    Scenario s = parse_scenario(short_dambreak, "short.toml");
+    MpsRun run(context, s, dir.path());
+    CHECK(run.fluid_particles() == 100);
+    std::vector<double> times;
+    run.on_progress([&](const MpsRunProgress& p) { times.push_back(p.time); });
+    const MpsRunSummary summary = run.run();
+
+    std::string header;
+    const auto rows = read_csv(dir / "front.csv", header);
+    CHECK(header == "t,T,x,Z");
+    REQUIRE(rows.size() == 7);  // t = 0, 0.01, ..., 0.06
+    const double a = 0.2, g = 9.81;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        CAPTURE(i);
+        REQUIRE(rows[i].size() == 4);
+        CHECK(rows[i][0] == doctest::Approx(0.01 * double(i)).epsilon(1e-9));
+        CHECK(rows[i][1] == doctest::Approx(rows[i][0] * std::sqrt(2 * g / a)).epsilon(1e-7));
+        CHECK(rows[i][3] == doctest::Approx(rows[i][2] / a).epsilon(1e-7));
+        // The front moves forward and no faster than Ritter's inviscid bound Z <= 1 + sqrt(2) T.
+        CHECK(rows[i][3] <= 1 + std::sqrt(2.0) * rows[i][1] + 0.05);
+        if (i) CHECK(rows[i][2] >= rows[i - 1][2] - 1e-9);
+    }
+    CHECK(rows[0][3] == doctest::Approx(1.0));  // the column's face at x = a
+    CHECK(rows.back()[3] > 1.05);               // it has moved
+    CHECK(summary.front == doctest::Approx(rows.back()[2]).epsilon(1e-7));
+    CHECK(summary.time == doctest::Approx(0.06));
+    CHECK(summary.steps > 10);
+    CHECK(summary.particle_steps_per_second > 0);
+    CHECK(times.size() == 6);
+    CHECK(count_frames(dir.path()) == 3);  // t = 0, 0.03, 0.06
+    for (const auto& file : summary.files) CHECK(fs::exists(file));
+}
+
+TEST_CASE("a short hydrostatic run writes bottom_pressure.csv with rho g (h - y) beside it") {
+    TempDir dir("mps-hydrostatic");
+    Context& context = test_context();
+    Scenario s = builtin_scenario("hydrostatic");
+    s.fluid.spacing = 0.02;  // 10 x 10 water particles
+    s.fluid.end_time = 0.04;
+    s.fluid.sample_every = 0.01;
+    s.fluid.frame_every = 0;
+    MpsRun run(context, s, dir.path());
+    const MpsRunSummary summary = run.run();
+    std::string header;
+    const auto rows = read_csv(dir / "bottom_pressure.csv", header);
+    CHECK(header == "t,bottom_pressure,rho_g_h");
+    REQUIRE(rows.size() == 5);
+    // rho_g_h is the mean of rho g (h - y) over the water within l0 of the floor, h = 0.2 m the
+    // depth from the water's volume: between rho g (h - l0) and rho g h, and at t = 0 that of
+    // the lattice's bottom row, y = l0 / 2.
+    const double rho_g = 1000 * 9.81;
+    CHECK(rows[0][2] == doctest::Approx(rho_g * (0.2 - 0.01)).epsilon(1e-6));
+    for (const auto& row : rows) {
+        REQUIRE(row.size() == 3);
+        CHECK(row[2] >= rho_g * (0.2 - 0.02) * (1 - 1e-6));
+        CHECK(row[2] <= rho_g * 0.2 * (1 + 1e-6));
+        CHECK(row[1] >= 0);
+        CHECK(std::isfinite(row[1]));
+    }
+    CHECK(rows[0][1] == 0);  // no pressure before the first step
+    CHECK(rows.back()[1] > 0);
+    CHECK(count_frames(dir.path()) == 0);
+    CHECK(summary.hydrostatic_pressure >= rho_g * (0.2 - 0.02) * (1 - 1e-6));
+    CHECK(summary.hydrostatic_pressure <= rho_g * 0.2 * (1 + 1e-6));
+    CHECK(std::isfinite(summary.bottom_pressure));
+}
+
+TEST_CASE("each run refuses the other model's scenario") {
+    TempDir dir("mps-model");
+    Context& context = test_context();
+    CHECK(contains(usage_error([&] { MpsRun(context, builtin_scenario("plummer"), dir.path()); }),
+                   "not an MPS fluid run"));
+    CHECK(contains(usage_error([&] { NBodyRun(context, builtin_scenario("dambreak"), dir.path()); }),
+                   "not an N-body run"));
+    CHECK(fs::is_empty(dir.path()));
+}
+
+}
