@@ -245,11 +245,14 @@ void run_combine_kernel(Precision precision) {
 // 400-element one created, element 300 written by one kernel and read by the next). Each tree
 // run alone is clean; after other runs released their buffers, the tree's were reported. So
 // the tree runners first take the released slots with one-element buffers, and nothing they
-// create is released before the process ends (`kept`).
+// create is released before the process ends (`kept`). Nor at its end: released from a static
+// destructor, after Oclgrind's runtime has begun to tear down, they corrupted its heap (seen as
+// "corrupted double-linked list" at exit once one more program had been built), so the deque is
+// never destroyed.
 template <class T>
 std::deque<T>& kept() {
-    static std::deque<T> objects;
-    return objects;
+    static std::deque<T>* objects = new std::deque<T>;
+    return *objects;
 }
 
 void take_recycled_slots(Context& context) {

@@ -50,6 +50,17 @@ INLINE uint pic_cell(const real x, const real inverse_dx, const uint n, PRIVATE 
     return c;
 }
 
+/* Coordinates of node or cell g, x fastest. Written with explicit products rather than % next
+ * to /: LLVM then inserts a `freeze` instruction that Oclgrind 21.10's checker cannot follow. */
+INLINE void pic_coordinates(const uint g, const uint nx, const uint ny, PRIVATE uint* c)
+{
+    const uint row = g / nx;
+    const uint layer = row / ny;
+    c[0] = g - row * nx;
+    c[1] = row - layer * ny;
+    c[2] = layer;
+}
+
 /* Charge of particle s (its species' charge times weight over the cell volume) spread to the
  * corners of its cell: atomics, one work-item per particle. rho zeroed by the host. */
 KERNEL void pic_deposit_atomic(const uint n, const uint stride, GLOBAL const real* positions,
@@ -90,7 +101,8 @@ KERNEL void pic_deposit_gather(const uint points, const uint stride,
 {
     const uint g = global_id(0);
     if (g >= points) return;
-    const uint node[3] = {g % nx, (g / nx) % ny, g / (nx * ny)};
+    uint node[3];
+    pic_coordinates(g, nx, ny, node);
     real sum = REAL_C(0.0);
     for (int b = 0; b < PIC_CORNERS; ++b) {
         /* The cell below the node along the axes whose bit is set: the node is its upper
@@ -124,7 +136,8 @@ KERNEL void pic_poisson(const uint points, PIC_GRID_PARAMS, GLOBAL real* data)
 {
     const uint g = global_id(0);
     if (g >= points) return;
-    const uint index[3] = {g % nx, (g / nx) % ny, g / (nx * ny)};
+    uint index[3];
+    pic_coordinates(g, nx, ny, index);
     real k2 = REAL_C(0.0);
     for (int k = 0; k < PIC_DIMENSIONS; ++k) {
         const uint size = pic_axis_size(k, nx, ny, nz);
@@ -144,7 +157,8 @@ KERNEL void pic_field(const uint points, GLOBAL const real* phi, PIC_GRID_PARAMS
 {
     const uint g = global_id(0);
     if (g >= points) return;
-    const uint node[3] = {g % nx, (g / nx) % ny, g / (nx * ny)};
+    uint node[3];
+    pic_coordinates(g, nx, ny, node);
     uint scale = 1u;
     for (int k = 0; k < PIC_DIMENSIONS; ++k) {
         const uint size = pic_axis_size(k, nx, ny, nz);
