@@ -122,6 +122,21 @@ TEST_CASE("the cell list and MPS kernels compile in 2-D and 3-D, with every entr
     }
 }
 
+TEST_CASE("the PIC kernels compile in 1-D, 2-D and 3-D, with every entry point") {
+    for (Precision precision : {Precision::float32, Precision::float64}) {
+        for (int dims : {1, 2, 3}) {
+            CAPTURE(dims);
+            BuildOptions options;
+            options.precision = precision;
+            options.define("PIC_DIMENSIONS", dims);
+            const cuda::Ptx pic = compile_fresh(Source::builtin("pic/pic.cl"), options);
+            for (const char* entry : {"pic_deposit_atomic", "pic_deposit_gather", "pic_poisson",
+                                      "pic_field", "pic_push"})
+                CHECK(has_entry(pic, entry));
+        }
+    }
+}
+
 TEST_CASE("OpenCL flags become NVRTC options, and one without a meaning there is refused") {
     BuildOptions options;
     options.flags = {"-cl-fast-relaxed-math", "-cl-denorms-are-zero", "-cl-mad-enable"};

@@ -15,6 +15,7 @@
 #include <numeric>
 
 #include "mps_check.hpp"
+#include "pic_check.hpp"
 #include "support.hpp"
 
 using namespace partcl;
@@ -244,11 +245,14 @@ void run_combine_kernel(Precision precision) {
 // 400-element one created, element 300 written by one kernel and read by the next). Each tree
 // run alone is clean; after other runs released their buffers, the tree's were reported. So
 // the tree runners first take the released slots with one-element buffers, and nothing they
-// create is released before the process ends (`kept`).
+// create is released before the process ends (`kept`). Nor at its end: released from a static
+// destructor, after Oclgrind's runtime has begun to tear down, they corrupted its heap (seen as
+// "corrupted double-linked list" at exit once one more program had been built), so the deque is
+// never destroyed.
 template <class T>
 std::deque<T>& kept() {
-    static std::deque<T> objects;
-    return objects;
+    static std::deque<T>* objects = new std::deque<T>;
+    return *objects;
 }
 
 void take_recycled_slots(Context& context) {
@@ -573,6 +577,13 @@ void run_mps_kernel(Precision precision) {
     check_mps_kernels(precision, 3, 3);
 }
 
+// pic/pic.cl: tests/pic_check.cpp on 5 nodes (1-D), 3 x 4 (2-D) and 3 x 4 x 5 (3-D).
+void run_pic_kernel(Precision precision) {
+    check_pic_kernels(precision, 1, 5, 13);
+    check_pic_kernels(precision, 2, 3, 17);
+    check_pic_kernels(precision, 3, 3, 11);
+}
+
 const std::map<std::string, std::function<void(Precision)>>& tree_kernels() {
     static const std::map<std::string, std::function<void(Precision)>> table{
         {"algorithm/cell_list.cl", run_cell_list_kernel},
@@ -582,6 +593,7 @@ const std::map<std::string, std::function<void(Precision)>>& tree_kernels() {
         {"nbody/dense.cl", run_dense_kernel},
         {"nbody/tree_build.cl", run_tree_build_kernel},
         {"nbody/tree_force.cl", run_tree_force_kernel},
+        {"pic/pic.cl", run_pic_kernel},
     };
     return table;
 }

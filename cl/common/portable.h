@@ -4,7 +4,10 @@
  * backends. Kernels write KERNEL, GLOBAL, LOCAL (local arrays), LOCAL_SPACE (pointers into
  * them: `LOCAL_SPACE real* p`), CONSTANT, INLINE (helper functions),
  * WORK_GROUP_SIZE(n) (between KERNEL and the return type), global_id(0), BARRIER_LOCAL,
- * ATOMIC_OR(p, v) (p: GLOBAL uint*; 32-bit atomics are core in OpenCL C 1.1), ...
+ * ATOMIC_OR(p, v) (p: GLOBAL uint*; 32-bit atomics are core in OpenCL C 1.1),
+ * ATOMIC_ADD_FLOAT(p, v) and ATOMIC_ADD_DOUBLE(p, v) (p: GLOBAL float* / double*; statements,
+ * not expressions: OpenCL C 1.2 has no float atomics, so there they are compare-and-swap loops
+ * on the bit pattern, the double one needing cl_khr_int64_base_atomics), ...
  * Under OpenCL these are the OpenCL C words; the CUDA backend (PARTCL_CUDA, compiled by NVRTC)
  * maps them to CUDA's, and supplies the OpenCL C types and limits CUDA lacks (uint, FLT_MAX,
  * ...). Only 1-D and 2-D ids are needed by partcl's kernels.
@@ -49,6 +52,9 @@ typedef unsigned long long ulong;
 #define BARRIER_LOCAL __syncthreads()
 #define BARRIER_GLOBAL __syncthreads()
 #define ATOMIC_OR(p, v) atomicOr((p), (v))
+/* atomicAdd on double needs sm_60, below every architecture partcl builds for. */
+#define ATOMIC_ADD_FLOAT(p, v) atomicAdd((p), (v))
+#define ATOMIC_ADD_DOUBLE(p, v) atomicAdd((p), (v))
 #else
 #define PTX_ASM __asm__
 #define KERNEL __kernel
@@ -69,6 +75,35 @@ typedef unsigned long long ulong;
 #define BARRIER_LOCAL barrier(CLK_LOCAL_MEM_FENCE)
 #define BARRIER_GLOBAL barrier(CLK_GLOBAL_MEM_FENCE)
 #define ATOMIC_OR(p, v) atomic_or((p), (v))
+/* The first guess of the old value is 0 (a plain read would race with the other adders); a
+ * failed swap returns the value seen, which becomes the next guess. Bit patterns compare, so
+ * -0 and NaN terminate too. */
+#define ATOMIC_ADD_FLOAT(p, v)                                                                  \
+    do {                                                                                        \
+        volatile GLOBAL uint* bits_ = (volatile GLOBAL uint*)(p);                               \
+        const float add_ = (v);                                                                 \
+        uint guess_ = 0u;                                                                       \
+        for (;;) {                                                                              \
+            const uint seen_ = atomic_cmpxchg(bits_, guess_, as_uint(as_float(guess_) + add_)); \
+            if (seen_ == guess_) break;                                                         \
+            guess_ = seen_;                                                                     \
+        }                                                                                       \
+    } while (0)
+#ifdef cl_khr_int64_base_atomics
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#endif
+#define ATOMIC_ADD_DOUBLE(p, v)                                                                 \
+    do {                                                                                        \
+        volatile GLOBAL ulong* bits_ = (volatile GLOBAL ulong*)(p);                             \
+        const double add_ = (v);                                                                \
+        ulong guess_ = 0ul;                                                                     \
+        for (;;) {                                                                              \
+            const ulong seen_ =                                                                 \
+                atom_cmpxchg(bits_, guess_, as_ulong(as_double(guess_) + add_));                \
+            if (seen_ == guess_) break;                                                         \
+            guess_ = seen_;                                                                     \
+        }                                                                                       \
+    } while (0)
 #endif
 
 #endif /* PARTCL_COMMON_PORTABLE_H */

@@ -1,0 +1,207 @@
+// Electrostatic PIC: particle-steps per second of ElectrostaticPic (whole steps: cell sort and
+// reorder, deposit, FFT Poisson solve, field, gather and push) on each selected device, for both
+// deposit strategies, against the OpenMP CPU reference of the same step
+// (partcl::reference::PicStep, -O3 -ffast-math) in the same run.
+//
+//   partcl_bench_pic [--device FILTER] [--dims 1,2,3] [--grid 64] [--n 1000000,4000000]
+//                    [--precision float,double] [--deposit gather,atomic] [--steps 10]
+//                    [--no-reference]
+//
+// The plasma: electrons and ions (mass 100) at uniform random positions with thermal
+// velocities, grid `--grid` nodes per axis. One JSON line per (device, dims, grid, N,
+// precision, deposit) on stdout; progress on stderr. Device and reference take turns in blocks
+// of --steps steps, three rounds; "ratio" is the median of the rounds' rate ratios.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <partcl/io/json.hpp>
+#include <partcl/partcl.hpp>
+
+#include <omp.h>
+
+using Clock = std::chrono::steady_clock;
+using namespace partcl;
+
+namespace {
+
+struct Options {
+    std::string device;
+    std::vector<int> dims{3};
+    std::vector<std::uint32_t> grids{64};
+    std::vector<std::size_t> sizes{1000000};
+    std::vector<Precision> precisions{Precision::float32, Precision::float64};
+    std::vector<PicDeposit> deposits{PicDeposit::gather, PicDeposit::atomic};
+    int steps = 10;
+    bool reference = true;
+};
+
+[[noreturn]] void usage(const std::string& why) {
+    std::cerr << "partcl_bench_pic: " << why
+              << "\nusage: partcl_bench_pic [--device FILTER] [--dims 1,2,3] [--grid G,G,...] "
+                 "[--n N,N,...] [--precision float,double] [--deposit gather,atomic] "
+                 "[--steps S] [--no-reference]\n";
+    std::exit(2);
+}
+
+std::vector<std::string> split(const std::string& text) {
+    std::vector<std::string> parts;
+    std::stringstream in(text);
+    std::string part;
+    while (std::getline(in, part, ',')) parts.push_back(part);
+    return parts;
+}
+
+Options parse(int argc, char** argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) usage(a + " needs a value");
+            return argv[++i];
+        };
+        try {
+            if (a == "--device") o.device = value();
+            else if (a == "--dims") {
+                o.dims.clear();
+                for (const auto& s : split(value())) o.dims.push_back(std::stoi(s));
+            } else if (a == "--grid") {
+                o.grids.clear();
+                for (const auto& s : split(value())) o.grids.push_back(std::uint32_t(std::stoul(s)));
+            } else if (a == "--n") {
+                o.sizes.clear();
+                for (const auto& s : split(value())) o.sizes.push_back(std::stoul(s));
+            } else if (a == "--precision") {
+                o.precisions.clear();
+                for (const auto& s : split(value())) o.precisions.push_back(parse_precision(s));
+            } else if (a == "--deposit") {
+                o.deposits.clear();
+                for (const auto& s : split(value())) {
+                    if (s == "gather") o.deposits.push_back(PicDeposit::gather);
+                    else if (s == "atomic") o.deposits.push_back(PicDeposit::atomic);
+                    else usage("--deposit takes gather and atomic");
+                }
+            } else if (a == "--steps") o.steps = std::max(1, std::stoi(value()));
+            else if (a == "--no-reference") o.reference = false;
+            else usage("unknown option " + a);
+        } catch (const std::invalid_argument&) {
+            usage("bad value for " + a);
+        } catch (const UsageError& e) {
+            usage(e.what());
+        }
+    }
+    for (int d : o.dims)
+        if (d < 1 || d > 3) usage("--dims takes 1, 2 and 3");
+    return o;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+const std::vector<PicSpecies> plasma{{-1.0, 1.0, 1.0}, {1.0, 100.0, 1.0}};
+
+PicParticles particles(const PicGrid& grid, std::size_t n) {
+    std::mt19937 rng(12345);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::normal_distribution<double> thermal(0.0, 0.1);
+    PicParticles p;
+    p.dimensions = grid.dimensions;
+    for (int k = 0; k < grid.dimensions; ++k)
+        for (std::size_t i = 0; i < n; ++i) p.position.push_back(u(rng) * grid.length(k));
+    for (std::size_t i = 0; i < grid.dimensions * n; ++i) p.velocity.push_back(thermal(rng));
+    for (std::size_t i = 0; i < n; ++i) p.species.push_back(std::uint32_t(i % 2));
+    return p;
+}
+
+template <class T>
+double reference_seconds(const PicGrid& grid, const ElectrostaticPic& pic, double dt, int steps) {
+    const PicParticles now = pic.particles();
+    std::vector<T> x(now.position.begin(), now.position.end());
+    std::vector<T> v(now.velocity.begin(), now.velocity.end());
+    std::vector<std::uint32_t> species = now.species;
+    reference::PicStep<T> step(grid, plasma);
+    step.step(x, v, species, dt, dt);  // warm-up
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const auto start = Clock::now();
+    for (int s = 0; s < steps; ++s) step.step(x, v, species, dt, dt);
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const Options o = parse(argc, argv);
+    try {
+        const auto devices = DeviceFilter::from_environment(o.device).select();
+        for (const auto& device : devices) {
+            Context context(std::vector<Device>{device});
+            for (int dims : o.dims)
+                for (std::uint32_t side : o.grids)
+                    for (Precision precision : o.precisions) {
+                        if (precision == Precision::float64 && !device.info().fp64) continue;
+                        for (std::size_t n : o.sizes) {
+                            PicGrid grid;
+                            grid.dimensions = dims;
+                            for (int k = 0; k < 3; ++k) grid.nodes[k] = k < dims ? side : 1;
+                            grid.spacing = 1;
+                            const PicParticles start = particles(grid, n);
+                            for (PicDeposit deposit : o.deposits) {
+                                const char* name = deposit == PicDeposit::gather ? "gather" : "atomic";
+                                std::cerr << device.info().name << " " << dims << "-D grid " << side
+                                          << " " << to_string(precision) << " N=" << n << " "
+                                          << name << "...\n";
+                                ElectrostaticPic pic(context, precision, grid, plasma, start, deposit);
+                                const double dt = 0.1;
+                                pic.step(dt);  // warm-up (builds, plans)
+                                std::vector<double> times, reference_times, ratios;
+                                for (int round = 0; round < 3; ++round) {
+                                    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                                    const auto t0 = Clock::now();
+                                    for (int k = 0; k < o.steps; ++k) pic.step(dt);
+                                    times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+                                    if (!o.reference) continue;
+                                    reference_times.push_back(
+                                        precision == Precision::float64
+                                            ? reference_seconds<double>(grid, pic, dt, o.steps)
+                                            : reference_seconds<float>(grid, pic, dt, o.steps));
+                                    ratios.push_back(reference_times.back() / times.back());
+                                }
+                                const double seconds = median(times) / o.steps;
+                                std::printf("{\"bench\":\"pic\",\"device\":%s,\"platform\":%s,"
+                                            "\"dims\":%d,\"grid\":%u,\"n\":%zu,\"precision\":\"%s\","
+                                            "\"deposit\":\"%s\",\"steps\":%d,"
+                                            "\"seconds_per_step\":%.6g,\"particle_steps_per_s\":%.4g",
+                                            json_string(device.info().name).c_str(),
+                                            json_string(device.info().platform).c_str(), dims, side, n,
+                                            to_string(precision), name, o.steps, seconds,
+                                            double(n) / seconds);
+                                if (o.reference) {
+                                    const double ref = median(reference_times) / o.steps;
+                                    std::printf(",\"reference\":\"openmp\",\"reference_threads\":%d,"
+                                                "\"reference_seconds_per_step\":%.6g,"
+                                                "\"reference_particle_steps_per_s\":%.4g,\"ratio\":%.3f",
+                                                omp_get_max_threads(), ref, double(n) / ref,
+                                                median(ratios));
+                                }
+                                std::printf("}\n");
+                                std::fflush(stdout);
+                            }
+                        }
+                    }
+        }
+    } catch (const UsageError& e) {
+        std::cerr << "partcl_bench_pic: " << e.what() << "\n";
+        return 2;
+    } catch (const Error& e) {
+        std::cerr << "partcl_bench_pic: " << e.what() << "\n";
+        return 1;
+    }
+}

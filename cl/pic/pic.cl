@@ -1,0 +1,215 @@
+/* Electrostatic particle-in-cell on a periodic grid (partcl::ElectrostaticPic,
+ * include/partcl/models/pic/electrostatic_pic.hpp), in PIC_DIMENSIONS = 1, 2 or 3 dimensions.
+ * One step:
+ *   (CellList: each particle's cell, sort by cell, cell start/end, particles gathered into
+ *    cell order)
+ *   pic_deposit_atomic | pic_deposit_gather   charge density rho at the grid nodes (CIC)
+ *   (Fft forward)  pic_poisson  (Fft inverse)  potential phi = IFFT(FFT(rho) / k^2), k = 0 mode 0
+ *   pic_field                                  E = -grad phi, centred difference at the nodes
+ *   pic_push                                   E gathered with the deposit's CIC weights, leapfrog
+ *
+ * The grid: cubic cells of edge dx, nodes at (i, j, k) dx, node (i, j, k) at index
+ * i + nx (j + ny k) (x fastest, the layout of partcl::Fft). A particle in cell c (floor(x / dx)
+ * per axis) shares its charge among the 2^D nodes of the cell's corners, node c + b (b in
+ * {0, 1}^D, wrapping periodically) with weight prod_k (b_k ? f_k : 1 - f_k), f = x / dx - c.
+ * Grid arrays rho and phi are interleaved complex (re, im) as the Fft takes them; the field is
+ * structure-of-arrays, component k of node g at k * points + g. Particles are
+ * structure-of-arrays too: component k of particle i at k * stride + i; positions lie in
+ * [0, n_k dx) (the cell list refuses others; the push wraps them back). */
+#include "common/real.h"
+
+#ifndef PIC_DIMENSIONS
+#define PIC_DIMENSIONS 1
+#endif
+#if PIC_DIMENSIONS < 1 || PIC_DIMENSIONS > 3
+#error "PIC_DIMENSIONS must be 1, 2 or 3"
+#endif
+#define PIC_CORNERS (1 << PIC_DIMENSIONS)
+
+#if PARTCL_REAL_IS_DOUBLE
+#define PIC_ATOMIC_ADD ATOMIC_ADD_DOUBLE
+#else
+#define PIC_ATOMIC_ADD ATOMIC_ADD_FLOAT
+#endif
+
+/* The grid as kernel parameters: nodes per axis (1 for unused axes) and 1 / dx. */
+#define PIC_GRID_PARAMS const uint nx, const uint ny, const uint nz, const real inverse_dx
+
+INLINE uint pic_axis_size(const int k, const uint nx, const uint ny, const uint nz)
+{
+    return k == 0 ? nx : (k == 1 ? ny : nz);
+}
+
+/* Cell and fraction along one axis. t >= 0 for a position inside the box; the min guards the
+ * top edge should t round up to n. */
+INLINE uint pic_cell(const real x, const real inverse_dx, const uint n, PRIVATE real* frac)
+{
+    const real t = x * inverse_dx;
+    const uint c = min((uint)t, n - 1u);
+    *frac = t - (real)c;
+    return c;
+}
+
+/* Coordinates of node or cell g, x fastest. Written with explicit products rather than % next
+ * to /: LLVM then inserts a `freeze` instruction that Oclgrind 21.10's checker cannot follow. */
+INLINE void pic_coordinates(const uint g, const uint nx, const uint ny, PRIVATE uint* c)
+{
+    const uint row = g / nx;
+    const uint layer = row / ny;
+    c[0] = g - row * nx;
+    c[1] = row - layer * ny;
+    c[2] = layer;
+}
+
+/* Charge of particle s (its species' charge times weight over the cell volume) spread to the
+ * corners of its cell: atomics, one work-item per particle. rho zeroed by the host. */
+KERNEL void pic_deposit_atomic(const uint n, const uint stride, GLOBAL const real* positions,
+                               GLOBAL const uint* species, GLOBAL const real* species_density,
+                               PIC_GRID_PARAMS, GLOBAL real* rho)
+{
+    const uint s = global_id(0);
+    if (s >= n) return;
+    uint cell[3] = {0u, 0u, 0u};
+    real frac[3] = {REAL_C(0.0), REAL_C(0.0), REAL_C(0.0)};
+    for (int k = 0; k < PIC_DIMENSIONS; ++k)
+        cell[k] = pic_cell(positions[k * stride + s], inverse_dx, pic_axis_size(k, nx, ny, nz),
+                           &frac[k]);
+    const real q = species_density[species[s]];
+    for (int b = 0; b < PIC_CORNERS; ++b) {
+        real w = q;
+        uint node = 0u, scale = 1u;
+        for (int k = 0; k < PIC_DIMENSIONS; ++k) {
+            const uint size = pic_axis_size(k, nx, ny, nz);
+            const uint up = (uint)(b >> k) & 1u;
+            const uint c = cell[k] + up;
+            node += (c == size ? 0u : c) * scale;
+            scale *= size;
+            w *= up ? frac[k] : REAL_C(1.0) - frac[k];
+        }
+        PIC_ATOMIC_ADD(&rho[2u * node], w);
+    }
+}
+
+/* The same density without atomics: one work-item per node sums the particles of the 2^D cells
+ * that have the node as a corner, the particles sorted by cell (slots [cell_start[c],
+ * cell_end[c]) of cell c, c the cell list's index, equal to the cell's lower node). Writes every
+ * node, the imaginary part 0. */
+KERNEL void pic_deposit_gather(const uint points, const uint stride,
+                               GLOBAL const real* positions, GLOBAL const uint* species,
+                               GLOBAL const real* species_density, GLOBAL const uint* cell_start,
+                               GLOBAL const uint* cell_end, PIC_GRID_PARAMS, GLOBAL real* rho)
+{
+    const uint g = global_id(0);
+    if (g >= points) return;
+    uint node[3];
+    pic_coordinates(g, nx, ny, node);
+    real sum = REAL_C(0.0);
+    for (int b = 0; b < PIC_CORNERS; ++b) {
+        /* The cell below the node along the axes whose bit is set: the node is its upper
+         * corner there. */
+        uint c = 0u, scale = 1u;
+        for (int k = 0; k < PIC_DIMENSIONS; ++k) {
+            const uint size = pic_axis_size(k, nx, ny, nz);
+            const uint down = (uint)(b >> k) & 1u;
+            c += (down ? (node[k] == 0u ? size - 1u : node[k] - 1u) : node[k]) * scale;
+            scale *= size;
+        }
+        for (uint s = cell_start[c]; s < cell_end[c]; ++s) {
+            real w = species_density[species[s]];
+            for (int k = 0; k < PIC_DIMENSIONS; ++k) {
+                real f;
+                (void)pic_cell(positions[k * stride + s], inverse_dx,
+                               pic_axis_size(k, nx, ny, nz), &f);
+                w *= ((b >> k) & 1) ? f : REAL_C(1.0) - f;
+            }
+            sum += w;
+        }
+    }
+    rho[2u * g] = sum;
+    rho[2u * g + 1u] = REAL_C(0.0);
+}
+
+/* Poisson in Fourier space, -k^2 phi_k = -rho_k (units with epsilon0 = 1): phi_k = rho_k / k^2,
+ * times 1 / points for the unnormalised inverse transform; the k = 0 mode 0 (a uniform
+ * neutralising background). k_x = 2 pi m / (nx dx), m the signed frequency of index i. */
+KERNEL void pic_poisson(const uint points, PIC_GRID_PARAMS, GLOBAL real* data)
+{
+    const uint g = global_id(0);
+    if (g >= points) return;
+    uint index[3];
+    pic_coordinates(g, nx, ny, index);
+    real k2 = REAL_C(0.0);
+    for (int k = 0; k < PIC_DIMENSIONS; ++k) {
+        const uint size = pic_axis_size(k, nx, ny, nz);
+        const real m = (real)index[k] - (2u * index[k] > size ? (real)size : REAL_C(0.0));
+        const real kk = REAL_C(6.283185307179586) * m * inverse_dx / (real)size;
+        k2 += kk * kk;
+    }
+    const real factor = k2 > REAL_C(0.0) ? REAL_C(1.0) / (k2 * (real)points) : REAL_C(0.0);
+    data[2u * g] *= factor;
+    data[2u * g + 1u] *= factor;
+}
+
+/* E = -grad phi by the centred difference (phi[g - e_k] - phi[g + e_k]) / (2 dx); phi is the
+ * real part of the interleaved array. */
+KERNEL void pic_field(const uint points, GLOBAL const real* phi, PIC_GRID_PARAMS,
+                      GLOBAL real* field)
+{
+    const uint g = global_id(0);
+    if (g >= points) return;
+    uint node[3];
+    pic_coordinates(g, nx, ny, node);
+    uint scale = 1u;
+    for (int k = 0; k < PIC_DIMENSIONS; ++k) {
+        const uint size = pic_axis_size(k, nx, ny, nz);
+        const uint below = g - node[k] * scale + (node[k] == 0u ? size - 1u : node[k] - 1u) * scale;
+        const uint above = g - node[k] * scale + (node[k] + 1u == size ? 0u : node[k] + 1u) * scale;
+        field[k * points + g] = (phi[2u * below] - phi[2u * above]) * REAL_C(0.5) * inverse_dx;
+        scale *= size;
+    }
+}
+
+/* E at the particle with the deposit's weights (so a particle exerts no force on itself),
+ * then v += (q / m) E dt_v, x += v dt_x, x wrapped into [0, n dx). A NaN stays NaN (the cell
+ * list reports it at the next sort). */
+KERNEL void pic_push(const uint n, const uint stride, GLOBAL real* positions,
+                     GLOBAL real* velocities, GLOBAL const uint* species,
+                     GLOBAL const real* species_charge_over_mass, GLOBAL const real* field,
+                     PIC_GRID_PARAMS, const real dt_v, const real dt_x)
+{
+    const uint s = global_id(0);
+    if (s >= n) return;
+    const uint points = nx * ny * nz;
+    uint cell[3] = {0u, 0u, 0u};
+    real frac[3] = {REAL_C(0.0), REAL_C(0.0), REAL_C(0.0)};
+    for (int k = 0; k < PIC_DIMENSIONS; ++k)
+        cell[k] = pic_cell(positions[k * stride + s], inverse_dx, pic_axis_size(k, nx, ny, nz),
+                           &frac[k]);
+    real e[3] = {REAL_C(0.0), REAL_C(0.0), REAL_C(0.0)};
+    for (int b = 0; b < PIC_CORNERS; ++b) {
+        real w = REAL_C(1.0);
+        uint node = 0u, scale = 1u;
+        for (int k = 0; k < PIC_DIMENSIONS; ++k) {
+            const uint size = pic_axis_size(k, nx, ny, nz);
+            const uint up = (uint)(b >> k) & 1u;
+            const uint c = cell[k] + up;
+            node += (c == size ? 0u : c) * scale;
+            scale *= size;
+            w *= up ? frac[k] : REAL_C(1.0) - frac[k];
+        }
+        for (int k = 0; k < PIC_DIMENSIONS; ++k) e[k] += w * field[k * points + node];
+    }
+    const real qm = species_charge_over_mass[species[s]];
+    for (int k = 0; k < PIC_DIMENSIONS; ++k) {
+        const uint size = pic_axis_size(k, nx, ny, nz);
+        const real length = (real)size / inverse_dx;
+        const real v = velocities[k * stride + s] + qm * e[k] * dt_v;
+        real x = positions[k * stride + s] + v * dt_x;
+        x -= length * floor(x / length);
+        /* Rounding can leave x at length (x a tiny negative number before the wrap) or put
+         * x / dx at n: both are the periodic image 0. Same expression as the cell list's. */
+        if (x * inverse_dx >= (real)size) x = REAL_C(0.0);
+        velocities[k * stride + s] = v;
+        positions[k * stride + s] = x;
+    }
+}

@@ -1,0 +1,108 @@
+#pragma once
+// ElectrostaticPic: periodic electrostatic particle-in-cell on the device, in 1-D, 2-D or 3-D,
+// float or double, several species. The scheme of the GPU PIC patent (seeds/003), per step:
+//   1. CellList: each particle's cell, sort by cell (sort_by_key), each cell's start and end on
+//      the device; particle data gathered into cell order
+//   2. charge density at the grid nodes with cloud-in-cell weights, by atomics or by a sorted
+//      per-node gather without atomics (PicDeposit)
+//   3. Poisson by FFT (partcl::Fft): phi_k = rho_k / k^2, the k = 0 mode zeroed (a uniform
+//      neutralising background)
+//   4. E = -grad phi by the centred difference at the nodes: one inverse transform instead of D
+//      (spectral ik would need one per component), and with the CIC weights of the gather it
+//      is the classic momentum-conserving scheme: a particle exerts no force on itself
+//   5. E gathered at the particles with the deposit's weights; leapfrog push; positions wrapped
+// Units: epsilon0 = 1, so a species of number density n, charge q and mass m (per physical
+// particle) has the plasma frequency omega_p^2 = n q^2 / m. A macro-particle of weight w
+// carries w physical particles: charge w q, mass w m, charge-to-mass ratio q / m.
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <partcl/algorithm/cell_list.hpp>
+#include <partcl/algorithm/fft.hpp>
+
+namespace partcl {
+
+enum class PicDeposit {
+    atomic,  // one work-item per particle, float atomics (portable compare-and-swap loops)
+    gather,  // one work-item per node over the particles of its 2^D cells: no atomics
+};
+
+struct PicSpecies {
+    double charge = -1;  // per physical particle
+    double mass = 1;
+    double weight = 1;   // physical particles per macro-particle
+};
+
+struct PicGrid {
+    int dimensions = 1;
+    std::array<std::uint32_t, 3> nodes{64, 1, 1};  // per axis; 1 for unused axes
+    double spacing = 1;                            // dx, the same on every axis
+    std::size_t points() const noexcept { return std::size_t(nodes[0]) * nodes[1] * nodes[2]; }
+    double length(int axis) const noexcept { return nodes[axis] * spacing; }
+};
+
+// Particles on the host: component k of particle i at position[k * size() + i] (k < dimensions).
+struct PicParticles {
+    int dimensions = 1;
+    std::vector<double> position, velocity;
+    std::vector<std::uint32_t> species;
+    std::size_t size() const noexcept { return species.size(); }
+};
+
+class ElectrostaticPic {
+public:
+    // Loads the particles and solves the field at their positions. UsageError for a malformed
+    // grid or species, mismatched or NaN particle data, species indices out of range, or
+    // particles outside the box [0, nodes_k dx); Unsupported for a grid the FFT cannot take.
+    ElectrostaticPic(Context& context, Precision precision, const PicGrid& grid,
+                     std::vector<PicSpecies> species, const PicParticles& particles,
+                     PicDeposit deposit = PicDeposit::gather,
+                     ProgramCache& cache = ProgramCache::global());
+
+    // One leapfrog step on device 0. Velocities live at half steps: the first step advances
+    // them by dt / 2 from the given initial velocities (v at t = 0), later steps by dt.
+    void step(double dt);
+
+    double time() const noexcept { return time_; }
+    std::size_t steps() const noexcept { return steps_; }
+    std::size_t size() const noexcept { return n_; }
+    const PicGrid& grid() const noexcept { return grid_; }
+    Precision precision() const noexcept { return precision_; }
+    PicDeposit deposit() const noexcept { return deposit_; }
+    void set_deposit(PicDeposit deposit) noexcept { deposit_ = deposit; }
+    const CellList& cells() const noexcept { return *cells_; }
+
+    // The particles now (in the device's cell order, which changes every step; velocities at
+    // the last half step).
+    PicParticles particles() const;
+    // At the current positions: the charge density at the nodes (points() values), the field
+    // (component k of node g at k * points() + g), the field energy sum E^2 / 2 dx^D.
+    std::vector<double> charge_density() const;
+    std::vector<double> field() const;
+    double field_energy() const;
+    // sum over particles of w m |v|^2 / 2 with the stored (half-step) velocities.
+    double kinetic_energy() const;
+
+private:
+    Context& context_;
+    Precision precision_;
+    PicGrid grid_;
+    std::vector<PicSpecies> species_;
+    PicDeposit deposit_;
+    std::size_t n_ = 0;
+    double time_ = 0;
+    std::size_t steps_ = 0;
+    std::unique_ptr<CellList> cells_;
+    Fft fft_;
+    Program program_;
+    Kernel deposit_atomic_, deposit_gather_, poisson_, field_kernel_, push_;
+    RealBuffer r_, v_, r_b_, v_b_, species_density_, species_qm_, rho_, work_, field_;
+    Buffer<std::uint32_t> species_index_, species_index_b_;
+
+    Kernel& grid_args(Kernel& kernel, cl_uint first);
+    void solve_field();  // steps 1-4 at the current positions
+};
+
+} // namespace partcl

@@ -1,0 +1,210 @@
+#include <partcl/models/pic/electrostatic_pic.hpp>
+
+#include <cmath>
+#include <utility>
+
+namespace partcl {
+
+namespace {
+
+constexpr std::size_t group = 64;
+
+const PicGrid& checked(const PicGrid& grid) {
+    if (grid.dimensions < 1 || grid.dimensions > 3)
+        throw UsageError("pic: " + std::to_string(grid.dimensions) + " dimensions (1, 2 or 3)");
+    if (!(grid.spacing > 0) || !std::isfinite(grid.spacing))
+        throw UsageError("pic: the grid spacing must be positive and finite, not " +
+                         std::to_string(grid.spacing));
+    double points = 1;
+    for (int k = 0; k < 3; ++k) {
+        if (k < grid.dimensions && grid.nodes[k] < 2)
+            throw UsageError("pic: " + std::to_string(grid.nodes[k]) + " nodes on axis " +
+                             std::to_string(k) + " (at least 2)");
+        if (k >= grid.dimensions && grid.nodes[k] != 1)
+            throw UsageError("pic: a " + std::to_string(grid.dimensions) +
+                             "-D grid has 1 node on axis " + std::to_string(k));
+        points *= grid.nodes[k];
+    }
+    if (points * 3 > 4294967295.0) throw UsageError("pic: more than 2^32 / 3 grid points");
+    return grid;
+}
+
+std::array<std::size_t, 3> fft_shape(const PicGrid& grid) {
+    return {grid.nodes[0], grid.nodes[1], grid.nodes[2]};
+}
+
+} // namespace
+
+ElectrostaticPic::ElectrostaticPic(Context& context, Precision precision, const PicGrid& grid,
+                                   std::vector<PicSpecies> species, const PicParticles& particles,
+                                   PicDeposit deposit, ProgramCache& cache)
+    : context_(context), precision_(precision), grid_(checked(grid)), species_(std::move(species)),
+      deposit_(deposit), n_(particles.size()),
+      fft_(context, precision, fft_shape(grid_)),
+      program_([&] {
+          require_precision(context.device(0).info(), precision);
+          BuildOptions options;
+          options.precision = precision;
+          options.define("PIC_DIMENSIONS", grid_.dimensions);
+          return build_program(context, Source::builtin("pic/pic.cl"), options, cache);
+      }()),
+      deposit_atomic_(program_, "pic_deposit_atomic"),
+      deposit_gather_(program_, "pic_deposit_gather"), poisson_(program_, "pic_poisson"),
+      field_kernel_(program_, "pic_field"), push_(program_, "pic_push") {
+    const int d = grid_.dimensions;
+    if (species_.empty()) throw UsageError("pic: no species");
+    for (std::size_t s = 0; s < species_.size(); ++s) {
+        const PicSpecies& p = species_[s];
+        if (!std::isfinite(p.charge) || !(p.mass > 0) || !std::isfinite(p.mass) ||
+            !(p.weight > 0) || !std::isfinite(p.weight))
+            throw UsageError("pic: species " + std::to_string(s) +
+                             " needs a finite charge and a positive, finite mass and weight");
+    }
+    if (particles.dimensions != d)
+        throw UsageError("pic: " + std::to_string(particles.dimensions) +
+                         "-D particles given to a " + std::to_string(d) + "-D grid");
+    if (n_ == 0) throw UsageError("pic: no particles");
+    if (n_ > 0xffffffffull / 3) throw UsageError("pic: more than 2^32 / 3 particles");
+    if (particles.position.size() != d * n_ || particles.velocity.size() != d * n_)
+        throw UsageError("pic: " + std::to_string(n_) + " particles need " +
+                         std::to_string(d * n_) + " position and velocity components");
+    for (std::size_t i = 0; i < d * n_; ++i)
+        if (!std::isfinite(particles.position[i]) || !std::isfinite(particles.velocity[i]))
+            throw UsageError("pic: particle " + std::to_string(i % n_) +
+                             " has a position or velocity that is NaN or infinite");
+    for (std::size_t i = 0; i < n_; ++i)
+        if (particles.species[i] >= species_.size())
+            throw UsageError("pic: particle " + std::to_string(i) + " is of species " +
+                             std::to_string(particles.species[i]) + ", but there are " +
+                             std::to_string(species_.size()));
+
+    // The cell list's grid: the PIC cells (cell c's lower corner is node c). It sorts in 2-D
+    // or 3-D only, so a 1-D run keeps a y component of zeros in its position buffers.
+    CellGrid cells;
+    cells.dimensions = std::max(d, 2);
+    cells.cell_size = grid_.spacing;
+    cells.cells = grid_.nodes;
+    cells_ = std::make_unique<CellList>(context, precision, cells, cache);
+
+    const std::size_t components = std::size_t(std::max(d, 2));
+    auto real_buffer = [&](std::size_t size) { return RealBuffer(context, precision, size); };
+    r_ = real_buffer(components * n_), r_b_ = real_buffer(components * n_);
+    v_ = real_buffer(d * n_), v_b_ = real_buffer(d * n_);
+    rho_ = real_buffer(2 * grid_.points()), work_ = real_buffer(2 * grid_.points());
+    field_ = real_buffer(d * grid_.points());
+    species_index_ = Buffer<std::uint32_t>(context, n_);
+    species_index_b_ = Buffer<std::uint32_t>(context, n_);
+    std::vector<double> density, qm;
+    const double volume = std::pow(grid_.spacing, d);
+    for (const PicSpecies& p : species_) {
+        density.push_back(p.charge * p.weight / volume);
+        qm.push_back(p.charge / p.mass);
+    }
+    species_density_ = real_buffer(density.size());
+    species_qm_ = real_buffer(qm.size());
+    auto& queue = context.queue(0);
+    species_density_.write(queue, density);
+    species_qm_.write(queue, qm);
+    r_.fill(queue, 0);
+    r_b_.fill(queue, 0);
+    r_.write(queue, particles.position);
+    v_.write(queue, particles.velocity);
+    species_index_.write(queue, particles.species).wait();
+    solve_field();  // particles outside the box: UsageError from the cell list here
+}
+
+Kernel& ElectrostaticPic::grid_args(Kernel& kernel, cl_uint first) {
+    return kernel.arg(first, cl_uint(grid_.nodes[0]))
+        .arg(first + 1, cl_uint(grid_.nodes[1]))
+        .arg(first + 2, cl_uint(grid_.nodes[2]))
+        .arg(first + 3, Real{1 / grid_.spacing});
+}
+
+void ElectrostaticPic::solve_field() {
+    const int d = grid_.dimensions;
+    const std::size_t points = grid_.points();
+    auto& queue = context_.queue(0);
+
+    cells_->build(queue, r_, n_, n_);
+    cells_->gather(queue, r_, r_b_, d, n_);
+    cells_->gather(queue, v_, v_b_, d, n_);
+    cells_->gather(queue, species_index_, species_index_b_);
+    std::swap(r_, r_b_);
+    std::swap(v_, v_b_);
+    std::swap(species_index_, species_index_b_);
+
+    if (deposit_ == PicDeposit::atomic) {
+        rho_.fill(queue, 0);
+        deposit_atomic_.args(cl_uint(n_), cl_uint(n_), r_, species_index_, species_density_);
+        grid_args(deposit_atomic_, 5).arg(9, rho_);
+        deposit_atomic_.launch(queue, n_, group);
+    } else {
+        deposit_gather_.args(cl_uint(points), cl_uint(n_), r_, species_index_, species_density_,
+                             cells_->cell_start(), cells_->cell_end());
+        grid_args(deposit_gather_, 7).arg(11, rho_);
+        deposit_gather_.launch(queue, points, group);
+    }
+    rho_.copy_to(queue, work_, 2 * points);
+    fft_.forward(work_);
+    poisson_.arg(0, cl_uint(points));
+    grid_args(poisson_, 1).arg(5, work_);
+    poisson_.launch(queue, points, group);
+    fft_.inverse(work_);
+    field_kernel_.args(cl_uint(points), work_);
+    grid_args(field_kernel_, 2).arg(6, field_);
+    field_kernel_.launch(queue, points, group);
+}
+
+void ElectrostaticPic::step(double dt) {
+    if (!std::isfinite(dt)) throw UsageError("pic: the time step must be finite");
+    auto& queue = context_.queue(0);
+    push_.args(cl_uint(n_), cl_uint(n_), r_, v_, species_index_, species_qm_, field_);
+    grid_args(push_, 7).arg(11, Real{steps_ == 0 ? dt / 2 : dt}).arg(12, Real{dt});
+    push_.launch(queue, n_, group);
+    solve_field();  // a NaN position: UsageError from the cell list
+    time_ += dt;
+    ++steps_;
+}
+
+PicParticles ElectrostaticPic::particles() const {
+    const int d = grid_.dimensions;
+    auto& queue = context_.queue(0);
+    PicParticles p;
+    p.dimensions = d;
+    p.position.resize(d * n_);
+    p.velocity.resize(d * n_);
+    r_.read(queue, p.position.data(), d * n_);
+    v_.read(queue, p.velocity.data(), d * n_);
+    p.species = species_index_.read(queue);
+    p.species.resize(n_);
+    return p;
+}
+
+std::vector<double> ElectrostaticPic::charge_density() const {
+    const auto complex = rho_.read(context_.queue(0));
+    std::vector<double> rho(grid_.points());
+    for (std::size_t g = 0; g < rho.size(); ++g) rho[g] = complex[2 * g];
+    return rho;
+}
+
+std::vector<double> ElectrostaticPic::field() const { return field_.read(context_.queue(0)); }
+
+double ElectrostaticPic::field_energy() const {
+    double sum = 0;
+    for (double e : field()) sum += e * e;
+    return 0.5 * sum * std::pow(grid_.spacing, grid_.dimensions);
+}
+
+double ElectrostaticPic::kinetic_energy() const {
+    const PicParticles p = particles();
+    double sum = 0;
+    for (std::size_t i = 0; i < n_; ++i) {
+        const PicSpecies& s = species_[p.species[i]];
+        double v2 = 0;
+        for (int k = 0; k < grid_.dimensions; ++k) v2 += p.velocity[k * n_ + i] * p.velocity[k * n_ + i];
+        sum += 0.5 * s.weight * s.mass * v2;
+    }
+    return sum;
+}
+
+} // namespace partcl

@@ -1,0 +1,290 @@
+#include "pic_check.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
+
+#include "support.hpp"
+
+using namespace partcl;
+
+namespace partcl_test {
+
+namespace {
+
+constexpr double two_pi = 6.283185307179586;
+
+template <class T>
+void check_typed(Precision precision, int dims, unsigned per_axis, std::size_t n) {
+    Context& context = test_context();
+    auto& queue = context.queue(0);
+    const std::uint32_t seed = fresh_seed();
+    CAPTURE(seed);
+    CAPTURE(dims);
+    CAPTURE(per_axis);
+    CAPTURE(n);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u01(0.0, 1.0);
+    const double eps = std::numeric_limits<T>::epsilon();
+
+    // Unequal axes catch a swapped index; dx not a power of 2 makes x / dx round.
+    const cl_uint nodes[3] = {per_axis, cl_uint(dims >= 2 ? per_axis + 1 : 1),
+                              cl_uint(dims >= 3 ? per_axis + 2 : 1)};
+    const std::size_t points = std::size_t(nodes[0]) * nodes[1] * nodes[2];
+    const double dx = 0.3, inverse_dx = 1 / dx;
+    const std::size_t stride = n + 3;  // padding after the particles must stay untouched
+
+    BuildOptions options;
+    options.precision = precision;
+    options.define("PIC_DIMENSIONS", dims);
+    const Program program = build_program(context, Source::builtin("pic/pic.cl"), options,
+                                          memory_cache());
+    auto grid_args = [&](Kernel& k, cl_uint first) {
+        k.arg(first, nodes[0]).arg(first + 1, nodes[1]).arg(first + 2, nodes[2])
+            .arg(first + 3, Real{inverse_dx});
+    };
+
+    // Particles in the box, three species; a few on cell faces and at the lower edge.
+    const double density[3] = {-1.5, 0.75, 2.0}, qm[3] = {-3.0, 0.5, 1.25};
+    std::vector<T> x(3 * stride, T(0)), v(3 * stride, T(0));
+    std::vector<cl_uint> species(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        species[i] = cl_uint(rng() % 3);
+        for (int k = 0; k < dims; ++k) {
+            const double t = i % 7 == 3 ? double(rng() % nodes[k]) : u01(rng) * nodes[k];
+            x[k * stride + i] = T(std::min(t * dx, std::nextafter(nodes[k] * dx, 0.0)));
+            v[k * stride + i] = T(2 * u01(rng) - 1);
+        }
+    }
+    // The cell and fraction of a particle as the kernel finds them (t in T), in double.
+    auto locate = [&](const std::vector<T>& pos, std::size_t i, int k, double& f) {
+        const T t = pos[k * stride + i] * T(inverse_dx);
+        const cl_uint c = std::min(cl_uint(t), nodes[k] - 1);
+        f = double(t) - c;
+        return c;
+    };
+    auto corner = [&](const cl_uint cell[3], int b) {
+        std::size_t node = 0, scale = 1;
+        for (int k = 0; k < dims; ++k) {
+            const cl_uint c = (cell[k] + ((b >> k) & 1)) % nodes[k];
+            node += c * scale;
+            scale *= nodes[k];
+        }
+        return node;
+    };
+    auto weight = [&](const double f[3], int b) {
+        double w = 1;
+        for (int k = 0; k < dims; ++k) w *= ((b >> k) & 1) ? f[k] : 1 - f[k];
+        return w;
+    };
+
+    // Host sort by cell (stable), cell ranges.
+    std::vector<std::size_t> cell_of(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        std::size_t c = 0, scale = 1;
+        for (int k = 0; k < dims; ++k) {
+            double f;
+            c += locate(x, i, k, f) * scale;
+            scale *= nodes[k];
+        }
+        cell_of[i] = c;
+    }
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return cell_of[a] < cell_of[b]; });
+    std::vector<T> xs(3 * stride, T(0));
+    std::vector<cl_uint> ss(n), start(points, 0), end(points, 0);
+    for (std::size_t s = 0; s < n; ++s) {
+        for (int k = 0; k < 3; ++k) xs[k * stride + s] = x[k * stride + order[s]];
+        ss[s] = species[order[s]];
+        const std::size_t c = cell_of[order[s]];
+        if (s == 0 || cell_of[order[s - 1]] != c) start[c] = cl_uint(s);
+        end[c] = cl_uint(s + 1);
+    }
+
+    // Reference density, and the sum of |contributions| per node for the bound.
+    std::vector<double> rho(points, 0), magnitude(points, 0);
+    std::vector<std::size_t> count(points, 0);
+    double total = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        cl_uint cell[3] = {0, 0, 0};
+        double f[3] = {0, 0, 0};
+        for (int k = 0; k < dims; ++k) cell[k] = locate(x, i, k, f[k]);
+        const double q = double(T(density[species[i]]));
+        total += q;
+        for (int b = 0; b < (1 << dims); ++b) {
+            const std::size_t g = corner(cell, b);
+            rho[g] += q * weight(f, b);
+            magnitude[g] += std::abs(q) * weight(f, b);
+            ++count[g];
+        }
+    }
+    // Each weight is a product of D factors, each within 2 ulp, so a contribution is within
+    // (2 D + 1) eps of |q w| and a sum of m of them adds m eps of the running magnitude:
+    // |error| <= (2 D + 1 + m) eps sum |q w|. Twice that for slack.
+    auto bound = [&](std::size_t g) { return 2 * (2 * dims + 1 + count[g]) * eps * magnitude[g] + 1e-300; };
+
+    Buffer<T> species_density(context, std::vector<T>{T(density[0]), T(density[1]), T(density[2])});
+    Buffer<T> species_qm(context, std::vector<T>{T(qm[0]), T(qm[1]), T(qm[2])});
+    std::vector<std::vector<double>> deposits;
+    for (const bool atomic : {true, false}) {
+        CAPTURE(atomic);
+        // Output made from host data, not by fill: Oclgrind 21.10 leaves filled memory marked
+        // uninitialized, and the compare-and-swap loop of the atomic deposit reads it.
+        Buffer<T> positions(context, atomic ? x : xs),
+            out(context, std::vector<T>(2 * points + 2, atomic ? T(0) : T(-7)));
+        Buffer<cl_uint> sp(context, atomic ? species : ss), bstart(context, start),
+            bend(context, end);
+        if (atomic) {
+            Kernel k(program, "pic_deposit_atomic");
+            k.args(cl_uint(n), cl_uint(stride), positions, sp, species_density);
+            grid_args(k, 5);
+            k.arg(9, out);
+            k.launch(queue, n, 16).wait();
+        } else {
+            Kernel k(program, "pic_deposit_gather");
+            k.args(cl_uint(points), cl_uint(stride), positions, sp, species_density, bstart, bend);
+            grid_args(k, 7);
+            k.arg(11, out);
+            k.launch(queue, points, 16).wait();
+        }
+        const auto got = out.read(queue);
+        std::vector<double> rho_got(points);
+        double sum = 0;
+        for (std::size_t g = 0; g < points; ++g) {
+            CAPTURE(g);
+            rho_got[g] = double(got[2 * g]);
+            sum += rho_got[g];
+            CHECK(std::abs(rho_got[g] - rho[g]) <= bound(g));
+            CHECK(got[2 * g + 1] == T(0));
+        }
+        CHECK(got[2 * points] == (atomic ? T(0) : T(-7)));
+        // Charge is conserved: the weights of a particle sum to 1 up to (2 D + 1) eps each.
+        double all = 0;
+        for (double m : magnitude) all += m;
+        CHECK(std::abs(sum - total) <= 2 * (2 * dims + 1 + n) * eps * all + 1e-300);
+        deposits.push_back(rho_got);
+    }
+    for (std::size_t g = 0; g < points; ++g)
+        CHECK(std::abs(deposits[0][g] - deposits[1][g]) <= 2 * bound(g));
+
+    // Poisson: random complex data times 1 / (k^2 points), k = 0 zeroed.
+    {
+        std::vector<T> data(2 * points);
+        for (auto& d : data) d = T(2 * u01(rng) - 1);
+        Buffer<T> b(context, data);
+        Kernel k(program, "pic_poisson");
+        k.arg(0, cl_uint(points));
+        grid_args(k, 1);
+        k.arg(5, b);
+        k.launch(queue, points, 16).wait();
+        const auto got = b.read(queue);
+        for (std::size_t g = 0; g < points; ++g) {
+            CAPTURE(g);
+            std::size_t rest = g;
+            double k2 = 0;
+            for (int a = 0; a < dims; ++a) {
+                const long i = long(rest % nodes[a]);
+                rest /= nodes[a];
+                const long m = 2 * i > long(nodes[a]) ? i - long(nodes[a]) : i;
+                const double kk = two_pi * double(m) / (nodes[a] * dx);
+                k2 += kk * kk;
+            }
+            const double factor = g == 0 ? 0 : 1 / (k2 * double(points));
+            // A handful of roundings of the factor, each within eps relative.
+            for (int c = 0; c < 2; ++c)
+                CHECK(std::abs(double(got[2 * g + c]) - double(data[2 * g + c]) * factor) <=
+                      10 * eps * std::abs(double(data[2 * g + c]) * factor) + 1e-300);
+        }
+    }
+
+    // Field: centred differences of the real part.
+    std::vector<T> phi(2 * points);
+    for (auto& p : phi) p = T(2 * u01(rng) - 1);
+    {
+        Buffer<T> b(context, phi), field(context, dims * points + 1);
+        field.fill(queue, T(-7)).wait();
+        Kernel k(program, "pic_field");
+        k.args(cl_uint(points), b);
+        grid_args(k, 2);
+        k.arg(6, field);
+        k.launch(queue, points, 16).wait();
+        const auto got = field.read(queue);
+        for (std::size_t g = 0; g < points; ++g) {
+            std::size_t scale = 1;
+            for (int a = 0; a < dims; ++a) {
+                CAPTURE(g);
+                CAPTURE(a);
+                const std::size_t i = (g / scale) % nodes[a];
+                const std::size_t below = g - i * scale + ((i + nodes[a] - 1) % nodes[a]) * scale;
+                const std::size_t above = g - i * scale + ((i + 1) % nodes[a]) * scale;
+                const double want = (double(phi[2 * below]) - double(phi[2 * above])) / (2 * dx);
+                // One subtraction and two multiplications of values <= 1 by 1 / (2 dx).
+                CHECK(std::abs(double(got[a * points + g]) - want) <= 8 * eps * inverse_dx);
+                scale *= nodes[a];
+            }
+        }
+        CHECK(got[dims * points] == T(-7));
+    }
+
+    // Push: random field, the gather with the deposit's weights, leapfrog, periodic wrap.
+    {
+        std::vector<T> field(dims * points);
+        for (auto& e : field) e = T(2 * u01(rng) - 1);
+        const double dt_v = 0.07, dt_x = 0.11;  // speeds up to ~1.5 cross a cell in 2 steps
+        // Some particles leave the box across the lower and upper faces.
+        std::vector<T> vv = v;
+        for (std::size_t i = 0; i < n; i += 5) vv[i] = T(i % 2 ? 30.0 : -30.0);
+        Buffer<T> positions(context, x), velocities(context, vv), bfield(context, field);
+        Buffer<cl_uint> sp(context, species);
+        Kernel k(program, "pic_push");
+        k.args(cl_uint(n), cl_uint(stride), positions, velocities, sp, species_qm, bfield);
+        grid_args(k, 7);
+        k.arg(11, Real{dt_v}).arg(12, Real{dt_x});
+        k.launch(queue, n, 16).wait();
+        const auto gx = positions.read(queue), gv = velocities.read(queue);
+        for (std::size_t i = 0; i < n; ++i) {
+            CAPTURE(i);
+            cl_uint cell[3] = {0, 0, 0};
+            double f[3] = {0, 0, 0};
+            for (int a = 0; a < dims; ++a) cell[a] = locate(x, i, a, f[a]);
+            for (int a = 0; a < dims; ++a) {
+                CAPTURE(a);
+                double e = 0;
+                for (int b = 0; b < (1 << dims); ++b) e += weight(f, b) * double(field[a * points + corner(cell, b)]);
+                const double vn = double(vv[a * stride + i]) + double(T(qm[species[i]])) * e * dt_v;
+                const double length = nodes[a] * dx;
+                double xn = double(x[a * stride + i]) + vn * dt_x;
+                xn -= length * std::floor(xn / length);
+                // E within (2 D + 3) eps (weights and sum of values <= 1), v then a few eps
+                // of |v| + |qm E dt|; x within eps of |x| + |v dt| + length (the wrap).
+                const double dv = 4 * (2 * dims + 6) * eps * (std::abs(vn) + 1);
+                CHECK(std::abs(double(gv[a * stride + i]) - vn) <= dv);
+                const double got = double(gx[a * stride + i]);
+                CHECK(got >= 0);
+                CHECK(got < length);
+                double dxp = std::abs(got - xn);
+                dxp = std::min(dxp, length - dxp);
+                CHECK(dxp <= dv * dt_x + 8 * eps * (length + std::abs(vn * dt_x)));
+            }
+        }
+        for (std::size_t i = n; i < stride; ++i) CHECK(gx[i] == T(0));
+    }
+}
+
+} // namespace
+
+void check_pic_kernels(Precision precision, int dimensions, unsigned nodes_per_axis,
+                       std::size_t particles) {
+    if (precision == Precision::float64)
+        check_typed<double>(precision, dimensions, nodes_per_axis, particles);
+    else
+        check_typed<float>(precision, dimensions, nodes_per_axis, particles);
+}
+
+} // namespace partcl_test

@@ -1,0 +1,16 @@
+#pragma once
+// The kernels of cl/pic/pic.cl, each against a float64 host reference on fresh random inputs:
+// both deposits (particles of three species of mixed-sign charge, sorted into cells on the host
+// for the gather, so that no other code is under test), the Poisson multiply, the field
+// difference and the gather-and-push. Used at a small grid under Oclgrind
+// (tests/test_oclgrind.cpp) and at larger ones by the pic suite.
+#include <cstddef>
+
+#include <partcl/runtime/precision.hpp>
+
+namespace partcl_test {
+
+void check_pic_kernels(partcl::Precision precision, int dimensions, unsigned nodes_per_axis,
+                       std::size_t particles);
+
+} // namespace partcl_test
