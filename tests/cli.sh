@@ -42,7 +42,16 @@ grep -q '^front x = .*Z = x/a' mps.txt || { echo "FAIL: no MPS summary"; cat mps
 [ "$(wc -l <out/bottom_pressure.csv)" -eq 6 ] || { echo "FAIL: bottom_pressure.csv rows"; cat out/bottom_pressure.csv; exit 1; }
 grep -q '^\[#*\.*\] t 0.0100/0.01 s  bottom pressure' hydro.txt || { echo "FAIL: no MPS progress line"; cat hydro.txt; exit 1; }
 grep -q '^bottom pressure .* Pa against rho g h .* Pa' hydro.txt || { echo "FAIL: no hydrostatic summary"; cat hydro.txt; exit 1; }
-before=$(cat out/energy.csv out/checkpoint.bin out/snapshot_000004.h5 out/front.csv out/frame_000000.png | cksum)
+# The PIC plasma built-ins: a short Langmuir run (two plasma periods) and the full two-stream
+# run (320 steps, about a second), each with its measurement in the summary.
+"$partcl" run langmuir --end-time 13 --out out >langmuir.txt 2>&1 || { echo "FAIL: a good langmuir run failed"; cat langmuir.txt; exit 1; }
+[ "$(head -n 1 out/diagnostics.csv)" = "t,field_energy,kinetic_energy,total,momentum,mode_sin,mode_cos" ] || { echo "FAIL: diagnostics.csv header"; exit 1; }
+[ "$(wc -l <out/diagnostics.csv)" -eq 132 ] || { echo "FAIL: diagnostics.csv rows"; wc -l out/diagnostics.csv; exit 1; }
+[ -s out/frame_000120.png ] || { echo "FAIL: no phase-space frame"; exit 1; }
+grep -q '^frequency 0\.99[0-9]* against the plasma frequency 1\.00000\|^frequency 1\.00[0-9]* against the plasma frequency 1\.00000' langmuir.txt || { echo "FAIL: no Langmuir frequency within 1%"; cat langmuir.txt; exit 1; }
+"$partcl" run two-stream --out out --quiet >two_stream.txt 2>&1 || { echo "FAIL: a good two-stream run failed"; cat two_stream.txt; exit 1; }
+grep -q '^growth rate 0\.3[2-8][0-9]* against linear theory 0\.35355' two_stream.txt || { echo "FAIL: no two-stream growth rate near theory"; cat two_stream.txt; exit 1; }
+before=$(cat out/energy.csv out/checkpoint.bin out/snapshot_000004.h5 out/front.csv out/frame_000000.png out/diagnostics.csv | cksum)
 
 cat >unknown_key.toml <<'TOML'
 [run]
@@ -87,6 +96,24 @@ model = "mps"
 [fluid]
 gravity = nan
 TOML
+cat >plasma_dt.toml <<'TOML'
+[scenario]
+model = "pic"
+[plasma]
+dt = 3.0
+TOML
+cat >plasma_nan.toml <<'TOML'
+[scenario]
+model = "pic"
+[plasma]
+length = nan
+TOML
+cat >plasma_setup.toml <<'TOML'
+[scenario]
+model = "pic"
+[plasma]
+setup = "beam"
+TOML
 cat >fluid_nbody_key.toml <<'TOML'
 [scenario]
 model = "mps"
@@ -124,8 +151,13 @@ expect 2 'fluid_nbody_key.toml:4.*\[run\] steps.*nbody' run fluid_nbody_key.toml
 expect 2 '\[fluid\] end_time must be positive' run dambreak --end-time -1 --out out
 expect 2 '--n is for N-body' run dambreak --n 10 --out out
 expect 2 '--end-time is for MPS' run plummer --end-time 1 --out out
+expect 2 'plasma_dt.toml:4.*\[plasma\] dt.*unstable' run plasma_dt.toml --out out
+expect 2 'plasma_nan.toml:4.*\[plasma\] length.*finite' run plasma_nan.toml --out out
+expect 2 'plasma_setup.toml:4.*beam.*langmuir, two-stream' run plasma_setup.toml --out out
+expect 2 '\[plasma\] end_time must be positive' run langmuir --end-time -1 --out out
+expect 2 '--steps is for N-body.*PIC plasma' run two-stream --steps 10 --out out
 
-after=$(cat out/energy.csv out/checkpoint.bin out/snapshot_000004.h5 out/front.csv out/frame_000000.png | cksum)
+after=$(cat out/energy.csv out/checkpoint.bin out/snapshot_000004.h5 out/front.csv out/frame_000000.png out/diagnostics.csv | cksum)
 if [ "$before" != "$after" ]; then
     echo "FAIL: a failing run changed the earlier output"
     failed=1

@@ -270,13 +270,14 @@ TEST_SUITE("io") {
 TEST_CASE("every built-in scenario parses and survives to_toml exactly") {
     const auto names = builtin_scenario_names();
     CHECK(names == std::vector<std::string>{"galaxies", "plummer", "kepler", "cube", "dambreak",
-                                            "dambreak3d", "hydrostatic"});
+                                            "dambreak3d", "hydrostatic", "langmuir", "two-stream"});
     for (const auto& name : names) {
         INFO("scenario " << name);
         const Scenario s = builtin_scenario(name);
         CHECK(s.name == name);
         // The MPS fluid built-ins (tests/test_mps_run.cpp checks their [fluid] keys).
         if (s.model == "mps") CHECK(s.fluid.setup == (name == "hydrostatic" ? "hydrostatic" : "dambreak"));
+        else if (s.model == "pic") CHECK(s.plasma.setup == name);  // tests/test_pic_run.cpp
         else CHECK(s.initial == name);
         const std::string text = to_toml(s);
         const Scenario back = parse_scenario(text, "x");

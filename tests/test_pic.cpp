@@ -8,6 +8,8 @@
 #include <limits>
 #include <random>
 
+#include <partcl/models/pic/pic_plasma.hpp>
+
 #include "pic_check.hpp"
 #include "support.hpp"
 
@@ -253,42 +255,21 @@ TEST_CASE("Langmuir oscillation at the plasma frequency") {
             grid.nodes = {64, 1, 1};
             grid.spacing = 2 * pi / 64;  // L = 2 pi: mode 1 has k = 1
             const std::size_t n = 64 * 32;
-            const double length = grid.length(0), amplitude = 1e-3 * length;
-            PicParticles particles;
-            for (std::size_t i = 0; i < n; ++i) {
-                const double x0 = (i + 0.5) * length / n;
-                double x = x0 + amplitude * std::sin(x0);
-                x -= length * std::floor(x / length);
-                particles.position.push_back(x);
-                particles.velocity.push_back(0);
-                particles.species.push_back(0);
-            }
+            const double length = grid.length(0);
             // n_e q^2 / m = (n w / L) = 1.
-            const std::vector<PicSpecies> electrons{{-1.0, 1.0, length / n}};
-            ElectrostaticPic pic(test_context(), p, grid, electrons, particles, deposit,
-                                 memory_cache());
+            ElectrostaticPic pic(test_context(), p, grid, unit_plasma_electrons(length, n),
+                                 langmuir_particles(grid, n, 1e-3 * length), deposit, memory_cache());
             const double dt = 0.1;
-            auto mode = [&] {
-                const auto e = pic.field();
-                double a = 0;
-                for (std::size_t g = 0; g < e.size(); ++g) a += e[g] * std::sin(g * grid.spacing);
-                return a;
-            };
-            std::vector<double> crossings;
-            double previous = mode(), t = 0;
-            const double first = previous;
-            CHECK(std::abs(first) > 0);
-            while (t < 6 * 2 * pi) {
+            std::vector<double> t{0.0}, mode{field_mode(pic.field(), grid).sine};
+            CHECK(std::abs(mode[0]) > 0);
+            while (pic.time() < 6 * 2 * pi) {
                 pic.step(dt);
-                t += dt;
-                const double now = mode();
-                if ((previous < 0) != (now < 0))
-                    crossings.push_back(t - dt * now / (now - previous));
-                previous = now;
+                t.push_back(pic.time());
+                mode.push_back(field_mode(pic.field(), grid).sine);
             }
-            REQUIRE(crossings.size() >= 10);
-            const double omega =
-                pi * double(crossings.size() - 1) / (crossings.back() - crossings.front());
+            std::size_t crossings = 0;
+            const double omega = zero_crossing_frequency(t, mode, &crossings);
+            REQUIRE(crossings >= 10);
             CAPTURE(omega);
             MESSAGE("Langmuir omega / omega_p = " << omega << " (" << std::string(to_string(p)) << ", "
                                                   << (deposit == PicDeposit::gather ? "gather" : "atomic")
@@ -317,54 +298,27 @@ TEST_CASE("two-stream instability grows at the linear-theory rate") {
         grid.nodes = {64, 1, 1};
         grid.spacing = 2 * pi / 64;
         const std::size_t n = 64 * 64;
-        const double length = grid.length(0), v0 = std::sqrt(3.0 / 8.0), seed = 1e-4;
-        PicParticles particles;
-        for (std::size_t i = 0; i < n; ++i) {
-            const double x0 = (i / 2 + 0.5) * length / (n / 2);  // the beams interleaved
-            double x = x0 + seed * std::sin(x0);
-            x -= length * std::floor(x / length);
-            particles.position.push_back(x);
-            particles.velocity.push_back(i % 2 ? v0 : -v0);
-            particles.species.push_back(0);
-        }
-        const std::vector<PicSpecies> electrons{{-1.0, 1.0, length / n}};
-        ElectrostaticPic pic(test_context(), p, grid, electrons, particles, deposit,
-                             memory_cache());
+        const double length = grid.length(0), v0 = std::sqrt(3.0 / 8.0);
+        ElectrostaticPic pic(test_context(), p, grid, unit_plasma_electrons(length, n),
+                             two_stream_particles(grid, n, v0, 1e-4), deposit, memory_cache());
         const double dt = 0.1, energy0 = pic.field_energy() + pic.kinetic_energy();
         std::vector<double> t, log_e1;
         double worst_energy = 0;
         for (int s = 0; s <= 320; ++s) {
-            const auto e = pic.field();
-            double a = 0, b = 0;
-            for (std::size_t g = 0; g < e.size(); ++g) {
-                a += e[g] * std::sin(g * grid.spacing);
-                b += e[g] * std::cos(g * grid.spacing);
-            }
+            const FieldMode e1 = field_mode(pic.field(), grid);
             t.push_back(s * dt);
-            log_e1.push_back(std::log(std::hypot(a, b)));
+            log_e1.push_back(std::log(std::hypot(e1.sine, e1.cosine)));
             const double energy = pic.field_energy() + pic.kinetic_energy();
             worst_energy = std::max(worst_energy, std::abs(energy / energy0 - 1));
             pic.step(dt);
         }
-        const std::size_t peak = std::max_element(log_e1.begin(), log_e1.end()) - log_e1.begin();
-        const double low = log_e1[0] + 1.5, high = log_e1[peak] - 2;
-        std::size_t from = 0, to = 0;
-        while (from < peak && log_e1[from] < low) ++from;
-        to = from;
-        while (to < peak && log_e1[to] < high) ++to;
-        CAPTURE(t[from]);
-        CAPTURE(t[to]);
-        REQUIRE(to > from + 50);  // a linear phase of 5 time units at least
-        double st = 0, sy = 0, stt = 0, sty = 0;
-        const double m = double(to - from);
-        for (std::size_t i = from; i < to; ++i) {
-            st += t[i];
-            sy += log_e1[i];
-            stt += t[i] * t[i];
-            sty += t[i] * log_e1[i];
-        }
-        const double gamma = (m * sty - st * sy) / (m * stt - st * st);
+        const GrowthFit fit = linear_growth_rate(t, log_e1);
+        CAPTURE(fit.from);
+        CAPTURE(fit.to);
+        REQUIRE(fit.samples > 50);  // a linear phase of 5 time units at least
+        const double gamma = fit.rate;
         const double theory = 1 / (2 * std::sqrt(2.0));
+        CHECK(two_stream_growth_rate(v0) == doctest::Approx(theory));
         CAPTURE(gamma);
         CAPTURE(worst_energy);
         MESSAGE("two-stream gamma = " << gamma << " (theory " << theory << "), energy within "

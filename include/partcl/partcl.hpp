@@ -41,6 +41,7 @@
 #include <partcl/models/mps/mps_reference.hpp>
 #include <partcl/models/mps/mps_tank.hpp>
 #include <partcl/models/pic/electrostatic_pic.hpp>
+#include <partcl/models/pic/pic_plasma.hpp>
 #include <partcl/models/pic/pic_reference.hpp>
 
 #include <partcl/diag/compensated_sum.hpp>

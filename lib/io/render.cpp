@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -220,6 +221,37 @@ void render_pressure(const fs::path& png, const MpsParticles& particles,
                      const PressureFrame& frame) {
     write_png(png, render_pressure_rgb(particles, pressure, spacing, frame), frame.width,
               frame.height());
+}
+
+std::vector<unsigned char> render_phase_space_rgb(const PicParticles& particles,
+                                                  const PhaseSpaceFrame& frame) {
+    if (frame.width < 2 || frame.width > 16384)
+        throw UsageError("phase-space frame: width " + std::to_string(frame.width) + " (2..16384)");
+    if (!(frame.length > 0) || !std::isfinite(frame.length) || !(frame.max_speed > 0) ||
+        !std::isfinite(frame.max_speed))
+        throw UsageError("phase-space frame: length and max_speed must be positive and finite");
+    if (particles.dimensions != 1 && !particles.position.empty())
+        throw UsageError("phase-space frame: 1-D particles only (got " +
+                         std::to_string(particles.dimensions) + "-D)");
+    const int width = frame.width, height = frame.height();
+    std::vector<std::uint32_t> count(std::size_t(width) * std::size_t(height), 0);
+    std::uint32_t most = 0;
+    for (std::size_t i = 0; i < particles.size(); ++i) {
+        const double x = particles.position[i] / frame.length * width;
+        const double y = (particles.velocity[i] / frame.max_speed + 1) * 0.5 * height;
+        if (!(x >= 0 && x < width && y >= 0 && y < height)) continue;  // off the picture, or NaN
+        std::uint32_t& c = count[std::size_t(height - 1 - int(y)) * width + std::size_t(x)];
+        most = std::max(most, ++c);
+    }
+    std::vector<unsigned char> rgb(count.size() * 3, 0);
+    for (std::size_t p = 0; p < count.size(); ++p)
+        if (count[p]) colour(0.25 + 0.75 * std::sqrt(double(count[p]) / most), &rgb[3 * p]);
+    return rgb;
+}
+
+void render_phase_space(const fs::path& png, const PicParticles& particles,
+                        const PhaseSpaceFrame& frame) {
+    write_png(png, render_phase_space_rgb(particles, frame), frame.width, frame.height());
 }
 
 } // namespace partcl

@@ -159,7 +159,7 @@ NBodyRun::~NBodyRun() = default;
 NBodyRun::NBodyRun(Context& context, Scenario scenario, fs::path out, DenseOptions dense) {
     if (scenario.model != "nbody")
         throw UsageError("scenario '" + scenario.name + "' is of model \"" + scenario.model +
-                         "\", not an N-body run (run/mps_run.hpp runs model = \"mps\")");
+                         "\", not an N-body run (run/mps_run.hpp and run/pic_run.hpp run model = \"mps\" and \"pic\")");
     validate(scenario);
     if (scenario.initial != "snapshot") check_device_memory(context, scenario, scenario.n);
     const Bodies initial = make_bodies(scenario);

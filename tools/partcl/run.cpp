@@ -13,6 +13,7 @@
 
 #include <partcl/partcl.hpp>
 #include <partcl/run/mps_run.hpp>
+#include <partcl/run/pic_run.hpp>
 #include <partcl/run/nbody_run.hpp>
 
 namespace partcl::cli {
@@ -59,7 +60,7 @@ CLI::App* add_run(CLI::App& app, RunRequest& request) {
                       "Time the dense kernel's candidate shapes on each device first and keep "
                       "the fastest (remembered in the program cache)");
     command->add_option("--end-time", request.end_time,
-                        "MPS fluid: simulated seconds to run (overrides [fluid] end_time)")
+                        "MPS fluid and PIC plasma: simulated time to run (overrides [fluid] or [plasma] end_time)")
         ->type_name("SECONDS");
     command->add_flag("--quiet", request.quiet, "No progress bar");
     command->footer(
@@ -108,6 +109,17 @@ public:
             std::snprintf(text, sizeof text, "t %.4f/%.4g s  bottom pressure %.1f Pa  %llu steps  %.0f steps/s  ETA %s",
                           p.time, p.end_time, p.bottom_pressure, static_cast<unsigned long long>(p.step),
                           p.steps_per_second, clock_text(eta).c_str());
+        draw(fraction, done, p.wall_seconds, text);
+    }
+
+    void operator()(const PicRunProgress& p) {
+        const double fraction = p.steps ? std::min(1.0, double(p.step) / double(p.steps)) : 1.0;
+        const bool done = p.step >= p.steps;
+        const double eta = fraction > 0 ? p.wall_seconds * (1 - fraction) / fraction : 0;
+        char text[200];
+        std::snprintf(text, sizeof text, "t %.2f  %llu/%llu steps  field energy %.3e  total %.6e  %.0f steps/s  ETA %s",
+                      p.time, static_cast<unsigned long long>(p.step), static_cast<unsigned long long>(p.steps),
+                      p.field_energy, p.total_energy, p.steps_per_second, clock_text(eta).c_str());
         draw(fraction, done, p.wall_seconds, text);
     }
 
@@ -198,6 +210,68 @@ int run_mps(const RunRequest& request, const GlobalOptions& global, Scenario sce
     return 0;
 }
 
+// A PIC plasma scenario: the N-body options do not apply to it.
+int run_pic(const RunRequest& request, const GlobalOptions& global, Scenario scenario) {
+    const char* not_for_pic = request.steps ? "--steps"
+                              : request.n ? "--n"
+                              : !request.integrator.empty() ? "--integrator"
+                              : !request.gravity.empty() ? "--gravity"
+                              : request.theta ? "--theta"
+                              : request.leaf_size ? "--leaf-size"
+                              : !request.traversal.empty() ? "--traversal"
+                              : request.snapshot_every ? "--snapshot-every"
+                              : request.frame_every ? "--frame-every"
+                              : request.autotune ? "--autotune"
+                                                 : nullptr;
+    if (not_for_pic)
+        throw UsageError(std::string(not_for_pic) + " is for N-body scenarios; '" + scenario.name +
+                         "' is a PIC plasma scenario (its length: --end-time or [plasma] end_time; "
+                         "its frames: [plasma] frame_every)");
+    if (!request.precision.empty()) scenario.precision = parse_precision(request.precision);
+    if (request.end_time) scenario.plasma.end_time = *request.end_time;
+    validate(scenario);
+
+    Context context = Context::from_filter(global.filter());
+    PicRun run(context, scenario, request.out);
+    const Scenario& s = run.scenario();
+    const Scenario::Plasma& p = s.plasma;
+    std::cerr << "partcl run: " << s.name << ", PIC " << p.setup << " 1-D, " << run.particles()
+              << " electrons on " << p.cells << " cells, " << p.deposit << " deposit, "
+              << to_string(s.precision) << ", " << run.steps() << " steps of dt = " << p.dt
+              << " on " << context.device(0).info().name << " ("
+              << context.device(0).info().platform << ")\n";
+    ProgressBar bar(request.quiet);
+    run.on_progress([&bar](const PicRunProgress& progress) { bar(progress); });
+    const PicRunSummary summary = run.run();
+
+    std::size_t frames = 0;
+    for (const auto& file : summary.files) frames += file.extension() == ".png";
+    std::printf("t = %.6g in %llu steps, wall %.2f s, %.3e particle-steps/s\n"
+                "total energy within %.2e, momentum within %.2e (relative)\n",
+                summary.time, static_cast<unsigned long long>(summary.steps), summary.wall_seconds,
+                summary.particle_steps_per_second, summary.energy_error, summary.momentum_error);
+    if (p.setup == "langmuir") {
+        if (std::isnan(summary.frequency))
+            std::printf("frequency: not measured (%zu zero crossings of the mode; run longer)\n",
+                        summary.crossings);
+        else
+            std::printf("frequency %.5f against the plasma frequency %.5f (%+.2f%%), from %zu zero crossings\n",
+                        summary.frequency, summary.plasma_frequency,
+                        100 * (summary.frequency / summary.plasma_frequency - 1), summary.crossings);
+    } else {
+        if (std::isnan(summary.growth_rate))
+            std::printf("growth rate: not measured (no linear phase of three steps; run longer); theory %.5f\n",
+                        summary.growth_theory);
+        else
+            std::printf("growth rate %.5f against linear theory %.5f (%+.1f%%), fitted over t = %.1f..%.1f\n",
+                        summary.growth_rate, summary.growth_theory,
+                        100 * (summary.growth_rate / summary.growth_theory - 1), summary.fit_from,
+                        summary.fit_to);
+    }
+    std::printf("wrote diagnostics.csv and %zu frames in %s\n", frames, request.out.c_str());
+    return 0;
+}
+
 } // namespace
 
 int run_run(const RunRequest& request, const GlobalOptions& global) {
@@ -209,15 +283,16 @@ int run_run(const RunRequest& request, const GlobalOptions& global) {
         throw UsageError("--resume continues the checkpoint's own scenario: only --steps, --out "
                          "and --device may be given with it");
     if (!request.resume.empty() && request.end_time)
-        throw UsageError("--end-time is for MPS fluid scenarios, which have no checkpoints");
+        throw UsageError("--end-time is for MPS fluid and PIC plasma scenarios, which have no checkpoints");
 
     // Everything the user typed is checked before a device is touched or a file written.
     Scenario scenario;
     if (request.resume.empty()) {
         scenario = find_scenario(request.scenario.empty() ? "galaxies" : request.scenario);
         if (scenario.model == "mps") return run_mps(request, global, scenario);
+        if (scenario.model == "pic") return run_pic(request, global, scenario);
         if (request.end_time)
-            throw UsageError("--end-time is for MPS fluid scenarios; '" + scenario.name +
+            throw UsageError("--end-time is for MPS fluid and PIC plasma scenarios; '" + scenario.name +
                              "' is an N-body scenario (its length: --steps)");
         if (request.steps) scenario.steps = *request.steps;
         if (request.n) scenario.n = *request.n;

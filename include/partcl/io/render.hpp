@@ -7,6 +7,7 @@
 
 #include <partcl/models/mps/mps_fluid.hpp>
 #include <partcl/models/nbody/bodies.hpp>
+#include <partcl/models/pic/electrostatic_pic.hpp>
 
 namespace partcl {
 
@@ -60,5 +61,19 @@ std::vector<unsigned char> render_pressure_rgb(const MpsParticles& particles,
 void render_pressure(const std::filesystem::path& png, const MpsParticles& particles,
                      const std::vector<double>& pressure, double spacing,
                      const PressureFrame& frame);
+
+// PIC frames: the phase space of a 1-D plasma, position x in [0, length) across and velocity v
+// in [-max_speed, max_speed] up (v = 0 in the middle row), the particles per pixel on inferno
+// (square-root scale, black = none). Height = width / 2. UsageError for a width outside
+// 2..16384, a non-positive or non-finite length or max_speed, or particles not 1-D.
+struct PhaseSpaceFrame {
+    int width = 512;
+    double length = 1, max_speed = 1;
+    int height() const { return width / 2; }
+};
+std::vector<unsigned char> render_phase_space_rgb(const PicParticles& particles,
+                                                  const PhaseSpaceFrame& frame);
+void render_phase_space(const std::filesystem::path& png, const PicParticles& particles,
+                        const PhaseSpaceFrame& frame);
 
 } // namespace partcl

@@ -1,7 +1,8 @@
 #pragma once
 // Scenarios: every setting of a run, read from TOML (docs/scenarios.md documents each key). A
 // scenario is of one model: N-body gravity ([scenario] model = "nbody", the default; tables
-// [bodies], [gravity], [integrator], ...) or the MPS fluid (model = "mps"; table [fluid]). A
+// [bodies], [gravity], [integrator], ...), the MPS fluid (model = "mps"; table [fluid]) or the
+// electrostatic PIC plasma (model = "pic"; table [plasma]). A
 // table or key of the other model is an error. Built-in scenarios are TOML text inside the
 // library, parsed like a user's file.
 //
@@ -28,7 +29,7 @@ struct Scenario {
     // [scenario]
     std::string name = "unnamed";
     std::string description;
-    std::string model = "nbody";  // nbody | mps
+    std::string model = "nbody";  // nbody | mps | pic
 
     // [bodies]
     std::string initial = "galaxies";  // galaxies | plummer | kepler | cube | snapshot
@@ -114,6 +115,24 @@ struct Scenario {
         double sample_every = 0.0025;    // [s] between CSV rows (front or bottom pressure)
         double frame_every = 0.025;      // [s] between PNG frames; 0 = none
     } fluid;
+
+    // [plasma]: model = "pic" (run/pic_run.hpp). The defaults are the built-in `langmuir`. 1-D,
+    // periodic, cold electrons with omega_p = 1 (models/pic/pic_plasma.hpp: epsilon0 = 1, time
+    // in 1/omega_p), the ions a neutralising background; mode `mode` seeded by a displacement.
+    struct Plasma {
+        std::string setup = "langmuir";   // langmuir | two-stream
+        std::uint64_t cells = 64;         // grid nodes (the FFT's size)
+        double length = 6.283185307179586;  // box length L; k = 2 pi mode / L
+        std::uint64_t particles_per_cell = 32;  // two-stream: an even total
+        double amplitude = 0.006;         // initial displacement amplitude (length units)
+        std::uint64_t mode = 1;           // the seeded mode, 1 .. cells / 2 - 1
+        double beam_speed = 0;            // two-stream: each beam's speed v0 (> 0)
+        double dt = 0.1;                  // [1/omega_p]
+        double end_time = 37.69911184307752;  // six plasma periods
+        std::string deposit = "gather";   // gather | atomic (PicDeposit)
+        std::uint64_t sample_every = 1;   // steps between diagnostics.csv rows
+        std::uint64_t frame_every = 20;   // steps between phase-space frames; 0 = none
+    } plasma;
 };
 
 // Reads a scenario file. A relative [bodies] snapshot path is taken relative to the file's
@@ -144,9 +163,11 @@ void validate(const Scenario& scenario);
 bool operator==(const Scenario& a, const Scenario& b);
 inline bool operator!=(const Scenario& a, const Scenario& b) { return !(a == b); }
 
-// Names accepted for [scenario] model, [fluid] setup, [bodies] initial and [gravity] model.
+// Names accepted for [scenario] model, [fluid] setup, [plasma] setup, [bodies] initial and [gravity] model.
 const std::vector<std::string>& model_names();
 const std::vector<std::string>& fluid_setup_names();
+const std::vector<std::string>& plasma_setup_names();
+const std::vector<std::string>& pic_deposit_names();  // [plasma] deposit
 const std::vector<std::string>& initial_condition_names();
 const std::vector<std::string>& gravity_model_names();
 

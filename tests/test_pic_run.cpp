@@ -1,0 +1,216 @@
+// The PIC plasma scenarios end to end through the library: the [plasma] keys (good and bad
+// input) and short langmuir and two-stream runs through PicRun writing diagnostics.csv and
+// phase-space frames with their measurements. (The physics to the issue's tolerances -- the
+// Langmuir frequency within 1%, the growth rate within 10% -- is checked by the pic_physics
+// suite on the same set-ups and measurements, models/pic/pic_plasma.hpp.)
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <functional>
+#include <sstream>
+
+#include <partcl/io/scenario.hpp>
+#include <partcl/run/nbody_run.hpp>
+#include <partcl/run/pic_run.hpp>
+
+#include "support.hpp"
+
+using namespace partcl;
+using namespace partcl_test;
+
+namespace {
+
+std::string usage_error(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const UsageError& error) {
+        return error.what();
+    } catch (const std::exception& error) {
+        return std::string("<not a UsageError: ") + error.what() + ">";
+    }
+    return "<no exception>";
+}
+
+std::vector<std::vector<double>> read_csv(const fs::path& file, std::string& header) {
+    std::istringstream in(read_file(file));
+    std::getline(in, header);
+    std::vector<std::vector<double>> rows;
+    std::string line;
+    while (std::getline(in, line)) {
+        std::vector<double> row;
+        std::istringstream fields(line);
+        std::string field;
+        while (std::getline(fields, field, ',')) row.push_back(std::stod(field));
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+std::size_t count_frames(const fs::path& dir) {
+    std::size_t n = 0;
+    for (const auto& entry : fs::directory_iterator(dir))
+        n += entry.path().extension() == ".png" && entry.path().stem().string().rfind("frame_", 0) == 0;
+    return n;
+}
+
+} // namespace
+
+TEST_SUITE("pic_run") {
+
+TEST_CASE("the PIC built-ins parse, survive to_toml and hold their set-ups") {
+    for (const char* name : {"langmuir", "two-stream"}) {
+        INFO(name);
+        const Scenario s = builtin_scenario(name);
+        CHECK(s.model == "pic");
+        CHECK(s.plasma.setup == name);
+        CHECK(parse_scenario(to_toml(s), "x") == s);
+        CHECK(contains(to_toml(s), "[plasma]"));
+        CHECK_FALSE(contains(to_toml(s), "[gravity]"));
+        CHECK_FALSE(contains(to_toml(s), "[fluid]"));
+    }
+    // The struct's defaults are the built-in langmuir (but for its name and description).
+    Scenario defaults;
+    defaults.model = "pic";
+    Scenario langmuir = builtin_scenario("langmuir");
+    langmuir.name = defaults.name;
+    langmuir.description = defaults.description;
+    langmuir.render = defaults.render;
+    CHECK(langmuir == defaults);
+    CHECK(builtin_scenario("two-stream").plasma.beam_speed == doctest::Approx(std::sqrt(3.0 / 8.0)));
+    CHECK_FALSE(contains(to_toml(builtin_scenario("plummer")), "[plasma]"));
+}
+
+TEST_CASE("bad [plasma] input is a usage error naming the line, the key and the problem") {
+    struct Case {
+        const char* what;
+        std::string toml;
+        std::vector<std::string> needles;
+    };
+    const std::string head = "[scenario]\nmodel = \"pic\"\n[plasma]\n";  // [plasma] keys from line 4
+    const std::vector<Case> cases = {
+        {"NaN dt", head + "dt = nan\n", {"s.toml:4: ", "[plasma] dt", "finite"}},
+        {"unstable dt", head + "dt = 2.5\n", {"s.toml:4: ", "[plasma] dt", "unstable"}},
+        {"negative length", head + "length = -1\n", {"s.toml:4: ", "[plasma] length", "positive"}},
+        {"too few cells", head + "cells = 2\n", {"s.toml:4: ", "[plasma] cells", "4..", "2"}},
+        {"no particles", head + "particles_per_cell = 0\n", {"s.toml:4: ", "[plasma] particles_per_cell"}},
+        {"mode above Nyquist", head + "mode = 32\n", {"s.toml:4: ", "[plasma] mode", "32"}},
+        {"crossing displacement", head + "amplitude = 2.0\n",
+         {"s.toml:4: ", "[plasma] amplitude", "cross"}},
+        {"unknown set-up", head + "setup = \"beam\"\n", {"s.toml:4: ", "beam", "langmuir, two-stream"}},
+        {"unknown deposit", head + "deposit = \"scatter\"\n", {"s.toml:4: ", "[plasma] deposit", "gather, atomic"}},
+        {"two-stream at rest", head + "setup = \"two-stream\"\nbeam_speed = 0.0\n",
+         {"s.toml:5: ", "[plasma] beam_speed", "positive"}},
+        {"two-stream odd count", head + "setup = \"two-stream\"\nbeam_speed = 0.5\ncells = 5\nparticles_per_cell = 3\n",
+         {"s.toml:7: ", "[plasma] particles_per_cell", "even"}},
+        {"zero end time", head + "end_time = 0\n", {"s.toml:4: ", "[plasma] end_time", "positive"}},
+        {"no sampling", head + "sample_every = 0\n", {"s.toml:4: ", "[plasma] sample_every"}},
+        {"misspelt key", head + "end_tim = 1.0\n", {"s.toml:4: ", "end_tim", "[plasma]", "end_time"}},
+        {"N-body key in a PIC scenario", head + "[run]\nsteps = 10\n",
+         {"s.toml:5: ", "[run] steps", "model = \"nbody\"", "[plasma] end_time"}},
+        {"[fluid] in a PIC scenario", head + "[fluid]\nspacing = 0.01\n",
+         {"s.toml:4: ", "[fluid]", "model = \"mps\""}},
+        {"[plasma] in an N-body scenario", "[plasma]\ncells = 16\n",
+         {"s.toml:1: ", "[plasma]", "model = \"pic\""}},
+    };
+    for (const auto& c : cases) {
+        INFO(c.what);
+        const std::string message = usage_error([&] { parse_scenario(c.toml, "s.toml"); });
+        INFO("message: " << message);
+        for (const auto& needle : c.needles) CHECK(contains(message, needle));
+        CHECK(message.rfind("s.toml:", 0) == 0);
+    }
+    Scenario changed = builtin_scenario("two-stream");
+    changed.plasma.beam_speed = -1;
+    CHECK(contains(usage_error([&] { validate(changed); }), "[plasma] beam_speed"));
+}
+
+// A short Langmuir run: 2 plasma periods on the built-in's grid. Expected: a cosine field mode
+// sin(t) in time, zero crossings at t = pi, 2 pi: the frequency within 1% as in pic_physics.
+// The energy moves between field and particles while their sum holds; the sum is off by the
+// kinetic energy's half-step lag, dt / 2 x its rate of change W0 sin 2t: up to dt / 2 = 5% of
+// W0 (omega_p = 1), measured 4.9%; bound 6%.
+TEST_CASE("a short langmuir run writes diagnostics.csv, frames, and measures omega_p") {
+    TempDir dir("pic-langmuir");
+    Scenario s = builtin_scenario("langmuir");
+    s.plasma.end_time = 13;  // two periods and a bit: 130 steps
+    s.plasma.sample_every = 10;
+    s.plasma.frame_every = 50;
+    s.render.width = 128;
+    PicRun run(test_context(), s, dir.path());
+    CHECK(run.particles() == 64 * 32);
+    CHECK(run.steps() == 130);
+    std::size_t calls = 0;
+    run.on_progress([&](const PicRunProgress& p) {
+        ++calls;
+        CHECK(p.steps == 130);
+    });
+    const PicRunSummary summary = run.run();
+    std::string header;
+    const auto rows = read_csv(dir / "diagnostics.csv", header);
+    CHECK(header == "t,field_energy,kinetic_energy,total,momentum,mode_sin,mode_cos");
+    REQUIRE(rows.size() == 14);  // t = 0, 1, ..., 13
+    CHECK(calls == 14);
+    double most_field = 0, most_kinetic = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        CAPTURE(i);
+        REQUIRE(rows[i].size() == 7);
+        CHECK(rows[i][0] == doctest::Approx(double(i)).epsilon(1e-6));
+        CHECK(rows[i][3] == doctest::Approx(rows[i][1] + rows[i][2]).epsilon(1e-6));
+        CHECK(std::abs(rows[i][3] / rows[0][3] - 1) < 0.06);
+        most_field = std::max(most_field, rows[i][1]);
+        most_kinetic = std::max(most_kinetic, rows[i][2]);
+    }
+    CHECK(rows[0][2] == 0);                       // a cold start at rest
+    CHECK(most_kinetic > 0.5 * rows[0][3]);       // the energy moved into the particles and back
+    CHECK(most_field == doctest::Approx(rows[0][1]).epsilon(0.05));
+    CHECK(count_frames(dir.path()) == 4);  // steps 0, 50, 100, 130
+    CHECK(fs::exists(dir / "frame_000130.png"));
+    CHECK(summary.steps == 130);
+    CHECK(summary.crossings >= 4);
+    CHECK(summary.plasma_frequency == 1);
+    CHECK(std::abs(summary.frequency - 1) < 0.01);
+    CHECK(summary.energy_error < 0.06);
+    CHECK(summary.energy_error > 0);
+    CHECK(std::isnan(summary.growth_rate));
+    MESSAGE("langmuir run: omega / omega_p = " << summary.frequency << ", energy within "
+                                               << summary.energy_error << ", wall " << summary.wall_seconds << " s");
+}
+
+// A two-stream run long enough to see the linear phase (the fit needs it to start e^1.5 above
+// the seed and end e^2 below the peak, which comes near t = 20): the full built-in, 320 steps.
+// Within 10% of theory as asked by the issue; momentum conserved by the momentum-conserving
+// scheme to rounding (float: ~1e-7 of the sum of |momenta| per step, 1e-4 leaves room).
+TEST_CASE("the two-stream run fits its growth rate against linear theory") {
+    TempDir dir("pic-two-stream");
+    Scenario s = builtin_scenario("two-stream");
+    s.plasma.sample_every = 8;
+    s.plasma.frame_every = 0;
+    PicRun run(test_context(), s, dir.path());
+    const PicRunSummary summary = run.run();
+    std::string header;
+    const auto rows = read_csv(dir / "diagnostics.csv", header);
+    REQUIRE(rows.size() == 41);  // steps 0, 8, ..., 320
+    CHECK(count_frames(dir.path()) == 0);
+    CHECK(summary.growth_theory == doctest::Approx(1 / (2 * std::sqrt(2.0))));
+    CHECK(std::abs(summary.growth_rate / summary.growth_theory - 1) < 0.1);
+    CHECK(summary.fit_to - summary.fit_from > 5);
+    CHECK(summary.momentum_error < 1e-4);
+    CHECK(summary.energy_error < 0.05);
+    // The field grows by orders of magnitude from the seed.
+    CHECK(rows.back()[1] > 1e4 * rows[0][1]);
+    MESSAGE("two-stream run: gamma = " << summary.growth_rate << " (theory " << summary.growth_theory
+                                       << "), energy within " << summary.energy_error << ", wall "
+                                       << summary.wall_seconds << " s");
+}
+
+TEST_CASE("each run refuses a PIC scenario that is not its own, and PicRun the others") {
+    TempDir dir("pic-model");
+    Context& context = test_context();
+    CHECK(contains(usage_error([&] { PicRun(context, builtin_scenario("plummer"), dir.path()); }),
+                   "not a PIC plasma run"));
+    CHECK(contains(usage_error([&] { NBodyRun(context, builtin_scenario("langmuir"), dir.path()); }),
+                   "not an N-body run"));
+    CHECK(fs::is_empty(dir.path()));
+}
+
+}
