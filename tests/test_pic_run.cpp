@@ -9,6 +9,7 @@
 #include <functional>
 #include <sstream>
 
+#include <partcl/io/render.hpp>
 #include <partcl/io/scenario.hpp>
 #include <partcl/run/nbody_run.hpp>
 #include <partcl/run/pic_run.hpp>
@@ -201,6 +202,36 @@ TEST_CASE("the two-stream run fits its growth rate against linear theory") {
     MESSAGE("two-stream run: gamma = " << summary.growth_rate << " (theory " << summary.growth_theory
                                        << "), energy within " << summary.energy_error << ", wall "
                                        << summary.wall_seconds << " s");
+}
+
+// Pixel (col, row) from the top holds x in [col, col + 1) L / width and v in the row's band;
+// v = 0 is the first row of the lower half.
+TEST_CASE("phase-space frames put each particle at its (x, v) pixel") {
+    PhaseSpaceFrame frame;
+    frame.width = 8;  // 8 x 4 pixels
+    frame.length = 2;
+    frame.max_speed = 1;
+    PicParticles p;
+    p.position = {1.1, 0.1, 0.1, 5.0, 0.3};  // the fourth off the picture
+    p.velocity = {0.0, -0.9, -0.9, 0.0, std::nan("")};  // the fifth not finite
+    p.species = {0, 0, 0, 0, 0};
+    const auto rgb = render_phase_space_rgb(p, frame);
+    REQUIRE(rgb.size() == 8 * 4 * 3);
+    auto lit = [&](int col, int row) {
+        const std::size_t i = (std::size_t(row) * 8 + col) * 3;
+        return rgb[i] + rgb[i + 1] + rgb[i + 2] > 0;
+    };
+    int count = 0;
+    for (int row = 0; row < 4; ++row)
+        for (int col = 0; col < 8; ++col) count += lit(col, row);
+    CHECK(count == 2);
+    CHECK(lit(4, 1));  // x = 1.1 -> column 4; v = 0 -> y = 2 -> row 4 - 1 - 2
+    CHECK(lit(0, 3));  // x = 0.1, v = -0.9 -> the bottom row
+    // Two particles in a pixel are brighter than one.
+    const std::size_t one = (std::size_t(1) * 8 + 4) * 3, two = (std::size_t(3) * 8 + 0) * 3;
+    CHECK(rgb[two] + rgb[two + 1] + rgb[two + 2] > rgb[one] + rgb[one + 1] + rgb[one + 2]);
+    frame.max_speed = 0;
+    CHECK(contains(usage_error([&] { render_phase_space_rgb(p, frame); }), "max_speed"));
 }
 
 TEST_CASE("each run refuses a PIC scenario that is not its own, and PicRun the others") {
