@@ -25,12 +25,17 @@
 #include <partcl/io/json.hpp>
 #include <partcl/partcl.hpp>
 
+#include "common.hpp"
+
 #include <omp.h>
 
-using Clock = std::chrono::steady_clock;
 using namespace partcl;
 
 namespace {
+
+using partcl_bench::median;
+using partcl_bench::median_seconds;
+using partcl_bench::split;
 
 struct Options {
     std::string device;
@@ -49,14 +54,6 @@ struct Options {
                  "[--fast-math] "
                  "[--no-reference]\n";
     std::exit(2);
-}
-
-std::vector<std::string> split(const std::string& text) {
-    std::vector<std::string> parts;
-    std::stringstream in(text);
-    std::string part;
-    while (std::getline(in, part, ',')) parts.push_back(part);
-    return parts;
 }
 
 Options parse(int argc, char** argv) {
@@ -90,25 +87,6 @@ Options parse(int argc, char** argv) {
         }
     }
     return o;
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-// Median of `repeat` timed runs after a pause and one untimed run.
-template <class F>
-double block_seconds(int repeat, F&& run) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    run();
-    std::vector<double> times;
-    for (int r = 0; r < repeat; ++r) {
-        const auto start = Clock::now();
-        run();
-        times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
-    }
-    return median(times);
 }
 
 Bodies cube(std::size_t n) {
@@ -168,10 +146,10 @@ int main(int argc, char** argv) {
                                                           : reference_of<float>(b);
                     std::vector<double> times, reference_times, ratios;
                     for (int round = 0; round < 3; ++round) {
-                        const double t = block_seconds(o.repeat, evaluate);
+                        const double t = median_seconds(o.repeat, evaluate);
                         times.push_back(t);
                         if (!reference) continue;
-                        reference_times.push_back(block_seconds(o.repeat, reference));
+                        reference_times.push_back(median_seconds(o.repeat, reference));
                         ratios.push_back(reference_times.back() / t);
                     }
                     const double seconds = median(times);

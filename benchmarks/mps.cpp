@@ -23,12 +23,17 @@
 #include <partcl/io/json.hpp>
 #include <partcl/partcl.hpp>
 
+#include "common.hpp"
+
 #include <omp.h>
 
 using Clock = std::chrono::steady_clock;
 using namespace partcl;
 
 namespace {
+
+using partcl_bench::median;
+using partcl_bench::split;
 
 struct Options {
     std::string device;
@@ -44,14 +49,6 @@ struct Options {
               << "\nusage: partcl_bench_mps [--device FILTER] [--dims 2,3] [--n N,N,...] "
                  "[--precision float,double] [--steps S] [--no-reference]\n";
     std::exit(2);
-}
-
-std::vector<std::string> split(const std::string& text) {
-    std::vector<std::string> parts;
-    std::stringstream in(text);
-    std::string part;
-    while (std::getline(in, part, ',')) parts.push_back(part);
-    return parts;
 }
 
 Options parse(int argc, char** argv) {
@@ -85,11 +82,6 @@ Options parse(int argc, char** argv) {
     for (int d : o.dims)
         if (d != 2 && d != 3) usage("--dims takes 2 and 3");
     return o;
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
 }
 
 // A dam break of about `fluid` fluid particles: a block m wide (and m deep in 3-D) and m high

@@ -24,12 +24,17 @@
 #include <partcl/io/json.hpp>
 #include <partcl/partcl.hpp>
 
+#include "common.hpp"
+
 #include <omp.h>
 
 using Clock = std::chrono::steady_clock;
 using namespace partcl;
 
 namespace {
+
+using partcl_bench::median;
+using partcl_bench::split;
 
 struct Options {
     std::string device;
@@ -48,14 +53,6 @@ struct Options {
                  "[--n N,N,...] [--precision float,double] [--deposit gather,atomic] "
                  "[--steps S] [--no-reference]\n";
     std::exit(2);
-}
-
-std::vector<std::string> split(const std::string& text) {
-    std::vector<std::string> parts;
-    std::stringstream in(text);
-    std::string part;
-    while (std::getline(in, part, ',')) parts.push_back(part);
-    return parts;
 }
 
 Options parse(int argc, char** argv) {
@@ -99,11 +96,6 @@ Options parse(int argc, char** argv) {
     for (int d : o.dims)
         if (d < 1 || d > 3) usage("--dims takes 1, 2 and 3");
     return o;
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
 }
 
 const std::vector<PicSpecies> plasma{{-1.0, 1.0, 1.0}, {1.0, 100.0, 1.0}};

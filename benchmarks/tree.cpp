@@ -31,10 +31,15 @@
 #include <partcl/models/nbody/tree_gravity.hpp>
 #include <partcl/partcl.hpp>
 
-using Clock = std::chrono::steady_clock;
+#include "common.hpp"
+
 using namespace partcl;
 
 namespace {
+
+using partcl_bench::median;
+using partcl_bench::median_seconds;
+using partcl_bench::split;
 
 constexpr double softening = 0.01;
 
@@ -57,14 +62,6 @@ struct Options {
                  "[--precision float,double] [--theta T,T,...] [--leaf-size L] "
                  "[--traversal stackless,nested] [--repeat R] [--no-dense] [--error-sample K]\n";
     std::exit(2);
-}
-
-std::vector<std::string> split(const std::string& text) {
-    std::vector<std::string> parts;
-    std::stringstream in(text);
-    std::string part;
-    while (std::getline(in, part, ',')) parts.push_back(part);
-    return parts;
 }
 
 Options parse(int argc, char** argv) {
@@ -104,27 +101,9 @@ Options parse(int argc, char** argv) {
     return o;
 }
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
 double percentile(std::vector<double> v, double p) {
     std::sort(v.begin(), v.end());
     return v[std::min(v.size() - 1, std::size_t(p * double(v.size())))];
-}
-
-template <class F>
-double median_seconds(int repeat, F&& run) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    run();
-    std::vector<double> times;
-    for (int r = 0; r < repeat; ++r) {
-        const auto start = Clock::now();
-        run();
-        times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
-    }
-    return median(times);
 }
 
 } // namespace
