@@ -105,6 +105,21 @@ std::uint32_t fresh_seed() {
     return rd();
 }
 
+partcl::Bodies random_bodies(std::size_t n, std::uint32_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> position(-1.0, 1.0), mass(0.5, 1.5);
+    partcl::Bodies b;
+    b.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        b.x[i] = position(rng);
+        b.y[i] = position(rng);
+        b.z[i] = position(rng);
+        b.m[i] = mass(rng) / double(n);
+    }
+    if (n > 3) b.x[3] = b.x[2], b.y[3] = b.y[2], b.z[3] = b.z[2];
+    return b;
+}
+
 RealCheckInput real_check_input(std::size_t n, std::uint32_t seed) {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> exponent_x(-6.0, 6.0), exponent_y(-3.0, 3.0);

@@ -58,6 +58,10 @@ partcl::ProgramCache& memory_cache();
 // A new std::random_device seed, to be printed in failure messages.
 std::uint32_t fresh_seed();
 
+// Bodies uniform in [-1, 1]^3 with masses in [0.5, 1.5] / n; bodies 2 and 3 coincide (when
+// n > 3), so every gravity test meets a pair at zero separation.
+partcl::Bodies random_bodies(std::size_t n, std::uint32_t seed);
+
 // Inputs for real_check: x in [1/64, 64], y in +-[1/8, 8] (never 0), log-uniform.
 struct RealCheckInput {
     std::vector<double> xs, ys;

@@ -25,20 +25,6 @@ Context cuda_context() {
     return Context({devices.front()});
 }
 
-Bodies random_bodies(std::size_t n, std::uint32_t seed) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> position(-1.0, 1.0), mass(0.5, 1.5);
-    Bodies b;
-    b.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        b.x[i] = position(rng);
-        b.y[i] = position(rng);
-        b.z[i] = position(rng);
-        b.m[i] = mass(rng) / double(n);
-    }
-    return b;
-}
-
 std::vector<double> dense_acc(Context& context, Precision precision, const Bodies& b) {
     DenseGravity gravity(context, precision, GravityParameters{1.0, 0.01}, DenseOptions{},
                          memory_cache());

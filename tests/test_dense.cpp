@@ -15,21 +15,6 @@ using namespace partcl_test;
 
 namespace {
 
-Bodies random_bodies(std::size_t n, std::uint32_t seed) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> position(-1.0, 1.0), mass(0.5, 1.5);
-    Bodies b;
-    b.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        b.x[i] = position(rng);
-        b.y[i] = position(rng);
-        b.z[i] = position(rng);
-        b.m[i] = mass(rng) / double(n);
-    }
-    if (n > 3) b.x[3] = b.x[2], b.y[3] = b.y[2], b.z[3] = b.z[2];  // coincident: skipped
-    return b;
-}
-
 // Sums of the magnitudes of the terms (acceleration and potential): rounding error is bounded
 // relative to these, not to the net sum, which cancels.
 void absolute_sums(const Bodies& b, double eps2, double G, std::vector<double>& acc,

@@ -24,22 +24,6 @@ using namespace partcl_test;
 
 namespace {
 
-// Uniform in [-1, 1]^3, masses in [0.5, 1.5] / n, bodies 2 and 3 coincident.
-Bodies random_bodies(std::size_t n, std::uint32_t seed) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> position(-1.0, 1.0), mass(0.5, 1.5);
-    Bodies b;
-    b.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        b.x[i] = position(rng);
-        b.y[i] = position(rng);
-        b.z[i] = position(rng);
-        b.m[i] = mass(rng) / double(n);
-    }
-    if (n > 3) b.x[3] = b.x[2], b.y[3] = b.y[2], b.z[3] = b.z[2];
-    return b;
-}
-
 Bodies plummer(std::size_t n, std::uint32_t seed) {
     Random random(seed);
     return plummer_sphere(n, 1.0, 1.0, 1.0, random);
