@@ -157,19 +157,24 @@ std::string format_tree(const Scenario& s) {
     return text;
 }
 
+// The first N-body-only option given, or null: fluid and plasma runs refuse them by name.
+const char* nbody_only_option(const RunRequest& request) {
+    return request.steps ? "--steps"
+           : request.n ? "--n"
+           : !request.integrator.empty() ? "--integrator"
+           : !request.gravity.empty() ? "--gravity"
+           : request.theta ? "--theta"
+           : request.leaf_size ? "--leaf-size"
+           : !request.traversal.empty() ? "--traversal"
+           : request.snapshot_every ? "--snapshot-every"
+           : request.frame_every ? "--frame-every"
+           : request.autotune ? "--autotune"
+                              : nullptr;
+}
+
 // An MPS fluid scenario: the N-body options do not apply to it.
 int run_mps(const RunRequest& request, const GlobalOptions& global, Scenario scenario) {
-    const char* not_for_mps = request.steps ? "--steps"
-                              : request.n ? "--n"
-                              : !request.integrator.empty() ? "--integrator"
-                              : !request.gravity.empty() ? "--gravity"
-                              : request.theta ? "--theta"
-                              : request.leaf_size ? "--leaf-size"
-                              : !request.traversal.empty() ? "--traversal"
-                              : request.snapshot_every ? "--snapshot-every"
-                              : request.frame_every ? "--frame-every"
-                              : request.autotune ? "--autotune"
-                                                 : nullptr;
+    const char* not_for_mps = nbody_only_option(request);
     if (not_for_mps)
         throw UsageError(std::string(not_for_mps) + " is for N-body scenarios; '" + scenario.name +
                          "' is an MPS fluid scenario (its length: --end-time or [fluid] end_time; "
@@ -212,17 +217,7 @@ int run_mps(const RunRequest& request, const GlobalOptions& global, Scenario sce
 
 // A PIC plasma scenario: the N-body options do not apply to it.
 int run_pic(const RunRequest& request, const GlobalOptions& global, Scenario scenario) {
-    const char* not_for_pic = request.steps ? "--steps"
-                              : request.n ? "--n"
-                              : !request.integrator.empty() ? "--integrator"
-                              : !request.gravity.empty() ? "--gravity"
-                              : request.theta ? "--theta"
-                              : request.leaf_size ? "--leaf-size"
-                              : !request.traversal.empty() ? "--traversal"
-                              : request.snapshot_every ? "--snapshot-every"
-                              : request.frame_every ? "--frame-every"
-                              : request.autotune ? "--autotune"
-                                                 : nullptr;
+    const char* not_for_pic = nbody_only_option(request);
     if (not_for_pic)
         throw UsageError(std::string(not_for_pic) + " is for N-body scenarios; '" + scenario.name +
                          "' is a PIC plasma scenario (its length: --end-time or [plasma] end_time; "
