@@ -61,6 +61,41 @@ std::string read_file(const fs::path& path) {
     return text.str();
 }
 
+std::vector<std::vector<double>> read_csv(const fs::path& file, std::string& header) {
+    std::istringstream in(read_file(file));
+    std::getline(in, header);
+    std::vector<std::vector<double>> rows;
+    std::string line;
+    while (std::getline(in, line)) {
+        std::vector<double> row;
+        std::istringstream fields(line);
+        std::string field;
+        while (std::getline(fields, field, ',')) row.push_back(std::stod(field));
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+std::size_t count_frames(const fs::path& dir) {
+    std::size_t n = 0;
+    for (const auto& entry : fs::directory_iterator(dir))
+        n += entry.path().extension() == ".png" && entry.path().stem().string().rfind("frame_", 0) == 0;
+    return n;
+}
+
+std::string usage_error(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const partcl::UsageError& error) {
+        return error.what();
+    } catch (const std::exception& error) {
+        return std::string("<not a UsageError: ") + error.what() + ">";
+    } catch (...) {
+        return "<not a std::exception>";
+    }
+    return "<no exception>";
+}
+
 void write_file(const fs::path& path, const std::string& text) {
     if (path.has_parent_path()) fs::create_directories(path.parent_path());
     std::ofstream out(path, std::ios::binary | std::ios::trunc);

@@ -3,6 +3,7 @@
 // the tests run on, and the host reference for cl/common/real_check.cl.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <random>
 #include <string>
@@ -42,6 +43,12 @@ private:
 };
 
 std::string read_file(const fs::path& path);
+// A CSV file of numbers: its header line into `header`, then one row of values per line.
+std::vector<std::vector<double>> read_csv(const fs::path& file, std::string& header);
+// The PNG frames (frame_*.png) a run wrote into `dir`.
+std::size_t count_frames(const fs::path& dir);
+// The message of the UsageError `f` throws; a marker that no needle matches otherwise.
+std::string usage_error(const std::function<void()>& f);
 void write_file(const fs::path& path, const std::string& text);
 std::string lower(std::string text);
 bool contains(const std::string& haystack, const std::string& needle);

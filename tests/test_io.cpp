@@ -24,23 +24,10 @@ using partcl_test::fresh_seed;
 using partcl_test::read_file;
 using partcl_test::TempDir;
 using partcl_test::write_file;
+using partcl_test::usage_error;
 namespace fs = std::filesystem;
 
 namespace {
-
-// The message of the UsageError `f` throws; a marker that no needle matches otherwise.
-std::string usage_error(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const UsageError& error) {
-        return error.what();
-    } catch (const std::exception& error) {
-        return std::string("<not a UsageError: ") + error.what() + ">";
-    } catch (...) {
-        return "<not a std::exception>";
-    }
-    return "<no exception>";
-}
 
 // The same for partcl::Error (any subclass).
 std::string partcl_error(const std::function<void()>& f) {
