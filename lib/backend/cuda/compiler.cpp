@@ -5,6 +5,7 @@
 #include <regex>
 
 #include <nvrtc.h>
+#include "backend/text.hpp"
 
 namespace partcl::cuda {
 
@@ -22,12 +23,6 @@ void check_nvrtc(nvrtcResult result, const char* call) {
 std::string colon_locations(const std::string& log) {
     static const std::regex location(R"re((^|\n)([^\n(]+)\(([0-9]+)\): )re");
     return std::regex_replace(log, location, "$1$2:$3: ");
-}
-
-std::string trim(std::string text) {
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ' || text.back() == '\0'))
-        text.pop_back();
-    return text;
 }
 
 // What the cache key needs to know of the target: NVRTC's version and the architecture play
@@ -104,7 +99,7 @@ Ptx compile(const Source& source, const BuildOptions& options, const std::string
     check_nvrtc(nvrtcGetProgramLogSize(program, &log_size), "nvrtcGetProgramLogSize");
     std::string log(log_size, '\0');
     if (log_size > 0) check_nvrtc(nvrtcGetProgramLog(program, log.data()), "nvrtcGetProgramLog");
-    log = map_log_locations(colon_locations(trim(log)), expanded);
+    log = map_log_locations(colon_locations(detail::trim_end(log)), expanded);
     if (result != NVRTC_SUCCESS) {
         if (log.empty()) log = std::string("(no compiler log; ") + nvrtcGetErrorString(result) + ")";
         throw BuildError(source.name(), ptx.build.device, log);

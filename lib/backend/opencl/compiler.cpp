@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "backend/interface.hpp"
+#include "backend/text.hpp"
 #include "backend/opencl/kernel.hpp"
 
 namespace partcl::detail::opencl {
@@ -17,16 +18,10 @@ double since(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-std::string trim(std::string text) {
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ' || text.back() == '\0'))
-        text.pop_back();
-    return text;
-}
-
 std::string build_log(const cl::Program& program, const cl::Device& device) {
     std::string log;
     program.getBuildInfo(device, CL_PROGRAM_BUILD_LOG, &log);
-    return trim(log);
+    return trim_end(log);
 }
 
 // Binaries in the order of `devices`, whatever order the program lists its devices in.

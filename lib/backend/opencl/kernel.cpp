@@ -1,4 +1,5 @@
 #include "backend/opencl/kernel.hpp"
+#include "backend/text.hpp"
 
 #include <algorithm>
 
@@ -64,12 +65,6 @@ private:
     cl::Kernel kernel_;
 };
 
-std::string trim(std::string text) {
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ' || text.back() == '\0'))
-        text.pop_back();
-    return text;
-}
-
 } // namespace
 
 std::vector<std::string> OpenclProgram::kernel_names() const {
@@ -79,7 +74,7 @@ std::vector<std::string> OpenclProgram::kernel_names() const {
     std::size_t start = 0;
     while (start <= names.size()) {
         const auto end = std::min(names.find(';', start), names.size());
-        if (end > start) list.push_back(trim(names.substr(start, end - start)));
+        if (end > start) list.push_back(trim_end(names.substr(start, end - start)));
         start = end + 1;
     }
     return list;
