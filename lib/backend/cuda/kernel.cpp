@@ -77,7 +77,7 @@ public:
         if (offset != 0)
             throw Unsupported("kernel '" + name_ + "': CUDA has no global offset");
         const cudaKernel_t kernel = kernels_.at(device);
-        if (local == 0) local = std::min<std::size_t>(256, max_threads(kernel, queue));
+        if (local == 0) local = std::min<std::size_t>(256, max_threads(kernel, ordinal(queue)));
         const std::size_t blocks = (global + local - 1) / local;
         if (blocks > 0x7fffffffull)
             throw Unsupported("kernel '" + name_ + "': " + std::to_string(blocks) + " blocks");
@@ -93,27 +93,22 @@ public:
         });
     }
 
+    // Kernels are per device of the context; all share a library per architecture, so any of
+    // them answers for a device of the same architecture.
     std::size_t max_work_group_size(const Device& device) const override {
-        cudaFuncAttributes attributes{};
-        use_device(device.ordinal());
-        check(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(kernel_for(device))),
-              "cudaFuncGetAttributes");
-        return std::size_t(attributes.maxThreadsPerBlock);
+        return max_threads(kernels_.front(), device.ordinal());
     }
 
     std::size_t preferred_multiple(const Device&) const override { return 32; }  // a warp
 
 private:
-    std::size_t max_threads(cudaKernel_t kernel, QueueImpl& queue) const {
+    static std::size_t max_threads(cudaKernel_t kernel, int device_ordinal) {
         cudaFuncAttributes attributes{};
-        use_device(ordinal(queue));
+        use_device(device_ordinal);
         check(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(kernel)),
               "cudaFuncGetAttributes");
         return std::size_t(attributes.maxThreadsPerBlock);
     }
-    // Kernels are per device of the context; all share a library per architecture, so any of
-    // them answers for a device of the same architecture.
-    cudaKernel_t kernel_for(const Device&) const { return kernels_.front(); }
 
     std::string name_;
     std::shared_ptr<const CudaProgram> program_;  // the library must outlive its kernels
