@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Build partcl with the CUDA backend on the GPU machine (device tool) and check it there: the
 # `gpu` tests (CUDA and NVIDIA's OpenCL, each against the float64 reference and against each
-# other), the dense benchmark on both backends, Nsight Compute on the CUDA launches, the tree and
-# MPS benchmarks, the default run on both backends. Results go to $OUT: summary.txt, build.log,
-# ctest-gpu.log, bench.log, ncu.txt and {dense,tree,mps}.jsonl (eight files: the device tool
-# brings back no more).
+# other), the dense benchmark on both backends, Nsight Compute on the CUDA launches, the tree,
+# MPS and PIC benchmarks, per-kernel times of the model steps, the default run on both backends.
+# Results go to $OUT: summary.txt, log.txt (build and benchmark progress), ctest-gpu.log,
+# ncu.txt and {dense,tree,mps,pic}.jsonl (eight files: the device tool brings back no more).
 #
 #   scripts/fetch-gpu-debs.sh        (here, once: the Debian packages the GPU machine lacks)
 #   device run: bash scripts/gpu-check.sh   with carry [".deps/debs"]
@@ -12,11 +12,11 @@
 # The GPU machine has CUDA, CMake, g++ and NVIDIA's OpenCL but no Debian packages: the headers
 # and libraries partcl needs travel as .deb files and are unpacked with dpkg -x into .deps/root.
 #
-# GPU_CHECK_PARTS picks parts (default all): tests dense ncu tree mps run.
+# GPU_CHECK_PARTS picks parts (default all): tests dense ncu tree mps pic profile run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/partcl-gpu-out}
-PARTS=${GPU_CHECK_PARTS:-tests dense ncu tree mps run}
+PARTS=${GPU_CHECK_PARTS:-tests dense ncu tree mps pic profile run}
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 mkdir -p "$OUT"
 log() { echo "== $*" | tee -a "$OUT/summary.txt"; }
@@ -54,12 +54,12 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPARTCL_CUDA=ON -DPARTCL_GPU
     -DHDF5_NO_FIND_PACKAGE_CONFIG_FILE=ON -DHDF5_C_COMPILER_EXECUTABLE=/nonexistent \
     -DHDF5_C_INCLUDE_DIR="$inc/hdf5/serial" -DHDF5_C_LIBRARY_hdf5="$lib/hdf5/serial/libhdf5.so" \
     -Ddoctest_DIR="$root/usr/lib/cmake/doctest" -DCLI11_DIR="$root/usr/share/cmake/CLI11" \
-    -Dtomlplusplus_DIR="$lib/cmake/tomlplusplus" >"$OUT/build.log" 2>&1 \
-    || { log "configure failed"; tail -40 "$OUT/build.log"; exit 1; }
+    -Dtomlplusplus_DIR="$lib/cmake/tomlplusplus" >"$OUT/log.txt" 2>&1 \
+    || { log "configure failed"; tail -40 "$OUT/log.txt"; exit 1; }
 log "build"
-targets="--target partcl_cli partcl_bench_dense partcl_bench_tree partcl_bench_mps"
+targets="--target partcl_cli partcl_bench_dense partcl_bench_tree partcl_bench_mps partcl_bench_pic"
 part tests && targets=""
-cmake --build build-gpu -j16 $targets >>"$OUT/build.log" 2>&1 || { log "build failed"; grep -m20 -B2 -A6 "error" "$OUT/build.log"; exit 1; }
+cmake --build build-gpu -j16 $targets >>"$OUT/log.txt" 2>&1 || { log "build failed"; grep -m20 -B2 -A6 "error" "$OUT/log.txt"; exit 1; }
 
 P=build-gpu/tools/partcl
 for b in auto opencl cuda; do $P --backend $b devices 2>&1 | tee -a "$OUT/summary.txt"; done
@@ -74,13 +74,13 @@ if part dense; then
 log "dense benchmark, both backends"
 for backend in cuda opencl; do
     PARTCL_DEVICE=gpu $B --backend $backend --n 16384,65536,262144,1048576 --repeat 3 \
-        --no-reference >>"$OUT/dense.jsonl" 2>>"$OUT/bench.log"
+        --no-reference >>"$OUT/dense.jsonl" 2>>"$OUT/log.txt"
     for targets in 2 4; do
         PARTCL_DEVICE=gpu $B --backend $backend --n 1048576 --repeat 3 --tile 256 \
-            --targets $targets --no-reference >>"$OUT/dense.jsonl" 2>>"$OUT/bench.log"
+            --targets $targets --no-reference >>"$OUT/dense.jsonl" 2>>"$OUT/log.txt"
         PARTCL_DEVICE=gpu $B --backend $backend --n 1048576 --repeat 3 --tile 256 \
             --targets $targets --fast-math --precision float --no-reference \
-            >>"$OUT/dense.jsonl" 2>>"$OUT/bench.log"
+            >>"$OUT/dense.jsonl" 2>>"$OUT/log.txt"
     done
 done
 python3 - "$OUT/dense.jsonl" <<'PY' | tee -a "$OUT/summary.txt"
@@ -112,7 +112,7 @@ if part tree; then
     log "tree benchmark (Plummer, float, stackless)"
     T=build-gpu/benchmarks/partcl_bench_tree
     PARTCL_DEVICE=gpu $T --backend cuda --n 65536,262144,1048576 --precision float \
-        --theta 0.3,0.5,0.7 --traversal stackless --repeat 3 >>"$OUT/tree.jsonl" 2>>"$OUT/bench.log"
+        --theta 0.3,0.5,0.7 --traversal stackless --repeat 3 >>"$OUT/tree.jsonl" 2>>"$OUT/log.txt"
     python3 - "$OUT/tree.jsonl" <<'PY' | tee -a "$OUT/summary.txt"
 import json, sys
 for l in open(sys.argv[1]):
@@ -127,8 +127,64 @@ if part mps; then
     log "MPS benchmark (3-D dam break, float, CUDA)"
     PARTCL_BACKEND=cuda PARTCL_DEVICE=gpu build-gpu/benchmarks/partcl_bench_mps --dims 3 \
         --n 100000,1000000 --precision float --steps 20 --no-reference \
-        >>"$OUT/mps.jsonl" 2>>"$OUT/bench.log"
+        >>"$OUT/mps.jsonl" 2>>"$OUT/log.txt"
     cat "$OUT/mps.jsonl" | tee -a "$OUT/summary.txt"
+fi
+if part pic; then
+    log "PIC benchmark (3-D, float, CUDA): 1M-16M particles on 64^3 and 128^3, both deposits"
+    PARTCL_BACKEND=cuda PARTCL_DEVICE=gpu build-gpu/benchmarks/partcl_bench_pic --dims 3 \
+        --grid 64,128 --n 1000000,4000000,16000000 --precision float --steps 10 --no-reference \
+        >>"$OUT/pic.jsonl" 2>>"$OUT/log.txt"
+    PARTCL_BACKEND=opencl PARTCL_DEVICE=gpu build-gpu/benchmarks/partcl_bench_pic --dims 3 \
+        --grid 128 --n 16000000 --precision float,double --steps 10 --no-reference \
+        >>"$OUT/pic.jsonl" 2>>"$OUT/log.txt"
+    python3 - "$OUT/pic.jsonl" <<'PY' | tee -a "$OUT/summary.txt"
+import json, sys
+for l in open(sys.argv[1]):
+    if not l.startswith("{"): continue
+    r = json.loads(l)
+    print(f"{r['platform'][:14]:14} {r['precision']:7} grid={r['grid']}^3 N={r['n']:9} {r['deposit']:6} "
+          f"{r['seconds_per_step']*1e3:8.3f} ms/step {r['particle_steps_per_s']:.3e} particle-steps/s")
+PY
+fi
+# Where a model step's time goes: GPU time per kernel over a few steps (Nsight Compute, one
+# metric, so one pass per launch), summed by kernel name.
+if part profile && [ -n "$NCU" ]; then
+    profile() {
+        local name=$1 launches=$2; shift 2
+        log "per-kernel GPU time: $name (first $launches launches)"
+        PARTCL_BACKEND=cuda PARTCL_DEVICE=gpu timeout 240 "$NCU" --metrics gpu__time_duration.sum \
+            --csv --launch-count "$launches" "$@" 2>/dev/null >"$OUT/profile.csv"
+        python3 - "$OUT/profile.csv" <<'PY' | tee -a "$OUT/ncu.txt" "$OUT/summary.txt"
+import csv, sys, collections
+total = collections.defaultdict(float); count = collections.Counter()
+rows = [l for l in open(sys.argv[1]) if l.startswith('"')]
+for r in csv.DictReader(rows):
+    if r.get("Metric Name") != "gpu__time_duration.sum": continue
+    v = float(r["Metric Value"].replace(",", ""))
+    unit = r["Metric Unit"]
+    v *= {"ns": 1e-3, "nsecond": 1e-3, "us": 1, "usecond": 1, "ms": 1e3, "msecond": 1e3}[unit]
+    k = r["Kernel Name"].split("(")[0][:60]
+    total[k] += v; count[k] += 1
+s = sum(total.values())
+for k, v in sorted(total.items(), key=lambda kv: -kv[1])[:14]:
+    print(f"  {v/1e3:9.3f} ms {100*v/s:5.1f}%  x{count[k]:<4} {k}")
+print(f"  {s/1e3:9.3f} ms total")
+PY
+        rm -f "$OUT/profile.csv"
+    }
+    profile "PIC 3-D float 16M on 128^3, gather deposit" 200 \
+        build-gpu/benchmarks/partcl_bench_pic --dims 3 --grid 128 --n 16000000 --precision float \
+        --deposit gather --steps 1 --no-reference
+    profile "PIC 3-D float 16M on 128^3, atomic deposit" 200 \
+        build-gpu/benchmarks/partcl_bench_pic --dims 3 --grid 128 --n 16000000 --precision float \
+        --deposit atomic --steps 1 --no-reference
+    profile "MPS 3-D float 1M fluid particles" 300 \
+        build-gpu/benchmarks/partcl_bench_mps --dims 3 --n 1000000 --precision float --steps 2 \
+        --no-reference
+    profile "tree 1M float theta 0.5" 1500 build-gpu/benchmarks/partcl_bench_tree --backend cuda \
+        --n 1048576 --precision float --theta 0.5 --traversal stackless --repeat 1 --no-dense \
+        --error-sample 1024
 fi
 for backend in cuda opencl; do
     part run || break

@@ -91,6 +91,9 @@ TEST_CASE("memory on CUDA: write, read, copy and fills of every pattern width") 
     Buffer<float> empty(context, 0);
     CHECK_NOTHROW(empty.fill(queue, 1.f).wait());
     CHECK(empty.read(queue).empty());
+    // A default-constructed buffer (as a model holds before its first use) belongs to no backend.
+    Buffer<std::uint32_t> none;
+    CHECK(none.read(queue).empty());
 }
 
 TEST_CASE("kernels on CUDA: real_check in both precisions, with and without a group size") {

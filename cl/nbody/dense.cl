@@ -105,6 +105,24 @@ INLINE float dense_rsqrt(float x) {
 #define dense_rsqrt(x) real_rsqrt(x)
 #endif
 
+/* On NVIDIA GPUs in double, softened, tiled, without the potential: m / r2e^(3/2) from the
+ * special-function unit's estimate y of 1/sqrt(r2e) (MUFU.RSQ64H, good to about 2^-20) by the
+ * series m (1 - e)^(-3/2) = m (1 + 3/2 e + 15/8 e^2 + O(e^3)), e = 1 - r2e y^2, times y^3;
+ * the e^3 term, 35/16 e^3 < 2^-55, is below double's rounding. rsqrt() would refine y by the
+ * same kind of series, then multiply by m and twice by 1/r: 15 FP64 instructions per interaction
+ * instead of 17, and no range check (r2e >= eps^2 is a normal number). The coefficients 3/2 m
+ * and 15/8 m are computed once per source as the tile is loaded (docs/performance.md). */
+#if defined(PARTCL_PTX) && PARTCL_REAL_IS_DOUBLE && DENSE_SOFTENED && !DENSE_POTENTIAL && DENSE_TILE > 0
+#define DENSE_CUBE_SERIES 1
+INLINE double dense_rsqrt_estimate(double x) {
+    double y;
+    PTX_ASM("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
+    return y;
+}
+#else
+#define DENSE_CUBE_SERIES 0
+#endif
+
 /* Source (xj, yj, zj, mj) acting on target (xi, yi, zi), added to sums (sx, sy, sz, sp).
  * eps^2 first, so r2e is three fused multiply-adds. */
 #define DENSE_INTERACT(xj, yj, zj, mj, xi, yi, zi, sx, sy, sz, sp)                    \
@@ -147,7 +165,34 @@ INLINE float dense_rsqrt(float x) {
         DENSE_ADD_POTENTIAL(spb, dxb, dyb, dzb, sb * eb);                               \
     }
 
+/* DENSE_INTERACT by the series above: (a1, a2) = (3/2 m, 15/8 m) of the source. */
+#define DENSE_INTERACT_SERIES(xj, yj, zj, mj, a1, a2, xi, yi, zi, sx, sy, sz)          \
+    {                                                                                 \
+        const real dx = (xj) - (xi);                                                  \
+        const real dy = (yj) - (yi);                                                  \
+        const real dz = (zj) - (zi);                                                  \
+        const real r2e = eps2 + dx * dx + dy * dy + dz * dz;                          \
+        const real y = dense_rsqrt_estimate(r2e);                                     \
+        const real y2 = y * y;                                                        \
+        const real e = fma(-r2e, y2, REAL_C(1.0));                                    \
+        const real s = (y * y2) * fma(fma((a2), e, (a1)), e, (mj));                   \
+        (sx) += s * dx;                                                               \
+        (sy) += s * dy;                                                               \
+        (sz) += s * dz;                                                               \
+    }
+
 /* Tiled form: source k of the tile in local memory acting on this work-item's targets. */
+#if DENSE_CUBE_SERIES
+#define DENSE_TILE_SOURCE(k)                                                            \
+    {                                                                                   \
+        const real4 source = sources[k];                                                \
+        const real2 terms = mass_terms[k];                                              \
+        DENSE_PRAGMA(unroll)                                                            \
+        for (uint t = 0; t < DENSE_TARGETS; ++t)                                        \
+            DENSE_INTERACT_SERIES(source.x, source.y, source.z, source.w, terms.x,      \
+                                  terms.y, xi[t], yi[t], zi[t], sx[t], sy[t], sz[t]);   \
+    }
+#else
 #define DENSE_TILE_SOURCE(k)                                                            \
     {                                                                                   \
         const real4 source = sources[k];                                                \
@@ -156,6 +201,7 @@ INLINE float dense_rsqrt(float x) {
             DENSE_INTERACT(source.x, source.y, source.z, source.w, xi[t], yi[t], zi[t], \
                            sx[t], sy[t], sz[t], sp[t]);                                 \
     }
+#endif
 
 #if DENSE_TILE > 0
 #define DENSE_WORK_GROUP WORK_GROUP_SIZE(DENSE_TILE)
@@ -173,6 +219,9 @@ KERNEL DENSE_WORK_GROUP void dense_gravity(const uint begin, const uint end, con
 #if DENSE_TILE > 0
     /* (x, y, z, m) of a source side by side, so one wide local load fetches a source. */
     LOCAL real4 sources[DENSE_TILE];
+#if DENSE_CUBE_SERIES
+    LOCAL real2 mass_terms[DENSE_TILE];
+#endif
     const uint lane = local_id(0);
     /* Work-group g owns targets begin + g * DENSE_TILE * DENSE_TARGETS + [0, DENSE_TILE *
      * DENSE_TARGETS); work-item `lane` takes every DENSE_TILE-th of them, so neighbouring
@@ -199,6 +248,11 @@ KERNEL DENSE_WORK_GROUP void dense_gravity(const uint begin, const uint end, con
             source[1] = y[j];
             source[2] = z[j];
             source[3] = m[j];
+#if DENSE_CUBE_SERIES
+            LOCAL_SPACE real* terms = (LOCAL_SPACE real*)(mass_terms + lane);
+            terms[0] = REAL_C(1.5) * m[j];
+            terms[1] = REAL_C(1.875) * m[j];
+#endif
         }
         BARRIER_LOCAL;
         const uint count = min((uint)DENSE_TILE, n - tile);

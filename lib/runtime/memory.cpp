@@ -27,7 +27,8 @@ void Memory::check_range(std::size_t offset, std::size_t bytes, const char* what
 }
 
 void Memory::check_queue(const Queue& queue) const {
-    if (queue.backend() != backend_)
+    // Empty memory (default-constructed, or of 0 bytes) holds nothing of any backend.
+    if (impl_ && queue.backend() != backend_)
         throw UsageError(std::string("memory of the ") + to_string(backend_) +
                          " backend used on a queue of the " + to_string(queue.backend()) +
                          " backend");
