@@ -106,10 +106,11 @@ void check_typed(Precision precision, int dims, std::size_t per_axis) {
     };
     permute(r, dims), permute(rs, dims), permute(u, dims), permute(us, dims), permute(p, 1);
     permute(type, 1), permute(key, 1);
+    // CellList's bounds: an empty cell's range is empty and sits where its particles would.
     std::vector<cl_uint> start(cell_count, 0), end(cell_count, 0);
-    for (std::size_t s = 0; s < n; ++s) {
-        if (s == 0 || key[s - 1] != key[s]) start[key[s]] = cl_uint(s);
-        end[key[s]] = cl_uint(s + 1);
+    for (std::size_t c = 0; c < cell_count; ++c) {
+        start[c] = cl_uint(std::lower_bound(key.begin(), key.end(), c) - key.begin());
+        end[c] = cl_uint(std::upper_bound(key.begin(), key.end(), c) - key.begin());
     }
 
     BuildOptions options;

@@ -1,7 +1,8 @@
 // CellList (include/partcl/algorithm/cell_list.hpp): neighbour lists found through the cell
 // list by a user's kernel (including cl/algorithm/cell_list.h) are the brute-force ones, on
-// fresh random inputs in 2-D and 3-D, float and double, for N = 0, 1, odd, crowded cells and
-// empty cells; the sorted structure is consistent; gather reorders; bad input is refused.
+// fresh random inputs in 2-D and 3-D, float and double, reach 1 and 2 (cells of the radius or
+// half of it), for N = 0, 1, odd, crowded cells and empty cells; the sorted structure is
+// consistent; gather reorders; bad input is refused.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -35,12 +36,14 @@ KERNEL void neighbours(const uint n, const uint stride, GLOBAL const real* p, co
 #else
     const real z = REAL_C(0.0);
 #endif
-    const uint home = cell_list_cell(x, y, z, CELL_LIST_GRID);
+    int home[3];
+    cell_list_coordinates(cell_list_cell(x, y, z, CELL_LIST_GRID), CELL_LIST_GRID, home);
     uint found = 0;
-    for (int k = 0; k < CELL_LIST_NEIGHBOURS; ++k) {
-        const uint c = cell_list_neighbour(home, k, CELL_LIST_GRID);
-        if (c == CELL_LIST_NONE) continue;
-        for (uint t = cell_start[c]; t < cell_end[c]; ++t) {
+    for (int k = 0; k < CELL_LIST_ROWS; ++k) {
+        uint first, last;
+        if (!cell_list_row(home, k, CELL_LIST_GRID, &first, &last)) continue;
+        const uint end = cell_end[last];
+        for (uint t = cell_start[first]; t < end; ++t) {
             const uint j = order[t];
             if (j == i) continue;
             const real dx = p[j] - x, dy = p[stride + j] - y;
@@ -70,7 +73,7 @@ struct Layout {
 };
 
 template <class T>
-void check_neighbours(Precision precision, int dims) {
+void check_neighbours(Precision precision, int dims, int reach) {
     Context& context = test_context();
     auto& queue = context.queue(0);
     const std::uint32_t seed = fresh_seed();
@@ -82,11 +85,13 @@ void check_neighbours(Precision precision, int dims) {
     BuildOptions options;
     options.precision = precision;
     options.define("CELL_LIST_DIMENSIONS", dims).define("MAX_NEIGHBOURS", (long long)max_neighbours);
+    options.define("CELL_LIST_REACH", reach);
     const Program program = build_program(
         context, Source::from_string("neighbours.cl", neighbour_kernel), options, memory_cache());
     for (const Layout& layout : layouts) {
         CAPTURE(seed);
         CAPTURE(dims);
+        CAPTURE(reach);
         CAPTURE(std::string(to_string(precision)));
         CAPTURE(layout.name);
         const std::size_t n = layout.n, stride = n + 3;  // a stride that is not n
@@ -107,8 +112,8 @@ void check_neighbours(Precision precision, int dims) {
         if (n > 5)  // coincident particles
             for (int k = 0; k < dims; ++k) p[k * stride + 4] = p[k * stride + 3];
 
-        CellList cells(context, precision, CellGrid::covering(dims, lower, upper, radius),
-                       memory_cache());
+        CellList cells(context, precision,
+                       CellGrid::covering(dims, lower, upper, radius, reach), memory_cache());
         RealBuffer positions(context, precision, dims * stride);
         positions.write(queue, p);
         cells.build(queue, positions, stride, n);
@@ -124,6 +129,8 @@ void check_neighbours(Precision precision, int dims) {
         std::size_t covered = 0, empty = 0;
         for (std::size_t c = 0; c < cells.grid().count(); ++c) {
             REQUIRE(start[c] <= end[c]);
+            // Consecutive cells' ranges meet, empty ones included: a row is one range.
+            if (c > 0) REQUIRE(start[c] == end[c - 1]);
             covered += end[c] - start[c];
             empty += start[c] == end[c];
             for (std::uint32_t s = start[c]; s < end[c]; ++s) REQUIRE(keys[s] == c);
@@ -220,10 +227,12 @@ void check_gather(Precision precision) {
 TEST_SUITE("cell_list") {
 
 TEST_CASE("neighbour lists through the cell list are the brute-force ones") {
-    for (int dims : {2, 3}) {
-        check_neighbours<float>(Precision::float32, dims);
-        if (test_context().device(0).info().fp64) check_neighbours<double>(Precision::float64, dims);
-    }
+    for (int dims : {2, 3})
+        for (int reach : {1, 2}) {
+            check_neighbours<float>(Precision::float32, dims, reach);
+            if (test_context().device(0).info().fp64)
+                check_neighbours<double>(Precision::float64, dims, reach);
+        }
 }
 
 TEST_CASE("gather reorders particle data into the sorted order") {
@@ -259,6 +268,7 @@ TEST_CASE("particles outside the box or NaN, and malformed grids, are usage erro
     CHECK_THROWS_AS(CellGrid::covering(3, {0, 0, 0}, {1, 1, 1}, 0), UsageError);
     CHECK_THROWS_AS(CellGrid::covering(3, {0, 0, 0}, {1, NAN, 1}, 0.1), UsageError);
     CHECK_THROWS_AS(CellGrid::covering(3, {0, 0, 0}, {1e6, 1e6, 1e6}, 1e-3), UsageError);
+    CHECK_THROWS_AS(CellGrid::covering(3, {0, 0, 0}, {1, 1, 1}, 0.1, 0), UsageError);
 }
 
 }

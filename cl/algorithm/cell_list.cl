@@ -2,7 +2,7 @@
  * are in cell_list.h):
  *   cell_list_keys     each particle's cell, and a report of particles outside the grid or NaN
  *   (sort_by_key on the host side: cells ascending, particle indices carried along, stable)
- *   cell_list_bounds   each cell's first and one-past-last sorted slot (cells left at 0: empty)
+ *   cell_list_bounds   each cell's first and one-past-last sorted slot
  *   cell_list_gather_real / _uint   reorder particle data into the sorted order
  * Positions and gathered data are structure-of-arrays: component k of particle i at
  * k * stride + i. */
@@ -35,17 +35,27 @@ KERNEL void cell_list_keys(const uint n, const uint stride, GLOBAL const real* p
     order[i] = i;
 }
 
-/* keys sorted; cell_start and cell_end zeroed by the host. A cell's first slot is where the key
- * changes from the previous one, its end where it changes to the next. */
+/* keys sorted. Cell c's first slot is the first whose key is not below c, its end the first
+ * whose key is above c, found by binary search, so an empty cell's range is empty and sits
+ * where its particles would: a row of cells is one range of slots (cell_list.h). */
+INLINE uint cell_list_lower_bound(GLOBAL const uint* keys, const uint n, const uint key)
+{
+    uint low = 0u, high = n;
+    while (low < high) {
+        const uint middle = low + (high - low) / 2u;
+        if (keys[middle] < key) low = middle + 1u;
+        else high = middle;
+    }
+    return low;
+}
+
 KERNEL void cell_list_bounds(const uint n, const uint cells, GLOBAL const uint* keys,
                              GLOBAL uint* cell_start, GLOBAL uint* cell_end)
 {
-    const uint s = global_id(0);
-    if (s >= n) return;
-    const uint key = keys[s];
-    if (key >= cells) return;
-    if (s == 0 || keys[s - 1] != key) cell_start[key] = s;
-    if (s + 1 == n || keys[s + 1] != key) cell_end[key] = s + 1;
+    const uint c = global_id(0);
+    if (c >= cells) return;
+    cell_start[c] = cell_list_lower_bound(keys, n, c);
+    cell_end[c] = cell_list_lower_bound(keys, n, c + 1u);
 }
 
 /* out[k * stride + s] = in[k * stride + order[s]] for the components k < components. */

@@ -2,34 +2,45 @@
 #define PARTCL_ALGORITHM_CELL_LIST_H
 /* The kernel side of partcl::CellList (include/partcl/algorithm/cell_list.hpp): a uniform grid
  * of cubic cells over a box, particles sorted by cell, each cell's particles the sorted slots
- * [cell_start[c], cell_end[c]). A user's kernel visits the 9 (2-D) or 27 (3-D) cells around a
- * particle's own:
+ * [cell_start[c], cell_end[c]) (an empty cell's range is empty and sits where its particles
+ * would). Every pair closer than the grid's radius lies within CELL_LIST_REACH cells of each
+ * other along each axis (CellGrid::reach: cells of radius / reach). A user's kernel visits the
+ * cells around a particle's own as rows along x: cells next to each other along x have
+ * consecutive indices, so a row's particles are one range of slots.
  *
- *     #define CELL_LIST_DIMENSIONS 2          (or -D from the host; 3 when not given)
+ *     #define CELL_LIST_DIMENSIONS 2      (or -D from the host; 3 when not given)
+ *     #define CELL_LIST_REACH 2           (the grid's reach; 1 when not given)
  *     #include "algorithm/cell_list.h"
  *     KERNEL void k(..., CELL_LIST_GRID_PARAMS, GLOBAL const uint* cell_start,
  *                   GLOBAL const uint* cell_end, ...)
  *     {
- *         const uint home = cell_list_cell(x, y, z, CELL_LIST_GRID);
- *         for (int k = 0; k < CELL_LIST_NEIGHBOURS; ++k) {
- *             const uint c = cell_list_neighbour(home, k, CELL_LIST_GRID);
- *             if (c == CELL_LIST_NONE) continue;
- *             for (uint s = cell_start[c]; s < cell_end[c]; ++s) { ... slot s ... }
+ *         int home[3];
+ *         cell_list_coordinates(cell_list_cell(x, y, z, CELL_LIST_GRID), CELL_LIST_GRID, home);
+ *         for (int k = 0; k < CELL_LIST_ROWS; ++k) {
+ *             uint first, last;
+ *             if (!cell_list_row(home, k, CELL_LIST_GRID, &first, &last)) continue;
+ *             const uint end = cell_end[last];
+ *             for (uint s = cell_start[first]; s < end; ++s) { ... slot s ... }
  *         }
  *     }
  *
  * and the host sets the seven grid arguments with CellList::grid_args(kernel, first_index).
- * Every pair closer than the cell size lies in neighbouring cells. Cell c of coordinates
- * (ix, iy, iz) is ix + nx * (iy + ny * iz); in 2-D nz = 1 and z is ignored. */
+ * Cell c of coordinates (ix, iy, iz) is ix + nx * (iy + ny * iz); in 2-D nz = 1 and z is
+ * ignored. */
 #include "common/real.h"
 
 #ifndef CELL_LIST_DIMENSIONS
 #define CELL_LIST_DIMENSIONS 3
 #endif
+#ifndef CELL_LIST_REACH
+#define CELL_LIST_REACH 1
+#endif
+/* Cells per axis around a cell's own, and rows of them. */
+#define CELL_LIST_SPAN (2 * CELL_LIST_REACH + 1)
 #if CELL_LIST_DIMENSIONS == 2
-#define CELL_LIST_NEIGHBOURS 9
+#define CELL_LIST_ROWS CELL_LIST_SPAN
 #elif CELL_LIST_DIMENSIONS == 3
-#define CELL_LIST_NEIGHBOURS 27
+#define CELL_LIST_ROWS (CELL_LIST_SPAN * CELL_LIST_SPAN)
 #else
 #error "CELL_LIST_DIMENSIONS must be 2 or 3"
 #endif
@@ -69,25 +80,47 @@ INLINE uint cell_list_cell(const real x, const real y, const real z, CELL_LIST_G
 #endif
 }
 
-/* Neighbour k in [0, CELL_LIST_NEIGHBOURS) of cell `home` (k = CELL_LIST_NEIGHBOURS / 2 is home
- * itself), or CELL_LIST_NONE when it falls outside the grid. */
-INLINE uint cell_list_neighbour(const uint home, const int k, CELL_LIST_GRID_PARAMS)
+/* Coordinates (ix, iy, iz) of cell `cell`. Written with products rather than % next to /:
+ * LLVM then inserts a `freeze` instruction that Oclgrind 21.10's checker cannot follow. */
+INLINE void cell_list_coordinates(const uint cell, CELL_LIST_GRID_PARAMS, PRIVATE int* c)
 {
     (void)cell_origin_x;
     (void)cell_origin_y;
     (void)cell_origin_z;
     (void)cell_inverse_size;
-    const int ix = (int)(home % cell_nx) + k % 3 - 1;
-    const int iy = (int)((home / cell_nx) % cell_ny) + (k / 3) % 3 - 1;
-    if (ix < 0 || iy < 0 || ix >= (int)cell_nx || iy >= (int)cell_ny) return CELL_LIST_NONE;
+    (void)cell_nz;
+    const uint row = cell / cell_nx;
+    const uint layer = row / cell_ny;
+    c[0] = (int)(cell - row * cell_nx);
+    c[1] = (int)(row - layer * cell_ny);
+    c[2] = (int)layer;
+}
+
+/* Row k in [0, CELL_LIST_ROWS) around the cell at `home`: the cells within CELL_LIST_REACH of
+ * it along x (clipped to the grid) in the layer k % CELL_LIST_SPAN - CELL_LIST_REACH away along
+ * y and, in 3-D, k / CELL_LIST_SPAN - CELL_LIST_REACH along z. Sets its first and last cell and
+ * returns 1, or returns 0 when that layer lies outside the grid. */
+INLINE int cell_list_row(PRIVATE const int* home, const int k, CELL_LIST_GRID_PARAMS,
+                         PRIVATE uint* first, PRIVATE uint* last)
+{
+    (void)cell_origin_x;
+    (void)cell_origin_y;
+    (void)cell_origin_z;
+    (void)cell_inverse_size;
+    const int layer = k / CELL_LIST_SPAN;
+    const int iy = home[1] + (k - layer * CELL_LIST_SPAN) - CELL_LIST_REACH;
+    if (iy < 0 || iy >= (int)cell_ny) return 0;
 #if CELL_LIST_DIMENSIONS == 3
-    const int iz = (int)(home / (cell_nx * cell_ny)) + k / 9 - 1;
-    if (iz < 0 || iz >= (int)cell_nz) return CELL_LIST_NONE;
-    return (uint)ix + cell_nx * ((uint)iy + cell_ny * (uint)iz);
+    const int iz = home[2] + layer - CELL_LIST_REACH;
+    if (iz < 0 || iz >= (int)cell_nz) return 0;
+    const uint base = cell_nx * ((uint)iy + cell_ny * (uint)iz);
 #else
     (void)cell_nz;
-    return (uint)ix + cell_nx * (uint)iy;
+    const uint base = cell_nx * (uint)iy;
 #endif
+    *first = base + (uint)max(home[0] - CELL_LIST_REACH, 0);
+    *last = base + (uint)min(home[0] + CELL_LIST_REACH, (int)cell_nx - 1);
+    return 1;
 }
 
 #endif /* PARTCL_ALGORITHM_CELL_LIST_H */

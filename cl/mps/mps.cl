@@ -16,8 +16,9 @@
  * w(r) = re/r - 1 for 0 < r < re, 0 otherwise (coincident particles do not interact: the
  * collision step keeps particles apart). Particles are in cell-sorted order (CellList::gather),
  * so slot = particle; `keys` is each particle's cell at the positions the cell list was built
- * from (r at the start of the step). Pairs are searched in the 9 or 27 cells around it: the
- * host makes cells at least as large as re_lap and re + 2 * max_shift, and mps_pressure raises
+ * from (r at the start of the step). Pairs are searched in the cells within CELL_LIST_REACH
+ * of it (cell_list.h): the host makes the grid's radius at least re_lap and re + 2 * max_shift,
+ * and mps_pressure raises
  * bit 1 of `status` for a particle that moved further than max_shift, which the host reports.
  * Structure of arrays: component k of particle i at k * n + i. */
 #ifndef MPS_DIMENSIONS
@@ -45,13 +46,15 @@ INLINE real mps_weight(const real r, const real re)
     return (r > REAL_C(0.0) && r < re) ? re / r - REAL_C(1.0) : REAL_C(0.0);
 }
 
-/* Loops over every particle j (slots) in the cells around particle i's cell; close with `}}`. */
+/* Loops over every particle j (slots) in the rows of cells around particle i's cell (its cell's
+ * coordinates found once, in the loop's initialiser); close with `}}`. */
 #define FOR_NEIGHBOURS(i, j)                                                                    \
-    for (int k_ = 0; k_ < CELL_LIST_NEIGHBOURS; ++k_) {                                         \
-        const uint c_ = cell_list_neighbour(keys[i], k_, CELL_LIST_GRID);                       \
-        if (c_ == CELL_LIST_NONE) continue;                                                     \
-        const uint end_ = cell_end[c_];                                                         \
-        for (uint j = cell_start[c_]; j < end_; ++j) {
+    for (int home_[3], k_ = (cell_list_coordinates(keys[i], CELL_LIST_GRID, home_), 0);        \
+         k_ < CELL_LIST_ROWS; ++k_) {                                                           \
+        uint first_, last_;                                                                     \
+        if (!cell_list_row(home_, k_, CELL_LIST_GRID, &first_, &last_)) continue;              \
+        const uint end_ = cell_end[last_];                                                      \
+        for (uint j = cell_start[first_]; j < end_; ++j) {
 
 #define CELL_ARGS CELL_LIST_GRID_PARAMS, GLOBAL const uint* keys, GLOBAL const uint* cell_start, \
                   GLOBAL const uint* cell_end

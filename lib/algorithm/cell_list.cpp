@@ -22,7 +22,7 @@ Program build_cell_list(const Context& context, Precision precision, int dimensi
 } // namespace
 
 CellGrid CellGrid::covering(int dimensions, std::array<double, 3> lower,
-                            std::array<double, 3> upper, double radius) {
+                            std::array<double, 3> upper, double radius, int reach) {
     if (dimensions != 2 && dimensions != 3)
         throw UsageError("cell grid: " + std::to_string(dimensions) + " dimensions (2 or 3)");
     if (!(radius > 0) || !std::isfinite(radius))
@@ -30,7 +30,10 @@ CellGrid CellGrid::covering(int dimensions, std::array<double, 3> lower,
                          std::to_string(radius));
     CellGrid grid;
     grid.dimensions = dimensions;
-    grid.cell_size = radius * (1 + 1e-3);
+    if (reach < 1 || reach > 8)
+        throw UsageError("cell grid: a reach of " + std::to_string(reach) + " cells (1 to 8)");
+    grid.reach = reach;
+    grid.cell_size = radius / reach * (1 + 1e-3);
     double count = 1;
     for (int k = 0; k < dimensions; ++k) {
         if (!(upper[k] >= lower[k]) || !std::isfinite(upper[k] - lower[k]))
@@ -86,9 +89,11 @@ void CellList::build(Queue& queue, const RealBuffer& positions, std::size_t stri
         order_ = Buffer<std::uint32_t>(context_, n);
     }
     size_ = n;
-    start_.fill(queue, 0u);
-    end_.fill(queue, 0u);
-    if (n == 0) return;
+    if (n == 0) {
+        start_.fill(queue, 0u);
+        end_.fill(queue, 0u);
+        return;
+    }
     status_.fill(queue, 0u);
     keys_kernel_.args(cl_uint(n), cl_uint(stride), positions);
     grid_args(keys_kernel_, 3);
@@ -120,7 +125,7 @@ void CellList::build(Queue& queue, const RealBuffer& positions, std::size_t stri
     }
     sort_by_key(queue, keys_, order_, n);
     bounds_kernel_.args(cl_uint(n), cl_uint(grid_.count()), keys_, start_, end_);
-    bounds_kernel_.launch(queue, n, 64);
+    bounds_kernel_.launch(queue, grid_.count(), 64);
 }
 
 void CellList::gather(Queue& queue, const RealBuffer& in, RealBuffer& out,

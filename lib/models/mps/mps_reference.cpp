@@ -9,7 +9,7 @@ template <class T>
 MpsStep<T>::MpsStep(const MpsParameters& parameters, const CellGrid& grid, double n0,
                     double n0_laplacian, double lambda0)
     : p_(parameters), grid_(grid), n0_(n0), n0_lap_(n0_laplacian), lambda0_(lambda0) {
-    max_shift_ = (grid.cell_size / (1 + 1e-3) - p_.re_ratio * p_.spacing) / 2;
+    max_shift_ = (grid.cell_size * grid.reach / (1 + 1e-3) - p_.re_ratio * p_.spacing) / 2;
 }
 
 namespace {
@@ -84,14 +84,15 @@ void MpsStep<T>::step_sorted(std::vector<T>& r, std::vector<T>& u,
     const int d = p_.dimensions;
     const std::size_t n = type.size();
     const std::uint32_t nx = grid_.cells[0], ny = grid_.cells[1], nz = grid_.cells[2];
-    const int reach_z = d == 3 ? 1 : 0;
-    // Calls f(j) for every particle j in the cells around particle i's cell.
+    const int reach = grid_.reach, reach_z = d == 3 ? reach : 0;
+    // Calls f(j) for every particle j in the cells around particle i's cell, in the device's
+    // order (cell_list.h's rows).
     auto for_neighbours = [&](std::size_t i, auto&& f) {
         const std::uint32_t c = cell_of_[i];
         const int cx = int(c % nx), cy = int((c / nx) % ny), cz = int(c / (nx * ny));
         for (int dz = -reach_z; dz <= reach_z; ++dz)
-            for (int dy = -1; dy <= 1; ++dy)
-                for (int dx = -1; dx <= 1; ++dx) {
+            for (int dy = -reach; dy <= reach; ++dy)
+                for (int dx = -reach; dx <= reach; ++dx) {
                     const int x = cx + dx, y = cy + dy, z = cz + dz;
                     if (x < 0 || y < 0 || z < 0 || x >= int(nx) || y >= int(ny) || z >= int(nz)) continue;
                     const std::uint32_t cell = std::uint32_t(x) + nx * (std::uint32_t(y) + ny * std::uint32_t(z));
