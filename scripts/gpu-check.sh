@@ -75,7 +75,7 @@ log "dense benchmark, both backends"
 for backend in cuda opencl; do
     PARTCL_DEVICE=gpu $B --backend $backend --n 16384,65536,262144,1048576 --repeat 3 \
         --no-reference >>"$OUT/dense.jsonl" 2>>"$OUT/log.txt"
-    for targets in 2 4; do
+    for targets in 2 4 8; do
         PARTCL_DEVICE=gpu $B --backend $backend --n 1048576 --repeat 3 --tile 256 \
             --targets $targets --no-reference >>"$OUT/dense.jsonl" 2>>"$OUT/log.txt"
         PARTCL_DEVICE=gpu $B --backend $backend --n 1048576 --repeat 3 --tile 256 \
