@@ -218,21 +218,95 @@ TEST_CASE("bad input is refused by name") {
 }
 
 // VkFFT plans every size the model accepts here (Bluestein for large primes: 1000003,
-// 16777259 and 131^3 were tried), so a refusal by the Fft (Unsupported, passed through
-// unchanged) cannot be provoked on this device; the grids the model itself cannot index are
-// refused before any buffer is made.
-TEST_CASE("a grid larger than the kernels can index is refused") {
+// 16777259 and 131^3 were tried), so the library's own refusal cannot be provoked. What can be:
+// a grid whose buffers exceed the device's largest allocation, refused by name (the grid) by
+// the model and by Fft itself before any buffer is made; and grids the kernels cannot index.
+TEST_CASE("a grid larger than the kernels can index or the device can hold is refused") {
+    Context& context = test_context();
+    const DeviceInfo& info = context.device(0).info();
     PicGrid grid;
     grid.dimensions = 3;
     grid.nodes = {2048, 2048, 1024};
     std::mt19937 rng(fresh_seed());
     const PicParticles p = random_particles(grid, 10, rng);
     try {
-        ElectrostaticPic(test_context(), Precision::float32, grid, two_species, p,
+        ElectrostaticPic(context, Precision::float32, grid, two_species, p,
                          PicDeposit::gather, memory_cache());
         FAIL("no error");
     } catch (const UsageError& e) {
         CHECK(contains(e.what(), "grid points"));
+    }
+    // 1024^3 nodes (fewer than 2^32 / 3): a field of 12 GiB in float, more than PoCL's largest
+    // buffer here (a quarter of the memory); the message names the grid and the limit.
+    grid.nodes = {1024, 1024, 1024};
+    const double field_bytes = 3.0 * 4 * 1024 * 1024 * 1024;
+    INFO("largest allocation " << (info.max_allocation >> 20) << " MiB");
+    REQUIRE(double(info.max_allocation) < field_bytes);
+    try {
+        ElectrostaticPic(context, Precision::float32, grid, two_species, random_particles(grid, 10, rng),
+                         PicDeposit::gather, memory_cache());
+        FAIL("no error");
+    } catch (const Unsupported& e) {
+        CHECK(contains(e.what(), "1024 x 1024 x 1024 grid"));
+        CHECK(contains(e.what(), info.name));
+        CHECK(contains(e.what(), "MiB"));
+    }
+    // Fft on its own: 2 x 65536^2 floats, 32 GiB in one buffer.
+    REQUIRE(double(info.max_allocation) < 32.0 * 1024 * 1024 * 1024);
+    try {
+        Fft(context, Precision::float32, {65536, 65536, 1});
+        FAIL("no error");
+    } catch (const Unsupported& e) {
+        CHECK(contains(e.what(), "65536 x 65536 x 1"));
+        CHECK(contains(e.what(), "32768 MiB"));
+    }
+}
+
+// The atomic deposit in double needs 64-bit compare-and-swap: without
+// cl_khr_int64_base_atomics it is refused by name (no silent fall-back to the gather deposit),
+// decided from DeviceInfo alone, so invented devices test it.
+TEST_CASE("the atomic deposit in double needs 64-bit atomics") {
+    DeviceInfo old;
+    old.name = "Old GPU";
+    old.platform = "Some OpenCL";
+    old.fp64 = true;
+    old.extensions = "cl_khr_fp64 cl_khr_global_int32_base_atomics";
+    const std::string message = [&] {
+        try {
+            require_deposit(old, Precision::float64, PicDeposit::atomic);
+        } catch (const Unsupported& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    }();
+    INFO(message);
+    CHECK(contains(message, "Old GPU"));
+    CHECK(contains(message, "cl_khr_int64_base_atomics"));
+    CHECK(contains(message, "gather"));
+    CHECK_NOTHROW(require_deposit(old, Precision::float64, PicDeposit::gather));
+    CHECK_NOTHROW(require_deposit(old, Precision::float32, PicDeposit::atomic));
+    DeviceInfo with = old;
+    with.extensions += " cl_khr_int64_base_atomics";
+    CHECK_NOTHROW(require_deposit(with, Precision::float64, PicDeposit::atomic));
+    DeviceInfo cuda = old;  // CUDA has atomicAdd on double on every architecture partcl builds for
+    cuda.backend = Backend::cuda;
+    cuda.extensions.clear();
+    CHECK_NOTHROW(require_deposit(cuda, Precision::float64, PicDeposit::atomic));
+    // The model asks the same question of its device, at construction and on set_deposit.
+    Context& context = test_context();
+    const DeviceInfo& info = context.device(0).info();
+    if (!info.fp64) return;
+    std::mt19937 rng(fresh_seed());
+    PicGrid grid;
+    grid.nodes = {16, 1, 1};
+    ElectrostaticPic pic(context, Precision::float64, grid, two_species, random_particles(grid, 10, rng),
+                         PicDeposit::gather, memory_cache());
+    if (info.has_extension("cl_khr_int64_base_atomics") || info.backend == Backend::cuda) {
+        CHECK_NOTHROW(pic.set_deposit(PicDeposit::atomic));
+        CHECK(pic.deposit() == PicDeposit::atomic);
+    } else {
+        CHECK_THROWS_AS(pic.set_deposit(PicDeposit::atomic), Unsupported);
+        CHECK(pic.deposit() == PicDeposit::gather);
     }
 }
 
