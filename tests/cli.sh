@@ -44,14 +44,21 @@ grep -q '^\[#*\.*\] t 0.0100/0.01 s  bottom pressure' hydro.txt || { echo "FAIL:
 grep -q '^bottom pressure .* Pa against rho g h .* Pa' hydro.txt || { echo "FAIL: no hydrostatic summary"; cat hydro.txt; exit 1; }
 # The PIC plasma built-ins: a short Langmuir run (two plasma periods) and the full two-stream
 # run (320 steps, about a second), each with its measurement in the summary.
-"$partcl" run langmuir --end-time 13 --out out >langmuir.txt 2>&1 || { echo "FAIL: a good langmuir run failed"; cat langmuir.txt; exit 1; }
-[ "$(head -n 1 out/diagnostics.csv)" = "t,field_energy,kinetic_energy,total,momentum,mode_sin,mode_cos" ] || { echo "FAIL: diagnostics.csv header"; exit 1; }
-[ "$(wc -l <out/diagnostics.csv)" -eq 132 ] || { echo "FAIL: diagnostics.csv rows"; wc -l out/diagnostics.csv; exit 1; }
-[ -s out/frame_000120.png ] || { echo "FAIL: no phase-space frame"; exit 1; }
+"$partcl" run langmuir --end-time 13 --out pic >langmuir.txt 2>&1 || { echo "FAIL: a good langmuir run failed"; cat langmuir.txt; exit 1; }
+[ "$(head -n 1 pic/diagnostics.csv)" = "t,field_energy,kinetic_energy,total,momentum,mode_sin,mode_cos" ] || { echo "FAIL: diagnostics.csv header"; exit 1; }
+[ "$(wc -l <pic/diagnostics.csv)" -eq 132 ] || { echo "FAIL: diagnostics.csv rows"; wc -l pic/diagnostics.csv; exit 1; }
+[ -s pic/frame_000120.png ] || { echo "FAIL: no phase-space frame"; exit 1; }
 grep -q '^frequency 0\.99[0-9]* against the plasma frequency 1\.00000\|^frequency 1\.00[0-9]* against the plasma frequency 1\.00000' langmuir.txt || { echo "FAIL: no Langmuir frequency within 1%"; cat langmuir.txt; exit 1; }
-"$partcl" run two-stream --out out --quiet >two_stream.txt 2>&1 || { echo "FAIL: a good two-stream run failed"; cat two_stream.txt; exit 1; }
+"$partcl" run two-stream --out pic --quiet >two_stream.txt 2>&1 || { echo "FAIL: a good two-stream run failed"; cat two_stream.txt; exit 1; }
 grep -q '^growth rate 0\.3[2-8][0-9]* against linear theory 0\.35355' two_stream.txt || { echo "FAIL: no two-stream growth rate near theory"; cat two_stream.txt; exit 1; }
-before=$(cat out/energy.csv out/checkpoint.bin out/snapshot_000004.h5 out/front.csv out/frame_000000.png out/diagnostics.csv | cksum)
+# A 2-D plasma of two species (the built-in pair-plasma, five steps), resumed from its
+# checkpoint to run on: the rows of both parts in one diagnostics.csv.
+"$partcl" run pair-plasma --end-time 0.5 --out pair --quiet >pair.txt 2>&1 || { echo "FAIL: a good pair-plasma run failed"; cat pair.txt; exit 1; }
+grep -q 'PIC species 2-D, 32768 particles of 2 species on 64^2 cells' pair.txt || { echo "FAIL: no pair-plasma header"; cat pair.txt; exit 1; }
+"$partcl" run --resume pair/checkpoint.bin --end-time 1.0 --out pair --quiet >resume.txt 2>&1 || { echo "FAIL: a good PIC resume failed"; cat resume.txt; exit 1; }
+grep -q 'resumed from pair/checkpoint.bin at step 5' resume.txt || { echo "FAIL: no resume header"; cat resume.txt; exit 1; }
+[ "$(wc -l <pair/diagnostics.csv)" -eq 12 ] || { echo "FAIL: resumed diagnostics.csv rows"; cat pair/diagnostics.csv; exit 1; }
+before=$(cat out/energy.csv out/checkpoint.bin out/snapshot_000004.h5 out/front.csv out/frame_000000.png pic/diagnostics.csv pic/checkpoint.bin pair/checkpoint.bin | cksum)
 
 cat >unknown_key.toml <<'TOML'
 [run]
@@ -156,8 +163,22 @@ expect 2 'plasma_nan.toml:4.*\[plasma\] length.*finite' run plasma_nan.toml --ou
 expect 2 'plasma_setup.toml:4.*beam.*langmuir, two-stream' run plasma_setup.toml --out out
 expect 2 '\[plasma\] end_time must be positive' run langmuir --end-time -1 --out out
 expect 2 '--steps is for N-body.*PIC plasma' run two-stream --steps 10 --out out
+expect 2 'nothing to do.*--end-time' run --resume pair/checkpoint.bin --out pair
+expect 2 '--steps is for N-body' run --resume pair/checkpoint.bin --steps 20 --out pair
+expect 2 '--end-time is for MPS.*checkpoint of an N-body run' run --resume out/checkpoint.bin --end-time 3 --out out
+cat >species_lattice.toml <<'TOML'
+[scenario]
+model = "pic"
+[plasma]
+setup = "species"
+dimensions = 2
+mode = [1, 1]
+[[plasma.species]]
+particles_per_cell = 2
+TOML
+expect 2 'species_lattice.toml:.*particles_per_cell must be m\^2' run species_lattice.toml --out out
 
-after=$(cat out/energy.csv out/checkpoint.bin out/snapshot_000004.h5 out/front.csv out/frame_000000.png out/diagnostics.csv | cksum)
+after=$(cat out/energy.csv out/checkpoint.bin out/snapshot_000004.h5 out/front.csv out/frame_000000.png pic/diagnostics.csv pic/checkpoint.bin pair/checkpoint.bin | cksum)
 if [ "$before" != "$after" ]; then
     echo "FAIL: a failing run changed the earlier output"
     failed=1

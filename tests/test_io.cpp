@@ -2,6 +2,8 @@
 // file replacement and frames. Host only: no device, no kernels.
 #include <doctest/doctest.h>
 
+#include <boost/uuid/detail/sha1.hpp>
+
 #include <hdf5.h>
 
 #include <algorithm>
@@ -229,6 +231,26 @@ void check_same_checkpoint(const Checkpoint& a, const Checkpoint& b) {
     CHECK(same_bits(a.integrator.scalars, b.integrator.scalars));
     CHECK(same_bits(a.scheduler_weights, b.scheduler_weights));
     CHECK(same_bits(a.initial_diagnostics, b.initial_diagnostics));
+    CHECK(a.species == b.species);
+    REQUIRE(a.series.size() == b.series.size());
+    for (std::size_t i = 0; i < a.series.size(); ++i) CHECK(same_bits(a.series[i], b.series[i]));
+}
+
+// A PIC run's checkpoint: 3 particles in 2-D (positions | velocities), no masses, species
+// indices up to 2^32 - 1, measurement series.
+Checkpoint sample_pic_checkpoint() {
+    Checkpoint c;
+    c.scenario_toml = to_toml(builtin_scenario("pair-plasma"));
+    c.step = 7;
+    c.time = 0.7000000000000001;
+    c.dt = 0.1;
+    c.precision = "float";
+    c.device = "pocl";
+    c.state = {0.1, 0.2, 0.3, -0.0, 1e-300, 6.2, 1.0, -1.0, 0.5, 0.25, 0.125, -0.0};
+    c.species = {0, 1, 0xffffffffu};
+    c.initial_diagnostics = {1, 2, 3};
+    c.series = {{0.0, 0.1}, {}, {from_bits(0x7ff8000000000123ull), -0.0}};
+    return c;
 }
 
 std::array<unsigned char, 3> inferno_entry(int i) {
@@ -257,14 +279,16 @@ TEST_SUITE("io") {
 TEST_CASE("every built-in scenario parses and survives to_toml exactly") {
     const auto names = builtin_scenario_names();
     CHECK(names == std::vector<std::string>{"galaxies", "plummer", "kepler", "cube", "dambreak",
-                                            "dambreak3d", "hydrostatic", "langmuir", "two-stream"});
+                                            "dambreak3d", "hydrostatic", "langmuir", "two-stream",
+                                            "pair-plasma"});
     for (const auto& name : names) {
         INFO("scenario " << name);
         const Scenario s = builtin_scenario(name);
         CHECK(s.name == name);
         // The MPS fluid built-ins (tests/test_mps_run.cpp checks their [fluid] keys).
         if (s.model == "mps") CHECK(s.fluid.setup == (name == "hydrostatic" ? "hydrostatic" : "dambreak"));
-        else if (s.model == "pic") CHECK(s.plasma.setup == name);  // tests/test_pic_run.cpp
+        else if (s.model == "pic")  // tests/test_pic_run.cpp
+            CHECK(s.plasma.setup == (name == "pair-plasma" ? "species" : name));
         else CHECK(s.initial == name);
         const std::string text = to_toml(s);
         const Scenario back = parse_scenario(text, "x");
@@ -821,10 +845,10 @@ TEST_CASE("checkpoints round-trip exactly") {
     const Checkpoint c = sample_checkpoint();
     const std::string bytes = encode_checkpoint(c);
 
-    // The documented header: magic, version 1, reserved 0, payload size; SHA-1 at the end.
+    // The documented header: magic, version 2, reserved 0, payload size; SHA-1 at the end.
     REQUIRE(bytes.size() > 44);
     CHECK(bytes.substr(0, 8) == "PARTCLCK");
-    CHECK(bytes.substr(8, 8) == std::string("\x01\0\0\0\0\0\0\0", 8));
+    CHECK(bytes.substr(8, 8) == std::string("\x02\0\0\0\0\0\0\0", 8));
     std::uint64_t payload = 0;
     for (int i = 0; i < 8; ++i)
         payload |= std::uint64_t(static_cast<unsigned char>(bytes[std::size_t(16 + i)])) << (8 * i);
@@ -838,9 +862,29 @@ TEST_CASE("checkpoints round-trip exactly") {
     check_same_checkpoint(read_checkpoint(file), c);
     CHECK(temporaries(dir.path()).empty());
 
-    // An empty checkpoint is valid too.
+    // An empty checkpoint is valid too, and so is a PIC run's.
     const Checkpoint empty;
     check_same_checkpoint(decode_checkpoint(encode_checkpoint(empty), "memory"), empty);
+    const Checkpoint pic = sample_pic_checkpoint();
+    check_same_checkpoint(decode_checkpoint(encode_checkpoint(pic), "memory"), pic);
+
+    // Version 1 (before PIC runs had checkpoints: no species and series) still reads: the
+    // same payload without its last two counts, under a version-1 header and its own SHA-1.
+    {
+        const std::string v2 = encode_checkpoint(c);
+        std::string payload = v2.substr(24, v2.size() - 24 - 20 - 16);
+        boost::uuids::detail::sha1 hash;
+        hash.process_bytes(payload.data(), payload.size());
+        boost::uuids::detail::sha1::digest_type digest;
+        hash.get_digest(digest);
+        std::string v1 = v2.substr(0, 24);
+        v1[8] = 1;
+        for (int i = 0; i < 8; ++i) v1[std::size_t(16 + i)] = char((payload.size() >> (8 * i)) & 0xff);
+        v1 += payload;
+        for (int i = 0; i < 5; ++i)
+            for (int b = 0; b < 4; ++b) v1 += char((digest[i] >> (24 - 8 * b)) & 0xff);
+        check_same_checkpoint(decode_checkpoint(v1, "v1"), c);
+    }
 
     // The scenario inside reads back as the scenario.
     CHECK(parse_scenario(read_checkpoint(file).scenario_toml, "ck") == builtin_scenario("kepler"));
@@ -869,7 +913,7 @@ TEST_CASE("damaged checkpoints are UsageErrors naming the file") {
     check_file("magic.ck", magic, "magic");
     check_file("text.ck", "[scenario]\nname = \"x\"\n", "magic");
     std::string version = bytes;
-    version[8] = 2;
+    version[8] = 3;
     check_file("version.ck", version, "version");
     for (std::size_t at : {std::size_t(30), bytes.size() / 2, bytes.size() - 25,
                            bytes.size() - 1}) {
@@ -911,6 +955,15 @@ TEST_CASE("damaged checkpoints are UsageErrors naming the file") {
     INFO(message);
     CHECK(contains(message, "odd.ck"));
     CHECK(contains(message, "damaged"));
+    // A PIC checkpoint with 5 state values for 1 particle, and one with masses.
+    Checkpoint pic = sample_pic_checkpoint();
+    pic.state.resize(5);
+    CHECK(contains(usage_error([&] { decode_checkpoint(encode_checkpoint(pic), "pic.ck"); }),
+                   "2, 4 or 6 per particle"));
+    pic = sample_pic_checkpoint();
+    pic.mass = {1, 1, 1};
+    CHECK(contains(usage_error([&] { decode_checkpoint(encode_checkpoint(pic), "pic.ck"); }),
+                   "damaged"));
 }
 
 // ------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
 
 #include <partcl/models/pic/pic_plasma.hpp>
@@ -218,21 +219,105 @@ TEST_CASE("bad input is refused by name") {
 }
 
 // VkFFT plans every size the model accepts here (Bluestein for large primes: 1000003,
-// 16777259 and 131^3 were tried), so a refusal by the Fft (Unsupported, passed through
-// unchanged) cannot be provoked on this device; the grids the model itself cannot index are
-// refused before any buffer is made.
-TEST_CASE("a grid larger than the kernels can index is refused") {
+// 16777259 and 131^3 were tried), so the library's own refusal cannot be provoked. What can be:
+// a grid whose buffers exceed the device's largest allocation, refused by name (the grid) by
+// the model and by Fft itself before any buffer is made; and grids the kernels cannot index.
+TEST_CASE("a grid larger than the kernels can index or the device can hold is refused") {
+    Context& context = test_context();
+    const DeviceInfo& info = context.device(0).info();
     PicGrid grid;
     grid.dimensions = 3;
     grid.nodes = {2048, 2048, 1024};
     std::mt19937 rng(fresh_seed());
     const PicParticles p = random_particles(grid, 10, rng);
     try {
-        ElectrostaticPic(test_context(), Precision::float32, grid, two_species, p,
+        ElectrostaticPic(context, Precision::float32, grid, two_species, p,
                          PicDeposit::gather, memory_cache());
         FAIL("no error");
     } catch (const UsageError& e) {
         CHECK(contains(e.what(), "grid points"));
+    }
+    // 1024^3 nodes (fewer than 2^32 / 3): a field of 12 GiB in float, 24 GiB in double, more
+    // than PoCL's largest buffer here (a quarter of the memory); the message names the grid and
+    // the limit. (A GPU whose largest buffer holds even that -- CUDA allows all its memory --
+    // cannot be made to refuse an indexable grid.)
+    grid.nodes = {1024, 1024, 1024};
+    const double field_floats = 3.0 * 1024 * 1024 * 1024;
+    INFO("largest allocation " << (info.max_allocation >> 20) << " MiB");
+    std::optional<Precision> big;
+    if (double(info.max_allocation) < 4 * field_floats) big = Precision::float32;
+    else if (info.fp64 && double(info.max_allocation) < 8 * field_floats) big = Precision::float64;
+    if (big) {
+        try {
+            ElectrostaticPic(context, *big, grid, two_species, random_particles(grid, 10, rng),
+                             PicDeposit::gather, memory_cache());
+            FAIL("no error");
+        } catch (const Unsupported& e) {
+            CHECK(contains(e.what(), "1024 x 1024 x 1024 grid"));
+            CHECK(contains(e.what(), info.name));
+            CHECK(contains(e.what(), "MiB"));
+        }
+    } else {
+        MESSAGE("the largest buffer of " << info.name << " holds the largest indexable grid");
+    }
+    // Fft on its own: 2^30 x ny points of 8 bytes (float complex), ny chosen to exceed the
+    // largest buffer (2 on PoCL here: 16 GiB).
+    const std::size_t ny = std::size_t(info.max_allocation / (std::uint64_t(8) << 30)) + 1;
+    try {
+        Fft(context, Precision::float32, {std::size_t(1) << 30, ny, 1});
+        FAIL("no error");
+    } catch (const Unsupported& e) {
+        CHECK(contains(e.what(), "1073741824 x " + std::to_string(ny) + " x 1 float grid"));
+        CHECK(contains(e.what(), std::to_string(8 * ny << 10) + " MiB"));
+        CHECK(contains(e.what(), info.name));
+    }
+}
+
+// The atomic deposit in double needs 64-bit compare-and-swap: without
+// cl_khr_int64_base_atomics it is refused by name (no silent fall-back to the gather deposit),
+// decided from DeviceInfo alone, so invented devices test it.
+TEST_CASE("the atomic deposit in double needs 64-bit atomics") {
+    DeviceInfo old;
+    old.name = "Old GPU";
+    old.platform = "Some OpenCL";
+    old.fp64 = true;
+    old.extensions = "cl_khr_fp64 cl_khr_global_int32_base_atomics";
+    const std::string message = [&] {
+        try {
+            require_deposit(old, Precision::float64, PicDeposit::atomic);
+        } catch (const Unsupported& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    }();
+    INFO(message);
+    CHECK(contains(message, "Old GPU"));
+    CHECK(contains(message, "cl_khr_int64_base_atomics"));
+    CHECK(contains(message, "gather"));
+    CHECK_NOTHROW(require_deposit(old, Precision::float64, PicDeposit::gather));
+    CHECK_NOTHROW(require_deposit(old, Precision::float32, PicDeposit::atomic));
+    DeviceInfo with = old;
+    with.extensions += " cl_khr_int64_base_atomics";
+    CHECK_NOTHROW(require_deposit(with, Precision::float64, PicDeposit::atomic));
+    DeviceInfo cuda = old;  // CUDA has atomicAdd on double on every architecture partcl builds for
+    cuda.backend = Backend::cuda;
+    cuda.extensions.clear();
+    CHECK_NOTHROW(require_deposit(cuda, Precision::float64, PicDeposit::atomic));
+    // The model asks the same question of its device, at construction and on set_deposit.
+    Context& context = test_context();
+    const DeviceInfo& info = context.device(0).info();
+    if (!info.fp64) return;
+    std::mt19937 rng(fresh_seed());
+    PicGrid grid;
+    grid.nodes = {16, 1, 1};
+    ElectrostaticPic pic(context, Precision::float64, grid, two_species, random_particles(grid, 10, rng),
+                         PicDeposit::gather, memory_cache());
+    if (info.has_extension("cl_khr_int64_base_atomics") || info.backend == Backend::cuda) {
+        CHECK_NOTHROW(pic.set_deposit(PicDeposit::atomic));
+        CHECK(pic.deposit() == PicDeposit::atomic);
+    } else {
+        CHECK_THROWS_AS(pic.set_deposit(PicDeposit::atomic), Unsupported);
+        CHECK(pic.deposit() == PicDeposit::gather);
     }
 }
 

@@ -1,14 +1,18 @@
 // The PIC plasma scenarios end to end through the library: the [plasma] keys (good and bad
-// input) and short langmuir and two-stream runs through PicRun writing diagnostics.csv and
-// phase-space frames with their measurements. (The physics to the issue's tolerances -- the
+// input, [[plasma.species]] lists), short langmuir and two-stream runs through PicRun writing
+// diagnostics.csv and phase-space frames with their measurements, and checkpoints: a resumed
+// run ends bitwise as the uninterrupted one. (The physics to the issue's tolerances -- the
 // Langmuir frequency within 1%, the growth rate within 10% -- is checked by the pic_physics
-// suite on the same set-ups and measurements, models/pic/pic_plasma.hpp.)
+// suite on the same set-ups and measurements, models/pic/pic_plasma.hpp; the 2-D and 3-D
+// multi-species oscillations at the end of this file are in that suite too.)
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <sstream>
 
+#include <partcl/io/checkpoint.hpp>
 #include <partcl/io/render.hpp>
 #include <partcl/io/scenario.hpp>
 #include <partcl/run/nbody_run.hpp>
@@ -22,11 +26,11 @@ using namespace partcl_test;
 TEST_SUITE("pic_run") {
 
 TEST_CASE("the PIC built-ins parse, survive to_toml and hold their set-ups") {
-    for (const char* name : {"langmuir", "two-stream"}) {
+    for (const char* name : {"langmuir", "two-stream", "pair-plasma"}) {
         INFO(name);
         const Scenario s = builtin_scenario(name);
         CHECK(s.model == "pic");
-        CHECK(s.plasma.setup == name);
+        CHECK(s.plasma.setup == (std::strcmp(name, "pair-plasma") ? name : "species"));
         CHECK(parse_scenario(to_toml(s), "x") == s);
         CHECK(contains(to_toml(s), "[plasma]"));
         CHECK_FALSE(contains(to_toml(s), "[gravity]"));
@@ -41,6 +45,24 @@ TEST_CASE("the PIC built-ins parse, survive to_toml and hold their set-ups") {
     langmuir.render = defaults.render;
     CHECK(langmuir == defaults);
     CHECK(builtin_scenario("two-stream").plasma.beam_speed == doctest::Approx(std::sqrt(3.0 / 8.0)));
+    // The 2-D pair plasma: two species read from [[plasma.species]], every key.
+    const Scenario pair = builtin_scenario("pair-plasma");
+    CHECK(pair.plasma.dimensions == 2);
+    CHECK(pair.plasma.mode == std::array<std::uint64_t, 3>{1, 1, 0});
+    REQUIRE(pair.plasma.species.size() == 2);
+    CHECK(pair.plasma.species[0].name == "electrons");
+    CHECK(pair.plasma.species[0].amplitude == 0.006);
+    CHECK(pair.plasma.species[1].charge == 1);
+    CHECK(pair.plasma.species[1].particles_per_cell == 4);
+    CHECK(cold_plasma_frequency(pair.plasma.species) == doctest::Approx(std::sqrt(2.0)));
+    CHECK(contains(to_toml(pair), "[[plasma.species]]\nname = \"positrons\""));
+    CHECK(contains(to_toml(pair), "mode = [1, 1, 0]"));
+    CHECK(contains(to_toml(builtin_scenario("langmuir")), "mode = 1 "));
+    // A species differing in one value is another scenario.
+    Scenario hotter = pair;
+    hotter.plasma.species[1].thermal_speed = 0.1;
+    CHECK(hotter != pair);
+    CHECK(parse_scenario(to_toml(hotter), "x") == hotter);
     CHECK_FALSE(contains(to_toml(builtin_scenario("plummer")), "[plasma]"));
 }
 
@@ -75,6 +97,31 @@ TEST_CASE("bad [plasma] input is a usage error naming the line, the key and the 
          {"s.toml:4: ", "[fluid]", "model = \"mps\""}},
         {"[plasma] in an N-body scenario", "[plasma]\ncells = 16\n",
          {"s.toml:1: ", "[plasma]", "model = \"pic\""}},
+        {"2-D langmuir", head + "dimensions = 2\n", {"s.toml:4: ", "[plasma] dimensions", "species"}},
+        {"4-D", head + "setup = \"species\"\ndimensions = 4\n", {"s.toml:5: ", "[plasma] dimensions", "1, 2 or 3"}},
+        {"3-D grid too large", head + "setup = \"species\"\ndimensions = 3\ncells = 512\n",
+         {"s.toml:6: ", "[plasma] cells", "2^24"}},
+        {"mode beyond the grid", head + "mode = [1, 1]\n", {"s.toml:4: ", "[plasma] mode", "beyond", "[1, 1, 0]"}},
+        {"zero mode", head + "mode = [0, 0, 0]\n", {"s.toml:4: ", "[plasma] mode", "not be 0"}},
+        {"mode of four", head + "mode = [1, 0, 0, 0]\n", {"s.toml:4: ", "[plasma] mode", "1 to 3"}},
+        {"species of langmuir", head + "[[plasma.species]]\ncharge = 1.0\n",
+         {"s.toml:", "[plasma] species", "setup = \"species\"", "langmuir"}},
+        {"no species", head + "setup = \"species\"\n", {"s.toml:", "[plasma] species", "at least one"}},
+        {"species mass", head + "setup = \"species\"\n[[plasma.species]]\nname = \"ions\"\nmass = -1.0\n",
+         {"s.toml:", "[plasma] species 1 (\"ions\") mass", "positive"}},
+        {"species lattice", head + "setup = \"species\"\ndimensions = 2\nmode = [1, 1]\n[[plasma.species]]\nparticles_per_cell = 3\n",
+         {"s.toml:", "particles_per_cell must be m^2", "3"}},
+        {"species drift beyond the grid", head + "setup = \"species\"\n[[plasma.species]]\ndrift = [0.0, 1.0]\n",
+         {"s.toml:", "drift must be 0 beyond", "axis 1"}},
+        {"species crossing displacement", head + "setup = \"species\"\n[[plasma.species]]\namplitude = 2.0\n",
+         {"s.toml:", "species 1", "amplitude", "cross"}},
+        {"species dt unstable", head + "setup = \"species\"\ndt = 0.5\n[[plasma.species]]\ndensity = 25.0\n",
+         {"s.toml:5: ", "[plasma] dt", "unstable", "0.4"}},
+        {"misspelt species key", head + "setup = \"species\"\n[[plasma.species]]\ncharg = 1.0\n",
+         {"s.toml:6: ", "unknown key 'charg'", "[[plasma.species]] 1", "charge"}},
+        {"species of the wrong type", head + "setup = \"species\"\n[[plasma.species]]\ndrift = \"fast\"\n",
+         {"s.toml:6: ", "[[plasma.species]] 1 drift", "numbers"}},
+        {"species not tables", head + "species = 3\n", {"s.toml:4: ", "[plasma] species", "array of tables"}},
     };
     for (const auto& c : cases) {
         INFO(c.what);
@@ -205,6 +252,161 @@ TEST_CASE("each run refuses a PIC scenario that is not its own, and PicRun the o
     CHECK(contains(usage_error([&] { NBodyRun(context, builtin_scenario("langmuir"), dir.path()); }),
                    "not an N-body run"));
     CHECK(fs::is_empty(dir.path()));
+}
+
+// A 2-D plasma of two species with thermal velocities (particles cross cells every step):
+// stopped after a checkpoint (by an exception from the progress callback, as a crash would
+// stop it, with diagnostics rows written after the checkpoint) and resumed from it, the run
+// ends bitwise as the uninterrupted one: checkpoint.bin (particles, measurements), the
+// diagnostics.csv and the frames byte for byte, the summary's measurements bit for bit.
+TEST_CASE("a resumed PIC run ends bitwise as the uninterrupted one") {
+    const std::string toml = R"([scenario]
+name = "resume"
+model = "pic"
+[plasma]
+setup = "species"
+dimensions = 2
+cells = 16
+mode = [1, 1]
+end_time = 4.0
+sample_every = 5
+frame_every = 20
+checkpoint_every = 10
+[[plasma.species]]
+particles_per_cell = 4
+thermal_speed = 0.05
+amplitude = 0.01
+[[plasma.species]]
+name = "ions"
+charge = 1.0
+mass = 25.0
+particles_per_cell = 1
+thermal_speed = 0.01
+[render]
+width = 64
+)";
+    const Scenario s = parse_scenario(toml, "resume.toml");
+    TempDir whole("pic-whole"), parts("pic-parts");
+    Context& context = test_context();
+    PicRun uninterrupted(context, s, whole.path());
+    CHECK(uninterrupted.steps() == 40);
+    const PicRunSummary a = uninterrupted.run();
+
+    struct Stop {};
+    {
+        PicRun first(context, s, parts.path());
+        first.on_progress([](const PicRunProgress& p) {
+            if (p.step == 25) throw Stop{};
+        });
+        CHECK_THROWS_AS(first.run(), Stop);
+    }
+    CHECK(read_checkpoint(parts / "checkpoint.bin").step == 20);
+    PicRun resumed = PicRun::resume(context, parts / "checkpoint.bin", parts.path());
+    CHECK(resumed.first_step() == 20);
+    CHECK(resumed.steps() == 40);
+    const PicRunSummary b = resumed.run();
+
+    CHECK(read_file(whole / "checkpoint.bin") == read_file(parts / "checkpoint.bin"));
+    CHECK(read_file(whole / "diagnostics.csv") == read_file(parts / "diagnostics.csv"));
+    for (const char* frame : {"frame_000000.png", "frame_000020.png", "frame_000040.png"})
+        CHECK(read_file(whole / frame) == read_file(parts / frame));
+    const auto same = [](double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; };
+    CHECK(same(a.frequency, b.frequency));
+    CHECK(same(a.energy_error, b.energy_error));
+    CHECK(same(a.momentum_error, b.momentum_error));
+    CHECK(same(a.time, b.time));
+    CHECK(b.steps == 40);
+    const Checkpoint end = read_checkpoint(whole / "checkpoint.bin");
+    CHECK(end.species.size() == 16 * 16 * 5);
+    CHECK(end.state.size() == 2 * 2 * end.species.size());
+    CHECK(end.series.size() == 3);
+    CHECK(end.series[0].size() == 41);
+
+    // Running on past the end with a later end_time; nothing to do at or before it.
+    CHECK(contains(usage_error([&] { PicRun::resume(context, whole / "checkpoint.bin", whole.path()); }),
+                   "nothing to do"));
+    PicRun longer = PicRun::resume(context, whole / "checkpoint.bin", whole.path(), 5.0);
+    CHECK(longer.steps() == 50);
+    CHECK(longer.run().steps == 50);
+}
+
+TEST_CASE("checkpoints of one model do not resume the other") {
+    TempDir dir("pic-other");
+    Context& context = test_context();
+    Scenario kepler = builtin_scenario("kepler");
+    kepler.steps = 2;
+    kepler.snapshot_every = 0;
+    NBodyRun(context, kepler, dir / "nbody").run();
+    CHECK(contains(usage_error([&] { PicRun::resume(context, dir / "nbody" / "checkpoint.bin", dir / "x"); }),
+                   "not a PIC plasma run"));
+    Scenario langmuir = builtin_scenario("langmuir");
+    langmuir.plasma.end_time = 0.3;
+    langmuir.plasma.frame_every = 0;
+    PicRun(context, langmuir, dir / "pic").run();
+    CHECK(contains(usage_error([&] { NBodyRun::resume(context, dir / "pic" / "checkpoint.bin", dir / "y", 10); }),
+                   "not an N-body run"));
+}
+
+}
+
+TEST_SUITE("pic_physics") {
+
+// Cold plasmas of two mobile species oscillate at sqrt(sum n q^2 / m) at any k: electrons and
+// positrons (sqrt 2) in 2-D along the diagonal mode [1, 1] (the built-in pair-plasma), and
+// electrons and ions of mass 4 (sqrt 1.25) in 3-D along x. The grid lowers the frequency: CIC
+// weights in deposit and gather and the centred difference give omega^2 / omega_0^2 about
+// prod_a sinc^4(k_a dx / 2) sum_a k_a sin(k_a dx) / (k^2 dx), leapfrog raises it by
+// (omega dt)^2 / 24. 2-D, 64 cells (k_a dx = 0.098), omega dt = 0.14: -0.16% expected,
+// -0.21% measured; 3-D, 32 cells (k dx = 0.196), omega dt = 0.11: -0.59% expected. (A diagonal
+// 3-D mode at 32 cells is off by 1.6%, grid dispersion on all three axes: 64^3 cells would be
+// needed for 1%, too slow for a test on a CPU.) Asked: within 1%.
+TEST_CASE("2-D and 3-D two-species oscillations at the cold-plasma frequency") {
+    Context& context = test_context();
+    {
+        TempDir dir("pic-pair");
+        Scenario s = builtin_scenario("pair-plasma");
+        s.plasma.frame_every = 0;
+        s.plasma.sample_every = 50;
+        const PicRunSummary summary = PicRun(context, s, dir.path()).run();
+        CHECK(summary.plasma_frequency == doctest::Approx(std::sqrt(2.0)).epsilon(1e-15));
+        CHECK(summary.crossings >= 10);
+        CHECK(std::abs(summary.frequency / summary.plasma_frequency - 1) < 0.01);
+        CHECK(summary.momentum_error < 1e-4);
+        MESSAGE("2-D pair plasma: omega = " << summary.frequency << " against " << summary.plasma_frequency
+                                            << " (" << 100 * (summary.frequency / summary.plasma_frequency - 1)
+                                            << "%), energy within " << summary.energy_error << ", wall "
+                                            << summary.wall_seconds << " s");
+    }
+    {
+        TempDir dir("pic-3d");
+        const Scenario s = parse_scenario(R"([scenario]
+name = "ions3d"
+model = "pic"
+[plasma]
+setup = "species"
+dimensions = 3
+cells = 32
+mode = [1, 0, 0]
+end_time = 11.5
+sample_every = 100
+frame_every = 0
+[[plasma.species]]
+particles_per_cell = 1
+amplitude = 0.006
+[[plasma.species]]
+name = "ions"
+charge = 1.0
+mass = 4.0
+particles_per_cell = 1
+)", "ions3d.toml");
+        const PicRunSummary summary = PicRun(context, s, dir.path()).run();
+        CHECK(summary.plasma_frequency == doctest::Approx(std::sqrt(1.25)).epsilon(1e-15));
+        CHECK(summary.crossings >= 4);  // two periods
+        CHECK(std::abs(summary.frequency / summary.plasma_frequency - 1) < 0.01);
+        MESSAGE("3-D electrons and ions: omega = " << summary.frequency << " against " << summary.plasma_frequency
+                                                   << " (" << 100 * (summary.frequency / summary.plasma_frequency - 1)
+                                                   << "%), wall " << summary.wall_seconds << " s");
+    }
 }
 
 }

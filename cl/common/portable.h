@@ -7,7 +7,8 @@
  * ATOMIC_OR(p, v) (p: GLOBAL uint*; 32-bit atomics are core in OpenCL C 1.1),
  * ATOMIC_ADD_FLOAT(p, v) and ATOMIC_ADD_DOUBLE(p, v) (p: GLOBAL float* / double*; statements,
  * not expressions: OpenCL C 1.2 has no float atomics, so there they are compare-and-swap loops
- * on the bit pattern, the double one needing cl_khr_int64_base_atomics), ...
+ * on the bit pattern, the double one needing cl_khr_int64_base_atomics: it is defined, with
+ * PARTCL_HAS_ATOMIC_ADD_DOUBLE, only where the device has them), ...
  * Under OpenCL these are the OpenCL C words; the CUDA backend (PARTCL_CUDA, compiled by NVRTC)
  * maps them to CUDA's, and supplies the OpenCL C types and limits CUDA lacks (uint, FLT_MAX,
  * ...). Only 1-D and 2-D ids are needed by partcl's kernels.
@@ -55,6 +56,7 @@ typedef unsigned long long ulong;
 /* atomicAdd on double needs sm_60, below every architecture partcl builds for. */
 #define ATOMIC_ADD_FLOAT(p, v) atomicAdd((p), (v))
 #define ATOMIC_ADD_DOUBLE(p, v) atomicAdd((p), (v))
+#define PARTCL_HAS_ATOMIC_ADD_DOUBLE 1
 #else
 #define PTX_ASM __asm__
 #define KERNEL __kernel
@@ -89,9 +91,12 @@ typedef unsigned long long ulong;
             guess_ = seen_;                                                                     \
         }                                                                                       \
     } while (0)
+/* 64-bit compare-and-swap is an extension; without it there is no ATOMIC_ADD_DOUBLE, and
+ * kernels that need it are left out (the host refuses their use by name: pic's
+ * require_deposit). */
 #ifdef cl_khr_int64_base_atomics
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-#endif
+#define PARTCL_HAS_ATOMIC_ADD_DOUBLE 1
 #define ATOMIC_ADD_DOUBLE(p, v)                                                                 \
     do {                                                                                        \
         volatile GLOBAL ulong* bits_ = (volatile GLOBAL ulong*)(p);                             \
@@ -104,6 +109,7 @@ typedef unsigned long long ulong;
             guess_ = seen_;                                                                     \
         }                                                                                       \
     } while (0)
+#endif
 #endif
 
 #endif /* PARTCL_COMMON_PORTABLE_H */

@@ -26,8 +26,12 @@
 #endif
 #define PIC_CORNERS (1 << PIC_DIMENSIONS)
 
+/* The atomic deposit in double needs 64-bit atomics; without them it is left out (the host
+ * refuses PicDeposit::atomic in double on such a device, naming the extension). */
 #if PARTCL_REAL_IS_DOUBLE
+#ifdef PARTCL_HAS_ATOMIC_ADD_DOUBLE
 #define PIC_ATOMIC_ADD ATOMIC_ADD_DOUBLE
+#endif
 #else
 #define PIC_ATOMIC_ADD ATOMIC_ADD_FLOAT
 #endif
@@ -61,6 +65,7 @@ INLINE void pic_coordinates(const uint g, const uint nx, const uint ny, PRIVATE 
     c[2] = layer;
 }
 
+#ifdef PIC_ATOMIC_ADD
 /* Charge of particle s (its species' charge times weight over the cell volume) spread to the
  * corners of its cell: atomics, one work-item per particle. rho zeroed by the host. */
 KERNEL void pic_deposit_atomic(const uint n, const uint stride, GLOBAL const real* positions,
@@ -89,6 +94,7 @@ KERNEL void pic_deposit_atomic(const uint n, const uint stride, GLOBAL const rea
         PIC_ATOMIC_ADD(&rho[2u * node], w);
     }
 }
+#endif
 
 /* The same density without atomics: one work-item per node sums the particles of the 2^D cells
  * that have the node as a corner, the particles sorted by cell (slots [cell_start[c],

@@ -16,9 +16,19 @@ Fft::Fft(Context& context, Precision precision, std::array<std::size_t, 3> shape
             throw UsageError("Fft: grid sizes must be in [1, 2^31), got " +
                              std::to_string(shape[0]) + " x " + std::to_string(shape[1]) + " x " +
                              std::to_string(shape[2]));
-    if (precision == Precision::float64 && !context.device(device).info().fp64)
-        throw Unsupported("Fft: double precision asked for, but " +
-                          context.device(device).info().name + " has no fp64");
+    const DeviceInfo& info = context.device(device).info();
+    if (precision == Precision::float64 && !info.fp64)
+        throw Unsupported("Fft: double precision asked for, but " + info.name + " has no fp64");
+    // The grid is one buffer (and VkFFT plans with a scratch buffer as large): refused here, by
+    // name, rather than as an allocation failure inside the driver or the FFT library.
+    const double bytes = 2.0 * double(shape[0]) * double(shape[1]) * double(shape[2]) *
+                         double(size_of(precision));
+    if (info.max_allocation > 0 && bytes > double(info.max_allocation))
+        throw Unsupported("Fft: a " + std::to_string(shape[0]) + " x " + std::to_string(shape[1]) +
+                          " x " + std::to_string(shape[2]) + " " + to_string(precision) +
+                          " grid needs " + std::to_string(static_cast<long long>(bytes / 1048576)) +
+                          " MiB in one buffer, but " + info.name + " allows at most " +
+                          std::to_string(info.max_allocation >> 20) + " MiB");
     if (points() == 1) return;  // the identity: no plan (VkFFT refuses one point)
 #ifdef PARTCL_WITH_CUDA
     if (context.backend() == Backend::cuda) {

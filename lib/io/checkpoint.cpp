@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char magic[8] = {'P', 'A', 'R', 'T', 'C', 'L', 'C', 'K'};
-constexpr std::uint32_t version = 1;
+constexpr std::uint32_t version = 2;  // 1: without species and series
 constexpr std::size_t header_size = 24;
 constexpr std::size_t digest_size = 20;
 
@@ -53,6 +53,10 @@ public:
     void vector(const std::vector<double>& values) {
         u64(values.size());
         for (double v : values) f64(v);
+    }
+    void vector(const std::vector<std::uint32_t>& values) {
+        u64(values.size());
+        for (std::uint32_t v : values) u32(v);
     }
     std::string& bytes() { return out_; }
 
@@ -95,6 +99,20 @@ public:
         for (auto& v : values) v = f64(what);
         return values;
     }
+    std::vector<std::uint32_t> vector_u32(const char* what) {
+        const std::uint64_t count = u64(what);
+        if (count > (end_ - at_) / 4) damaged(std::string(what) + " claims " +
+                                              std::to_string(count) + " values");
+        std::vector<std::uint32_t> values(static_cast<std::size_t>(count));
+        for (auto& v : values) {
+            need(4, what);
+            v = 0;
+            for (int i = 0; i < 4; ++i)
+                v |= std::uint32_t(static_cast<unsigned char>(bytes_[at_ + std::size_t(i)])) << (8 * i);
+            at_ += 4;
+        }
+        return values;
+    }
     bool done() const { return at_ == end_; }
 
     [[noreturn]] void damaged(const std::string& what) const {
@@ -128,6 +146,9 @@ std::string encode_checkpoint(const Checkpoint& c) {
     payload.vector(c.integrator.scalars);
     payload.vector(c.scheduler_weights);
     payload.vector(c.initial_diagnostics);
+    payload.vector(c.species);
+    payload.u64(c.series.size());
+    for (const auto& v : c.series) payload.vector(v);
 
     Encoder file;
     file.bytes().append(magic, sizeof magic);
@@ -154,8 +175,8 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& source
     Decoder header(bytes, 8, header_size, source);
     const std::uint64_t words = header.u64("the header");
     const std::uint32_t file_version = std::uint32_t(words & 0xffffffffu);
-    if (file_version != version)
-        fail("format version " + std::to_string(file_version) + ", this partcl reads version " +
+    if (file_version != version && file_version != 1)
+        fail("format version " + std::to_string(file_version) + ", this partcl reads versions 1 and " +
              std::to_string(version));
     if ((words >> 32) != 0)
         fail("damaged: the reserved header field is " + std::to_string(words >> 32) +
@@ -191,10 +212,21 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& source
     c.integrator.scalars = in.vector("the integrator scalars");
     c.scheduler_weights = in.vector("the scheduler weights");
     c.initial_diagnostics = in.vector("the initial diagnostics");
+    if (file_version >= 2) {
+        c.species = in.vector_u32("the species");
+        const std::uint64_t series = in.u64("the series");
+        if (series > payload_size / 8) in.damaged("the series claim " + std::to_string(series) + " vectors");
+        for (std::uint64_t i = 0; i < series; ++i) c.series.push_back(in.vector("the series"));
+    }
     if (!in.done()) in.damaged("unexpected bytes at the end of the payload");
-    if (c.state.size() != 6 * c.mass.size())
+    if (c.species.empty() && c.state.size() != 6 * c.mass.size())
         in.damaged("the state has " + std::to_string(c.state.size()) + " values for " +
                    std::to_string(c.mass.size()) + " masses (expected 6 per body)");
+    const std::size_t n = c.species.size();
+    if (n && (!c.mass.empty() || c.state.size() % (2 * n) || c.state.size() / (2 * n) > 3))
+        in.damaged("the state has " + std::to_string(c.state.size()) + " values for " +
+                   std::to_string(n) + " particles and " + std::to_string(c.mass.size()) +
+                   " masses (expected 2, 4 or 6 per particle and no masses)");
     return c;
 }
 

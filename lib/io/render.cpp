@@ -230,9 +230,6 @@ std::vector<unsigned char> render_phase_space_rgb(const PicParticles& particles,
     if (!(frame.length > 0) || !std::isfinite(frame.length) || !(frame.max_speed > 0) ||
         !std::isfinite(frame.max_speed))
         throw UsageError("phase-space frame: length and max_speed must be positive and finite");
-    if (particles.dimensions != 1 && !particles.position.empty())
-        throw UsageError("phase-space frame: 1-D particles only (got " +
-                         std::to_string(particles.dimensions) + "-D)");
     const int width = frame.width, height = frame.height();
     std::vector<std::uint32_t> count(std::size_t(width) * std::size_t(height), 0);
     std::uint32_t most = 0;

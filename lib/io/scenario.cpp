@@ -356,17 +356,20 @@ model = "pic"
 
 [plasma]
 setup = "langmuir"
+dimensions = 1
 cells = 64
 length = 6.283185307179586   # 2 pi: mode 1 has k = 1
 particles_per_cell = 32
 amplitude = 0.006            # about 1e-3 of the box
 mode = 1
 beam_speed = 0.0             # two-stream only
+seed = 42                    # species only
 dt = 0.1
 end_time = 37.69911184307752 # six plasma periods
 deposit = "gather"
 sample_every = 1
 frame_every = 20
+checkpoint_every = 0         # at the end only
 
 [run]
 precision = "float"
@@ -387,17 +390,75 @@ model = "pic"
 
 [plasma]
 setup = "two-stream"
+dimensions = 1
 cells = 64
 length = 6.283185307179586   # 2 pi: mode 1 has k = 1
 particles_per_cell = 64
 amplitude = 0.0001
 mode = 1
 beam_speed = 0.6123724356957945  # sqrt(3/8)
+seed = 42                    # species only
 dt = 0.1
 end_time = 32.0              # linear growth to t ~ 23, then saturation and trapping
 deposit = "gather"
 sample_every = 1
 frame_every = 20
+checkpoint_every = 0         # at the end only
+
+[run]
+precision = "float"
+
+[render]
+width = 512
+)toml";
+
+const char* const pair_plasma_toml = R"toml(# An electron-positron (pair) plasma oscillation in 2-D: two mobile cold species of equal mass,
+# the electrons displaced along the diagonal wave mode = [1, 1] of a 2 pi box. The charge
+# separation oscillates at the cold-plasma frequency sqrt(omega_pe^2 + omega_pp^2) = sqrt 2 (the
+# positrons move as much as the electrons, the other way); the summary gives the frequency of
+# the field's mode from its zero crossings against it (docs/pic.md). 64 x 64 cells, 4 + 4
+# particles per cell (32768), 267 steps.
+[scenario]
+name = "pair-plasma"
+description = "2-D electron-positron plasma oscillation, two mobile species, electrostatic PIC"
+model = "pic"
+
+[plasma]
+setup = "species"
+dimensions = 2
+cells = 64                   # per axis
+length = 6.283185307179586   # 2 pi per axis: mode [1, 1] has |k| = sqrt 2
+particles_per_cell = 32      # langmuir, two-stream only
+amplitude = 0.006            # langmuir, two-stream only
+mode = [1, 1, 0]
+beam_speed = 0.0             # two-stream only
+seed = 42
+dt = 0.1                     # omega dt = 0.14
+end_time = 26.657297628950193  # six periods of 2 pi / sqrt 2
+deposit = "gather"
+sample_every = 1
+frame_every = 40
+checkpoint_every = 0         # at the end only
+
+[[plasma.species]]
+name = "electrons"
+charge = -1.0
+mass = 1.0
+density = 1.0                # omega_pe = 1
+particles_per_cell = 4       # 2 x 2 per cell
+drift = [0.0, 0.0]
+thermal_speed = 0.0
+amplitude = 0.006            # along k: sin(k . x0) (k / |k|)
+
+[[plasma.species]]
+name = "positrons"
+charge = 1.0
+mass = 1.0
+density = 1.0
+particles_per_cell = 4
+drift = [0.0, 0.0]
+thermal_speed = 0.0
+amplitude = 0.0
 
 [run]
 precision = "float"
@@ -417,6 +478,7 @@ const std::vector<std::pair<std::string, std::string>>& builtins() {
         {"hydrostatic", hydrostatic_toml},
         {"langmuir", langmuir_toml},
         {"two-stream", two_stream_toml},
+        {"pair-plasma", pair_plasma_toml},
     };
     return list;
 }
@@ -507,7 +569,10 @@ using TextRef = std::string& (*)(S&);
 using PathRef = fs::path& (*)(S&);
 using PairRef = std::array<double, 2>& (*)(S&);
 using PrecisionRef = Precision& (*)(S&);
-using Ref = std::variant<RealRef, CountRef, IntRef, TextRef, PathRef, PairRef, PrecisionRef>;
+using ModeRef = std::array<std::uint64_t, 3>& (*)(S&);  // an integer (x) or 1 to 3 integers
+using SpeciesRef = std::vector<PlasmaSpecies>& (*)(S&);  // [[plasma.species]]
+using Ref = std::variant<RealRef, CountRef, IntRef, TextRef, PathRef, PairRef, PrecisionRef,
+                         ModeRef, SpeciesRef>;
 // "" when the value is fine, else what is wrong, e.g. "must be positive (got -1)".
 using Check = std::string (*)(const S&);
 
@@ -592,6 +657,72 @@ std::string ratio_above_one(double v, const char* what) {
     return v > 1 ? ok()
                  : "must be larger than 1: " + std::string(what) +
                        " = ratio x spacing must exceed the spacing (got " + format_number(v) + ")";
+}
+
+// [plasma]: the grid's dimensions, clamped to 1..3 for the checks of other keys (dimensions
+// reports its own problem).
+int plasma_dimensions(const S& s) { return std::min(3, std::max(1, s.plasma.dimensions)); }
+
+std::string format_mode(const std::array<std::uint64_t, 3>& m) {
+    if (m[1] == 0 && m[2] == 0) return std::to_string(m[0]);
+    return "[" + std::to_string(m[0]) + ", " + std::to_string(m[1]) + ", " + std::to_string(m[2]) + "]";
+}
+
+// |k| of the seeded wave, 2 pi |mode| / L.
+double wave_number(const S& s) {
+    double sum = 0;
+    for (std::uint64_t m : s.plasma.mode) sum += double(m) * double(m);
+    return 2 * 3.141592653589793 * std::sqrt(sum) / s.plasma.length;
+}
+
+// A displacement a sin(k . x0) along k keeps the particles in order only while a |k| < 1.
+std::string displacement(const S& s, double amplitude) {
+    if (auto p = non_negative(amplitude); !p.empty()) return p;
+    const double k = wave_number(s);
+    return !(amplitude * k >= 1) ? ok()
+               : "must be below L / (2 pi |mode|) = " + format_number(1 / k) +
+                     ": larger displacements cross particles (got " + format_number(amplitude) + ")";
+}
+
+const char* const species_keys[] = {"name", "charge", "mass", "density", "particles_per_cell",
+                                    "drift", "thermal_speed", "amplitude"};
+
+std::string check_species(const S& s) {
+    const auto& p = s.plasma;
+    if (p.setup != "species")
+        return p.species.empty() ? ok()
+                                 : "([[plasma.species]]) is for setup = \"species\" (this one is " +
+                                       quote(p.setup) + ")";
+    if (p.species.empty()) return "([[plasma.species]]) must list at least one species for setup = \"species\"";
+    if (p.species.size() > 64)
+        return "([[plasma.species]]) lists " + std::to_string(p.species.size()) + " species, at most 64";
+    const int d = plasma_dimensions(s);
+    const double points = std::pow(double(p.cells), d);
+    double total = 0;
+    for (std::size_t i = 0; i < p.species.size(); ++i) {
+        const PlasmaSpecies& sp = p.species[i];
+        const std::string who = std::to_string(i + 1) + " (" + quote(sp.name) + ") ";
+        if (auto e = finite(sp.charge); !e.empty()) return who + "charge " + e;
+        if (auto e = positive(sp.mass); !e.empty()) return who + "mass " + e;
+        if (auto e = positive(sp.density); !e.empty()) return who + "density " + e;
+        if (sp.particles_per_cell > 1000000 || !lattice_side(sp.particles_per_cell, d))
+            return who + "particles_per_cell must be m^" + std::to_string(d) +
+                   " (a lattice of m per axis in each cell; 1.." + std::to_string(d == 1 ? 1000000 : d == 2 ? 1000 : 100) +
+                   " per axis) (got " + std::to_string(sp.particles_per_cell) + ")";
+        for (int a = 0; a < 3; ++a) {
+            if (auto e = finite(sp.drift[a]); !e.empty()) return who + "drift " + e;
+            if (a >= d && sp.drift[a] != 0)
+                return who + "drift must be 0 beyond the grid's " + std::to_string(d) +
+                       " dimension(s) (got " + format_number(sp.drift[a]) + " on axis " + std::to_string(a) + ")";
+        }
+        if (auto e = non_negative(sp.thermal_speed); !e.empty()) return who + "thermal_speed " + e;
+        if (auto e = displacement(s, sp.amplitude); !e.empty()) return who + "amplitude " + e;
+        total += double(sp.particles_per_cell) * points;
+    }
+    if (total > double(1u << 26))
+        return "([[plasma.species]]) give " + format_number(total) + " particles on " +
+               std::to_string(p.cells) + "^" + std::to_string(d) + " cells, more than 2^26";
+    return ok();
 }
 
 const std::vector<Field>& schema() {
@@ -871,16 +1002,29 @@ const std::vector<Field>& schema() {
          "[s] between frames, 0 = none"},
         {"plasma", "setup", TextRef([](S& s) -> std::string& { return s.plasma.setup; }),
          [](const S& s) { return one_of(s.plasma.setup, plasma_setup_names(), "a plasma set-up"); },
-         "langmuir | two-stream"},
+         "langmuir | two-stream | species"},
+        {"plasma", "dimensions", IntRef([](S& s) -> int& { return s.plasma.dimensions; }),
+         [](const S& s) {
+             const int d = s.plasma.dimensions;
+             if (d < 1 || d > 3) return "must be 1, 2 or 3 (got " + std::to_string(d) + ")";
+             return d == 1 || s.plasma.setup == "species"
+                        ? ok()
+                        : "must be 1 for setup = " + quote(s.plasma.setup) +
+                              " (setup = \"species\" runs 2-D and 3-D; got " + std::to_string(d) + ")";
+         },
+         "1, 2 or 3 (species); langmuir, two-stream: 1"},
         {"plasma", "cells", CountRef([](S& s) -> std::uint64_t& { return s.plasma.cells; }),
          [](const S& s) {
              const std::uint64_t c = s.plasma.cells;
-             return c >= 4 && c <= (1u << 22) ? ok()
-                                              : "must be in 4..4194304 (got " + std::to_string(c) + ")";
+             if (c < 4 || c > (1u << 22)) return "must be in 4..4194304 (got " + std::to_string(c) + ")";
+             return std::pow(double(c), plasma_dimensions(s)) <= double(1u << 24)
+                        ? ok()
+                        : "gives more than 2^24 grid points in " + std::to_string(plasma_dimensions(s)) +
+                              "-D (got " + std::to_string(c) + " per axis)";
          },
-         "grid nodes, the FFT's size"},
+         "grid nodes per axis, the FFT's size"},
         {"plasma", "length", RealRef([](S& s) -> double& { return s.plasma.length; }),
-         [](const S& s) { return positive(s.plasma.length); }, "box length L"},
+         [](const S& s) { return positive(s.plasma.length); }, "box length L per axis"},
         {"plasma", "particles_per_cell",
          CountRef([](S& s) -> std::uint64_t& { return s.plasma.particles_per_cell; }),
          [](const S& s) {
@@ -894,40 +1038,42 @@ const std::vector<Field>& schema() {
                         std::to_string(p) + " with " + std::to_string(s.plasma.cells) + " cells)";
              return ok();
          },
-         "two-stream: an even total"},
+         "langmuir, two-stream (an even total)"},
         {"plasma", "amplitude", RealRef([](S& s) -> double& { return s.plasma.amplitude; }),
+         [](const S& s) { return displacement(s, s.plasma.amplitude); },
+         "langmuir, two-stream: displacement"},
+        {"plasma", "mode", ModeRef([](S& s) -> std::array<std::uint64_t, 3>& { return s.plasma.mode; }),
          [](const S& s) {
-             if (auto p = non_negative(s.plasma.amplitude); !p.empty()) return p;
-             // x0 -> x0 + a sin(k x0) keeps the particles in order only while a k < 1.
-             const double k = 2 * 3.141592653589793 * double(s.plasma.mode) / s.plasma.length;
-             return !(s.plasma.amplitude * k >= 1) ? ok()
-                        : "must be below L / (2 pi mode) = " + format_number(1 / k) +
-                              ": larger displacements cross particles (got " +
-                              format_number(s.plasma.amplitude) + ")";
+             const auto& m = s.plasma.mode;
+             const int d = plasma_dimensions(s);
+             const std::string got = " (got " + format_mode(m) + " with " +
+                                     std::to_string(s.plasma.cells) + " cells)";
+             for (int a = 0; a < 3; ++a) {
+                 if (a >= d && m[a] != 0)
+                     return "must be 0 beyond the grid's " + std::to_string(d) + " dimension(s)" + got;
+                 if (2 * m[a] >= s.plasma.cells)
+                     return "must be below cells / 2 on every axis" + got;
+             }
+             return m[0] || m[1] || m[2] ? ok() : "must not be 0 on every axis" + got;
          },
-         "initial displacement amplitude"},
-        {"plasma", "mode", CountRef([](S& s) -> std::uint64_t& { return s.plasma.mode; }),
-         [](const S& s) {
-             const std::uint64_t m = s.plasma.mode;
-             return m >= 1 && 2 * m < s.plasma.cells
-                        ? ok()
-                        : "must be in 1..cells / 2 - 1 (got " + std::to_string(m) + " with " +
-                              std::to_string(s.plasma.cells) + " cells)";
-         },
-         "the seeded mode, k = 2 pi mode / L"},
+         "the seeded wave: k = 2 pi mode / L per axis"},
         {"plasma", "beam_speed", RealRef([](S& s) -> double& { return s.plasma.beam_speed; }),
          [](const S& s) {
              return s.plasma.setup == "two-stream" ? positive(s.plasma.beam_speed)
                                                    : non_negative(s.plasma.beam_speed);
          },
          "two-stream: v0 of each beam"},
+        {"plasma", "seed", CountRef([](S& s) -> std::uint64_t& { return s.plasma.seed; }),
+         [](const S& s) { return count_limit(s.plasma.seed); }, "species: thermal velocities"},
         {"plasma", "dt", RealRef([](S& s) -> double& { return s.plasma.dt; }),
          [](const S& s) {
              if (auto p = positive(s.plasma.dt); !p.empty()) return p;
              // Leapfrog is unstable for omega_p dt >= 2.
-             return s.plasma.dt < 2 ? ok()
-                                    : "must be below 2 / omega_p = 2: leapfrog is unstable (got " +
-                                          format_number(s.plasma.dt) + ")";
+             const double omega = s.plasma.setup == "species" ? cold_plasma_frequency(s.plasma.species) : 1.0;
+             return !(omega * s.plasma.dt >= 2)
+                        ? ok()
+                        : "must be below 2 / omega_p = " + format_number(2 / omega) +
+                              ": leapfrog is unstable (got " + format_number(s.plasma.dt) + ")";
          },
          "[1/omega_p]"},
         {"plasma", "end_time", RealRef([](S& s) -> double& { return s.plasma.end_time; }),
@@ -951,6 +1097,14 @@ const std::vector<Field>& schema() {
         {"plasma", "frame_every", CountRef([](S& s) -> std::uint64_t& { return s.plasma.frame_every; }),
          [](const S& s) { return count_limit(s.plasma.frame_every); },
          "steps between frames, 0 = none"},
+        {"plasma", "checkpoint_every",
+         CountRef([](S& s) -> std::uint64_t& { return s.plasma.checkpoint_every; }),
+         [](const S& s) { return count_limit(s.plasma.checkpoint_every); },
+         "steps between checkpoints, 0 = at the end"},
+        // Last of [plasma]: to_toml writes it as [[plasma.species]] tables after the keys.
+        {"plasma", "species",
+         SpeciesRef([](S& s) -> std::vector<PlasmaSpecies>& { return s.plasma.species; }),
+         check_species, ""},
     };
     return fields;
 }
@@ -1019,6 +1173,50 @@ std::string label(const Field& field) {
     return std::string("[") + field.table + "] " + field.key;
 }
 
+// One [[plasma.species]] table (the i-th, from 0); its values are checked with the scenario.
+PlasmaSpecies read_species(const toml::table& table, std::size_t i, const Location& at) {
+    PlasmaSpecies sp;
+    const std::string where = "[[plasma.species]] " + std::to_string(i + 1) + " ";
+    for (auto&& [key, node] : table) {
+        const std::string name(key.str());
+        const auto line = node.source().begin.line;
+        const auto type_error = [&](const char* wanted) {
+            at.fail(line, where + name + " must be " + wanted + " (got " + describe(node) + ")");
+        };
+        const auto real = [&](const toml::node& n) -> double {
+            if (auto v = n.as_floating_point()) return v->get();
+            if (auto v = n.as_integer()) return double(v->get());
+            type_error("a number");
+            return 0.0;  // not reached
+        };
+        if (name == "name") {
+            if (!node.as_string()) type_error("a string");
+            sp.name = node.as_string()->get();
+        } else if (name == "charge") sp.charge = real(node);
+        else if (name == "mass") sp.mass = real(node);
+        else if (name == "density") sp.density = real(node);
+        else if (name == "thermal_speed") sp.thermal_speed = real(node);
+        else if (name == "amplitude") sp.amplitude = real(node);
+        else if (name == "particles_per_cell") {
+            const auto* v = node.as_integer();
+            if (!v || v->get() < 1) type_error("a positive integer");
+            sp.particles_per_cell = std::uint64_t(v->get());
+        } else if (name == "drift") {
+            const auto* array = node.as_array();
+            if (!array || array->empty() || array->size() > 3) type_error("an array of 1 to 3 numbers");
+            for (std::size_t a = 0; a < array->size(); ++a) {
+                if (!array->get(a)->is_number()) type_error("an array of 1 to 3 numbers");
+                sp.drift[a] = real(*array->get(a));
+            }
+        } else {
+            std::vector<std::string> known(std::begin(species_keys), std::end(species_keys));
+            at.fail(key.source().begin.line,
+                    "unknown key '" + name + "' in " + where + "(known: " + join(known) + ")");
+        }
+    }
+    return sp;
+}
+
 void read_value(Scenario& s, const Field& field, const toml::node& node, const Location& at) {
     const auto line = node.source().begin.line;
     const auto type_error = [&](const char* wanted) {
@@ -1059,6 +1257,29 @@ void read_value(Scenario& s, const Field& field, const toml::node& node, const L
                     if (!element.is_number()) type_error("an array of 2 numbers");
                     ref(s)[i] = real(element);
                 }
+            } else if constexpr (std::is_same_v<T, ModeRef>) {
+                std::array<std::uint64_t, 3> mode{};
+                if (const auto* v = node.as_integer()) {
+                    if (v->get() < 0) type_error("a non-negative integer or an array of 1 to 3 of them");
+                    mode[0] = std::uint64_t(v->get());
+                } else if (const auto* array = node.as_array(); array && !array->empty() && array->size() <= 3) {
+                    for (std::size_t i = 0; i < array->size(); ++i) {
+                        const auto* e = array->get(i)->as_integer();
+                        if (!e || e->get() < 0) type_error("a non-negative integer or an array of 1 to 3 of them");
+                        mode[i] = std::uint64_t(e->get());
+                    }
+                } else {
+                    type_error("a non-negative integer or an array of 1 to 3 of them");
+                }
+                ref(s) = mode;
+            } else if constexpr (std::is_same_v<T, SpeciesRef>) {
+                const auto* array = node.as_array();
+                if (!array || !array->is_array_of_tables())
+                    type_error("an array of tables, written [[plasma.species]]");
+                std::vector<PlasmaSpecies> list;
+                for (std::size_t i = 0; i < array->size(); ++i)
+                    list.push_back(read_species(*array->get(i)->as_table(), i, at));
+                ref(s) = std::move(list);
             } else if constexpr (std::is_same_v<T, PrecisionRef>) {
                 const auto* v = node.as_string();
                 if (!v) type_error("a string");
@@ -1092,7 +1313,7 @@ const std::vector<std::string>& fluid_setup_names() {
 }
 
 const std::vector<std::string>& plasma_setup_names() {
-    static const std::vector<std::string> names = {"langmuir", "two-stream"};
+    static const std::vector<std::string> names = {"langmuir", "two-stream", "species"};
     return names;
 }
 
@@ -1256,10 +1477,25 @@ std::string to_toml(const Scenario& scenario) {
             out << (table.empty() ? "" : "\n") << "[" << field.table << "]\n";
             table = field.table;
         }
+        if (const auto* species = std::get_if<SpeciesRef>(&field.ref)) {
+            for (const PlasmaSpecies& sp : (*species)(s)) {
+                const auto& v = sp.drift;
+                out << "\n[[plasma.species]]\nname = " << quote(sp.name)
+                    << "\ncharge = " << format_double(sp.charge) << "\nmass = " << format_double(sp.mass)
+                    << "\ndensity = " << format_double(sp.density)
+                    << "\nparticles_per_cell = " << sp.particles_per_cell << "\ndrift = ["
+                    << format_double(v[0]) << ", " << format_double(v[1]) << ", " << format_double(v[2])
+                    << "]\nthermal_speed = " << format_double(sp.thermal_speed)
+                    << "\namplitude = " << format_double(sp.amplitude) << "\n";
+            }
+            continue;
+        }
         std::string value = std::visit(
             [&](auto ref) -> std::string {
                 using T = decltype(ref);
                 if constexpr (std::is_same_v<T, RealRef>) return format_double(ref(s));
+                else if constexpr (std::is_same_v<T, ModeRef>) return format_mode(ref(s));
+                else if constexpr (std::is_same_v<T, SpeciesRef>) return {};  // above
                 else if constexpr (std::is_same_v<T, CountRef>) return std::to_string(ref(s));
                 else if constexpr (std::is_same_v<T, IntRef>) return std::to_string(ref(s));
                 else if constexpr (std::is_same_v<T, TextRef>) return quote(ref(s));

@@ -173,6 +173,9 @@ NBodyRun NBodyRun::resume(Context& context, const fs::path& file, fs::path out,
                           std::uint64_t steps, DenseOptions dense) {
     const Checkpoint c = read_checkpoint(file);
     Scenario scenario = parse_scenario(c.scenario_toml, file.string());
+    if (scenario.model != "nbody")
+        throw UsageError("checkpoint " + file.string() + " is of a model = \"" + scenario.model +
+                         "\" run, not an N-body run (run/pic_run.hpp resumes PIC plasma runs)");
     if (steps) scenario.steps = steps;
     if (scenario.steps <= c.step)
         throw UsageError("checkpoint " + file.string() + " is at step " + std::to_string(c.step) +

@@ -23,7 +23,8 @@ CLI::App* add_run(CLI::App& app, RunRequest& request) {
         "run", "Run a scenario (default: galaxies, 16384 bodies, float) and write its outputs");
     command->add_option("scenario", request.scenario,
                         "Built-in scenario (galaxies, plummer, kepler, cube; MPS fluid: dambreak, "
-                        "dambreak3d, hydrostatic) or a TOML file")
+                        "dambreak3d, hydrostatic; PIC plasma: langmuir, two-stream, pair-plasma) "
+                        "or a TOML file")
         ->type_name("SCENARIO");
     command->add_option("--steps", request.steps, "Total number of steps (overrides [run] steps)")
         ->type_name("N");
@@ -54,7 +55,8 @@ CLI::App* add_run(CLI::App& app, RunRequest& request) {
                         "Write a PNG frame every M steps (0: none)")
         ->type_name("M");
     command->add_option("--resume", request.resume,
-                        "Continue from a checkpoint (its scenario; --steps may extend it)")
+                        "Continue from a checkpoint (its scenario; --steps, or --end-time for a PIC "
+                        "plasma, may extend it)")
         ->type_name("CHECKPOINT");
     command->add_flag("--autotune", request.autotune,
                       "Time the dense kernel's candidate shapes on each device first and keep "
@@ -66,7 +68,8 @@ CLI::App* add_run(CLI::App& app, RunRequest& request) {
     command->footer(
         "Writes into DIR: energy.csv, snapshot_NNNNNN.h5 (GADGET HDF5 layout), frame_NNNNNN.png,\n"
         "checkpoint.bin; MPS fluid: front.csv (dambreak) or bottom_pressure.csv (hydrostatic)\n"
-        "and frame_NNNNNN.png coloured by pressure. Scenario keys: docs/scenarios.md.");
+        "and frame_NNNNNN.png coloured by pressure; PIC plasma: diagnostics.csv, phase-space\n"
+        "frame_NNNNNN.png and checkpoint.bin. Scenario keys: docs/scenarios.md.");
     return command;
 }
 
@@ -215,26 +218,38 @@ int run_mps(const RunRequest& request, const GlobalOptions& global, Scenario sce
     return 0;
 }
 
-// A PIC plasma scenario: the N-body options do not apply to it.
+// A PIC plasma scenario, fresh or (request.resume) from a checkpoint: the N-body options do not
+// apply to it.
 int run_pic(const RunRequest& request, const GlobalOptions& global, Scenario scenario) {
     const char* not_for_pic = nbody_only_option(request);
     if (not_for_pic)
         throw UsageError(std::string(not_for_pic) + " is for N-body scenarios; '" + scenario.name +
                          "' is a PIC plasma scenario (its length: --end-time or [plasma] end_time; "
                          "its frames: [plasma] frame_every)");
-    if (!request.precision.empty()) scenario.precision = parse_precision(request.precision);
-    if (request.end_time) scenario.plasma.end_time = *request.end_time;
-    validate(scenario);
+    if (request.resume.empty()) {
+        if (!request.precision.empty()) scenario.precision = parse_precision(request.precision);
+        if (request.end_time) scenario.plasma.end_time = *request.end_time;
+        validate(scenario);
+    }
 
     Context context = Context::from_filter(global.filter());
-    PicRun run(context, scenario, request.out);
+    PicRun run = request.resume.empty()
+                     ? PicRun(context, scenario, request.out)
+                     : PicRun::resume(context, request.resume, request.out, request.end_time.value_or(0));
     const Scenario& s = run.scenario();
     const Scenario::Plasma& p = s.plasma;
-    std::cerr << "partcl run: " << s.name << ", PIC " << p.setup << " 1-D, " << run.particles()
-              << " electrons on " << p.cells << " cells, " << p.deposit << " deposit, "
+    std::string cells = std::to_string(p.cells);
+    if (p.dimensions > 1) cells += "^" + std::to_string(p.dimensions);
+    std::cerr << "partcl run: " << s.name << ", PIC " << p.setup << " " << p.dimensions << "-D, "
+              << run.particles() << " particles"
+              << (p.setup == "species" ? " of " + std::to_string(p.species.size()) + " species" : std::string())
+              << " on " << cells << " cells, " << p.deposit << " deposit, "
               << to_string(s.precision) << ", " << run.steps() << " steps of dt = " << p.dt
               << " on " << context.device(0).info().name << " ("
-              << context.device(0).info().platform << ")\n";
+              << context.device(0).info().platform << ")"
+              << (request.resume.empty() ? "" : ", resumed from " + request.resume + " at step " +
+                                                    std::to_string(run.first_step()))
+              << "\n";
     ProgressBar bar(request.quiet);
     run.on_progress([&bar](const PicRunProgress& progress) { bar(progress); });
     const PicRunSummary summary = run.run();
@@ -245,15 +260,17 @@ int run_pic(const RunRequest& request, const GlobalOptions& global, Scenario sce
                 "total energy within %.2e, momentum within %.2e (relative)\n",
                 summary.time, static_cast<unsigned long long>(summary.steps), summary.wall_seconds,
                 summary.particle_steps_per_second, summary.energy_error, summary.momentum_error);
-    if (p.setup == "langmuir") {
+    if (p.setup != "two-stream") {
+        const char* theory = p.setup == "species" ? "the cold-plasma frequency" : "the plasma frequency";
         if (std::isnan(summary.frequency))
             std::printf("frequency: not measured (%zu zero crossings of the mode; run longer)\n",
                         summary.crossings);
         else
-            std::printf("frequency %.5f against the plasma frequency %.5f (%+.2f%%), from %zu zero crossings\n",
-                        summary.frequency, summary.plasma_frequency,
+            std::printf("frequency %.5f against %s %.5f (%+.2f%%), from %zu zero crossings\n",
+                        summary.frequency, theory, summary.plasma_frequency,
                         100 * (summary.frequency / summary.plasma_frequency - 1), summary.crossings);
-    } else {
+    }
+    if (p.setup == "two-stream") {
         if (std::isnan(summary.growth_rate))
             std::printf("growth rate: not measured (no linear phase of three steps; run longer); theory %.5f\n",
                         summary.growth_theory);
@@ -262,8 +279,11 @@ int run_pic(const RunRequest& request, const GlobalOptions& global, Scenario sce
                         summary.growth_rate, summary.growth_theory,
                         100 * (summary.growth_rate / summary.growth_theory - 1), summary.fit_from,
                         summary.fit_to);
+    } else if (p.setup == "species" && !std::isnan(summary.growth_rate)) {
+        std::printf("growth rate %.5f of the mode, fitted over t = %.1f..%.1f\n", summary.growth_rate,
+                    summary.fit_from, summary.fit_to);
     }
-    std::printf("wrote diagnostics.csv and %zu frames in %s\n", frames, request.out.c_str());
+    std::printf("wrote diagnostics.csv, %zu frames and checkpoint.bin in %s\n", frames, request.out.c_str());
     return 0;
 }
 
@@ -275,14 +295,18 @@ int run_run(const RunRequest& request, const GlobalOptions& global) {
                            !request.gravity.empty() || request.theta || request.leaf_size ||
                            !request.traversal.empty();
     if (!request.resume.empty() && overrides)
-        throw UsageError("--resume continues the checkpoint's own scenario: only --steps, --out "
-                         "and --device may be given with it");
-    if (!request.resume.empty() && request.end_time)
-        throw UsageError("--end-time is for MPS fluid and PIC plasma scenarios, which have no checkpoints");
+        throw UsageError("--resume continues the checkpoint's own scenario: only --steps (N-body), "
+                         "--end-time (PIC), --out and --device may be given with it");
 
     // Everything the user typed is checked before a device is touched or a file written.
     Scenario scenario;
-    if (request.resume.empty()) {
+    if (!request.resume.empty()) {
+        const Scenario saved = parse_scenario(read_checkpoint(request.resume).scenario_toml, request.resume);
+        if (saved.model == "pic") return run_pic(request, global, saved);
+        if (request.end_time)
+            throw UsageError("--end-time is for MPS fluid and PIC plasma scenarios; " + request.resume +
+                             " is a checkpoint of an N-body run (its length: --steps)");
+    } else {
         scenario = find_scenario(request.scenario.empty() ? "galaxies" : request.scenario);
         if (scenario.model == "mps") return run_mps(request, global, scenario);
         if (scenario.model == "pic") return run_pic(request, global, scenario);

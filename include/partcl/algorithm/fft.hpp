@@ -22,8 +22,10 @@ class FftPlan;
 
 class Fft {
 public:
-    // shape {nx, ny, nz}; use 1 for the unused trailing axes of 1-D and 2-D grids. A size the
-    // library cannot transform is an Unsupported naming it.
+    // shape {nx, ny, nz}; use 1 for the unused trailing axes of 1-D and 2-D grids. UsageError
+    // for a size of 0 or from 2^31 on; Unsupported naming the grid for one whose 2 nx ny nz
+    // reals exceed the device's largest buffer (DeviceInfo::max_allocation) or that the
+    // library cannot transform (VkFFT planned every size tried, primes and Bluestein included).
     Fft(Context& context, Precision precision, std::array<std::size_t, 3> shape,
         std::size_t device = 0);
     ~Fft();

@@ -3,7 +3,8 @@
 //
 // File format (all integers little-endian, doubles as their IEEE-754 bits, little-endian):
 //   offset 0   8 bytes   magic "PARTCLCK"
-//          8   u32       format version (1)
+//          8   u32       format version (2; version 1 files, without the last two payload
+//                        items, are read too)
 //         12   u32       reserved, 0
 //         16   u64       payload size P in bytes
 //         24   P bytes   payload
@@ -12,7 +13,12 @@
 //   string scenario_toml, u64 step, f64 time, f64 dt, string precision, string device,
 //   vector state, vector mass,
 //   u64 count of integrator vectors, each a vector; vector integrator scalars,
-//   vector scheduler_weights, vector initial_diagnostics
+//   vector scheduler_weights, vector initial_diagnostics,
+//   (version 2) u64 count + that many u32 species, u64 count of series, each a vector
+//
+// One format serves both runs that resume: N-body (run/nbody_run.hpp: state 6N, mass N, species
+// empty) and PIC (run/pic_run.hpp: state D N positions | D N velocities, mass empty, species N,
+// D from the scenario).
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -29,11 +35,14 @@ struct Checkpoint {
     double dt = 0;              // the step size to use next (adaptive methods change it)
     std::string precision;      // "float" | "double"
     std::string device;         // description of the device(s) that ran it (informative)
-    std::vector<double> state;  // 6N: x | y | z | vx | vy | vz, exact values of the device state
-    std::vector<double> mass;   // N
+    std::vector<double> state;  // N-body 6N: x | y | z | vx | vy | vz; PIC 2 D N: positions |
+                                // velocities, structure of arrays; exact values of the device state
+    std::vector<double> mass;   // N-body: N; PIC: empty
     IntegratorState integrator;
     std::vector<double> scheduler_weights;
     std::vector<double> initial_diagnostics;  // e.g. the initial energy, for the drift
+    std::vector<std::uint32_t> species;       // PIC: each particle's species; N-body: empty
+    std::vector<std::vector<double>> series;  // measurements made every step so far (PIC)
 };
 
 // Writes atomically (temporary file, fsync, rename); throws partcl::Error on failure, with

@@ -62,10 +62,10 @@ void render_pressure(const std::filesystem::path& png, const MpsParticles& parti
                      const std::vector<double>& pressure, double spacing,
                      const PressureFrame& frame);
 
-// PIC frames: the phase space of a 1-D plasma, position x in [0, length) across and velocity v
-// in [-max_speed, max_speed] up (v = 0 in the middle row), the particles per pixel on inferno
-// (square-root scale, black = none). Height = width / 2. UsageError for a width outside
-// 2..16384, a non-positive or non-finite length or max_speed, or particles not 1-D.
+// PIC frames: the phase space of a plasma, position x in [0, length) across and velocity v_x
+// in [-max_speed, max_speed] up (v = 0 in the middle row; 2-D and 3-D particles projected on
+// x), the particles per pixel on inferno (square-root scale, black = none). Height = width / 2.
+// UsageError for a width outside 2..16384 or a non-positive or non-finite length or max_speed.
 struct PhaseSpaceFrame {
     int width = 512;
     double length = 1, max_speed = 1;

@@ -19,6 +19,7 @@
 
 #include <partcl/io/render.hpp>
 #include <partcl/models/nbody/gravity.hpp>
+#include <partcl/models/pic/pic_plasma.hpp>
 #include <partcl/runtime/precision.hpp>
 
 namespace partcl {
@@ -116,22 +117,29 @@ struct Scenario {
         double frame_every = 0.025;      // [s] between PNG frames; 0 = none
     } fluid;
 
-    // [plasma]: model = "pic" (run/pic_run.hpp). The defaults are the built-in `langmuir`. 1-D,
-    // periodic, cold electrons with omega_p = 1 (models/pic/pic_plasma.hpp: epsilon0 = 1, time
-    // in 1/omega_p), the ions a neutralising background; mode `mode` seeded by a displacement.
+    // [plasma]: model = "pic" (run/pic_run.hpp). The defaults are the built-in `langmuir`.
+    // Periodic, epsilon0 = 1 (models/pic/pic_plasma.hpp), a neutralising background for the
+    // net charge; mode `mode` seeded by a displacement. Set-ups: langmuir and two-stream, 1-D
+    // cold electrons with omega_p = 1 (time in 1/omega_p); species, 1-D, 2-D or 3-D, the
+    // [[plasma.species]] list (models/pic/pic_plasma.hpp's PlasmaSpecies) on a cubic grid of
+    // `cells` per axis.
     struct Plasma {
-        std::string setup = "langmuir";   // langmuir | two-stream
-        std::uint64_t cells = 64;         // grid nodes (the FFT's size)
-        double length = 6.283185307179586;  // box length L; k = 2 pi mode / L
-        std::uint64_t particles_per_cell = 32;  // two-stream: an even total
-        double amplitude = 0.006;         // initial displacement amplitude (length units)
-        std::uint64_t mode = 1;           // the seeded mode, 1 .. cells / 2 - 1
+        std::string setup = "langmuir";   // langmuir | two-stream | species
+        int dimensions = 1;               // species: 1, 2 or 3; langmuir, two-stream: 1
+        std::uint64_t cells = 64;         // grid nodes per axis (the FFT's size)
+        double length = 6.283185307179586;  // box length L per axis; k = 2 pi mode / L
+        std::uint64_t particles_per_cell = 32;  // langmuir, two-stream (an even total)
+        double amplitude = 0.006;         // langmuir, two-stream: displacement amplitude
+        std::array<std::uint64_t, 3> mode{1, 0, 0};  // the seeded wave's mode per axis
         double beam_speed = 0;            // two-stream: each beam's speed v0 (> 0)
+        std::uint64_t seed = 42;          // species: thermal velocities
         double dt = 0.1;                  // [1/omega_p]
         double end_time = 37.69911184307752;  // six plasma periods
         std::string deposit = "gather";   // gather | atomic (PicDeposit)
         std::uint64_t sample_every = 1;   // steps between diagnostics.csv rows
         std::uint64_t frame_every = 20;   // steps between phase-space frames; 0 = none
+        std::uint64_t checkpoint_every = 0;  // steps between checkpoints; 0 = at the end only
+        std::vector<PlasmaSpecies> species;  // species: [[plasma.species]]; else empty
     } plasma;
 };
 

@@ -1,6 +1,8 @@
 #include <partcl/models/pic/electrostatic_pic.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <utility>
 
 namespace partcl {
@@ -9,7 +11,14 @@ namespace {
 
 constexpr std::size_t group = 64;
 
-const PicGrid& checked(const PicGrid& grid) {
+std::string grid_text(const PicGrid& grid) {
+    std::string text = std::to_string(grid.nodes[0]);
+    for (int k = 1; k < grid.dimensions; ++k) text += " x " + std::to_string(grid.nodes[k]);
+    return text;
+}
+
+const PicGrid& checked(const PicGrid& grid, const DeviceInfo& device, Precision precision,
+                       std::size_t n) {
     if (grid.dimensions < 1 || grid.dimensions > 3)
         throw UsageError("pic: " + std::to_string(grid.dimensions) + " dimensions (1, 2 or 3)");
     if (!(grid.spacing > 0) || !std::isfinite(grid.spacing))
@@ -26,6 +35,22 @@ const PicGrid& checked(const PicGrid& grid) {
         points *= grid.nodes[k];
     }
     if (points * 3 > 4294967295.0) throw UsageError("pic: more than 2^32 / 3 grid points");
+    // The largest buffers, the field (D reals a node) and the FFT's (2), and the particles'
+    // positions (max(D, 2) reals each), each within the device's largest allocation: a clear
+    // refusal naming the grid instead of an allocation failure deep in a driver.
+    const double real = double(size_of(precision)), limit = double(device.max_allocation);
+    const double grid_bytes = points * real * std::max(2, grid.dimensions);
+    const double particle_bytes = double(n) * real * std::max(2, grid.dimensions);
+    if (limit > 0 && grid_bytes > limit)
+        throw Unsupported("pic: a " + grid_text(grid) + " grid in " + to_string(precision) +
+                          " needs " + std::to_string(static_cast<long long>(grid_bytes / 1048576)) +
+                          " MiB in one buffer, but " + device.name + " allows at most " +
+                          std::to_string(device.max_allocation >> 20) + " MiB");
+    if (limit > 0 && particle_bytes > limit)
+        throw Unsupported("pic: " + std::to_string(n) + " particles in " + to_string(precision) +
+                          " need " + std::to_string(static_cast<long long>(particle_bytes / 1048576)) +
+                          " MiB in one buffer, but " + device.name + " allows at most " +
+                          std::to_string(device.max_allocation >> 20) + " MiB");
     return grid;
 }
 
@@ -33,12 +58,25 @@ std::array<std::size_t, 3> fft_shape(const PicGrid& grid) {
     return {grid.nodes[0], grid.nodes[1], grid.nodes[2]};
 }
 
+bool can_deposit(const DeviceInfo& device, Precision precision, PicDeposit deposit) {
+    return deposit != PicDeposit::atomic || precision != Precision::float64 ||
+           device.backend == Backend::cuda || device.has_extension("cl_khr_int64_base_atomics");
+}
+
 } // namespace
+
+void require_deposit(const DeviceInfo& device, Precision precision, PicDeposit deposit) {
+    if (!can_deposit(device, precision, deposit))
+        throw Unsupported("pic: the atomic deposit in double needs 64-bit atomics "
+                          "(cl_khr_int64_base_atomics), which " + device.name + " (" +
+                          device.platform + ") lacks; use the gather deposit "
+                          "(PicDeposit::gather, [plasma] deposit = \"gather\") or float");
+}
 
 ElectrostaticPic::ElectrostaticPic(Context& context, Precision precision, const PicGrid& grid,
                                    std::vector<PicSpecies> species, const PicParticles& particles,
                                    PicDeposit deposit, ProgramCache& cache)
-    : context_(context), precision_(precision), grid_(checked(grid)), species_(std::move(species)),
+    : context_(context), precision_(precision), grid_(checked(grid, context.device(0).info(), precision, particles.size())), species_(std::move(species)),
       deposit_(deposit), n_(particles.size()),
       fft_(context, precision, fft_shape(grid_)),
       program_([&] {
@@ -48,10 +86,13 @@ ElectrostaticPic::ElectrostaticPic(Context& context, Precision precision, const 
           options.define("PIC_DIMENSIONS", grid_.dimensions);
           return build_program(context, Source::builtin("pic/pic.cl"), options, cache);
       }()),
-      deposit_atomic_(program_, "pic_deposit_atomic"),
       deposit_gather_(program_, "pic_deposit_gather"), poisson_(program_, "pic_poisson"),
       field_kernel_(program_, "pic_field"), push_(program_, "pic_push") {
     const int d = grid_.dimensions;
+    const DeviceInfo& device = context.device(0).info();
+    require_deposit(device, precision, deposit_);
+    if (can_deposit(device, precision, PicDeposit::atomic))
+        deposit_atomic_.emplace(program_, "pic_deposit_atomic");
     if (species_.empty()) throw UsageError("pic: no species");
     for (std::size_t s = 0; s < species_.size(); ++s) {
         const PicSpecies& p = species_[s];
@@ -90,7 +131,7 @@ ElectrostaticPic::ElectrostaticPic(Context& context, Precision precision, const 
     auto real_buffer = [&](std::size_t size) { return RealBuffer(context, precision, size); };
     r_ = real_buffer(components * n_), r_b_ = real_buffer(components * n_);
     v_ = real_buffer(d * n_), v_b_ = real_buffer(d * n_);
-    rho_ = real_buffer(2 * grid_.points()), work_ = real_buffer(2 * grid_.points());
+    work_ = real_buffer(2 * grid_.points());
     field_ = real_buffer(d * grid_.points());
     species_index_ = Buffer<std::uint32_t>(context, n_);
     species_index_b_ = Buffer<std::uint32_t>(context, n_);
@@ -120,6 +161,32 @@ Kernel& ElectrostaticPic::grid_args(Kernel& kernel, cl_uint first) {
         .arg(first + 3, Real{1 / grid_.spacing});
 }
 
+void ElectrostaticPic::set_deposit(PicDeposit deposit) {
+    require_deposit(context_.device(0).info(), precision_, deposit);
+    deposit_ = deposit;
+}
+
+void ElectrostaticPic::restore_clock(double time, std::size_t steps) noexcept {
+    time_ = time;
+    steps_ = steps;
+}
+
+void ElectrostaticPic::deposit(RealBuffer& rho) {
+    auto& queue = context_.queue(0);
+    if (deposit_ == PicDeposit::atomic) {
+        rho.fill(queue, 0);
+        deposit_atomic_->args(cl_uint(n_), cl_uint(n_), r_, species_index_, species_density_);
+        grid_args(*deposit_atomic_, 5).arg(9, rho);
+        deposit_atomic_->launch(queue, n_, group);
+    } else {
+        const std::size_t points = grid_.points();
+        deposit_gather_.args(cl_uint(points), cl_uint(n_), r_, species_index_, species_density_,
+                             cells_->cell_start(), cells_->cell_end());
+        grid_args(deposit_gather_, 7).arg(11, rho);
+        deposit_gather_.launch(queue, points, group);
+    }
+}
+
 void ElectrostaticPic::solve_field() {
     const int d = grid_.dimensions;
     const std::size_t points = grid_.points();
@@ -133,18 +200,7 @@ void ElectrostaticPic::solve_field() {
     std::swap(v_, v_b_);
     std::swap(species_index_, species_index_b_);
 
-    if (deposit_ == PicDeposit::atomic) {
-        rho_.fill(queue, 0);
-        deposit_atomic_.args(cl_uint(n_), cl_uint(n_), r_, species_index_, species_density_);
-        grid_args(deposit_atomic_, 5).arg(9, rho_);
-        deposit_atomic_.launch(queue, n_, group);
-    } else {
-        deposit_gather_.args(cl_uint(points), cl_uint(n_), r_, species_index_, species_density_,
-                             cells_->cell_start(), cells_->cell_end());
-        grid_args(deposit_gather_, 7).arg(11, rho_);
-        deposit_gather_.launch(queue, points, group);
-    }
-    rho_.copy_to(queue, work_, 2 * points);
+    deposit(work_);  // rho, transformed in place
     fft_.forward(work_);
     poisson_.arg(0, cl_uint(points));
     grid_args(poisson_, 1).arg(5, work_);
@@ -180,8 +236,10 @@ PicParticles ElectrostaticPic::particles() const {
     return p;
 }
 
-std::vector<double> ElectrostaticPic::charge_density() const {
-    const auto complex = rho_.read(context_.queue(0));
+std::vector<double> ElectrostaticPic::charge_density() {
+    RealBuffer interleaved(context_, precision_, 2 * grid_.points());
+    deposit(interleaved);
+    const auto complex = interleaved.read(context_.queue(0));
     std::vector<double> rho(grid_.points());
     for (std::size_t g = 0; g < rho.size(); ++g) rho[g] = complex[2 * g];
     return rho;

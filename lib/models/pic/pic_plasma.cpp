@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <string>
 
 #include <partcl/runtime/error.hpp>
@@ -60,15 +61,121 @@ PicParticles two_stream_particles(const PicGrid& grid, std::size_t n, double bea
     return p;
 }
 
-FieldMode field_mode(const std::vector<double>& field, const PicGrid& grid, int mode) {
+double cold_plasma_frequency(const std::vector<PlasmaSpecies>& species) {
+    double sum = 0;
+    for (const PlasmaSpecies& s : species) sum += s.density * s.charge * s.charge / s.mass;
+    return std::sqrt(sum);
+}
+
+std::uint64_t lattice_side(std::uint64_t particles_per_cell, int dimensions) {
+    const double root = std::round(std::pow(double(particles_per_cell), 1.0 / dimensions));
+    const std::uint64_t m = std::uint64_t(root);
+    std::uint64_t power = 1;
+    for (int k = 0; k < dimensions; ++k) power *= m;
+    return m > 0 && power == particles_per_cell ? m : 0;
+}
+
+std::vector<PicSpecies> species_of(const PicGrid& grid, const std::vector<PlasmaSpecies>& species) {
+    std::vector<PicSpecies> out;
+    const double volume = std::pow(grid.spacing, grid.dimensions);
+    for (const PlasmaSpecies& s : species)
+        out.push_back({s.charge, s.mass, s.density * volume / double(s.particles_per_cell)});
+    return out;
+}
+
+PicParticles species_particles(const PicGrid& grid, const std::vector<PlasmaSpecies>& species,
+                               const std::array<int, 3>& mode, std::uint64_t seed) {
+    const int d = grid.dimensions;
+    if (species.empty()) throw UsageError("species set-up: no species");
+    std::array<double, 3> k{}, unit{};
+    double k_norm = 0;
+    for (int a = 0; a < d; ++a) {
+        k[a] = 2 * pi * mode[a] / grid.length(a);
+        k_norm += k[a] * k[a];
+    }
+    k_norm = std::sqrt(k_norm);
+    if (!(k_norm > 0)) throw UsageError("species set-up: the seeded mode is 0 on every axis");
+    for (int a = 0; a < d; ++a) unit[a] = k[a] / k_norm;
+    const std::size_t cells = grid.points();
+
+    std::size_t total = 0;
+    for (std::size_t s = 0; s < species.size(); ++s) {
+        if (!lattice_side(species[s].particles_per_cell, d))
+            throw UsageError("species set-up: species " + std::to_string(s) + " has " +
+                             std::to_string(species[s].particles_per_cell) +
+                             " particles per cell, not a lattice of m^" + std::to_string(d));
+        total += species[s].particles_per_cell * cells;
+    }
+    PicParticles p;
+    p.dimensions = d;
+    p.position.resize(d * total);
+    p.velocity.resize(d * total);
+    p.species.resize(total);
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    std::size_t i = 0;
+    for (std::size_t s = 0; s < species.size(); ++s) {
+        const PlasmaSpecies& sp = species[s];
+        const std::uint64_t m = lattice_side(sp.particles_per_cell, d);
+        for (std::size_t c = 0; c < cells; ++c) {
+            const std::size_t cell[3] = {c % grid.nodes[0], c / grid.nodes[0] % grid.nodes[1],
+                                         c / (std::size_t(grid.nodes[0]) * grid.nodes[1])};
+            for (std::uint64_t j = 0; j < sp.particles_per_cell; ++j, ++i) {
+                std::uint64_t rest = j;
+                std::array<double, 3> x0{};
+                double phase = 0;
+                for (int a = 0; a < d; ++a) {
+                    x0[a] = (double(cell[a]) + (double(rest % m) + 0.5) / double(m)) * grid.spacing;
+                    rest /= m;
+                    phase += k[a] * x0[a];
+                }
+                const double shift = sp.amplitude * std::sin(phase);
+                for (int a = 0; a < d; ++a) {
+                    const double length = grid.length(a);
+                    double x = x0[a] + shift * unit[a];
+                    x -= length * std::floor(x / length);
+                    p.position[a * total + i] = x < length ? x : 0.0;
+                    p.velocity[a * total + i] =
+                        sp.drift[a] + (sp.thermal_speed > 0 ? sp.thermal_speed * normal(rng) : 0.0);
+                }
+                p.species[i] = std::uint32_t(s);
+            }
+        }
+    }
+    return p;
+}
+
+FieldMode field_mode(const std::vector<double>& field, const PicGrid& grid,
+                     const std::array<int, 3>& mode) {
     FieldMode m;
-    const std::size_t nodes = grid.nodes[0];
-    for (std::size_t g = 0; g < nodes && g < field.size(); ++g) {
-        const double phase = 2 * pi * double(mode) * double(g) / double(nodes);
-        m.sine += field[g] * std::sin(phase);
-        m.cosine += field[g] * std::cos(phase);
+    const int d = grid.dimensions;
+    const std::size_t points = grid.points();
+    if (field.size() < d * points) return m;
+    std::array<double, 3> unit{};
+    double norm = 0;
+    for (int a = 0; a < d; ++a) {
+        unit[a] = double(mode[a]) / grid.length(a);
+        norm += unit[a] * unit[a];
+    }
+    norm = std::sqrt(norm);
+    if (!(norm > 0)) return m;
+    for (int a = 0; a < d; ++a) unit[a] /= norm;
+    for (std::size_t g = 0; g < points; ++g) {
+        const std::size_t node[3] = {g % grid.nodes[0], g / grid.nodes[0] % grid.nodes[1],
+                                     g / (std::size_t(grid.nodes[0]) * grid.nodes[1])};
+        double phase = 0, along = 0;
+        for (int a = 0; a < d; ++a) {
+            phase += 2 * pi * double(mode[a]) * double(node[a]) / double(grid.nodes[a]);
+            along += unit[a] * field[a * points + g];
+        }
+        m.sine += along * std::sin(phase);
+        m.cosine += along * std::cos(phase);
     }
     return m;
+}
+
+FieldMode field_mode(const std::vector<double>& field, const PicGrid& grid, int mode) {
+    return field_mode(field, grid, {mode, 0, 0});
 }
 
 double zero_crossing_frequency(const std::vector<double>& t, const std::vector<double>& value,

@@ -17,6 +17,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <partcl/algorithm/cell_list.hpp>
@@ -51,11 +52,19 @@ struct PicParticles {
     std::size_t size() const noexcept { return species.size(); }
 };
 
+// Unsupported, naming the device, the extension and the way out, when `device` cannot run
+// `deposit` in `precision`: the atomic deposit in double adds with 64-bit compare-and-swap,
+// which OpenCL devices have only with cl_khr_int64_base_atomics (CUDA devices always). There is
+// no silent fall-back to the gather deposit: the caller asked for atomics (the default is the
+// gather), and a benchmark or a comparison of the two must not measure the other one unawares.
+void require_deposit(const DeviceInfo& device, Precision precision, PicDeposit deposit);
+
 class ElectrostaticPic {
 public:
     // Loads the particles and solves the field at their positions. UsageError for a malformed
     // grid or species, mismatched or NaN particle data, species indices out of range, or
-    // particles outside the box [0, nodes_k dx); Unsupported for a grid the FFT cannot take.
+    // particles outside the box [0, nodes_k dx); Unsupported for a grid the FFT cannot take
+    // (naming it) and for a deposit the device cannot run (require_deposit).
     ElectrostaticPic(Context& context, Precision precision, const PicGrid& grid,
                      std::vector<PicSpecies> species, const PicParticles& particles,
                      PicDeposit deposit = PicDeposit::gather,
@@ -71,15 +80,22 @@ public:
     const PicGrid& grid() const noexcept { return grid_; }
     Precision precision() const noexcept { return precision_; }
     PicDeposit deposit() const noexcept { return deposit_; }
-    void set_deposit(PicDeposit deposit) noexcept { deposit_ = deposit; }
+    void set_deposit(PicDeposit deposit);  // require_deposit first
+
+    // Continues a run saved at `steps` steps and time `time` (a checkpoint): the model built
+    // from the saved particles then steps exactly as the saved one would have (steps > 0: no
+    // first half step of the velocities). The particles must be the saved ones in their saved
+    // (cell) order for the continuation to be bitwise the same.
+    void restore_clock(double time, std::size_t steps) noexcept;
     const CellList& cells() const noexcept { return *cells_; }
 
     // The particles now (in the device's cell order, which changes every step; velocities at
     // the last half step).
     PicParticles particles() const;
-    // At the current positions: the charge density at the nodes (points() values), the field
+    // At the current positions: the charge density at the nodes (points() values; deposited
+    // anew, the step's own deposit going straight into the FFT's buffer), the field
     // (component k of node g at k * points() + g), the field energy sum E^2 / 2 dx^D.
-    std::vector<double> charge_density() const;
+    std::vector<double> charge_density();
     std::vector<double> field() const;
     double field_energy() const;
     // sum over particles of w m |v|^2 / 2 with the stored (half-step) velocities.
@@ -97,12 +113,14 @@ private:
     std::unique_ptr<CellList> cells_;
     Fft fft_;
     Program program_;
-    Kernel deposit_atomic_, deposit_gather_, poisson_, field_kernel_, push_;
-    RealBuffer r_, v_, r_b_, v_b_, species_density_, species_qm_, rho_, work_, field_;
+    std::optional<Kernel> deposit_atomic_;  // absent where require_deposit refuses it
+    Kernel deposit_gather_, poisson_, field_kernel_, push_;
+    RealBuffer r_, v_, r_b_, v_b_, species_density_, species_qm_, work_, field_;
     Buffer<std::uint32_t> species_index_, species_index_b_;
 
     Kernel& grid_args(Kernel& kernel, cl_uint first);
-    void solve_field();  // steps 1-4 at the current positions
+    void deposit(RealBuffer& rho);  // step 2 into rho (2 points() reals, interleaved complex)
+    void solve_field();             // steps 1-4 at the current positions
 };
 
 } // namespace partcl
