@@ -4,6 +4,8 @@
 
 #include <hdf5.h>
 
+#include <boost/uuid/detail/sha1.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -214,6 +216,21 @@ Checkpoint sample_checkpoint() {
     return c;
 }
 
+// The fluid fields too: 3 particles in 2-D (4 values each), no masses.
+Checkpoint sample_fluid_checkpoint() {
+    Checkpoint c;
+    c.scenario_toml = to_toml(builtin_scenario("dambreak"));
+    c.step = 7;
+    c.time = 0.125;
+    c.dt = 3e-5;
+    c.precision = "float";
+    c.state = {0.5, -0.0, 1e-300, 1, 2, 3, 0.25, 0.5, 0.75, -1, -2, -3};
+    c.particle_types = {0, 1, 2};
+    c.output_text = std::string("t,T,x,Z\n0,0,0.2,1\n\0\xc3\xa9", 23);
+    c.run_state = {3, 1, -0.0, 1e-300};
+    return c;
+}
+
 void check_same_checkpoint(const Checkpoint& a, const Checkpoint& b) {
     CHECK(a.scenario_toml == b.scenario_toml);
     CHECK(a.step == b.step);
@@ -229,6 +246,9 @@ void check_same_checkpoint(const Checkpoint& a, const Checkpoint& b) {
     CHECK(same_bits(a.integrator.scalars, b.integrator.scalars));
     CHECK(same_bits(a.scheduler_weights, b.scheduler_weights));
     CHECK(same_bits(a.initial_diagnostics, b.initial_diagnostics));
+    CHECK(same_bits(a.particle_types, b.particle_types));
+    CHECK(a.output_text == b.output_text);
+    CHECK(same_bits(a.run_state, b.run_state));
 }
 
 std::array<unsigned char, 3> inferno_entry(int i) {
@@ -821,10 +841,10 @@ TEST_CASE("checkpoints round-trip exactly") {
     const Checkpoint c = sample_checkpoint();
     const std::string bytes = encode_checkpoint(c);
 
-    // The documented header: magic, version 1, reserved 0, payload size; SHA-1 at the end.
+    // The documented header: magic, version 2, reserved 0, payload size; SHA-1 at the end.
     REQUIRE(bytes.size() > 44);
     CHECK(bytes.substr(0, 8) == "PARTCLCK");
-    CHECK(bytes.substr(8, 8) == std::string("\x01\0\0\0\0\0\0\0", 8));
+    CHECK(bytes.substr(8, 8) == std::string("\x02\0\0\0\0\0\0\0", 8));
     std::uint64_t payload = 0;
     for (int i = 0; i < 8; ++i)
         payload |= std::uint64_t(static_cast<unsigned char>(bytes[std::size_t(16 + i)])) << (8 * i);
@@ -841,6 +861,26 @@ TEST_CASE("checkpoints round-trip exactly") {
     // An empty checkpoint is valid too.
     const Checkpoint empty;
     check_same_checkpoint(decode_checkpoint(encode_checkpoint(empty), "memory"), empty);
+    // And one of a fluid run.
+    const Checkpoint fluid = sample_fluid_checkpoint();
+    check_same_checkpoint(decode_checkpoint(encode_checkpoint(fluid), "memory"), fluid);
+
+    // A version 1 file (before the fluid fields: the same payload without its last 24 bytes,
+    // two empty vectors and an empty string) reads as the checkpoint without them.
+    {
+        std::string payload = bytes.substr(24, bytes.size() - 24 - 20 - 24);
+        boost::uuids::detail::sha1 hash;
+        hash.process_bytes(payload.data(), payload.size());
+        boost::uuids::detail::sha1::digest_type digest;
+        hash.get_digest(digest);
+        std::string old = bytes.substr(0, 24);
+        old[8] = 1;
+        for (int i = 0; i < 8; ++i) old[std::size_t(16 + i)] = char((payload.size() >> (8 * i)) & 0xff);
+        old += payload;
+        for (int i = 0; i < 5; ++i)
+            for (int b = 0; b < 4; ++b) old.push_back(char((digest[i] >> (24 - 8 * b)) & 0xff));
+        check_same_checkpoint(decode_checkpoint(old, "v1"), c);
+    }
 
     // The scenario inside reads back as the scenario.
     CHECK(parse_scenario(read_checkpoint(file).scenario_toml, "ck") == builtin_scenario("kepler"));
@@ -869,7 +909,7 @@ TEST_CASE("damaged checkpoints are UsageErrors naming the file") {
     check_file("magic.ck", magic, "magic");
     check_file("text.ck", "[scenario]\nname = \"x\"\n", "magic");
     std::string version = bytes;
-    version[8] = 2;
+    version[8] = 3;
     check_file("version.ck", version, "version");
     for (std::size_t at : {std::size_t(30), bytes.size() / 2, bytes.size() - 25,
                            bytes.size() - 1}) {
@@ -911,6 +951,13 @@ TEST_CASE("damaged checkpoints are UsageErrors naming the file") {
     INFO(message);
     CHECK(contains(message, "odd.ck"));
     CHECK(contains(message, "damaged"));
+    // A fluid state of 5 values for 3 particles, and one with masses.
+    Checkpoint fluid = sample_fluid_checkpoint();
+    fluid.state.resize(5);
+    CHECK(contains(usage_error([&] { decode_checkpoint(encode_checkpoint(fluid), "f.ck"); }), "damaged"));
+    fluid = sample_fluid_checkpoint();
+    fluid.mass = {1, 1, 1};
+    CHECK(contains(usage_error([&] { decode_checkpoint(encode_checkpoint(fluid), "f.ck"); }), "damaged"));
 }
 
 // ------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char magic[8] = {'P', 'A', 'R', 'T', 'C', 'L', 'C', 'K'};
-constexpr std::uint32_t version = 1;
+constexpr std::uint32_t version = 2;  // 1: without the fluid fields, still read
 constexpr std::size_t header_size = 24;
 constexpr std::size_t digest_size = 20;
 
@@ -128,6 +128,9 @@ std::string encode_checkpoint(const Checkpoint& c) {
     payload.vector(c.integrator.scalars);
     payload.vector(c.scheduler_weights);
     payload.vector(c.initial_diagnostics);
+    payload.vector(c.particle_types);
+    payload.string(c.output_text);
+    payload.vector(c.run_state);
 
     Encoder file;
     file.bytes().append(magic, sizeof magic);
@@ -154,8 +157,8 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& source
     Decoder header(bytes, 8, header_size, source);
     const std::uint64_t words = header.u64("the header");
     const std::uint32_t file_version = std::uint32_t(words & 0xffffffffu);
-    if (file_version != version)
-        fail("format version " + std::to_string(file_version) + ", this partcl reads version " +
+    if (file_version != version && file_version != 1)
+        fail("format version " + std::to_string(file_version) + ", this partcl reads versions 1 to " +
              std::to_string(version));
     if ((words >> 32) != 0)
         fail("damaged: the reserved header field is " + std::to_string(words >> 32) +
@@ -191,10 +194,21 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& source
     c.integrator.scalars = in.vector("the integrator scalars");
     c.scheduler_weights = in.vector("the scheduler weights");
     c.initial_diagnostics = in.vector("the initial diagnostics");
+    if (file_version >= 2) {
+        c.particle_types = in.vector("the particle types");
+        c.output_text = in.string("the output text");
+        c.run_state = in.vector("the run state");
+    }
     if (!in.done()) in.damaged("unexpected bytes at the end of the payload");
-    if (c.state.size() != 6 * c.mass.size())
+    const std::size_t particles = c.particle_types.size();
+    if (particles == 0 && c.state.size() != 6 * c.mass.size())
         in.damaged("the state has " + std::to_string(c.state.size()) + " values for " +
                    std::to_string(c.mass.size()) + " masses (expected 6 per body)");
+    if (particles != 0 && (!c.mass.empty() || (c.state.size() != 4 * particles &&
+                                               c.state.size() != 6 * particles)))
+        in.damaged("the state has " + std::to_string(c.state.size()) + " values and " +
+                   std::to_string(c.mass.size()) + " masses for " + std::to_string(particles) +
+                   " fluid particles (expected 4 or 6 values per particle and no masses)");
     return c;
 }
 

@@ -25,14 +25,8 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+using detail::device_names;
 using detail::numbered;
-
-std::string device_names(const Context& context) {
-    std::string text;
-    for (const auto& d : context.devices())
-        text += (text.empty() ? "" : " + ") + d.info().name + " (" + d.info().platform + ")";
-    return text;
-}
 
 Bodies bodies_from_state(const std::vector<double>& state, const std::vector<double>& mass) {
     const std::size_t n = mass.size();
@@ -173,6 +167,9 @@ NBodyRun NBodyRun::resume(Context& context, const fs::path& file, fs::path out,
                           std::uint64_t steps, DenseOptions dense) {
     const Checkpoint c = read_checkpoint(file);
     Scenario scenario = parse_scenario(c.scenario_toml, file.string());
+    if (scenario.model != "nbody")
+        throw UsageError("checkpoint " + file.string() + " is of a model = \"" + scenario.model +
+                         "\" run, not an N-body one (run/mps_run.hpp resumes MPS fluid runs)");
     if (steps) scenario.steps = steps;
     if (scenario.steps <= c.step)
         throw UsageError("checkpoint " + file.string() + " is at step " + std::to_string(c.step) +

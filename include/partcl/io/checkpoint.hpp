@@ -12,7 +12,9 @@
 //   string scenario_toml, u64 step, f64 time, f64 dt, string precision, string device,
 //   vector state, vector mass,
 //   u64 count of integrator vectors, each a vector; vector integrator scalars,
-//   vector scheduler_weights, vector initial_diagnostics
+//   vector scheduler_weights, vector initial_diagnostics,
+//   (version 2 on) vector particle_types, string output_text, vector run_state
+// Version 1 files (N-body only, without the last three) are read as well.
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -34,6 +36,12 @@ struct Checkpoint {
     IntegratorState integrator;
     std::vector<double> scheduler_weights;
     std::vector<double> initial_diagnostics;  // e.g. the initial energy, for the drift
+    // MPS fluid runs (run/mps_run.hpp; empty for N-body runs): `state` holds d N positions then
+    // d N velocities (component k of particle i at k N + i, in the device's particle order),
+    // `mass` is empty, `particle_types` the N types (MpsType: 0 fluid, 1 wall, 2 dummy).
+    std::vector<double> particle_types;
+    std::string output_text;     // the run's CSV as written up to the checkpoint
+    std::vector<double> run_state;  // the run's own counters and sums (mps_run.cpp says which)
 };
 
 // Writes atomically (temporary file, fsync, rename); throws partcl::Error on failure, with
