@@ -10,9 +10,9 @@ def read(p):
     return [float(r.split(',')[0]) for r in rows],[float(r.split(',')[1]) for r in rows]
 T,Z=read('docs/data/martin_moyce_1952.csv'); t,z=read('docs/data/mps_dambreak_front.csv')
 fig,ax=plt.subplots(figsize=(5,3.6),dpi=110)
-ax.plot(T,Z,'ko',label='Martin & Moyce (1952), $n^2=1$')
+ax.plot(T,Z,'ko',label='Martin & Moyce (1952) (column $a \\times 2a$: docs/mps.md)')
 ax.fill_between(T,[0.9*v for v in Z],[1.1*v for v in Z],color='0.85',label='±10%')
-ax.plot(t,z,'r.-',label='partcl explicit MPS, $l_0=a/20$ (test)')
+ax.plot(t,z,'r.-',label='partcl explicit MPS, square column, $l_0=a/20$ (test)')
 out='docs/images/mps_dambreak_front.png'
 args=sys.argv[1:]
 if '--out' in args:

@@ -29,6 +29,7 @@ expect() {
 # An earlier run's output, which no failing run may destroy.
 mkdir out
 "$partcl" run kepler --steps 4 --out out --quiet >/dev/null 2>&1 || { echo "FAIL: a good run failed"; exit 1; }
+cp out/checkpoint.bin kepler_checkpoint.bin  # the fluid runs below write their own checkpoint.bin
 # And an MPS fluid run's (a few hundred steps of the built-in dam break).
 "$partcl" run dambreak --end-time 0.005 --out out --quiet >mps.txt 2>&1 || { echo "FAIL: a good MPS run failed"; cat mps.txt; exit 1; }
 for f in out/front.csv out/frame_000000.png; do
@@ -42,6 +43,12 @@ grep -q '^front x = .*Z = x/a' mps.txt || { echo "FAIL: no MPS summary"; cat mps
 [ "$(wc -l <out/bottom_pressure.csv)" -eq 6 ] || { echo "FAIL: bottom_pressure.csv rows"; cat out/bottom_pressure.csv; exit 1; }
 grep -q '^\[#*\.*\] t 0.0100/0.01 s  bottom pressure' hydro.txt || { echo "FAIL: no MPS progress line"; cat hydro.txt; exit 1; }
 grep -q '^bottom pressure .* Pa against rho g h .* Pa' hydro.txt || { echo "FAIL: no hydrostatic summary"; cat hydro.txt; exit 1; }
+# Resumed from its checkpoint at the end (t = 0.01 s) and run on to 0.02 s in another directory:
+# the first rows are the checkpoint's.
+"$partcl" run --resume out/checkpoint.bin --end-time 0.02 --out resumed >resume.txt 2>&1 || { echo "FAIL: resuming a fluid run failed"; cat resume.txt; exit 1; }
+grep -q 'resumed from out/checkpoint.bin' resume.txt || { echo "FAIL: no resume line"; cat resume.txt; exit 1; }
+[ "$(wc -l <resumed/bottom_pressure.csv)" -eq 10 ] || { echo "FAIL: resumed bottom_pressure.csv rows"; cat resumed/bottom_pressure.csv; exit 1; }
+[ "$(head -n 6 resumed/bottom_pressure.csv)" = "$(cat out/bottom_pressure.csv)" ] || { echo "FAIL: the resumed rows differ"; exit 1; }
 # The PIC plasma built-ins: a short Langmuir run (two plasma periods) and the full two-stream
 # run (320 steps, about a second), each with its measurement in the summary.
 "$partcl" run langmuir --end-time 13 --out pic >langmuir.txt 2>&1 || { echo "FAIL: a good langmuir run failed"; cat langmuir.txt; exit 1; }
@@ -140,7 +147,10 @@ expect 2 'no_such_file.h5' run missing_snapshot.toml --out out
 expect 2 'truncated.h5' run truncated_snapshot.toml --out out
 expect 2 'truncated_checkpoint.bin' run --resume truncated_checkpoint.bin --out out
 expect 2 'only --steps' run plummer --resume out/checkpoint.bin --out out
-expect 2 'nothing to do' run --resume out/checkpoint.bin --out out
+expect 2 'nothing to do' run --resume kepler_checkpoint.bin --out out
+expect 2 'nothing to do \(--end-time to run on\)' run --resume out/checkpoint.bin --out out
+expect 2 '--steps is for N-body scenarios' run --resume out/checkpoint.bin --steps 9 --out out
+expect 2 '--end-time is for MPS fluid .* N-body run' run --resume kepler_checkpoint.bin --end-time 1 --out out
 expect 2 'no_such_scenario' run no_such_scenario --out out
 expect 2 'half' run kepler --precision half --out out
 expect 2 'device filter' run kepler --device 'gpu|' --out out
@@ -165,7 +175,6 @@ expect 2 '\[plasma\] end_time must be positive' run langmuir --end-time -1 --out
 expect 2 '--steps is for N-body.*PIC plasma' run two-stream --steps 10 --out out
 expect 2 'nothing to do.*--end-time' run --resume pair/checkpoint.bin --out pair
 expect 2 '--steps is for N-body' run --resume pair/checkpoint.bin --steps 20 --out pair
-expect 2 '--end-time is for MPS.*checkpoint of an N-body run' run --resume out/checkpoint.bin --end-time 3 --out out
 cat >species_lattice.toml <<'TOML'
 [scenario]
 model = "pic"

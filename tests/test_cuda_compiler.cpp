@@ -65,6 +65,7 @@ TEST_CASE("the dense kernel compiles in each of its shapes, and precision reache
             // .f64 instructions, and a float build has none.
             const bool f64 = ptx.text.find("sqrt.rn.f64") != std::string::npos ||
                              ptx.text.find("rsqrt.approx.f64") != std::string::npos ||
+                             ptx.text.find("rsqrt.approx.ftz.f64") != std::string::npos ||
                              ptx.text.find("div.rn.f64") != std::string::npos;
             CHECK(f64 == (precision == Precision::float64));
             if (s.tile) CHECK(ptx.text.find(".maxntid " + std::to_string(s.tile)) != std::string::npos);

@@ -6,6 +6,8 @@
 
 #include <hdf5.h>
 
+#include <boost/uuid/detail/sha1.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -216,6 +218,21 @@ Checkpoint sample_checkpoint() {
     return c;
 }
 
+// The fluid fields too: 3 particles in 2-D (4 values each), no masses.
+Checkpoint sample_fluid_checkpoint() {
+    Checkpoint c;
+    c.scenario_toml = to_toml(builtin_scenario("dambreak"));
+    c.step = 7;
+    c.time = 0.125;
+    c.dt = 3e-5;
+    c.precision = "float";
+    c.state = {0.5, -0.0, 1e-300, 1, 2, 3, 0.25, 0.5, 0.75, -1, -2, -3};
+    c.particle_types = {0, 1, 2};
+    c.output_text = std::string("t,T,x,Z\n0,0,0.2,1\n\0\xc3\xa9", 23);
+    c.run_state = {3, 1, -0.0, 1e-300};
+    return c;
+}
+
 void check_same_checkpoint(const Checkpoint& a, const Checkpoint& b) {
     CHECK(a.scenario_toml == b.scenario_toml);
     CHECK(a.step == b.step);
@@ -231,9 +248,11 @@ void check_same_checkpoint(const Checkpoint& a, const Checkpoint& b) {
     CHECK(same_bits(a.integrator.scalars, b.integrator.scalars));
     CHECK(same_bits(a.scheduler_weights, b.scheduler_weights));
     CHECK(same_bits(a.initial_diagnostics, b.initial_diagnostics));
-    CHECK(a.species == b.species);
+    CHECK(a.particle_types == b.particle_types);
     REQUIRE(a.series.size() == b.series.size());
     for (std::size_t i = 0; i < a.series.size(); ++i) CHECK(same_bits(a.series[i], b.series[i]));
+    CHECK(a.output_text == b.output_text);
+    CHECK(same_bits(a.run_state, b.run_state));
 }
 
 // A PIC run's checkpoint: 3 particles in 2-D (positions | velocities), no masses, species
@@ -247,7 +266,7 @@ Checkpoint sample_pic_checkpoint() {
     c.precision = "float";
     c.device = "pocl";
     c.state = {0.1, 0.2, 0.3, -0.0, 1e-300, 6.2, 1.0, -1.0, 0.5, 0.25, 0.125, -0.0};
-    c.species = {0, 1, 0xffffffffu};
+    c.particle_types = {0, 1, 0xffffffffu};
     c.initial_diagnostics = {1, 2, 3};
     c.series = {{0.0, 0.1}, {}, {from_bits(0x7ff8000000000123ull), -0.0}};
     return c;
@@ -867,12 +886,16 @@ TEST_CASE("checkpoints round-trip exactly") {
     check_same_checkpoint(decode_checkpoint(encode_checkpoint(empty), "memory"), empty);
     const Checkpoint pic = sample_pic_checkpoint();
     check_same_checkpoint(decode_checkpoint(encode_checkpoint(pic), "memory"), pic);
+    // And one of a fluid run.
+    const Checkpoint fluid = sample_fluid_checkpoint();
+    check_same_checkpoint(decode_checkpoint(encode_checkpoint(fluid), "memory"), fluid);
 
-    // Version 1 (before PIC runs had checkpoints: no species and series) still reads: the
-    // same payload without its last two counts, under a version-1 header and its own SHA-1.
+    // Version 1 (before PIC and MPS runs had checkpoints) still reads: the same payload without
+    // its last four items (three empty vectors' and one empty string's counts, 32 bytes), under
+    // a version-1 header and its own SHA-1.
     {
         const std::string v2 = encode_checkpoint(c);
-        std::string payload = v2.substr(24, v2.size() - 24 - 20 - 16);
+        std::string payload = v2.substr(24, v2.size() - 24 - 20 - 32);
         boost::uuids::detail::sha1 hash;
         hash.process_bytes(payload.data(), payload.size());
         boost::uuids::detail::sha1::digest_type digest;
@@ -964,6 +987,13 @@ TEST_CASE("damaged checkpoints are UsageErrors naming the file") {
     pic.mass = {1, 1, 1};
     CHECK(contains(usage_error([&] { decode_checkpoint(encode_checkpoint(pic), "pic.ck"); }),
                    "damaged"));
+    // The same for a fluid checkpoint.
+    Checkpoint fluid = sample_fluid_checkpoint();
+    fluid.state.resize(5);
+    CHECK(contains(usage_error([&] { decode_checkpoint(encode_checkpoint(fluid), "f.ck"); }), "damaged"));
+    fluid = sample_fluid_checkpoint();
+    fluid.mass = {1, 1, 1};
+    CHECK(contains(usage_error([&] { decode_checkpoint(encode_checkpoint(fluid), "f.ck"); }), "damaged"));
 }
 
 // ------------------------------------------------------------------------------------------

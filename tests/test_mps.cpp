@@ -248,7 +248,7 @@ TEST_CASE("steps keep every particle, walls stay put, time follows the CFL limit
 
 namespace {
 
-// Martin & Moyce (1952), n^2 = 1: (T, Z) rows of docs/data/martin_moyce_1952.csv.
+// Martin & Moyce (1952): (T, Z) rows of docs/data/martin_moyce_1952.csv (their column a x 2a).
 std::vector<std::array<double, 2>> martin_moyce() {
     std::ifstream in(std::string(PARTCL_SOURCE_DIR) + "/docs/data/martin_moyce_1952.csv");
     REQUIRE(in.good());
@@ -326,8 +326,11 @@ TEST_CASE("hydrostatic pressure at the bottom of a settled column is rho g h wit
     check_hydrostatic(3, Precision::float32, 0.06, 0.1, 0.3, 0.3);
 }
 
-// The standard MPS set-up (Koshizuka & Oka 1996): a square column of side a at rest on the
-// lattice, released at t = 0, in a tank 4 a long; the front from mps_front.
+// A square column of side a at rest on the lattice, released at t = 0, in a tank 4 a long; the
+// front from mps_front. NOTE: the experiment's column (and Koshizuka & Oka's) is a x 2a, which
+// leads the table further (docs/mps.md, "Second pass": +15..+19% at a/20); this test keeps the
+// square column's bounds below so that it fails if the model changes, but it is not the
+// issue's criterion against the right column.
 //
 // Issue 8 asks for 10% at every T <= 2.5. Measured here (l0 = a / 20, float, PoCL): Z = 1.10
 // 1.39 1.65 1.86 2.10 2.37 2.44 2.69 2.84 at T = 0.41 ... 2.32 against 1.11 1.22 1.44 1.67 1.89

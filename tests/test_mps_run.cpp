@@ -1,13 +1,16 @@
 // The MPS fluid scenarios end to end through the library: the [fluid] keys (good and bad
-// input), and short dambreak and hydrostatic runs through MpsRun writing their CSV and frames.
+// input), short dambreak and hydrostatic runs through MpsRun writing their CSV and frames, and
+// checkpoints: a resumed run ends bit for bit as the uninterrupted one.
 // (The physics -- the front against Martin & Moyce, the hydrostatic pressure within 5% -- is
 // checked by the mps_physics suite on the same MpsFluid; here the runs are seconds long.)
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <sstream>
 
+#include <partcl/io/checkpoint.hpp>
 #include <partcl/io/scenario.hpp>
 #include <partcl/run/mps_run.hpp>
 #include <partcl/run/nbody_run.hpp>
@@ -33,6 +36,13 @@ frame_every = 0.03
 [render]
 width = 200
 )toml";
+
+// frame_NNNNNN.png of a step (lib/run/output.hpp's naming).
+fs::path detail_frame(std::uint64_t step) {
+    char name[64];
+    std::snprintf(name, sizeof name, "frame_%06llu.png", static_cast<unsigned long long>(step));
+    return name;
+}
 
 } // namespace
 
@@ -191,6 +201,102 @@ TEST_CASE("each run refuses the other model's scenario") {
     CHECK(contains(usage_error([&] { NBodyRun(context, builtin_scenario("dambreak"), dir.path()); }),
                    "not an N-body run"));
     CHECK(fs::is_empty(dir.path()));
+}
+
+// The same bits: doubles compared as their IEEE-754 bit patterns.
+void check_same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (std::memcmp(&a[i], &b[i], sizeof(double)) != 0) {
+            MESSAGE("first difference at " << i << " of " << a.size() << ": " << a[i] << " " << b[i]);
+            break;
+        }
+    CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+// Everything of two checkpoints but the device description.
+void check_same_run(const Checkpoint& a, const Checkpoint& b) {
+    CHECK(a.scenario_toml == b.scenario_toml);
+    CHECK(a.step == b.step);
+    check_same_bits({a.time, a.dt}, {b.time, b.dt});
+    CHECK(a.precision == b.precision);
+    check_same_bits(a.state, b.state);
+    CHECK(a.mass.empty());
+    CHECK(a.particle_types == b.particle_types);
+    CHECK(a.output_text == b.output_text);
+    check_same_bits(a.run_state, b.run_state);
+}
+
+// A run interrupted after its checkpoint at t = 0.04 (a copy of checkpoint.bin taken then) and
+// resumed, and a run that ended at t = 0.03 resumed with a later end time, both end with the
+// uninterrupted run's particles, CSV and last frame, bit for bit.
+void check_resume(Scenario s, const char* csv_name) {
+    CAPTURE(s.name);
+    TempDir dir("mps-resume");
+    Context& context = test_context();
+    s.fluid.end_time = 0.06;
+    s.fluid.sample_every = 0.01;
+    s.fluid.checkpoint_every = 0.02;
+    MpsRun whole(context, s, dir / "whole");
+    whole.on_progress([&](const MpsRunProgress& p) {
+        if (std::fabs(p.time - 0.04) < 1e-12) fs::copy_file(dir / "whole" / "checkpoint.bin", dir / "t004.bin");
+    });
+    const MpsRunSummary uninterrupted = whole.run();
+    const Checkpoint end = read_checkpoint(dir / "whole" / "checkpoint.bin");
+    CHECK(end.time == doctest::Approx(0.06));
+    CHECK(end.step == uninterrupted.steps);
+    CHECK(end.particle_types.size() == whole.particles());
+
+    const Checkpoint mid = read_checkpoint(dir / "t004.bin");
+    CHECK(mid.time == doctest::Approx(0.04));
+    MpsRun resumed = MpsRun::resume(context, dir / "t004.bin", dir / "resumed");
+    const MpsRunSummary continued = resumed.run();
+    CHECK(continued.first_step == mid.step);
+    CHECK(continued.steps == uninterrupted.steps);
+    check_same_run(read_checkpoint(dir / "resumed" / "checkpoint.bin"), end);
+    CHECK(read_file(dir / "resumed" / csv_name) == read_file(dir / "whole" / csv_name));
+    check_same_bits({continued.front, continued.bottom_pressure, continued.hydrostatic_pressure},
+                    {uninterrupted.front, uninterrupted.bottom_pressure, uninterrupted.hydrostatic_pressure});
+    const fs::path last_frame = detail_frame(uninterrupted.steps);
+    if (s.fluid.frame_every > 0)
+        CHECK(read_file(dir / "resumed" / last_frame) == read_file(dir / "whole" / last_frame));
+
+    // A run that ended at 0.03 (a sample and frame time), continued to 0.06.
+    Scenario shorter = s;
+    shorter.fluid.end_time = 0.03;
+    MpsRun(context, shorter, dir / "short").run();
+    MpsRun extended = MpsRun::resume(context, dir / "short" / "checkpoint.bin", dir / "short", 0.06);
+    extended.run();
+    check_same_run(read_checkpoint(dir / "short" / "checkpoint.bin"), end);
+    CHECK(read_file(dir / "short" / csv_name) == read_file(dir / "whole" / csv_name));
+
+    // Nothing left to do, the wrong kind of run, a checkpoint of another model.
+    CHECK(contains(usage_error([&] { MpsRun::resume(context, dir / "t004.bin", dir / "x", 0.04); }),
+                   "nothing to do"));
+    CHECK(contains(usage_error([&] { NBodyRun::resume(context, dir / "t004.bin", dir / "x"); }),
+                   "not an N-body run"));
+}
+
+TEST_CASE("a resumed MPS run ends bit for bit as the uninterrupted one") {
+    Scenario dambreak = parse_scenario(short_dambreak, "short.toml");
+    check_resume(dambreak, "front.csv");
+    Scenario hydrostatic = builtin_scenario("hydrostatic");
+    hydrostatic.fluid.spacing = 0.02;
+    hydrostatic.fluid.frame_every = 0;
+    hydrostatic.precision = Precision::float64;
+    check_resume(hydrostatic, "bottom_pressure.csv");
+}
+
+TEST_CASE("an MPS run refuses an N-body checkpoint") {
+    TempDir dir("mps-nbody-ck");
+    Context& context = test_context();
+    Scenario kepler = builtin_scenario("kepler");
+    kepler.steps = 2;
+    kepler.snapshot_every = 0;
+    kepler.frame_every = 0;
+    NBodyRun(context, kepler, dir / "k").run();
+    CHECK(contains(usage_error([&] { MpsRun::resume(context, dir / "k" / "checkpoint.bin", dir / "x"); }),
+                   "not an MPS fluid one"));
 }
 
 }

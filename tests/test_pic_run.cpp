@@ -317,8 +317,8 @@ width = 64
     CHECK(same(a.time, b.time));
     CHECK(b.steps == 40);
     const Checkpoint end = read_checkpoint(whole / "checkpoint.bin");
-    CHECK(end.species.size() == 16 * 16 * 5);
-    CHECK(end.state.size() == 2 * 2 * end.species.size());
+    CHECK(end.particle_types.size() == 16 * 16 * 5);
+    CHECK(end.state.size() == 2 * 2 * end.particle_types.size());
     CHECK(end.series.size() == 3);
     CHECK(end.series[0].size() == 41);
 

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char magic[8] = {'P', 'A', 'R', 'T', 'C', 'L', 'C', 'K'};
-constexpr std::uint32_t version = 2;  // 1: without species and series
+constexpr std::uint32_t version = 2;  // 1: without the PIC and MPS items, still read
 constexpr std::size_t header_size = 24;
 constexpr std::size_t digest_size = 20;
 
@@ -146,9 +146,11 @@ std::string encode_checkpoint(const Checkpoint& c) {
     payload.vector(c.integrator.scalars);
     payload.vector(c.scheduler_weights);
     payload.vector(c.initial_diagnostics);
-    payload.vector(c.species);
+    payload.vector(c.particle_types);
     payload.u64(c.series.size());
     for (const auto& v : c.series) payload.vector(v);
+    payload.string(c.output_text);
+    payload.vector(c.run_state);
 
     Encoder file;
     file.bytes().append(magic, sizeof magic);
@@ -176,7 +178,7 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& source
     const std::uint64_t words = header.u64("the header");
     const std::uint32_t file_version = std::uint32_t(words & 0xffffffffu);
     if (file_version != version && file_version != 1)
-        fail("format version " + std::to_string(file_version) + ", this partcl reads versions 1 and " +
+        fail("format version " + std::to_string(file_version) + ", this partcl reads versions 1 to " +
              std::to_string(version));
     if ((words >> 32) != 0)
         fail("damaged: the reserved header field is " + std::to_string(words >> 32) +
@@ -213,16 +215,18 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& source
     c.scheduler_weights = in.vector("the scheduler weights");
     c.initial_diagnostics = in.vector("the initial diagnostics");
     if (file_version >= 2) {
-        c.species = in.vector_u32("the species");
+        c.particle_types = in.vector_u32("the particle types");
         const std::uint64_t series = in.u64("the series");
         if (series > payload_size / 8) in.damaged("the series claim " + std::to_string(series) + " vectors");
         for (std::uint64_t i = 0; i < series; ++i) c.series.push_back(in.vector("the series"));
+        c.output_text = in.string("the output text");
+        c.run_state = in.vector("the run state");
     }
     if (!in.done()) in.damaged("unexpected bytes at the end of the payload");
-    if (c.species.empty() && c.state.size() != 6 * c.mass.size())
+    const std::size_t n = c.particle_types.size();
+    if (n == 0 && c.state.size() != 6 * c.mass.size())
         in.damaged("the state has " + std::to_string(c.state.size()) + " values for " +
                    std::to_string(c.mass.size()) + " masses (expected 6 per body)");
-    const std::size_t n = c.species.size();
     if (n && (!c.mass.empty() || c.state.size() % (2 * n) || c.state.size() / (2 * n) > 3))
         in.damaged("the state has " + std::to_string(c.state.size()) + " values for " +
                    std::to_string(n) + " particles and " + std::to_string(c.mass.size()) +

@@ -1000,6 +1000,14 @@ const std::vector<Field>& schema() {
                         : "must be 0 or at least end_time / 10^5 (got " + format_number(s.fluid.frame_every) + ")";
          },
          "[s] between frames, 0 = none"},
+        {"fluid", "checkpoint_every", RealRef([](S& s) -> double& { return s.fluid.checkpoint_every; }),
+         [](const S& s) {
+             if (auto p = non_negative(s.fluid.checkpoint_every); !p.empty()) return p;
+             return s.fluid.checkpoint_every == 0 || s.fluid.end_time / s.fluid.checkpoint_every <= 1e5
+                        ? ok()
+                        : "must be 0 or at least end_time / 10^5 (got " + format_number(s.fluid.checkpoint_every) + ")";
+         },
+         "[s] between checkpoints, 0 = at the end only"},
         {"plasma", "setup", TextRef([](S& s) -> std::string& { return s.plasma.setup; }),
          [](const S& s) { return one_of(s.plasma.setup, plasma_setup_names(), "a plasma set-up"); },
          "langmuir | two-stream | species"},

@@ -1,10 +1,12 @@
 #include <partcl/run/mps_run.hpp>
 
 #include <partcl/io/atomic_file.hpp>
+#include <partcl/io/checkpoint.hpp>
 #include <partcl/io/render.hpp>
 #include <partcl/models/mps/mps_fluid.hpp>
 #include <partcl/models/mps/mps_tank.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -72,6 +74,13 @@ struct MpsRun::State {
     std::size_t fluid_count = 0;
     double depth = 0;  // hydrostatic: the water's depth from its volume
     std::function<void(const MpsRunProgress&)> progress;
+    // What a checkpoint keeps besides the fluid (run_state, in this order): the samples, frames
+    // and checkpoints done (whole periods), then hydrostatic: t, bottom pressure, rho g (h - y)
+    // of every row, exactly (the summary averages those of the second half of the whole run).
+    std::uint64_t sample_index = 0, frame_index = 0, checkpoint_index = 0;
+    std::vector<double> pressure_rows;
+    std::string text;  // the CSV so far
+    bool resumed = false;
 
     State(Context& c, Scenario s, fs::path o)
         : context(c), scenario(std::move(s)), out(std::move(o)), scene(mps_tank(tank_of(scenario.fluid))) {
@@ -82,7 +91,27 @@ struct MpsRun::State {
         const double floor_area = f.dimensions == 2 ? f.tank_width : f.tank_width * f.tank_depth;
         depth = double(fluid_count) * std::pow(f.spacing, f.dimensions) / floor_area;
     }
+
+    Checkpoint checkpoint() const {
+        const MpsState now = fluid->state();
+        Checkpoint c;
+        c.scenario_toml = to_toml(scenario);
+        c.step = now.steps;
+        c.time = now.time;
+        c.dt = now.next_dt;
+        c.precision = to_string(scenario.precision);
+        c.device = detail::device_names(context);
+        c.state = now.particles.position;
+        c.state.insert(c.state.end(), now.particles.velocity.begin(), now.particles.velocity.end());
+        for (MpsType t : now.particles.type) c.particle_types.push_back(std::uint32_t(t));
+        c.output_text = text;
+        c.run_state = {double(sample_index), double(frame_index), double(checkpoint_index)};
+        c.run_state.insert(c.run_state.end(), pressure_rows.begin(), pressure_rows.end());
+        return c;
+    }
 };
+
+MpsRun::MpsRun(std::unique_ptr<State> state) : state_(std::move(state)) {}
 
 MpsRun::MpsRun(Context& context, Scenario scenario, fs::path out) {
     if (scenario.model != "mps")
@@ -90,6 +119,51 @@ MpsRun::MpsRun(Context& context, Scenario scenario, fs::path out) {
                          "\", not an MPS fluid run (run/nbody_run.hpp runs N-body scenarios)");
     validate(scenario);
     state_ = std::make_unique<State>(context, std::move(scenario), std::move(out));
+}
+
+MpsRun MpsRun::resume(Context& context, const fs::path& file, fs::path out, double end_time) {
+    const Checkpoint c = read_checkpoint(file);
+    Scenario scenario = parse_scenario(c.scenario_toml, file.string());
+    const std::string name = "checkpoint " + file.string();
+    if (scenario.model != "mps" || c.particle_types.empty())
+        throw UsageError(name + " is of a model = \"" + scenario.model +
+                         "\" run, not an MPS fluid one (run/nbody_run.hpp resumes N-body runs)");
+    if (end_time != 0) scenario.fluid.end_time = end_time;
+    validate(scenario);
+    if (c.time >= scenario.fluid.end_time)
+        throw UsageError(name + " is at t = " + std::to_string(c.time) + " s and the run ends at " +
+                         std::to_string(scenario.fluid.end_time) +
+                         " s: nothing to do (--end-time to run on)");
+    if (c.precision != to_string(scenario.precision))
+        throw UsageError(name + " holds " + c.precision + " state but its scenario says " +
+                         to_string(scenario.precision));
+    const std::size_t n = c.particle_types.size();
+    const int d = scenario.fluid.dimensions;
+    if (c.state.size() != 2 * std::size_t(d) * n || c.run_state.size() < 3 || c.run_state.size() % 3 != 0)
+        throw UsageError(name + " does not hold a " + std::to_string(d) +
+                         "-D fluid run's state (" + std::to_string(c.state.size()) + " values for " +
+                         std::to_string(n) + " particles, " + std::to_string(c.run_state.size()) +
+                         " run counters)");
+    MpsState fluid;
+    fluid.particles.dimensions = d;
+    fluid.particles.position.assign(c.state.begin(), c.state.begin() + std::ptrdiff_t(d * n));
+    fluid.particles.velocity.assign(c.state.begin() + std::ptrdiff_t(d * n), c.state.end());
+    for (std::uint32_t t : c.particle_types) {
+        if (t > 2) throw UsageError(name + " has a particle type " + std::to_string(t) + " (0, 1 or 2)");
+        fluid.particles.type.push_back(MpsType(t));
+    }
+    fluid.time = c.time;
+    fluid.next_dt = c.dt;
+    fluid.steps = c.step;
+    auto state = std::make_unique<State>(context, std::move(scenario), std::move(out));
+    state->fluid->restore(fluid);  // UsageError: not this scenario's particles
+    state->sample_index = std::uint64_t(c.run_state[0]);
+    state->frame_index = std::uint64_t(c.run_state[1]);
+    state->checkpoint_index = std::uint64_t(c.run_state[2]);
+    state->pressure_rows.assign(c.run_state.begin() + 3, c.run_state.end());
+    state->text = c.output_text;
+    state->resumed = true;
+    return MpsRun(std::move(state));
 }
 
 MpsRun::MpsRun(MpsRun&&) noexcept = default;
@@ -110,6 +184,7 @@ MpsRunSummary MpsRun::run() {
     const bool dambreak = f.setup == "dambreak";
     const int up = f.dimensions - 1;
     MpsRunSummary summary;
+    summary.first_step = fluid.steps();
     summary.particles = fluid.size();
     summary.fluid_particles = s.fluid_count;
     detail::create_output_directory(s.out);
@@ -122,18 +197,14 @@ MpsRunSummary MpsRun::run() {
     if (!(frame.max_pressure > 0)) frame.max_pressure = f.density * 9.81 * f.water_height;
 
     const fs::path csv = s.out / (dambreak ? "front.csv" : "bottom_pressure.csv");
-    std::string text = dambreak ? "t,T,x,Z\n" : "t,bottom_pressure,rho_g_h\n";
+    if (!s.resumed) s.text = dambreak ? "t,T,x,Z\n" : "t,bottom_pressure,rho_g_h\n";
     const double per_time_unit = std::sqrt(2 * f.gravity / f.water_width);  // T = t sqrt(2g/a)
-    double average_sum = 0, expected_sum = 0;
-    std::size_t averaged = 0;
 
     const auto start = Clock::now();
-    std::uint64_t frames_written = 0;
     auto write_frame = [&](const MpsParticles& now, const std::vector<double>& pressure) {
         const fs::path p = s.out / detail::numbered("frame", fluid.steps(), "png");
         render_pressure(p, now, pressure, f.spacing, frame);
         summary.files.push_back(p);
-        ++frames_written;
     };
     // One row of the CSV (and the summary's numbers) from the particles as they are now.
     auto sample = [&](const MpsParticles& now, const std::vector<double>& pressure,
@@ -149,7 +220,7 @@ MpsRunSummary MpsRun::run() {
         const double t = fluid.time();
         if (dambreak) {
             const double x = mps_front(now, f.spacing);
-            text += format_row({t, t * per_time_unit, x, x / f.water_width});
+            s.text += format_row({t, t * per_time_unit, x, x / f.water_width});
             p.front = x;
             summary.front = x;
             summary.front_z = x / f.water_width;
@@ -164,53 +235,67 @@ MpsRunSummary MpsRun::run() {
                 }
             const double mean = count ? sum / double(count) : 0.0;
             const double mean_expected = count ? expected / double(count) : 0.0;
-            text += format_row({t, mean, mean_expected});
+            s.text += format_row({t, mean, mean_expected});
             p.bottom_pressure = mean;
-            if (t >= 0.5 * f.end_time && count) {
-                average_sum += mean;
-                expected_sum += mean_expected;
-                ++averaged;
-            }
+            if (count) s.pressure_rows.insert(s.pressure_rows.end(), {t, mean, mean_expected});
         }
-        write_file_atomically(csv, text);
+        write_file_atomically(csv, s.text);
+    };
+    const fs::path checkpoint_file = s.out / "checkpoint.bin";
+    auto checkpoint = [&] {
+        write_checkpoint(checkpoint_file, s.checkpoint());
+        if (std::find(summary.files.begin(), summary.files.end(), checkpoint_file) == summary.files.end())
+            summary.files.push_back(checkpoint_file);
     };
 
     MpsRunProgress progress;
     progress.end_time = f.end_time;
-    {
+    summary.files.push_back(csv);
+    if (s.resumed) {
+        write_file_atomically(csv, s.text);  // the checkpoint's rows, in this output directory
+    } else {
         const MpsParticles now = fluid.particles();
         const std::vector<double> pressure = fluid.pressure();
         sample(now, pressure, progress);
-        summary.files.push_back(csv);
         if (f.frame_every > 0) write_frame(now, pressure);
     }
-    // Samples and frames fall at whole multiples of their periods: the step before each is
-    // shortened to land on it (MpsFluid::advance_to), like the physics tests' sampling.
-    std::uint64_t sample_index = 0, frame_index = 0;
+    // Samples, frames and the end fall at whole multiples of their periods: the step before each
+    // is shortened to land on it (MpsFluid::advance_to), like the physics tests' sampling. The
+    // indices count whole periods (an end between two is no period), so that a resumed run keeps
+    // the uninterrupted run's step sequence.
     while (fluid.time() < f.end_time) {
-        const double next_sample = std::min(f.end_time, double(sample_index + 1) * f.sample_every);
-        const double next_frame =
-            f.frame_every > 0 ? std::min(f.end_time, double(frame_index + 1) * f.frame_every) : f.end_time;
-        const double target = std::min(next_sample, next_frame);
-        fluid.advance_to(target);
+        const double grid_sample = double(s.sample_index + 1) * f.sample_every;
+        const double grid_frame = f.frame_every > 0 ? double(s.frame_index + 1) * f.frame_every : f.end_time;
+        const double next_sample = std::min(f.end_time, grid_sample);
+        const double next_frame = std::min(f.end_time, grid_frame);
+        fluid.advance_to(std::min(next_sample, next_frame));
         const bool at_sample = fluid.time() >= next_sample, at_frame = f.frame_every > 0 && fluid.time() >= next_frame;
         if (!at_sample && !at_frame) continue;
         const MpsParticles now = fluid.particles();
         const std::vector<double> pressure = fluid.pressure();
         if (at_sample) {
-            ++sample_index;
+            if (fluid.time() >= grid_sample) ++s.sample_index;
             sample(now, pressure, progress);
         }
         if (at_frame) {
-            ++frame_index;
+            if (fluid.time() >= grid_frame) ++s.frame_index;
             write_frame(now, pressure);
+        }
+        if (at_sample) {
+            const bool last = fluid.time() >= f.end_time;
+            bool due = false;
+            while (f.checkpoint_every > 0 && fluid.time() >= double(s.checkpoint_index + 1) * f.checkpoint_every) {
+                ++s.checkpoint_index;
+                due = true;
+            }
+            if (due || last) checkpoint();
         }
         if (at_sample && s.progress) {
             progress.step = fluid.steps();
             progress.time = fluid.time();
             progress.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
             progress.steps_per_second =
-                progress.wall_seconds > 0 ? double(fluid.steps()) / progress.wall_seconds : 0;
+                progress.wall_seconds > 0 ? double(fluid.steps() - summary.first_step) / progress.wall_seconds : 0;
             s.progress(progress);
         }
     }
@@ -218,7 +303,17 @@ MpsRunSummary MpsRun::run() {
     summary.time = fluid.time();
     summary.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     summary.particle_steps_per_second =
-        summary.wall_seconds > 0 ? double(summary.steps) * double(fluid.size()) / summary.wall_seconds : 0;
+        summary.wall_seconds > 0
+            ? double(summary.steps - summary.first_step) * double(fluid.size()) / summary.wall_seconds
+            : 0;
+    double average_sum = 0, expected_sum = 0;
+    std::size_t averaged = 0;
+    for (std::size_t i = 0; i + 2 < s.pressure_rows.size(); i += 3)
+        if (s.pressure_rows[i] >= 0.5 * f.end_time) {
+            average_sum += s.pressure_rows[i + 1];
+            expected_sum += s.pressure_rows[i + 2];
+            ++averaged;
+        }
     if (!dambreak && averaged) {
         summary.bottom_pressure = average_sum / double(averaged);
         summary.hydrostatic_pressure = expected_sum / double(averaged);

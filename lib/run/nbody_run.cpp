@@ -25,14 +25,8 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+using detail::device_names;
 using detail::numbered;
-
-std::string device_names(const Context& context) {
-    std::string text;
-    for (const auto& d : context.devices())
-        text += (text.empty() ? "" : " + ") + d.info().name + " (" + d.info().platform + ")";
-    return text;
-}
 
 Bodies bodies_from_state(const std::vector<double>& state, const std::vector<double>& mass) {
     const std::size_t n = mass.size();
@@ -175,7 +169,7 @@ NBodyRun NBodyRun::resume(Context& context, const fs::path& file, fs::path out,
     Scenario scenario = parse_scenario(c.scenario_toml, file.string());
     if (scenario.model != "nbody")
         throw UsageError("checkpoint " + file.string() + " is of a model = \"" + scenario.model +
-                         "\" run, not an N-body run (run/pic_run.hpp resumes PIC plasma runs)");
+                         "\" run, not an N-body run (PicRun and MpsRun resume plasma and fluid runs)");
     if (steps) scenario.steps = steps;
     if (scenario.steps <= c.step)
         throw UsageError("checkpoint " + file.string() + " is at step " + std::to_string(c.step) +

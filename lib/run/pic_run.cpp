@@ -123,7 +123,7 @@ struct PicRun::State {
         const PicParticles now = pic->particles();
         c.state = now.position;
         c.state.insert(c.state.end(), now.velocity.begin(), now.velocity.end());
-        c.species = now.species;
+        c.particle_types = now.species;
         c.initial_diagnostics = {energy0,        momentum0[0],   momentum0[1],
                                  momentum0[2],   momentum_scale, worst_momentum,
                                  energy_error,   double(rows)};
@@ -154,7 +154,7 @@ PicRun PicRun::resume(Context& context, const fs::path& file, fs::path out, doub
     if (c.precision != to_string(scenario.precision))
         throw UsageError("checkpoint " + file.string() + " holds " + c.precision +
                          " state but its scenario says " + to_string(scenario.precision));
-    const std::size_t n = c.species.size(), d = std::size_t(p.dimensions);
+    const std::size_t n = c.particle_types.size(), d = std::size_t(p.dimensions);
     if (n == 0 || c.state.size() != 2 * d * n || c.initial_diagnostics.size() != 8 || c.series.size() != 3 ||
         c.series[0].size() != c.step + 1 || c.series[1].size() != c.series[0].size() ||
         c.series[2].size() != c.series[0].size() || c.dt != p.dt)
@@ -170,7 +170,7 @@ PicRun PicRun::resume(Context& context, const fs::path& file, fs::path out, doub
     saved.dimensions = p.dimensions;
     saved.position.assign(c.state.begin(), c.state.begin() + std::ptrdiff_t(d * n));
     saved.velocity.assign(c.state.begin() + std::ptrdiff_t(d * n), c.state.end());
-    saved.species = c.species;
+    saved.species = c.particle_types;
     auto state = std::make_unique<State>(context, std::move(scenario), std::move(out), &saved);
     State& s = *state;
     s.pic->restore_clock(c.time, c.step);

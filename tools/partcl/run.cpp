@@ -55,8 +55,8 @@ CLI::App* add_run(CLI::App& app, RunRequest& request) {
                         "Write a PNG frame every M steps (0: none)")
         ->type_name("M");
     command->add_option("--resume", request.resume,
-                        "Continue from a checkpoint (its scenario; --steps, or --end-time for a PIC "
-                        "plasma, may extend it)")
+                        "Continue from a checkpoint (its scenario; --steps, or --end-time for a "
+                        "fluid or plasma run, may extend it)")
         ->type_name("CHECKPOINT");
     command->add_flag("--autotune", request.autotune,
                       "Time the dense kernel's candidate shapes on each device first and keep "
@@ -182,36 +182,42 @@ int run_mps(const RunRequest& request, const GlobalOptions& global, Scenario sce
         throw UsageError(std::string(not_for_mps) + " is for N-body scenarios; '" + scenario.name +
                          "' is an MPS fluid scenario (its length: --end-time or [fluid] end_time; "
                          "its frames: [fluid] frame_every)");
-    if (!request.precision.empty()) scenario.precision = parse_precision(request.precision);
-    if (request.end_time) scenario.fluid.end_time = *request.end_time;
-    validate(scenario);
+    const bool resume = !request.resume.empty();
+    if (!resume) {
+        if (!request.precision.empty()) scenario.precision = parse_precision(request.precision);
+        if (request.end_time) scenario.fluid.end_time = *request.end_time;
+        validate(scenario);
+    }
 
     Context context = Context::from_filter(global.filter());
-    MpsRun run(context, scenario, request.out);
+    MpsRun run = resume ? MpsRun::resume(context, request.resume, request.out, request.end_time.value_or(0))
+                        : MpsRun(context, scenario, request.out);
     const Scenario& s = run.scenario();
     const Scenario::Fluid& f = s.fluid;
     std::cerr << "partcl run: " << s.name << ", MPS " << f.setup << " " << f.dimensions << "-D, "
               << run.particles() << " particles (" << run.fluid_particles() << " water), l0 = "
               << f.spacing << " m, " << to_string(s.precision) << ", to t = " << f.end_time
               << " s on " << context.device(0).info().name << " ("
-              << context.device(0).info().platform << ")\n";
+              << context.device(0).info().platform << ")"
+              << (resume ? ", resumed from " + request.resume : std::string()) << "\n";
     ProgressBar bar(request.quiet);
     run.on_progress([&bar, &f](const MpsRunProgress& p) { bar(p, f); });
     const MpsRunSummary summary = run.run();
 
     std::size_t frames = 0;
     for (const auto& file : summary.files) frames += file.extension() == ".png";
-    std::printf("t = %.6g s in %llu steps, wall %.2f s, %.3e particle-steps/s\n",
-                summary.time, static_cast<unsigned long long>(summary.steps), summary.wall_seconds,
-                summary.particle_steps_per_second);
+    std::printf("t = %.6g s in %llu steps%s, wall %.2f s, %.3e particle-steps/s\n", summary.time,
+                static_cast<unsigned long long>(summary.steps),
+                summary.first_step ? (" (" + std::to_string(summary.first_step) + " before the checkpoint)").c_str() : "",
+                summary.wall_seconds, summary.particle_steps_per_second);
     if (f.setup == "dambreak")
         std::printf("front x = %.4f m, Z = x/a = %.3f at T = t sqrt(2g/a) = %.3f\n"
-                    "wrote front.csv and %zu frames in %s\n",
+                    "wrote front.csv, checkpoint.bin and %zu frames in %s\n",
                     summary.front, summary.front_z, summary.time * std::sqrt(2 * f.gravity / f.water_width),
                     frames, request.out.c_str());
     else
         std::printf("bottom pressure %.1f Pa against rho g h %.1f Pa (%+.1f%%), averaged over t >= %.4g s\n"
-                    "wrote bottom_pressure.csv and %zu frames in %s\n",
+                    "wrote bottom_pressure.csv, checkpoint.bin and %zu frames in %s\n",
                     summary.bottom_pressure, summary.hydrostatic_pressure,
                     100 * (summary.bottom_pressure / summary.hydrostatic_pressure - 1), 0.5 * f.end_time,
                     frames, request.out.c_str());
@@ -296,13 +302,14 @@ int run_run(const RunRequest& request, const GlobalOptions& global) {
                            !request.traversal.empty();
     if (!request.resume.empty() && overrides)
         throw UsageError("--resume continues the checkpoint's own scenario: only --steps (N-body), "
-                         "--end-time (PIC), --out and --device may be given with it");
+                         "--end-time (MPS fluid, PIC plasma), --out and --device may be given with it");
 
     // Everything the user typed is checked before a device is touched or a file written.
     Scenario scenario;
     if (!request.resume.empty()) {
         const Scenario saved = parse_scenario(read_checkpoint(request.resume).scenario_toml, request.resume);
         if (saved.model == "pic") return run_pic(request, global, saved);
+        if (saved.model == "mps") return run_mps(request, global, saved);
         if (request.end_time)
             throw UsageError("--end-time is for MPS fluid and PIC plasma scenarios; " + request.resume +
                              " is a checkpoint of an N-body run (its length: --steps)");

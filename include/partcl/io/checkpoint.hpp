@@ -3,8 +3,7 @@
 //
 // File format (all integers little-endian, doubles as their IEEE-754 bits, little-endian):
 //   offset 0   8 bytes   magic "PARTCLCK"
-//          8   u32       format version (2; version 1 files, without the last two payload
-//                        items, are read too)
+//          8   u32       format version (2; version 1 files are read too)
 //         12   u32       reserved, 0
 //         16   u64       payload size P in bytes
 //         24   P bytes   payload
@@ -14,11 +13,15 @@
 //   vector state, vector mass,
 //   u64 count of integrator vectors, each a vector; vector integrator scalars,
 //   vector scheduler_weights, vector initial_diagnostics,
-//   (version 2) u64 count + that many u32 species, u64 count of series, each a vector
+//   (version 2 on) u64 count + that many u32 particle_types, u64 count of series, each a
+//   vector, string output_text, vector run_state
+// Version 1 files (N-body only, without the last four) are read as well.
 //
-// One format serves both runs that resume: N-body (run/nbody_run.hpp: state 6N, mass N, species
-// empty) and PIC (run/pic_run.hpp: state D N positions | D N velocities, mass empty, species N,
-// D from the scenario).
+// One format serves every run that resumes: N-body (run/nbody_run.hpp: state 6N, mass N, the
+// version 2 items empty), PIC (run/pic_run.hpp: state D N positions | D N velocities, mass
+// empty, particle_types the species, series) and MPS (run/mps_run.hpp: state d N positions |
+// d N velocities in the device's particle order, mass empty, particle_types the MpsType of
+// each, output_text, run_state).
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -41,8 +44,12 @@ struct Checkpoint {
     IntegratorState integrator;
     std::vector<double> scheduler_weights;
     std::vector<double> initial_diagnostics;  // e.g. the initial energy, for the drift
-    std::vector<std::uint32_t> species;       // PIC: each particle's species; N-body: empty
-    std::vector<std::vector<double>> series;  // measurements made every step so far (PIC)
+    // PIC and MPS runs (empty for N-body runs): each particle's species (PIC) or MpsType (MPS:
+    // 0 fluid, 1 wall, 2 dummy).
+    std::vector<std::uint32_t> particle_types;
+    std::vector<std::vector<double>> series;  // PIC: the measurements made every step so far
+    std::string output_text;                  // MPS: the run's CSV as written up to the checkpoint
+    std::vector<double> run_state;            // MPS: the run's counters and sums (mps_run.cpp)
 };
 
 // Writes atomically (temporary file, fsync, rename); throws partcl::Error on failure, with

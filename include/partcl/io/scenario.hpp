@@ -115,6 +115,9 @@ struct Scenario {
         double end_time = 0.25;          // [s]
         double sample_every = 0.0025;    // [s] between CSV rows (front or bottom pressure)
         double frame_every = 0.025;      // [s] between PNG frames; 0 = none
+        // [s] between checkpoints, each written at the first sample from then on (so it never
+        // changes the step sequence); 0 = only at the end
+        double checkpoint_every = 0.025;
     } fluid;
 
     // [plasma]: model = "pic" (run/pic_run.hpp). The defaults are the built-in `langmuir`.

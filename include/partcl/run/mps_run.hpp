@@ -11,9 +11,13 @@
 //                         water's volume; a row every sample_every
 //   frame_NNNNNN.png      pressure frames (render_pressure, side view in 3-D), NNNNNN the step;
 //                         every [fluid] frame_every seconds and at the end (0 = none)
+//   checkpoint.bin        the latest checkpoint (io/checkpoint.hpp, its fluid fields): at the
+//                         first sample after every [fluid] checkpoint_every seconds, and at the end
 //
-// Every file is written atomically. There is no checkpoint: MpsFluid's state is not yet
-// restorable bit for bit (its time and next step size are not settable).
+// Every file is written atomically. A run resumed from a checkpoint continues bit for bit as the
+// uninterrupted run would have on the same device: checkpoints fall on sample times, which every
+// run of the scenario lands its steps on (a run's end is one when end_time is a multiple of
+// sample_every and of frame_every, or frames are off).
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -21,6 +25,7 @@
 #include <memory>
 #include <vector>
 
+#include <partcl/io/checkpoint.hpp>
 #include <partcl/io/scenario.hpp>
 #include <partcl/runtime/context.hpp>
 
@@ -36,6 +41,7 @@ struct MpsRunProgress {
 };
 
 struct MpsRunSummary {
+    std::uint64_t first_step = 0;  // 0, or the checkpoint's step for a resumed run
     std::uint64_t steps = 0;
     std::size_t particles = 0, fluid_particles = 0;
     double time = 0, wall_seconds = 0;
@@ -54,6 +60,12 @@ public:
     // UsageError for a scenario of another model or a bad value (validate()); nothing is
     // written before run().
     MpsRun(Context& context, Scenario scenario, std::filesystem::path out);
+    // Continues the run a checkpoint holds (its scenario and precision), writing into `out`
+    // (front.csv or bottom_pressure.csv start with the checkpoint's rows). `end_time`, when not
+    // 0, replaces the scenario's (to run on past the original end). UsageError for a checkpoint
+    // that is not of an MPS run, or one already at the end.
+    static MpsRun resume(Context& context, const std::filesystem::path& checkpoint,
+                         std::filesystem::path out, double end_time = 0);
     MpsRun(MpsRun&&) noexcept;
     ~MpsRun();
 
@@ -70,6 +82,7 @@ public:
 
 private:
     struct State;
+    explicit MpsRun(std::unique_ptr<State> state);
     std::unique_ptr<State> state_;
 };
 

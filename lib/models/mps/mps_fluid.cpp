@@ -218,4 +218,54 @@ MpsParticles MpsFluid::particles() const {
 
 std::vector<double> MpsFluid::pressure() const { return pressure_.read(context_.queue(0)); }
 
+MpsState MpsFluid::state() const {
+    MpsState s;
+    s.particles = particles();
+    s.time = time_;
+    s.next_dt = dt_;
+    s.steps = steps_;
+    return s;
+}
+
+void MpsFluid::restore(const MpsState& state) {
+    const MpsParticles& p = state.particles;
+    const int d = parameters_.dimensions;
+    if (p.dimensions != d || p.size() != n_ || p.position.size() != d * n_ ||
+        p.velocity.size() != d * n_)
+        throw UsageError("mps restore: " + std::to_string(p.size()) + " " +
+                         std::to_string(p.dimensions) + "-D particles for a fluid of " +
+                         std::to_string(n_) + " " + std::to_string(d) + "-D ones");
+    auto& queue = context_.queue(0);
+    const auto types_now = type_.read(queue);
+    for (std::uint32_t t = 0; t <= 2; ++t)
+        if (p.count(MpsType(t)) != std::size_t(std::count(types_now.begin(), types_now.end(), t)))
+            throw UsageError("mps restore: the particles are not this fluid's (another number of "
+                             "fluid, wall or dummy particles)");
+    for (std::size_t i = 0; i < d * n_; ++i)
+        if (!std::isfinite(p.position[i]) || !std::isfinite(p.velocity[i]))
+            throw UsageError("mps restore: particle " + std::to_string(i % n_) +
+                             " has a position or velocity that is NaN or infinite");
+    if (!(state.time >= 0) || !std::isfinite(state.time) || !(state.next_dt > 0) ||
+        !std::isfinite(state.next_dt))
+        throw UsageError("mps restore: the time must be finite and not negative, the next step positive");
+    std::vector<std::uint32_t> types(n_);
+    double speed = 0;
+    for (std::size_t i = 0; i < n_; ++i) {
+        types[i] = std::uint32_t(p.type[i]);
+        if (p.type[i] != MpsType::fluid) continue;
+        double s2 = 0;
+        for (int k = 0; k < d; ++k) s2 += p.velocity[k * n_ + i] * p.velocity[k * n_ + i];
+        speed = std::max(speed, std::sqrt(s2));
+    }
+    r_.write(queue, p.position);
+    u_.write(queue, p.velocity);
+    type_.write(queue, types).wait();
+    pressure_.fill(queue, 0).wait();
+    cells_->build(queue, r_, n_, n_);  // particles outside the box: UsageError now
+    time_ = state.time;
+    dt_ = state.next_dt;
+    steps_ = std::size_t(state.steps);
+    max_speed_ = speed;
+}
+
 } // namespace partcl

@@ -54,6 +54,15 @@ struct MpsParticles {
     std::size_t count(MpsType t) const;
 };
 
+// Everything a step depends on: a fluid restored from it continues bit for bit as the one it
+// was taken from (on the same device and precision).
+struct MpsState {
+    MpsParticles particles;  // in the device's particle order (it decides the next cell sort)
+    double time = 0;
+    double next_dt = 0;
+    std::uint64_t steps = 0;
+};
+
 class MpsFluid {
 public:
     // `lower` and `upper` bound the region every particle must stay in (the cell grid's box).
@@ -86,6 +95,13 @@ public:
     // the pressure of the last step (0 before the first).
     MpsParticles particles() const;
     std::vector<double> pressure() const;
+
+    // The state to continue from (checkpoints), and continuing from one: UsageError when its
+    // particles are not this fluid's (number, dimensions, how many of each type), not finite, or
+    // its time or step size is not. pressure() is 0 again until the next step; max_speed() is
+    // that of the restored velocities.
+    MpsState state() const;
+    void restore(const MpsState& state);
 
 private:
     Context& context_;
