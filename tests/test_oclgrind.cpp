@@ -389,7 +389,8 @@ void run_tree_build_kernel(Precision precision) {
 
 // nbody/tree_force.cl over a tree built as above: both traversals, with and without the
 // potential, walk groups of 1 (per body, n not a power of two: empty groups) and of 4 (the
-// last work-group partly past the groups), into a derivative-shaped buffer (offset 3n). At
+// last work-group partly past the groups) unstaged and staged 3 at a time (leaves of 3 split
+// over batches), into a derivative-shaped buffer (offset 3n). At
 // theta = 0 every node opens, so the result is the direct sum (the dense bound); at
 // theta = 0.6 every output is written and finite.
 template <class T>
@@ -401,6 +402,7 @@ void run_tree_force_typed(Precision precision) {
     take_recycled_slots(context);
     auto& keep = kept<DeviceTree<T>>();
     auto& outputs = kept<Buffer<T>>();
+    const std::pair<std::size_t, std::size_t> walks[] = {{1, 0}, {4, 0}, {4, 3}};
     for (std::size_t n : {37, 1})
         for (double theta : {0.0, 0.6}) {
             const std::uint32_t seed = fresh_seed();
@@ -408,9 +410,11 @@ void run_tree_force_typed(Precision precision) {
             const DeviceTree<T>& t = keep.back();
             for (int stackless : {0, 1})
                 for (int potential : {0, 1})
-                    for (std::size_t group_size : {1, 4}) {
+                    for (const auto& walk : walks) {
+                        const std::size_t group_size = walk.first, stage_size = walk.second;
                         INFO("seed " << seed << ", N " << n << ", theta " << theta << ", stackless "
-                                     << stackless << ", potential " << potential << ", group " << group_size);
+                                     << stackless << ", potential " << potential << ", group " << group_size
+                                     << ", stage " << stage_size);
                         std::size_t group_levels = 0;
                         while ((std::size_t(1) << group_levels) * group_size < n) ++group_levels;
                         const std::size_t groups = std::size_t(1) << group_levels;
@@ -418,6 +422,7 @@ void run_tree_force_typed(Precision precision) {
                         options.precision = precision;
                         options.define("TREE_STACKLESS", stackless).define("TREE_POTENTIAL", potential);
                         options.define("TREE_STACK", 34).define("TREE_WALK_GROUP", static_cast<long long>(group_size));
+                        options.define("TREE_STAGE", static_cast<long long>(stage_size));
                         const Program program = build_program(context, Source::builtin("nbody/tree_force.cl"),
                                                               options, memory_cache());
                         outputs.emplace_back(context, 6 * n);
@@ -428,7 +433,7 @@ void run_tree_force_typed(Precision precision) {
                         Kernel(program, "tree_gravity")
                             .args(cl_uint(n), cl_uint(t.nodes / 2), cl_uint(groups), Real{eps2}, Real{G}, t.node,
                                   t.sorted, t.perm, acc, cl_uint(3 * n), cl_uint(n), pot)
-                            .launch(queue, groups * group_size, 8)
+                            .launch(queue, groups * group_size, stage_size ? group_size : 8)
                             .wait();
                         const auto a = acc.read(queue);
                         const auto ph = pot.read(queue);

@@ -299,19 +299,23 @@ TEST_CASE("the device builds a kd-tree of the bodies, for any N") {
 TEST_CASE("the device walks its tree as the host reference walk does") {
     // In double, the device's sums over its own tree against the host's (same nodes accepted:
     // a decision could only differ for a group within rounding of a node's crit2). Groups of
-    // 1 (per body), of 2 (smaller than the leaves of 4: slices of leaves), of 32 (nodes).
+    // 1 (per body), of 2 (smaller than the leaves of 4: slices of leaves) staged 5 at a time
+    // (leaves split over batches), of 32 (nodes) unstaged and staged.
     const std::uint32_t seed = fresh_seed();
     const Precision precision = Precision::float64;
+    const std::pair<std::size_t, std::size_t> walks[] = {{1, 0}, {2, 5}, {32, 0}, {32, 256}};
     for (std::size_t n : {2, 33, 1000}) {
         const GravityParameters p{0.75, 0.01};
         const Bodies b = plummer(n, seed);
         const Reference r = reference_forces(b, p);
         for (TreeTraversal traversal : {TreeTraversal::stackless, TreeTraversal::nested})
-            for (std::size_t group_size : {1, 2, 32})
+            for (const auto& walk : walks)
                 for (double theta : {0.3, 0.7, 1.0}) {
+                    const std::size_t group_size = walk.first, stage_size = walk.second;
                     INFO("seed " << seed << ", N " << n << ", " << std::string(to_string(traversal))
-                                 << ", theta " << theta << ", group " << group_size);
-                    const Built built = build_tree(precision, b, p, {theta, 4, traversal, group_size});
+                                 << ", theta " << theta << ", group " << group_size << ", stage " << stage_size);
+                    const Built built =
+                        build_tree(precision, b, p, {theta, 4, traversal, group_size, stage_size});
                     const Forces want = host_traversal(built.tree, b, p, group_size);
                     // Against the host walk, relative to the magnitude sums (which bound the
                     // node terms too, within (1 + theta)^2).
@@ -335,22 +339,29 @@ TEST_CASE("with every node opened (theta 0) the tree sums exactly what dense sum
     // theta = 0 makes every body meet every other body directly, leaf by leaf: the sum of
     // dense gravity in another order. Bound as tests/test_dense.cpp's: 4 ulp per sqrt(N) + 8
     // of the sum of the term magnitudes. A node or body dropped or counted twice exceeds it.
-    // Leaves and walk groups: per body; groups of 2 in leaves of 3 (slices of leaves, some of
-    // one body); groups of 32 over leaves of 8 (nodes).
+    // Leaves, walk groups and staged batches: per body; groups of 2 in leaves of 3 (slices of
+    // leaves, some of one body) staged 5 at a time (leaves split over batches); groups of 32
+    // over leaves of 8 (nodes), unstaged and staged.
     const std::uint32_t seed = fresh_seed();
-    const std::pair<std::size_t, std::size_t> shapes[] = {{1, 1}, {3, 2}, {8, 32}};
+    struct Shape {
+        std::size_t leaf_size, group_size, stage_size;
+    };
+    const Shape shapes[] = {{1, 1, 0}, {3, 2, 5}, {8, 32, 0}, {8, 32, 256}};
     for (Precision precision : {Precision::float32, Precision::float64})
         for (TreeTraversal traversal : {TreeTraversal::stackless, TreeTraversal::nested})
-            for (const auto& [leaf_size, group_size] : shapes)
+            for (const Shape& shape : shapes)
                 for (double softening : {0.05, 0.0})
                     for (std::size_t n : {1, 2, 3, 5, 31, 1000, 1023}) {
+                        const std::size_t leaf_size = shape.leaf_size, group_size = shape.group_size,
+                                          stage_size = shape.stage_size;
                         INFO("seed " << seed << ", N " << n << ", " << std::string(to_string(precision)) << ", "
                                      << std::string(to_string(traversal)) << ", leaf " << leaf_size
-                                     << ", group " << group_size << ", softening " << softening);
+                                     << ", group " << group_size << ", stage " << stage_size
+                                     << ", softening " << softening);
                         const GravityParameters p{0.75, softening};
                         const Bodies b = rounded(random_bodies(n, seed + std::uint32_t(n)), precision);
                         const Forces f =
-                            tree_forces(precision, b, p, {0.0, leaf_size, traversal, group_size});
+                            tree_forces(precision, b, p, {0.0, leaf_size, traversal, group_size, stage_size});
                         const Errors e = errors(f, reference_forces(b, p));
                         const double bound = 4 * epsilon(precision) * (std::sqrt(double(n)) + 8);
                         INFO("worst error " << e.worst() << ", bound " << bound);
@@ -452,6 +463,8 @@ TEST_CASE("bad use is refused with a clear error") {
         CHECK_THROWS_WITH_AS(
             TreeGravity(context, Precision::float32, {}, {0.5, 8, TreeTraversal::stackless, group_size}),
             doctest::Contains("group_size must be a power of two in [1, 1024]"), UsageError);
+    CHECK_THROWS_WITH_AS(TreeGravity(context, Precision::float32, {}, {0.5, 8, TreeTraversal::stackless, 32, 4096}),
+                         doctest::Contains("stage_size must be in [0, 2048]"), UsageError);
     CHECK_THROWS_AS(TreeGravity(context, Precision::float32, {0.0, 0.1}), UsageError);
     CHECK_THROWS_AS(TreeGravity(context, Precision::float32, {1.0, -1.0}), UsageError);
     CHECK_THROWS_WITH_AS(parse_tree_traversal("recursive"), doctest::Contains("stackless"), UsageError);

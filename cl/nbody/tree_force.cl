@@ -50,6 +50,9 @@
 #ifndef TREE_POTENTIAL
 #define TREE_POTENTIAL 0
 #endif
+#ifndef TREE_STAGE
+#define TREE_STAGE 0
+#endif
 
 #if TREE_POTENTIAL
 #define TREE_ADD_POTENTIAL(value) sp += (value)
@@ -102,7 +105,13 @@ INLINE real tree_gap(const real c, const real lo, const real hi)
         }                                                                              \
     }
 
-KERNEL void tree_gravity(const uint n, const uint leaves, const uint groups, const real eps2,
+#if TREE_STAGE
+#define TREE_WALK_SIZE WORK_GROUP_SIZE(TREE_WALK_GROUP)
+#else
+#define TREE_WALK_SIZE
+#endif
+
+KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const uint groups, const real eps2,
                          const real G, GLOBAL const real* RESTRICT node,
                          GLOBAL const real* RESTRICT sorted, GLOBAL const uint* RESTRICT perm,
                          GLOBAL real* RESTRICT acc, const uint acc_offset, const uint stride,
@@ -139,7 +148,78 @@ KERNEL void tree_gravity(const uint n, const uint leaves, const uint groups, con
     const uint target = min(i, last - 1);
     const real tx = bx[target], ty = by[target], tz = bz[target];
     real sx = REAL_C(0.0), sy = REAL_C(0.0), sz = REAL_C(0.0), sp = REAL_C(0.0);
+#if TREE_STAGE
+    /* Work-item 0 walks and stages what acts on the group (nodes taken whole, bodies of opened
+     * leaves) in local memory, TREE_STAGE at a time; then every work-item applies them. */
+    LOCAL real stage_x[TREE_STAGE], stage_y[TREE_STAGE], stage_z[TREE_STAGE], stage_m[TREE_STAGE];
+    LOCAL uint stage_count, stage_done;
+    uint k = 1, leaf_next = 0, leaf_end = 0;
+    int walking = 1;
+#if !TREE_STACKLESS
+    uint stack[TREE_STACK];
+    uint top = 0;
+#endif
+    for (;;) {
+        if (lane == 0) {
+            uint c = 0;
+            while (c < TREE_STAGE) {
+                if (leaf_next < leaf_end) {
+                    stage_x[c] = bx[leaf_next];
+                    stage_y[c] = by[leaf_next];
+                    stage_z[c] = bz[leaf_next];
+                    stage_m[c] = bm[leaf_next];
+                    ++c;
+                    ++leaf_next;
+                    continue;
+                }
+                if (!walking) break;
+                int open = 0;
+                const real mk = cm[k];
+                if (mk > REAL_C(0.0)) {
+                    const real ckx = cx[k], cky = cy[k], ckz = cz[k];
+                    const real gx = tree_gap(ckx, glox, ghix), gy = tree_gap(cky, gloy, ghiy);
+                    const real gz = tree_gap(ckz, gloz, ghiz);
+                    if (gx * gx + gy * gy + gz * gz > crit2[k]) {
+                        stage_x[c] = ckx;
+                        stage_y[c] = cky;
+                        stage_z[c] = ckz;
+                        stage_m[c] = mk;
+                        ++c;
+                    } else if (k >= leaves) {
+                        leaf_next = tree_start(k - leaves, leaves, n);
+                        leaf_end = tree_start(k - leaves + 1, leaves, n);
+                    } else {
+                        open = 1;
+                    }
+                }
 #if TREE_STACKLESS
+                if (open) {
+                    k = 2 * k;
+                } else {
+                    while (k & 1u) k >>= 1;
+                    k += 1;
+                }
+                walking = k != 1;
+#else
+                if (open) {
+                    stack[top++] = 2 * k + 1;
+                    stack[top++] = 2 * k;
+                }
+                walking = top > 0;
+                if (walking) k = stack[--top];
+#endif
+            }
+            stage_count = c;
+            stage_done = !walking && leaf_next == leaf_end;
+        }
+        BARRIER_LOCAL;
+        const uint c = stage_count, done = stage_done;
+        for (uint j = 0; j < c; ++j)
+            TREE_INTERACT(stage_x[j], stage_y[j], stage_z[j], stage_m[j], r2 > REAL_C(0.0));
+        BARRIER_LOCAL;
+        if (done) break;
+    }
+#elif TREE_STACKLESS
     uint k = 1;
     do {
         int open;

@@ -36,10 +36,14 @@ struct TreeOptions {
     std::size_t leaf_size = 8;
     TreeTraversal traversal = TreeTraversal::stackless;
     // Most bodies that walk the tree together (one work-item each), a power of two in
-    // [1, 1024]: a larger
-    // group costs fewer walks and divergent paths, and more interactions per body (its
-    // openings are decided for its whole box). 1 is the classic per-body walk.
+    // [1, 1024]: a larger group costs fewer walks and divergent paths, and more interactions
+    // per body (its openings are decided for its whole box). 1 is the classic per-body walk.
     std::size_t group_size = 32;
+    // Sources (nodes taken whole, bodies of opened leaves) staged in local memory per batch,
+    // in [0, 2048]: one work-item walks for its group, whose work-group it is, and then every
+    // work-item applies the batch. 0: every work-item walks and applies each source as it
+    // meets it (several groups to a work-group). Groups of 1 are never staged.
+    std::size_t stage_size = 256;
 };
 
 // A tree read back from the device (tests, diagnostics). Layout as cl/nbody/tree.h says: node
@@ -95,6 +99,7 @@ public:
 
 private:
     void reserve(std::size_t n);
+    std::size_t stage_size() const noexcept;  // the one the walk uses: 0 for groups of 1
 
     Context& context_;
     Precision precision_;
