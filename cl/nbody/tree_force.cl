@@ -32,6 +32,12 @@
  *                1: stackless: after visiting or skipping node k the next node is k's next
  *                   sibling on the way back up, (k >> trailing ones of k) + 1; back at the
  *                   root (1) the walk is over. Both visit the same nodes in the same order.
+ * TREE_STAGE     0: every work-item walks and applies each source as it meets it (several
+ *                   groups may share a work-group); > 0: the work-group is one group
+ *                   (TREE_WALK_GROUP work-items); work-item 0 walks and stages up to TREE_STAGE
+ *                   sources (nodes taken whole, bodies of opened leaves; a leaf may continue in
+ *                   the next batch) in local memory, then all apply the batch, batch after
+ *                   batch. Same sources, same order: the same sums.
  * TREE_POTENTIAL 1: also write the potential.
  *
  * Results land at the body's own index: acc[acc_offset + b] (x), + stride (y), + 2 stride (z),
