@@ -5,10 +5,13 @@
 //
 //   partcl_bench_tree [--device FILTER] [--backend auto|opencl|cuda] [--n 16384,65536] [--precision float,double]
 //                     [--theta 0.2,0.35,0.5,0.7,0.9] [--leaf-size 8]
-//                     [--traversal stackless,nested] [--repeat 3] [--no-dense]
-//                     [--error-sample 16384]
+//                     [--traversal stackless,nested] [--group-size 1,32] [--stage 256]
+//                     [--repeat 3] [--no-dense] [--error-sample 16384]
 //
-// One JSON line per (device, precision, N, theta, traversal) on stdout; progress on stderr.
+// One JSON line per (device, precision, N, theta, traversal, group size, stage size) on
+// stdout; progress on stderr. Group size 1 is the per-body walk (run unstaged only); where it
+// is measured, the other walks of the same (theta, traversal) report "walk_speedup", its walk
+// time over theirs (same run).
 // Times are medians of --repeat runs after one untimed run: "build_seconds" the device build
 // (TreeGravity::build, waited for), "force_seconds" the walk (TreeGravity::evaluate),
 // "dense_seconds" one DenseGravity evaluation, "speedup" dense over build + force. Errors are
@@ -51,6 +54,8 @@ struct Options {
     std::vector<double> thetas{0.2, 0.35, 0.5, 0.7, 0.9};
     std::size_t leaf_size = 8;
     std::vector<TreeTraversal> traversals{TreeTraversal::stackless, TreeTraversal::nested};
+    std::vector<std::size_t> group_sizes{1, 32};
+    std::vector<std::size_t> stage_sizes{256};
     int repeat = 3;
     bool dense = true;
     std::size_t sample = 16384;  // targets whose error is measured (0: all)
@@ -60,7 +65,8 @@ struct Options {
     std::cerr << "partcl_bench_tree: " << why
               << "\nusage: partcl_bench_tree [--device FILTER] [--n N,N,...] "
                  "[--precision float,double] [--theta T,T,...] [--leaf-size L] "
-                 "[--traversal stackless,nested] [--repeat R] [--no-dense] [--error-sample K]\n";
+                 "[--traversal stackless,nested] [--group-size G,G,...] [--stage S,S,...] [--repeat R] [--no-dense] "
+                 "[--error-sample K]\n";
     std::exit(2);
 }
 
@@ -88,6 +94,14 @@ Options parse(int argc, char** argv) {
             else if (a == "--traversal") {
                 o.traversals.clear();
                 for (const auto& s : split(value())) o.traversals.push_back(parse_tree_traversal(s));
+            } else if (a == "--group-size") {
+                o.group_sizes.clear();
+                for (const auto& s : split(value())) o.group_sizes.push_back(std::stoul(s));
+                // The per-body walk first: the others are compared with it.
+                std::sort(o.group_sizes.begin(), o.group_sizes.end());
+            } else if (a == "--stage") {
+                o.stage_sizes.clear();
+                for (const auto& s : split(value())) o.stage_sizes.push_back(std::stoul(s));
             } else if (a == "--repeat") o.repeat = std::max(1, std::stoi(value()));
             else if (a == "--no-dense") o.dense = false;
             else if (a == "--error-sample") o.sample = std::stoul(value());
@@ -140,47 +154,57 @@ int main(int argc, char** argv) {
                     }
                     for (double theta : o.thetas)
                         for (TreeTraversal traversal : o.traversals) {
-                            std::cerr << device.info().name << " " << to_string(precision)
-                                      << " N=" << n << " theta " << theta << " "
-                                      << to_string(traversal) << "...\n";
-                            TreeGravity tree(context, precision, p,
-                                             TreeOptions{theta, o.leaf_size, traversal});
-                            const double build_seconds = median_seconds(o.repeat, [&] {
-                                tree.build(bodies.state, bodies.mass, n);
-                                context.finish();
-                            });
-                            const double force_seconds =
-                                median_seconds(o.repeat, [&] { tree.evaluate(acc, 0); });
-                            const std::vector<double> a = acc.read(context.queue(0));
-                            std::vector<double> errors(m);
-                            for (std::size_t i = 0; i < m; ++i) {
-                                double d2 = 0, e2 = 0;
-                                for (std::size_t k = 0; k < 3; ++k) {
-                                    const double d = a[k * n + i] - exact[k * m + i];
-                                    d2 += d * d;
-                                    e2 += exact[k * m + i] * exact[k * m + i];
+                            double per_body_force_seconds = 0;  // group size 1, when measured
+                            for (std::size_t group_size : o.group_sizes) {
+                                for (std::size_t stage_size :
+                                     group_size == 1 ? std::vector<std::size_t>{0} : o.stage_sizes) {
+                                    std::cerr << device.info().name << " " << to_string(precision)
+                                              << " N=" << n << " theta " << theta << " "
+                                              << to_string(traversal) << " group " << group_size
+                                              << " stage " << stage_size << "...\n";
+                                    TreeGravity tree(context, precision, p,
+                                                     TreeOptions{theta, o.leaf_size, traversal, group_size, stage_size});
+                                    const double build_seconds = median_seconds(o.repeat, [&] {
+                                        tree.build(bodies.state, bodies.mass, n);
+                                        context.finish();
+                                    });
+                                    const double force_seconds =
+                                        median_seconds(o.repeat, [&] { tree.evaluate(acc, 0); });
+                                    if (group_size == 1) per_body_force_seconds = force_seconds;
+                                    const std::vector<double> a = acc.read(context.queue(0));
+                                    std::vector<double> errors(m);
+                                    for (std::size_t i = 0; i < m; ++i) {
+                                        double d2 = 0, e2 = 0;
+                                        for (std::size_t k = 0; k < 3; ++k) {
+                                            const double d = a[k * n + i] - exact[k * m + i];
+                                            d2 += d * d;
+                                            e2 += exact[k * m + i] * exact[k * m + i];
+                                        }
+                                        errors[i] = std::sqrt(d2 / e2);
+                                    }
+                                    const double total = build_seconds + force_seconds;
+                                    std::printf(
+                                        "{\"bench\":\"tree\",\"device\":%s,\"platform\":%s,"
+                                        "\"backend\":\"%s\",\"n\":%zu,"
+                                        "\"precision\":\"%s\",\"theta\":%g,\"leaf_size\":%zu,"
+                                        "\"traversal\":\"%s\",\"group_size\":%zu,\"stage_size\":%zu,\"levels\":%zu,\"softening\":%g,"
+                                        "\"build_seconds\":%.6g,\"force_seconds\":%.6g,"
+                                        "\"total_seconds\":%.6g,\"error_targets\":%zu,\"median_error\":%.4g,"
+                                        "\"p99_error\":%.4g",
+                                        json_string(device.info().name).c_str(),
+                                        json_string(device.info().platform).c_str(),
+                                        to_string(device.backend()), n, to_string(precision), theta, o.leaf_size,
+                                        to_string(traversal), group_size, stage_size, tree.levels(), softening, build_seconds,
+                                        force_seconds, total, m, median(errors), percentile(errors, 0.99));
+                                    if (per_body_force_seconds > 0 && group_size != 1)
+                                        std::printf(",\"walk_speedup\":%.3f", per_body_force_seconds / force_seconds);
+                                    if (o.dense)
+                                        std::printf(",\"dense_seconds\":%.6g,\"speedup\":%.3f",
+                                                    dense_seconds, dense_seconds / total);
+                                    std::printf("}\n");
+                                    std::fflush(stdout);
                                 }
-                                errors[i] = std::sqrt(d2 / e2);
                             }
-                            const double total = build_seconds + force_seconds;
-                            std::printf(
-                                "{\"bench\":\"tree\",\"device\":%s,\"platform\":%s,"
-                                "\"backend\":\"%s\",\"n\":%zu,"
-                                "\"precision\":\"%s\",\"theta\":%g,\"leaf_size\":%zu,"
-                                "\"traversal\":\"%s\",\"levels\":%zu,\"softening\":%g,"
-                                "\"build_seconds\":%.6g,\"force_seconds\":%.6g,"
-                                "\"total_seconds\":%.6g,\"error_targets\":%zu,\"median_error\":%.4g,"
-                                "\"p99_error\":%.4g",
-                                json_string(device.info().name).c_str(),
-                                json_string(device.info().platform).c_str(),
-                                to_string(device.backend()), n, to_string(precision), theta, o.leaf_size, to_string(traversal),
-                                tree.levels(), softening, build_seconds, force_seconds, total, m,
-                                median(errors), percentile(errors, 0.99));
-                            if (o.dense)
-                                std::printf(",\"dense_seconds\":%.6g,\"speedup\":%.3f",
-                                            dense_seconds, dense_seconds / total);
-                            std::printf("}\n");
-                            std::fflush(stdout);
                         }
                 }
             }

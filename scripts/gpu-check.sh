@@ -109,17 +109,23 @@ else
     log "no Nsight Compute on this machine"
 fi
 if part tree; then
-    log "tree benchmark (Plummer, float, stackless)"
+    log "tree benchmark (Plummer, float): per-body walk against group walks, unstaged and staged"
     T=build-gpu/benchmarks/partcl_bench_tree
-    PARTCL_DEVICE=gpu $T --backend cuda --n 65536,262144,1048576 --precision float \
-        --theta 0.3,0.5,0.7 --traversal stackless --repeat 3 >>"$OUT/tree.jsonl" 2>>"$OUT/log.txt"
+    PARTCL_DEVICE=gpu $T --backend cuda --n 262144,1048576 --precision float --error-sample 4096 \
+        --theta 0.3,0.4,0.5,0.6 --group-size 1,32,64 --stage 0,256 --traversal stackless \
+        --repeat 3 >>"$OUT/tree.jsonl" 2>>"$OUT/log.txt"
+    PARTCL_DEVICE=gpu $T --backend cuda --n 1048576 --precision float --theta 0.5 \
+        --group-size 32,64 --stage 0,256 --traversal nested --repeat 3 --no-dense \
+        >>"$OUT/tree.jsonl" 2>>"$OUT/log.txt"
     python3 - "$OUT/tree.jsonl" <<'PY' | tee -a "$OUT/summary.txt"
 import json, sys
 for l in open(sys.argv[1]):
     if not l.startswith("{"): continue
     r = json.loads(l)
-    print(f"{r['backend']:6} N={r['n']:8} theta={r['theta']} build={r['build_seconds']*1e3:.2f} ms "
+    print(f"{r['backend']:6} N={r['n']:8} theta={r['theta']} {r['traversal']:9} group={r['group_size']:3} "
+          f"stage={r['stage_size']:3} build={r['build_seconds']*1e3:.2f} ms "
           f"force={r['force_seconds']*1e3:.2f} ms dense={r.get('dense_seconds', 0)*1e3:.1f} ms "
+          f"walk_speedup={r.get('walk_speedup', 1):.2f} "
           f"median={r['median_error']:.2e} p99={r['p99_error']:.2e}")
 PY
 fi

@@ -140,6 +140,7 @@ expect 2 'softening' run nan.toml --out out
 expect 2 'verlet' run --integrator verlet --out out
 expect 2 'theta must be in \[0, 1\]' run plummer --gravity tree --theta 2 --out out
 expect 2 'not a tree traversal' run plummer --gravity tree --traversal recursive --out out
+expect 2 'group_size must be a power of two in \[1, 1024\]' run plummer --gravity tree --group-size 48 --out out
 expect 2 'octree.*not a gravity model' run plummer --gravity octree --out out
 expect 2 'stepz.*line 3|line 3.*stepz|:3.*stepz' run unknown_key.toml --out out
 expect 2 'malformed.toml.*(line )?2' run malformed.toml --out out

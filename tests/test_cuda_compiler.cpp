@@ -77,7 +77,7 @@ TEST_CASE("the dense kernel compiles in each of its shapes, and precision reache
     }
 }
 
-TEST_CASE("the tree kernels compile with both traversals, with and without the potential") {
+TEST_CASE("the tree kernels compile with both traversals, with and without the potential, staged or not") {
     for (Precision precision : {Precision::float32, Precision::float64}) {
         BuildOptions build;
         build.precision = precision;
@@ -87,16 +87,18 @@ TEST_CASE("the tree kernels compile with both traversals, with and without the p
                                   "tree_gather", "tree_leaves", "tree_nodes"})
             CHECK(has_entry(built, entry));
         for (int stackless : {0, 1})
-            for (int potential : {0, 1}) {
-                CAPTURE(stackless);
-                CAPTURE(potential);
-                BuildOptions options;
-                options.precision = precision;
-                options.define("TREE_STACKLESS", stackless).define("TREE_POTENTIAL", potential);
-                options.define("TREE_STACK", 34);
-                CHECK(has_entry(compile_fresh(Source::builtin("nbody/tree_force.cl"), options),
-                                "tree_gravity"));
-            }
+            for (int potential : {0, 1})
+                for (int stage : {0, 256}) {
+                    CAPTURE(stackless);
+                    CAPTURE(potential);
+                    CAPTURE(stage);
+                    BuildOptions options;
+                    options.precision = precision;
+                    options.define("TREE_STACKLESS", stackless).define("TREE_POTENTIAL", potential);
+                    options.define("TREE_STACK", 34).define("TREE_WALK_GROUP", 64).define("TREE_STAGE", stage);
+                    CHECK(has_entry(compile_fresh(Source::builtin("nbody/tree_force.cl"), options),
+                                    "tree_gravity"));
+                }
     }
 }
 

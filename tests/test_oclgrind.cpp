@@ -388,9 +388,11 @@ void run_tree_build_kernel(Precision precision) {
 }
 
 // nbody/tree_force.cl over a tree built as above: both traversals, with and without the
-// potential, into a derivative-shaped buffer (offset 3n). At theta = 0 every node opens, so
-// the result is the direct sum (the dense bound); at theta = 0.6 every output is written and
-// finite.
+// potential, walk groups of 1 (per body, n not a power of two: empty groups) and of 4 (the
+// last work-group partly past the groups) unstaged and staged 3 at a time (leaves of 3 split
+// over batches), into a derivative-shaped buffer (offset 3n). At
+// theta = 0 every node opens, so the result is the direct sum (the dense bound); at
+// theta = 0.6 every output is written and finite.
 template <class T>
 void run_tree_force_typed(Precision precision) {
     Context& context = test_context();
@@ -400,61 +402,69 @@ void run_tree_force_typed(Precision precision) {
     take_recycled_slots(context);
     auto& keep = kept<DeviceTree<T>>();
     auto& outputs = kept<Buffer<T>>();
+    const std::pair<std::size_t, std::size_t> walks[] = {{1, 0}, {4, 0}, {4, 3}};
     for (std::size_t n : {37, 1})
         for (double theta : {0.0, 0.6}) {
             const std::uint32_t seed = fresh_seed();
             keep.push_back(build_device_tree<T>(precision, n, 3, theta, seed));
             const DeviceTree<T>& t = keep.back();
             for (int stackless : {0, 1})
-                for (int potential : {0, 1}) {
-                    INFO("seed " << seed << ", N " << n << ", theta " << theta << ", stackless "
-                                 << stackless << ", potential " << potential);
-                    BuildOptions options;
-                    options.precision = precision;
-                    options.define("TREE_STACKLESS", stackless).define("TREE_POTENTIAL", potential);
-                    options.define("TREE_STACK", 34);
-                    const Program program = build_program(context, Source::builtin("nbody/tree_force.cl"),
-                                                          options, memory_cache());
-                    outputs.emplace_back(context, 6 * n);
-                    outputs.emplace_back(context, potential ? n : 0);
-                    Buffer<T>& acc = outputs[outputs.size() - 2];
-                    Buffer<T>& pot = outputs.back();
-                    acc.write(queue, std::vector<T>(6 * n, T(-999))).wait();  // not fill: in the experiment above, a fill before the kernels brought the reports back
-                    Kernel(program, "tree_gravity")
-                        .args(cl_uint(n), cl_uint(t.nodes / 2), cl_uint(t.nodes), Real{eps2}, Real{G}, t.node,
-                              t.sorted, t.perm, acc, cl_uint(3 * n), cl_uint(n), pot)
-                        .launch(queue, n, 8)
-                        .wait();
-                    const auto a = acc.read(queue);
-                    const auto ph = pot.read(queue);
-                    const double g = double(T(G));
-                    for (std::size_t i = 0; i < n; ++i) {
-                        CAPTURE(i);
-                        double s[3] = {0, 0, 0}, sp = 0, scale = 0;
-                        for (std::size_t j = 0; j < n; ++j) {
-                            double d[3];
-                            for (int k = 0; k < 3; ++k) d[k] = double(t.pos[k * n + j]) - double(t.pos[k * n + i]);
-                            const double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-                            if (r2 == 0) continue;
-                            const double inv_r = 1 / std::sqrt(r2 + double(T(eps2)));
-                            for (int k = 0; k < 3; ++k) s[k] += t.m[j] * inv_r * inv_r * inv_r * d[k];
-                            sp += t.m[j] * inv_r;
-                            scale += t.m[j] * inv_r * inv_r;
-                        }
-                        for (int k = 0; k < 3; ++k) {
-                            CHECK(a[k * n + i] == T(-999));  // the state half is left alone
-                            const double v = a[3 * n + k * n + i];
-                            CHECK(std::isfinite(v));
-                            if (theta == 0)
-                                CHECK(std::fabs(v - g * s[k]) <= (32.0 + 4.0 * double(n)) * eps * g * scale);
-                        }
-                        if (potential) {
-                            CHECK(std::isfinite(double(ph[i])));
-                            if (theta == 0)
-                                CHECK(std::fabs(ph[i] + g * sp) <= (32.0 + 4.0 * double(n)) * eps * g * sp);
+                for (int potential : {0, 1})
+                    for (const auto& walk : walks) {
+                        const std::size_t group_size = walk.first, stage_size = walk.second;
+                        INFO("seed " << seed << ", N " << n << ", theta " << theta << ", stackless "
+                                     << stackless << ", potential " << potential << ", group " << group_size
+                                     << ", stage " << stage_size);
+                        std::size_t group_levels = 0;
+                        while ((std::size_t(1) << group_levels) * group_size < n) ++group_levels;
+                        const std::size_t groups = std::size_t(1) << group_levels;
+                        BuildOptions options;
+                        options.precision = precision;
+                        options.define("TREE_STACKLESS", stackless).define("TREE_POTENTIAL", potential);
+                        options.define("TREE_STACK", 34).define("TREE_WALK_GROUP", static_cast<long long>(group_size));
+                        options.define("TREE_STAGE", static_cast<long long>(stage_size));
+                        const Program program = build_program(context, Source::builtin("nbody/tree_force.cl"),
+                                                              options, memory_cache());
+                        outputs.emplace_back(context, 6 * n);
+                        outputs.emplace_back(context, potential ? n : 0);
+                        Buffer<T>& acc = outputs[outputs.size() - 2];
+                        Buffer<T>& pot = outputs.back();
+                        acc.write(queue, std::vector<T>(6 * n, T(-999))).wait();  // not fill: in the experiment above, a fill before the kernels brought the reports back
+                        Kernel(program, "tree_gravity")
+                            .args(cl_uint(n), cl_uint(t.nodes / 2), cl_uint(groups), Real{eps2}, Real{G}, t.node,
+                                  t.sorted, t.perm, acc, cl_uint(3 * n), cl_uint(n), pot)
+                            .launch(queue, groups * group_size, stage_size ? group_size : 8)
+                            .wait();
+                        const auto a = acc.read(queue);
+                        const auto ph = pot.read(queue);
+                        const double g = double(T(G));
+                        for (std::size_t i = 0; i < n; ++i) {
+                            CAPTURE(i);
+                            double s[3] = {0, 0, 0}, sp = 0, scale = 0;
+                            for (std::size_t j = 0; j < n; ++j) {
+                                double d[3];
+                                for (int k = 0; k < 3; ++k) d[k] = double(t.pos[k * n + j]) - double(t.pos[k * n + i]);
+                                const double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+                                if (r2 == 0) continue;
+                                const double inv_r = 1 / std::sqrt(r2 + double(T(eps2)));
+                                for (int k = 0; k < 3; ++k) s[k] += t.m[j] * inv_r * inv_r * inv_r * d[k];
+                                sp += t.m[j] * inv_r;
+                                scale += t.m[j] * inv_r * inv_r;
+                            }
+                            for (int k = 0; k < 3; ++k) {
+                                CHECK(a[k * n + i] == T(-999));  // the state half is left alone
+                                const double v = a[3 * n + k * n + i];
+                                CHECK(std::isfinite(v));
+                                if (theta == 0)
+                                    CHECK(std::fabs(v - g * s[k]) <= (32.0 + 4.0 * double(n)) * eps * g * scale);
+                            }
+                            if (potential) {
+                                CHECK(std::isfinite(double(ph[i])));
+                                if (theta == 0)
+                                    CHECK(std::fabs(ph[i] + g * sp) <= (32.0 + 4.0 * double(n)) * eps * g * sp);
+                            }
                         }
                     }
-                }
         }
 }
 

@@ -831,6 +831,14 @@ const std::vector<Field>& schema() {
              return one_of(s.tree.traversal, {"stackless", "nested"}, "a tree traversal");
          },
          "tree: stackless | nested"},
+        {"gravity", "group_size", CountRef([](S& s) -> std::uint64_t& { return s.tree.group_size; }),
+         [](const S& s) {
+             const std::uint64_t g = s.tree.group_size;
+             return g >= 1 && g <= 1024 && (g & (g - 1)) == 0
+                        ? ok()
+                        : "must be a power of two in [1, 1024] (got " + std::to_string(g) + ")";
+         },
+         "tree: most bodies walking the tree together"},
 
         {"integrator", "name", TextRef([](S& s) -> std::string& { return s.integrator; }),
          [](const S& s) { return one_of(s.integrator, integrator_names(), "an integrator"); },

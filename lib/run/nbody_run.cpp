@@ -92,7 +92,8 @@ struct NBodyRun::State {
             const Scenario::Tree& t = scenario.tree;
             gravity = std::make_unique<TreeGravity>(
                 context, p, scenario.gravity,
-                TreeOptions{t.theta, std::size_t(t.leaf_size), parse_tree_traversal(t.traversal)});
+                TreeOptions{t.theta, std::size_t(t.leaf_size), parse_tree_traversal(t.traversal),
+                            std::size_t(t.group_size)});
         } else {
             throw UsageError("gravity model '" + scenario.gravity_model + "' is not available");
         }

@@ -52,7 +52,7 @@ struct RunRequest {
     std::string precision, integrator;
     std::string gravity, traversal;       // overrides of [gravity] model and traversal
     std::optional<double> theta;          // [gravity] theta
-    std::optional<std::uint64_t> leaf_size;
+    std::optional<std::uint64_t> leaf_size, group_size;
     std::optional<double> end_time;       // MPS fluid: [fluid] end_time
     std::string resume;                   // checkpoint file
     bool quiet = false;

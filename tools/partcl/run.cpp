@@ -48,6 +48,10 @@ CLI::App* add_run(CLI::App& app, RunRequest& request) {
     command->add_option("--traversal", request.traversal,
                         "Tree walk: stackless or nested (overrides [gravity] traversal)")
         ->type_name("NAME");
+    command->add_option("--group-size", request.group_size,
+                        "Tree: most bodies walking the tree together; 1 = per body "
+                        "(overrides [gravity] group_size)")
+        ->type_name("N");
     command->add_option("--snapshot-every", request.snapshot_every,
                         "Write an HDF5 snapshot every M steps (0: at the end only)")
         ->type_name("M");
@@ -155,8 +159,9 @@ private:
 
 std::string format_tree(const Scenario& s) {
     char text[128];
-    std::snprintf(text, sizeof text, "%g, leaves of %llu, %s", s.tree.theta,
-                  static_cast<unsigned long long>(s.tree.leaf_size), s.tree.traversal.c_str());
+    std::snprintf(text, sizeof text, "%g, leaves of %llu, %s, groups of %llu", s.tree.theta,
+                  static_cast<unsigned long long>(s.tree.leaf_size), s.tree.traversal.c_str(),
+                  static_cast<unsigned long long>(s.tree.group_size));
     return text;
 }
 
@@ -169,6 +174,7 @@ const char* nbody_only_option(const RunRequest& request) {
            : request.theta ? "--theta"
            : request.leaf_size ? "--leaf-size"
            : !request.traversal.empty() ? "--traversal"
+           : request.group_size ? "--group-size"
            : request.snapshot_every ? "--snapshot-every"
            : request.frame_every ? "--frame-every"
            : request.autotune ? "--autotune"
@@ -299,7 +305,7 @@ int run_run(const RunRequest& request, const GlobalOptions& global) {
     const bool overrides = request.n || !request.precision.empty() || !request.integrator.empty() ||
                            request.snapshot_every || request.frame_every || !request.scenario.empty() ||
                            !request.gravity.empty() || request.theta || request.leaf_size ||
-                           !request.traversal.empty();
+                           !request.traversal.empty() || request.group_size;
     if (!request.resume.empty() && overrides)
         throw UsageError("--resume continues the checkpoint's own scenario: only --steps (N-body), "
                          "--end-time (MPS fluid, PIC plasma), --out and --device may be given with it");
@@ -330,6 +336,7 @@ int run_run(const RunRequest& request, const GlobalOptions& global) {
         if (request.theta) scenario.tree.theta = *request.theta;
         if (request.leaf_size) scenario.tree.leaf_size = *request.leaf_size;
         if (!request.traversal.empty()) scenario.tree.traversal = request.traversal;
+        if (request.group_size) scenario.tree.group_size = *request.group_size;
         validate(scenario);
     }
 

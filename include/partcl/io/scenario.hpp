@@ -68,11 +68,12 @@ struct Scenario {
     std::string gravity_model = "dense";
     GravityParameters gravity{1.0, 0.04};
     // model = "tree" (models/nbody/tree_gravity.hpp): opening angle in [0, 1], most bodies in
-    // a leaf, and the walk ("stackless" or "nested").
+    // a leaf, the walk ("stackless" or "nested") and most bodies walking together.
     struct Tree {
         double theta = 0.5;
         std::uint64_t leaf_size = 8;
         std::string traversal = "stackless";
+        std::uint64_t group_size = 32;
     } tree;
 
     // [integrator]

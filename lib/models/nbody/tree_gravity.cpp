@@ -1,5 +1,6 @@
 #include <partcl/models/nbody/tree_gravity.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -14,6 +15,14 @@ constexpr std::size_t root_group = 64;
 // Private stack of the nested traversal: depth first needs levels + 1 entries, and n < 2^32
 // means at most 32 levels.
 constexpr std::size_t stack_size = 34;
+// Largest walk group (work-items of one group; CUDA's largest block).
+constexpr std::size_t max_group_size = 1024;
+// Largest staged batch: 4 reals each, 64 KiB of local memory in double.
+constexpr std::size_t max_stage_size = 2048;
+// Work-group size of the walk for groups of g (a power of two): whole groups, at least 64
+// work-items (the walk uses no local memory, so this only sizes launches; groups of 1 are
+// not blocks of 1).
+std::size_t walk_work_group(std::size_t g) noexcept { return std::max<std::size_t>(g, 64); }
 
 enum KernelIndex : std::size_t {
     k_root_box, k_keys, k_regroup, k_split, k_gather, k_leaves, k_nodes, k_force, k_force_potential
@@ -83,6 +92,13 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
     if (options_.leaf_size < 1 || options_.leaf_size > (1u << 20))
         throw UsageError("tree gravity: leaf_size must be in [1, 2^20] (got " +
                          std::to_string(options_.leaf_size) + ")");
+    const std::size_t g = options_.group_size;
+    if (g < 1 || g > max_group_size || (g & (g - 1)) != 0)
+        throw UsageError("tree gravity: group_size must be a power of two in [1, " +
+                         std::to_string(max_group_size) + "] (got " + std::to_string(g) + ")");
+    if (options_.stage_size > max_stage_size)
+        throw UsageError("tree gravity: stage_size must be in [0, " + std::to_string(max_stage_size) +
+                         "] (got " + std::to_string(options_.stage_size) + ")");
     require_precision(context.device(0).info(), precision);
 
     BuildOptions build_options;
@@ -98,11 +114,23 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
         o.precision = precision;
         o.define("TREE_STACKLESS", options_.traversal == TreeTraversal::stackless ? 1 : 0);
         o.define("TREE_STACK", static_cast<long long>(stack_size));
+        o.define("TREE_WALK_GROUP", static_cast<long long>(options_.group_size));
+        o.define("TREE_STAGE", static_cast<long long>(stage_size()));
         o.define("TREE_POTENTIAL", potential);
         kernels_.emplace_back(
             build_program(context, Source::builtin("nbody/tree_force.cl"), o, cache),
             "tree_gravity");
     }
+    // Staged, a work-group is one group.
+    const std::size_t largest = kernels_[k_force_potential].max_work_group_size(context.device(0));
+    if (stage_size() > 0 && options_.group_size > largest)
+        throw Unsupported("tree gravity: a staged walk's work-group is its group, and groups of " +
+                          std::to_string(options_.group_size) + " exceed this device's largest work-group (" +
+                          std::to_string(largest) + "); use smaller groups or stage_size 0");
+}
+
+std::size_t TreeGravity::stage_size() const noexcept {
+    return options_.group_size > 1 ? options_.stage_size : 0;
 }
 
 void TreeGravity::reserve(std::size_t n) {
@@ -173,10 +201,14 @@ void TreeGravity::evaluate(RealBuffer& out, std::size_t out_offset, RealBuffer* 
         throw UsageError("TreeGravity: more than 2^32 - 1 elements in one buffer");
     Queue& queue = context_.queue(0);
     Kernel& k = kernels_[potential ? k_force_potential : k_force];
-    k.args(cl_uint(n), cl_uint(leaves()), cl_uint(std::size_t(2) << levels_),
+    const std::size_t g = options_.group_size, groups = this->groups(n);
+    k.args(cl_uint(n), cl_uint(leaves()), cl_uint(groups),
            Real{parameters_.softening * parameters_.softening}, Real{parameters_.G}, node_, sorted_,
            perm_, out, cl_uint(out_offset), cl_uint(n), potential ? *potential : RealBuffer());
-    k.launch(queue, n).wait();
+    const std::size_t local = stage_size() > 0
+                                  ? g
+                                  : std::min(walk_work_group(g), k.max_work_group_size(context_.device(0)));
+    k.launch(queue, groups * g, local).wait();
     interactions_ += double(n) * double(n);
 }
 

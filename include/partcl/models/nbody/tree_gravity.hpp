@@ -1,11 +1,14 @@
 #pragma once
 // TreeGravity: Barnes-Hut gravity over a kd-tree stored as a binary heap, built on the device
-// every evaluation (cl/nbody/tree_build.cl) and walked per body (cl/nbody/tree_force.cl), in
-// O(N log N). The tree splits each node at the median along the widest side of its cell until
-// a leaf holds at most `leaf_size` bodies; a node acts as one body at its centre of mass when
-// r / d < theta, r being the radius about the centre of mass that holds the node's bodies and d
-// the distance to the target (drons/nbody's lambda_crit = 1 / theta). theta = 0 opens every
-// node: the sum is then the direct one, in another order. Runs on device 0 of the context.
+// every evaluation (cl/nbody/tree_build.cl) and walked by groups of neighbouring bodies
+// (cl/nbody/tree_force.cl), in O(N log N). The tree splits each node at the median along the
+// widest side of its cell until a leaf holds at most `leaf_size` bodies; a node acts as one
+// body at its centre of mass when r / d < theta, r being the radius about the centre of mass
+// that holds the node's bodies and d the distance to the target (drons/nbody's lambda_crit =
+// 1 / theta). A group of at most `group_size` bodies walks one path, taking d as the distance
+// to the group's box: a node is taken whole only where every body of the group would take it.
+// theta = 0 opens every node: the sum is then the direct one, in another order. Runs on
+// device 0 of the context.
 // Positions must be finite (the sorts place NaN anywhere; Bodies::validate checks inputs).
 #include <cstdint>
 #include <string>
@@ -32,6 +35,15 @@ struct TreeOptions {
     // Most bodies in a leaf (>= 1); an opened leaf's bodies act one by one.
     std::size_t leaf_size = 8;
     TreeTraversal traversal = TreeTraversal::stackless;
+    // Most bodies that walk the tree together (one work-item each), a power of two in
+    // [1, 1024]: a larger group costs fewer walks and divergent paths, and more interactions
+    // per body (its openings are decided for its whole box). 1 is the classic per-body walk.
+    std::size_t group_size = 32;
+    // Sources (nodes taken whole, bodies of opened leaves) staged in local memory per batch,
+    // in [0, 2048]: one work-item walks for its group, whose work-group it is, and then every
+    // work-item applies the batch. 0: every work-item walks and applies each source as it
+    // meets it (several groups to a work-group). Groups of 1 are never staged.
+    std::size_t stage_size = 256;
 };
 
 // A tree read back from the device (tests, diagnostics). Layout as cl/nbody/tree.h says: node
@@ -73,15 +85,21 @@ public:
     // Of the latest tree: levels of splits and leaves (2^levels).
     std::size_t levels() const noexcept { return levels_; }
     std::size_t leaves() const noexcept { return std::size_t(1) << levels_; }
+    // The walk's groups for n bodies: 2^levels_for(n, group_size), each at most group_size.
+    std::size_t groups(std::size_t n) const noexcept {
+        return std::size_t(1) << levels_for(n, options_.group_size);
+    }
 
     // The latest tree, read back (blocks).
     TreeSnapshot snapshot();
 
-    // The number of split levels for n bodies at most leaf_size to a leaf.
+    // The number of split levels for n bodies at most leaf_size to a leaf (also: the level of
+    // the walk's groups, with group_size for leaf_size).
     static std::size_t levels_for(std::size_t n, std::size_t leaf_size) noexcept;
 
 private:
     void reserve(std::size_t n);
+    std::size_t stage_size() const noexcept;  // the one the walk uses: 0 for groups of 1
 
     Context& context_;
     Precision precision_;
