@@ -5,7 +5,7 @@
 //
 //   partcl_bench_tree [--device FILTER] [--backend auto|opencl|cuda] [--n 16384,65536] [--precision float,double]
 //                     [--theta 0.2,0.35,0.5,0.7,0.9] [--leaf-size 8]
-//                     [--traversal stackless,nested] [--group-size 1,32] [--stage 256]
+//                     [--traversal stackless,nested] [--group-size 1,32] [--stage auto,0,256]
 //                     [--repeat 3] [--no-dense] [--error-sample 16384]
 //
 // One JSON line per (device, precision, N, theta, traversal, group size, stage size) on
@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -55,7 +56,7 @@ struct Options {
     std::size_t leaf_size = 8;
     std::vector<TreeTraversal> traversals{TreeTraversal::stackless, TreeTraversal::nested};
     std::vector<std::size_t> group_sizes{1, 32};
-    std::vector<std::size_t> stage_sizes{256};
+    std::vector<std::optional<std::size_t>> stage_sizes{std::nullopt};  // the model's choice
     int repeat = 3;
     bool dense = true;
     std::size_t sample = 16384;  // targets whose error is measured (0: all)
@@ -101,7 +102,9 @@ Options parse(int argc, char** argv) {
                 std::sort(o.group_sizes.begin(), o.group_sizes.end());
             } else if (a == "--stage") {
                 o.stage_sizes.clear();
-                for (const auto& s : split(value())) o.stage_sizes.push_back(std::stoul(s));
+                for (const auto& s : split(value()))
+                    o.stage_sizes.push_back(s == "auto" ? std::nullopt
+                                                        : std::optional<std::size_t>(std::stoul(s)));
             } else if (a == "--repeat") o.repeat = std::max(1, std::stoi(value()));
             else if (a == "--no-dense") o.dense = false;
             else if (a == "--error-sample") o.sample = std::stoul(value());
@@ -156,12 +159,14 @@ int main(int argc, char** argv) {
                         for (TreeTraversal traversal : o.traversals) {
                             double per_body_force_seconds = 0;  // group size 1, when measured
                             for (std::size_t group_size : o.group_sizes) {
-                                for (std::size_t stage_size :
-                                     group_size == 1 ? std::vector<std::size_t>{0} : o.stage_sizes) {
+                                for (std::optional<std::size_t> stage_size :
+                                     group_size == 1 ? std::vector<std::optional<std::size_t>>{0}
+                                                     : o.stage_sizes) {
                                     std::cerr << device.info().name << " " << to_string(precision)
                                               << " N=" << n << " theta " << theta << " "
                                               << to_string(traversal) << " group " << group_size
-                                              << " stage " << stage_size << "...\n";
+                                              << " stage " << (stage_size ? std::to_string(*stage_size) : "auto")
+                                              << "...\n";
                                     TreeGravity tree(context, precision, p,
                                                      TreeOptions{theta, o.leaf_size, traversal, group_size, stage_size});
                                     const double build_seconds = median_seconds(o.repeat, [&] {
@@ -194,7 +199,7 @@ int main(int argc, char** argv) {
                                         json_string(device.info().name).c_str(),
                                         json_string(device.info().platform).c_str(),
                                         to_string(device.backend()), n, to_string(precision), theta, o.leaf_size,
-                                        to_string(traversal), group_size, stage_size, tree.levels(), softening, build_seconds,
+                                        to_string(traversal), group_size, tree.stage_size(), tree.levels(), softening, build_seconds,
                                         force_seconds, total, m, median(errors), percentile(errors, 0.99));
                                     if (per_body_force_seconds > 0 && group_size != 1)
                                         std::printf(",\"walk_speedup\":%.3f", per_body_force_seconds / force_seconds);

@@ -96,10 +96,13 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
     if (g < 1 || g > max_group_size || (g & (g - 1)) != 0)
         throw UsageError("tree gravity: group_size must be a power of two in [1, " +
                          std::to_string(max_group_size) + "] (got " + std::to_string(g) + ")");
-    if (options_.stage_size > max_stage_size)
+    const DeviceInfo& info = context.device(0).info();
+    if (!options_.stage_size)
+        options_.stage_size = info.type == DeviceType::cpu ? std::size_t(256) : std::size_t(0);
+    if (*options_.stage_size > max_stage_size)
         throw UsageError("tree gravity: stage_size must be in [0, " + std::to_string(max_stage_size) +
-                         "] (got " + std::to_string(options_.stage_size) + ")");
-    require_precision(context.device(0).info(), precision);
+                         "] (got " + std::to_string(*options_.stage_size) + ")");
+    require_precision(info, precision);
 
     BuildOptions build_options;
     build_options.precision = precision;
@@ -130,7 +133,7 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
 }
 
 std::size_t TreeGravity::stage_size() const noexcept {
-    return options_.group_size > 1 ? options_.stage_size : 0;
+    return options_.group_size > 1 ? *options_.stage_size : 0;
 }
 
 void TreeGravity::reserve(std::size_t n) {

@@ -11,6 +11,7 @@
 // device 0 of the context.
 // Positions must be finite (the sorts place NaN anywhere; Bodies::validate checks inputs).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,8 +43,10 @@ struct TreeOptions {
     // Sources (nodes taken whole, bodies of opened leaves) staged in local memory per batch,
     // in [0, 2048]: one work-item walks for its group, whose work-group it is, and then every
     // work-item applies the batch. 0: every work-item walks and applies each source as it
-    // meets it (several groups to a work-group). Groups of 1 are never staged.
-    std::size_t stage_size = 256;
+    // meets it (several groups to a work-group). Groups of 1 are never staged. Unset: 0 on
+    // GPUs, 256 on CPUs (H100: the unstaged walk is 1.3-1.5x faster; PoCL on a CPU: staged is
+    // 1.3-2x faster; docs/performance.md).
+    std::optional<std::size_t> stage_size;
 };
 
 // A tree read back from the device (tests, diagnostics). Layout as cl/nbody/tree.h says: node
@@ -80,7 +83,9 @@ public:
     // dense gravity's (the tree computes far fewer).
     double interactions() const noexcept override { return interactions_; }
 
-    const TreeOptions& options() const noexcept { return options_; }
+    const TreeOptions& options() const noexcept { return options_; }  // stage_size resolved
+    // Sources staged per batch by the walk: options().stage_size, 0 for groups of 1.
+    std::size_t stage_size() const noexcept;
     Precision precision() const noexcept { return precision_; }
     // Of the latest tree: levels of splits and leaves (2^levels).
     std::size_t levels() const noexcept { return levels_; }
@@ -99,7 +104,6 @@ public:
 
 private:
     void reserve(std::size_t n);
-    std::size_t stage_size() const noexcept;  // the one the walk uses: 0 for groups of 1
 
     Context& context_;
     Precision precision_;
