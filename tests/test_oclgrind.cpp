@@ -312,7 +312,23 @@ DeviceTree<T> build_device_tree(Precision precision, std::size_t n, std::size_t 
     options.define("TREE_GROUP", 16);
     const Program program = build_program(context, Source::builtin("nbody/tree_build.cl"), options, memory_cache());
     const cl_uint un = cl_uint(n), nodes = cl_uint(t.nodes);
-    Kernel(program, "tree_root_box").args(un, nodes, t.bpos, t.box, t.perm).launch(queue, 16, 16).wait();
+    // The root box in two passes, as TreeGravity runs it: up to 2 groups of 16 into partial
+    // boxes (37 bodies: some work-items take two), then one group over those.
+    const cl_uint partials = cl_uint(std::min<std::size_t>(2, (n + 15) / 16));
+    Buffer<T> partial(context, 6 * 2);
+    Kernel root(program, "tree_root_box");
+    root.args(un, un, cl_uint(0), t.bpos, partials, cl_uint(0), partial, un, t.perm)
+        .launch(queue, partials * 16, 16).wait();
+    root.args(partials, partials, 3 * partials, partial, nodes, cl_uint(1), t.box, cl_uint(0), t.perm)
+        .launch(queue, 16, 16).wait();
+    {
+        const auto box = t.box.read(queue);
+        for (std::size_t a = 0; a < 3; ++a) {
+            const auto first = t.pos.begin() + std::ptrdiff_t(a * n), last = first + std::ptrdiff_t(n);
+            CHECK(box[a * t.nodes + 1] == *std::min_element(first, last));
+            CHECK(box[(3 + a) * t.nodes + 1] == *std::max_element(first, last));
+        }
+    }
     for (std::size_t level = 0; level < t.levels; ++level) {
         const cl_uint count = cl_uint(1) << level;
         Kernel(program, "tree_keys").args(un, count, nodes, t.bpos, t.box, t.perm, t.keys, t.values)

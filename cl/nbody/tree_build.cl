@@ -37,26 +37,36 @@ INLINE uint tree_widest_axis(GLOBAL const real* box, const uint nodes, const uin
     return ex >= ey ? (ex >= ez ? 0u : 2u) : (ey >= ez ? 1u : 2u);
 }
 
-/* One work-group: the box of all n >= 1 bodies into node 1, and perm = identity. */
-KERNEL WORK_GROUP_SIZE(TREE_GROUP) void tree_root_box(const uint n, const uint nodes,
-                                                      GLOBAL const real* RESTRICT pos,
-                                                      GLOBAL real* RESTRICT box,
+/* The root box in two passes of this kernel (one work-group alone would take milliseconds
+ * for a million bodies): work-group g bounds items [0, n) it meets with a grid-stride loop,
+ * lower corner of item i along axis a at in[a * in_stride + i], upper at
+ * in[hi_offset + a * in_stride + i], and writes its box to out[a * out_stride + out_offset + g]
+ * (lower) and out[(3 + a) * out_stride + out_offset + g] (upper). Pass 1 over the bodies
+ * (hi_offset 0) into per-group partial boxes, also setting perm = identity for the first
+ * perm_count items; pass 2, one work-group, over the partial boxes into node 1. n >= 1 items
+ * per pass and at most as many work-groups as items, so every group meets one. */
+KERNEL WORK_GROUP_SIZE(TREE_GROUP) void tree_root_box(const uint n, const uint in_stride,
+                                                      const uint hi_offset,
+                                                      GLOBAL const real* RESTRICT in,
+                                                      const uint out_stride, const uint out_offset,
+                                                      GLOBAL real* RESTRICT out,
+                                                      const uint perm_count,
                                                       GLOBAL uint* RESTRICT perm)
 {
     LOCAL real lo[3][TREE_GROUP];
     LOCAL real hi[3][TREE_GROUP];
     const uint lane = local_id(0);
+    const uint first = global_id(0), step = global_size(0);
     for (uint a = 0; a < 3; ++a) {
         real l = REAL_MAX, h = -REAL_MAX;
-        for (uint i = lane; i < n; i += TREE_GROUP) {
-            const real v = pos[a * n + i];
-            l = min(l, v);
-            h = max(h, v);
+        for (uint i = first; i < n; i += step) {
+            l = min(l, in[a * in_stride + i]);
+            h = max(h, in[hi_offset + a * in_stride + i]);
         }
         lo[a][lane] = l;
         hi[a][lane] = h;
     }
-    for (uint i = lane; i < n; i += TREE_GROUP) perm[i] = i;
+    for (uint i = first; i < perm_count; i += step) perm[i] = i;
     BARRIER_LOCAL;
     for (uint stride = TREE_GROUP / 2; stride > 0; stride /= 2) {
         if (lane < stride)
@@ -68,8 +78,8 @@ KERNEL WORK_GROUP_SIZE(TREE_GROUP) void tree_root_box(const uint n, const uint n
     }
     if (lane == 0)
         for (uint a = 0; a < 3; ++a) {
-            box[a * nodes + 1] = lo[a][0];
-            box[(3 + a) * nodes + 1] = hi[a][0];
+            out[a * out_stride + out_offset + group_id(0)] = lo[a][0];
+            out[(3u + a) * out_stride + out_offset + group_id(0)] = hi[a][0];
         }
 }
 

@@ -10,8 +10,10 @@ namespace partcl {
 
 namespace {
 
-// Work-group size of tree_root_box: one group bounds all bodies.
+// Work-group size of tree_root_box, and most work-groups of its first pass (each bounds a
+// share of the bodies; the second pass, one group, bounds their boxes).
 constexpr std::size_t root_group = 64;
+constexpr std::size_t root_partials = 1024;
 // Private stack of the nested traversal: depth first needs levels + 1 entries, and n < 2^32
 // means at most 32 levels.
 constexpr std::size_t stack_size = 34;
@@ -138,6 +140,7 @@ std::size_t TreeGravity::stage_size() const noexcept {
 
 void TreeGravity::reserve(std::size_t n) {
     const std::size_t nodes = std::size_t(2) << levels_for(n, options_.leaf_size);
+    if (root_box_.size() == 0) root_box_ = RealBuffer(context_, precision_, 6 * root_partials);
     if (n > capacity_) {
         perm_ = Buffer<std::uint32_t>(context_, n);
         perm_scratch_ = Buffer<std::uint32_t>(context_, n);
@@ -172,7 +175,12 @@ void TreeGravity::build(const RealBuffer& positions, const RealBuffer& mass, std
     const cl_uint un = cl_uint(n), nodes = cl_uint(std::size_t(2) << levels_);
     const Real theta{options_.theta};
 
-    kernels_[k_root_box].args(un, nodes, positions, box_, perm_).launch(queue, root_group, root_group);
+    const cl_uint partials = cl_uint(std::min(root_partials, (n + root_group - 1) / root_group));
+    kernels_[k_root_box].args(un, un, cl_uint(0), positions, partials, cl_uint(0), root_box_, un, perm_)
+        .launch(queue, partials * root_group, root_group);
+    kernels_[k_root_box].args(partials, partials, 3 * partials, root_box_, nodes, cl_uint(1), box_,
+                              cl_uint(0), perm_)
+        .launch(queue, root_group, root_group);
     for (std::size_t level = 0; level < levels_; ++level) {
         const cl_uint count = cl_uint(1) << level;
         kernels_[k_keys].args(un, count, nodes, positions, box_, perm_, keys_buffer_, values_)

@@ -112,7 +112,7 @@ private:
     std::vector<Kernel> kernels_;  // indexed by the enum in tree_gravity.cpp
     std::size_t n_ = 0, capacity_ = 0, node_capacity_ = 0, levels_ = 0;
     Buffer<std::uint32_t> perm_, perm_scratch_, values_, node_keys_;
-    RealBuffer keys_buffer_, sorted_, node_, box_;
+    RealBuffer keys_buffer_, sorted_, node_, box_, root_box_;
     double interactions_ = 0;
 };
 
