@@ -112,10 +112,10 @@ if part tree; then
     log "tree benchmark (Plummer, float): per-body walk against group walks, unstaged and staged"
     T=build-gpu/benchmarks/partcl_bench_tree
     PARTCL_DEVICE=gpu $T --backend cuda --n 262144,1048576 --precision float --error-sample 4096 \
-        --theta 0.3,0.4,0.5,0.6 --group-size 1,32,64 --stage 0,256 --traversal stackless \
+        --theta 0.3,0.4,0.5,0.6 --group-size 1,32,64 --stage auto,256 --traversal stackless \
         --repeat 3 >>"$OUT/tree.jsonl" 2>>"$OUT/log.txt"
     PARTCL_DEVICE=gpu $T --backend cuda --n 1048576 --precision float --theta 0.5 \
-        --group-size 32,64 --stage 0,256 --traversal nested --repeat 3 --no-dense \
+        --group-size 32,64 --traversal nested --repeat 3 --no-dense \
         >>"$OUT/tree.jsonl" 2>>"$OUT/log.txt"
     python3 - "$OUT/tree.jsonl" <<'PY' | tee -a "$OUT/summary.txt"
 import json, sys
@@ -141,6 +141,10 @@ if part pic; then
     PARTCL_BACKEND=cuda PARTCL_DEVICE=gpu build-gpu/benchmarks/partcl_bench_pic --dims 3 \
         --grid 64,128 --n 1000000,4000000,16000000 --precision float --steps 10 --no-reference \
         >>"$OUT/pic.jsonl" 2>>"$OUT/log.txt"
+    # Against the OpenMP reference of the same step on the machine's CPU, in the same run.
+    PARTCL_BACKEND=cuda PARTCL_DEVICE=gpu build-gpu/benchmarks/partcl_bench_pic --dims 3 \
+        --grid 64 --n 1000000 --precision float,double --steps 10 \
+        >>"$OUT/pic.jsonl" 2>>"$OUT/log.txt"
     PARTCL_BACKEND=opencl PARTCL_DEVICE=gpu build-gpu/benchmarks/partcl_bench_pic --dims 3 \
         --grid 128 --n 16000000 --precision float,double --steps 10 --no-reference \
         >>"$OUT/pic.jsonl" 2>>"$OUT/log.txt"
@@ -150,7 +154,8 @@ for l in open(sys.argv[1]):
     if not l.startswith("{"): continue
     r = json.loads(l)
     print(f"{r['platform'][:14]:14} {r['precision']:7} grid={r['grid']}^3 N={r['n']:9} {r['deposit']:6} "
-          f"{r['seconds_per_step']*1e3:8.3f} ms/step {r['particle_steps_per_s']:.3e} particle-steps/s")
+          f"{r['seconds_per_step']*1e3:8.3f} ms/step {r['particle_steps_per_s']:.3e} particle-steps/s"
+          + (f" ({r['ratio']:.1f}x OpenMP, {r['reference_threads']} threads)" if 'ratio' in r else ""))
 PY
 fi
 # Where a model step's time goes: GPU time per kernel over a few steps (Nsight Compute, one
