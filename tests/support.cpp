@@ -266,4 +266,13 @@ partcl::Source real_check_source() { return partcl::Source::builtin("common/real
 
 fs::path source_cl_dir() { return fs::path(PARTCL_SOURCE_DIR) / "cl"; }
 
+fs::path nbody_checkpoint(partcl::Context& context, const fs::path& out) {
+    partcl::Scenario kepler = partcl::builtin_scenario("kepler");
+    kepler.steps = 2;
+    kepler.snapshot_every = 0;
+    kepler.frame_every = 0;
+    partcl::NBodyRun(context, kepler, out).run();
+    return out / "checkpoint.bin";
+}
+
 } // namespace partcl_test

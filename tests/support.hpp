@@ -99,4 +99,8 @@ partcl::Source real_check_source();
 // The source tree's cl/ directory (compile-time PARTCL_SOURCE_DIR).
 fs::path source_cl_dir();
 
+// A two-step kepler N-body run into `out`, no snapshots or frames; its checkpoint's path (for
+// the tests that other models refuse it).
+fs::path nbody_checkpoint(partcl::Context& context, const fs::path& out);
+
 } // namespace partcl_test

@@ -290,12 +290,8 @@ TEST_CASE("a resumed MPS run ends bit for bit as the uninterrupted one") {
 TEST_CASE("an MPS run refuses an N-body checkpoint") {
     TempDir dir("mps-nbody-ck");
     Context& context = test_context();
-    Scenario kepler = builtin_scenario("kepler");
-    kepler.steps = 2;
-    kepler.snapshot_every = 0;
-    kepler.frame_every = 0;
-    NBodyRun(context, kepler, dir / "k").run();
-    CHECK(contains(usage_error([&] { MpsRun::resume(context, dir / "k" / "checkpoint.bin", dir / "x"); }),
+    const fs::path checkpoint = nbody_checkpoint(context, dir / "k");
+    CHECK(contains(usage_error([&] { MpsRun::resume(context, checkpoint, dir / "x"); }),
                    "not an MPS fluid one"));
 }
 

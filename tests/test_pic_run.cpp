@@ -333,11 +333,8 @@ width = 64
 TEST_CASE("checkpoints of one model do not resume the other") {
     TempDir dir("pic-other");
     Context& context = test_context();
-    Scenario kepler = builtin_scenario("kepler");
-    kepler.steps = 2;
-    kepler.snapshot_every = 0;
-    NBodyRun(context, kepler, dir / "nbody").run();
-    CHECK(contains(usage_error([&] { PicRun::resume(context, dir / "nbody" / "checkpoint.bin", dir / "x"); }),
+    const fs::path checkpoint = nbody_checkpoint(context, dir / "nbody");
+    CHECK(contains(usage_error([&] { PicRun::resume(context, checkpoint, dir / "x"); }),
                    "not a PIC plasma run"));
     Scenario langmuir = builtin_scenario("langmuir");
     langmuir.plasma.end_time = 0.3;
