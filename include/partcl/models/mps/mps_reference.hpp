@@ -1,7 +1,8 @@
 #pragma once
 // The CPU reference of one explicit MPS step: the same algorithm as MpsFluid (cl/mps/mps.cl),
-// in T, over the same cell grid (a counting sort into cells, then the 9 or 27 neighbouring
-// cells; particles gathered into cell order and back, as the device reorders them), parallel
+// in T, over the same cell grid (a counting sort into cells, then the cells within the grid's
+// reach, in the device's order; particles gathered into cell order and back, as the device
+// reorders them), parallel
 // over particles with OpenMP. The baseline of benchmarks/mps.cpp and, in double, the check of
 // MpsFluid's whole step. The caller's particle order is kept.
 #include <cstdint>
