@@ -1,7 +1,7 @@
 // CellList (include/partcl/algorithm/cell_list.hpp): neighbour lists found through the cell
 // list by a user's kernel (including cl/algorithm/cell_list.h) are the brute-force ones, on
 // fresh random inputs in 2-D and 3-D, float and double, reach 1 and 2 (cells of the radius or
-// half of it), for N = 0, 1, odd, crowded cells and empty cells; the sorted structure is
+// half of it, the latter also asked for the pairs within one cell), for N = 0, 1, odd, crowded cells and empty cells; the sorted structure is
 // consistent; gather reorders; bad input is refused.
 #include <doctest/doctest.h>
 
@@ -9,6 +9,7 @@
 #include <cfloat>
 #include <cmath>
 #include <random>
+#include <utility>
 
 #include "support.hpp"
 
@@ -39,9 +40,15 @@ KERNEL void neighbours(const uint n, const uint stride, GLOBAL const real* p, co
     int home[3];
     cell_list_coordinates(cell_list_cell(x, y, z, CELL_LIST_GRID), CELL_LIST_GRID, home);
     uint found = 0;
+#if QUERY_REACH == CELL_LIST_REACH
     for (int k = 0; k < CELL_LIST_ROWS; ++k) {
         uint first, last;
         if (!cell_list_row(home, k, CELL_LIST_GRID, &first, &last)) continue;
+#else
+    for (int k = 0; k < CELL_LIST_ROWS_WITHIN(QUERY_REACH); ++k) {
+        uint first, last;
+        if (!cell_list_row_within(home, k, QUERY_REACH, CELL_LIST_GRID, &first, &last)) continue;
+#endif
         const uint end = cell_end[last];
         for (uint t = cell_start[first]; t < end; ++t) {
             const uint j = order[t];
@@ -73,7 +80,9 @@ struct Layout {
 };
 
 template <class T>
-void check_neighbours(Precision precision, int dims, int reach) {
+// The grid of `reach` for a radius; the kernel asks for the pairs within query_reach of its
+// cells, closer than radius * query_reach / reach.
+void check_neighbours(Precision precision, int dims, int reach, int query_reach) {
     Context& context = test_context();
     auto& queue = context.queue(0);
     const std::uint32_t seed = fresh_seed();
@@ -85,13 +94,14 @@ void check_neighbours(Precision precision, int dims, int reach) {
     BuildOptions options;
     options.precision = precision;
     options.define("CELL_LIST_DIMENSIONS", dims).define("MAX_NEIGHBOURS", (long long)max_neighbours);
-    options.define("CELL_LIST_REACH", reach);
+    options.define("CELL_LIST_REACH", reach).define("QUERY_REACH", query_reach);
     const Program program = build_program(
         context, Source::from_string("neighbours.cl", neighbour_kernel), options, memory_cache());
     for (const Layout& layout : layouts) {
         CAPTURE(seed);
         CAPTURE(dims);
         CAPTURE(reach);
+        CAPTURE(query_reach);
         CAPTURE(std::string(to_string(precision)));
         CAPTURE(layout.name);
         const std::size_t n = layout.n, stride = n + 3;  // a stride that is not n
@@ -139,7 +149,8 @@ void check_neighbours(Precision precision, int dims, int reach) {
         if (std::string(layout.name) == "clustered") CHECK(empty > 0);
 
         // Through the user's kernel.
-        const double radius2 = radius * radius;
+        const double query = radius * query_reach / reach;
+        const double radius2 = query * query;
         Buffer<std::uint32_t> count(context, std::max<std::size_t>(n, 1)),
             list(context, std::max<std::size_t>(n, 1) * max_neighbours);
         Kernel kernel(program, "neighbours");
@@ -228,10 +239,10 @@ TEST_SUITE("cell_list") {
 
 TEST_CASE("neighbour lists through the cell list are the brute-force ones") {
     for (int dims : {2, 3})
-        for (int reach : {1, 2}) {
-            check_neighbours<float>(Precision::float32, dims, reach);
+        for (auto [reach, query_reach] : {std::pair{1, 1}, std::pair{2, 2}, std::pair{2, 1}}) {
+            check_neighbours<float>(Precision::float32, dims, reach, query_reach);
             if (test_context().device(0).info().fp64)
-                check_neighbours<double>(Precision::float64, dims, reach);
+                check_neighbours<double>(Precision::float64, dims, reach, query_reach);
         }
 }
 

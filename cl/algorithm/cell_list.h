@@ -35,15 +35,17 @@
 #ifndef CELL_LIST_REACH
 #define CELL_LIST_REACH 1
 #endif
-/* Cells per axis around a cell's own, and rows of them. */
+/* Cells per axis around a cell's own, and rows of them; _WITHIN(r): for a kernel that needs
+ * only the cells within r <= CELL_LIST_REACH (pairs closer than r cell edges). */
 #define CELL_LIST_SPAN (2 * CELL_LIST_REACH + 1)
 #if CELL_LIST_DIMENSIONS == 2
-#define CELL_LIST_ROWS CELL_LIST_SPAN
+#define CELL_LIST_ROWS_WITHIN(r) (2 * (r) + 1)
 #elif CELL_LIST_DIMENSIONS == 3
-#define CELL_LIST_ROWS (CELL_LIST_SPAN * CELL_LIST_SPAN)
+#define CELL_LIST_ROWS_WITHIN(r) ((2 * (r) + 1) * (2 * (r) + 1))
 #else
 #error "CELL_LIST_DIMENSIONS must be 2 or 3"
 #endif
+#define CELL_LIST_ROWS CELL_LIST_ROWS_WITHIN(CELL_LIST_REACH)
 
 #define CELL_LIST_NONE 0xffffffffu
 
@@ -96,31 +98,39 @@ INLINE void cell_list_coordinates(const uint cell, CELL_LIST_GRID_PARAMS, PRIVAT
     c[2] = (int)layer;
 }
 
-/* Row k in [0, CELL_LIST_ROWS) around the cell at `home`: the cells within CELL_LIST_REACH of
- * it along x (clipped to the grid) in the layer k % CELL_LIST_SPAN - CELL_LIST_REACH away along
- * y and, in 3-D, k / CELL_LIST_SPAN - CELL_LIST_REACH along z. Sets its first and last cell and
- * returns 1, or returns 0 when that layer lies outside the grid. */
-INLINE int cell_list_row(PRIVATE const int* home, const int k, CELL_LIST_GRID_PARAMS,
-                         PRIVATE uint* first, PRIVATE uint* last)
+/* Row k in [0, CELL_LIST_ROWS_WITHIN(reach)) around the cell at `home`: the cells within
+ * `reach` of it along x (clipped to the grid) in the layer k % (2 reach + 1) - reach away along
+ * y and, in 3-D, k / (2 reach + 1) - reach along z. Sets its first and last cell and returns 1,
+ * or returns 0 when that layer lies outside the grid. */
+INLINE int cell_list_row_within(PRIVATE const int* home, const int k, const int reach,
+                                CELL_LIST_GRID_PARAMS, PRIVATE uint* first, PRIVATE uint* last)
 {
     (void)cell_origin_x;
     (void)cell_origin_y;
     (void)cell_origin_z;
     (void)cell_inverse_size;
-    const int layer = k / CELL_LIST_SPAN;
-    const int iy = home[1] + (k - layer * CELL_LIST_SPAN) - CELL_LIST_REACH;
+    const int span = 2 * reach + 1;
+    const int layer = k / span;
+    const int iy = home[1] + (k - layer * span) - reach;
     if (iy < 0 || iy >= (int)cell_ny) return 0;
 #if CELL_LIST_DIMENSIONS == 3
-    const int iz = home[2] + layer - CELL_LIST_REACH;
+    const int iz = home[2] + layer - reach;
     if (iz < 0 || iz >= (int)cell_nz) return 0;
     const uint base = cell_nx * ((uint)iy + cell_ny * (uint)iz);
 #else
     (void)cell_nz;
     const uint base = cell_nx * (uint)iy;
 #endif
-    *first = base + (uint)max(home[0] - CELL_LIST_REACH, 0);
-    *last = base + (uint)min(home[0] + CELL_LIST_REACH, (int)cell_nx - 1);
+    *first = base + (uint)max(home[0] - reach, 0);
+    *last = base + (uint)min(home[0] + reach, (int)cell_nx - 1);
     return 1;
+}
+
+/* Row k in [0, CELL_LIST_ROWS): cell_list_row_within at the grid's reach. */
+INLINE int cell_list_row(PRIVATE const int* home, const int k, CELL_LIST_GRID_PARAMS,
+                         PRIVATE uint* first, PRIVATE uint* last)
+{
+    return cell_list_row_within(home, k, CELL_LIST_REACH, CELL_LIST_GRID, first, last);
 }
 
 #endif /* PARTCL_ALGORITHM_CELL_LIST_H */

@@ -46,15 +46,26 @@ INLINE real mps_weight(const real r, const real re)
     return (r > REAL_C(0.0) && r < re) ? re / r - REAL_C(1.0) : REAL_C(0.0);
 }
 
-/* Loops over every particle j (slots) in the rows of cells around particle i's cell (its cell's
- * coordinates found once, in the loop's initialiser); close with `}}`. */
-#define FOR_NEIGHBOURS(i, j)                                                                    \
+/* Loops over every particle j (slots) in the rows of cells within `reach` of particle i's cell
+ * (its cell's coordinates found once, in the loop's initialiser); close with `}}`. */
+#define FOR_NEIGHBOURS_WITHIN(i, j, reach)                                                      \
     for (int home_[3], k_ = (cell_list_coordinates(keys[i], CELL_LIST_GRID, home_), 0);        \
-         k_ < CELL_LIST_ROWS; ++k_) {                                                           \
+         k_ < CELL_LIST_ROWS_WITHIN(reach); ++k_) {                                             \
         uint first_, last_;                                                                     \
-        if (!cell_list_row(home_, k_, CELL_LIST_GRID, &first_, &last_)) continue;              \
+        if (!cell_list_row_within(home_, k_, (reach), CELL_LIST_GRID, &first_, &last_))         \
+            continue;                                                                           \
         const uint end_ = cell_end[last_];                                                      \
         for (uint j = cell_start[first_]; j < end_; ++j) {
+#define FOR_NEIGHBOURS(i, j) FOR_NEIGHBOURS_WITHIN(i, j, CELL_LIST_REACH)
+
+/* Cells within which collision partners lie (the host's choice: the collision distance plus
+ * twice max_shift in cell edges, rounded up); at most the grid's reach. */
+#ifndef MPS_COLLIDE_REACH
+#define MPS_COLLIDE_REACH CELL_LIST_REACH
+#endif
+#if MPS_COLLIDE_REACH > CELL_LIST_REACH
+#error "MPS_COLLIDE_REACH exceeds the grid's reach"
+#endif
 
 #define CELL_ARGS CELL_LIST_GRID_PARAMS, GLOBAL const uint* keys, GLOBAL const uint* cell_start, \
                   GLOBAL const uint* cell_end
@@ -110,7 +121,7 @@ KERNEL void mps_collide(const uint n, CELL_ARGS, GLOBAL const uint* type,
         const real d2 = collision_distance * collision_distance;
         /* Equal masses: each approaching pair loses (1 + e)/2 of its approach speed to i. */
         const real share = (REAL_C(1.0) + restitution) * REAL_C(0.5);
-        FOR_NEIGHBOURS(i, j)
+        FOR_NEIGHBOURS_WITHIN(i, j, MPS_COLLIDE_REACH)
             const real dx = r_star[j] - xi, dy = r_star[n + j] - yi, dz = Z_OF(r_star, j) - zi;
             const real r2 = dx * dx + dy * dy + dz * dz;
             if (j != i && r2 < d2 && r2 > REAL_C(0.0)) {

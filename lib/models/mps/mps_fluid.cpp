@@ -13,6 +13,25 @@ constexpr std::size_t group = 64;  // MPS_GROUP: mps_max_speed's work-group
 // 0.69 (2-D) times the candidates of radius-sized cells (include/partcl/algorithm/cell_list.hpp).
 constexpr int cell_reach = 2;
 
+// The cell list's radius (cells built at r serve the pairs at r* too while nobody moved more
+// than max_shift), max_shift, and the cells within which collision partners lie: a pair closer
+// than the collision distance at r* was closer than that plus 2 max_shift at r.
+struct FluidCells {
+    double radius, max_shift;
+    int collide_reach;
+};
+
+FluidCells fluid_cells(const MpsParameters& p) {
+    const double l0 = p.spacing, re = p.re_ratio * l0, re_lap = p.re_laplacian_ratio * l0;
+    FluidCells c;
+    c.radius = std::max(re_lap, re + l0);
+    c.max_shift = (c.radius - re) / 2;
+    const double edge = c.radius / cell_reach;  // CellGrid::covering's cells are no smaller
+    const double reach = std::ceil((p.collision_ratio * l0 + 2 * c.max_shift) / edge);
+    c.collide_reach = int(std::min<double>(cell_reach, std::max(1.0, reach)));
+    return c;
+}
+
 double weight(double r, double re) { return r > 0 && r < re ? re / r - 1 : 0; }
 
 void check_parameters(const MpsParameters& p) {
@@ -71,6 +90,7 @@ MpsFluid::MpsFluid(Context& context, Precision precision, const MpsParameters& p
           options.define("MPS_DIMENSIONS", parameters.dimensions);
           options.define("MPS_GROUP", (long long)group);
           options.define("CELL_LIST_REACH", cell_reach);
+          options.define("MPS_COLLIDE_REACH", fluid_cells(parameters).collide_reach);
           return build_program(context, Source::builtin("mps/mps.cl"), options, cache);
       }()),
       predict_(program_, "mps_predict"), collide_(program_, "mps_collide"),
@@ -98,13 +118,10 @@ MpsFluid::MpsFluid(Context& context, Precision precision, const MpsParameters& p
     n0_ = density.n0;
     n0_lap_ = laplacian.n0;
     lambda0_ = laplacian.lambda0 * l0 * l0;
-    const double re = parameters.re_ratio * l0, re_lap = parameters.re_laplacian_ratio * l0;
-    // Cells built at r serve the pairs at r* too while nobody moved more than max_shift.
-    const double cell = std::max(re_lap, re + l0);
-    max_shift_ = (cell - re) / 2;
-    cells_ = std::make_unique<CellList>(context, precision,
-                                        CellGrid::covering(d, lower, upper, cell, cell_reach),
-                                        cache);
+    const FluidCells geometry = fluid_cells(parameters);
+    max_shift_ = geometry.max_shift;
+    cells_ = std::make_unique<CellList>(
+        context, precision, CellGrid::covering(d, lower, upper, geometry.radius, cell_reach), cache);
 
     auto real_buffer = [&](std::size_t size) { return RealBuffer(context, precision, size); };
     r_ = real_buffer(d * n_), u_ = real_buffer(d * n_), r_b_ = real_buffer(d * n_),
