@@ -59,6 +59,12 @@ void check_typed(Precision precision, int dims, std::size_t per_axis) {
         type[i] = pick < 0.7 ? 0 : pick < 0.9 ? 1 : 2;
         p[i] = T(u01(rng) < 0.2 ? 0.0 : 100 * u01(rng));
     }
+    // One colliding pair for sure (random jitter alone leaves none in about one draw in ten):
+    // particle 1 at 0.3 l0 beside particle 0 along x, both fluid, moving towards each other.
+    for (int k = 0; k < dims; ++k) r[k * n + 1] = T(coord(r, 0, k) + (k == 0 ? 0.3 * l0 : 0.0));
+    type[0] = type[1] = 0;
+    us[0] = T(1);
+    us[1] = T(-1);
     // r* = r moved by at most 0.45 max_shift (room for rounding below the limit), redrawn for
     // particles in a pair whose distance lies within 1e-3 of a threshold where results jump (re
     // for the minimum pressure, the collision distance) or that nearly coincide.
@@ -67,6 +73,8 @@ void check_typed(Precision precision, int dims, std::size_t per_axis) {
             rs[k * n + i] = T(coord(r, i, k) + 0.45 * max_shift / std::sqrt(double(dims)) * (2 * u01(rng) - 1));
     };
     for (std::size_t i = 0; i < n; ++i) draw_shift(i);
+    // The pair keeps its 0.3 l0 at r* (particle 1 moves as particle 0 does: within max_shift).
+    for (int k = 0; k < dims; ++k) rs[k * n + 1] = T(coord(rs, 0, k) + (k == 0 ? 0.3 * l0 : 0.0));
     for (int pass = 0;; ++pass) {
         REQUIRE(pass < 50);
         std::size_t redrawn = 0;
