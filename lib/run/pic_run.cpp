@@ -10,7 +10,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -128,6 +127,7 @@ struct PicRun::State {
                                  momentum0[2],   momentum_scale, worst_momentum,
                                  energy_error,   double(rows)};
         c.series = {t, mode_sin, log_mode};
+        c.output_text = csv;
         return c;
     }
 };
@@ -157,7 +157,8 @@ PicRun PicRun::resume(Context& context, const fs::path& file, fs::path out, doub
     const std::size_t n = c.particle_types.size(), d = std::size_t(p.dimensions);
     if (n == 0 || c.state.size() != 2 * d * n || c.initial_diagnostics.size() != 8 || c.series.size() != 3 ||
         c.series[0].size() != c.step + 1 || c.series[1].size() != c.series[0].size() ||
-        c.series[2].size() != c.series[0].size() || c.dt != p.dt)
+        c.series[2].size() != c.series[0].size() || c.dt != p.dt ||
+        c.output_text.rfind(csv_header, 0) != 0)
         throw UsageError("checkpoint " + file.string() + " does not hold a PIC run of its scenario "
                          "(particles, measurements or dt do not match)");
     const std::uint64_t steps = std::uint64_t(std::ceil(p.end_time / p.dt - 1e-9));
@@ -185,18 +186,9 @@ PicRun PicRun::resume(Context& context, const fs::path& file, fs::path out, doub
     s.t = c.series[0];
     s.mode_sin = c.series[1];
     s.log_mode = c.series[2];
-    // Keep the rows of the steps done when the output directory holds them (rows written after
-    // the checkpoint, by a run that stopped later, are dropped: this run writes them again).
-    std::ifstream csv(s.out / "diagnostics.csv");
-    std::string line;
-    if (csv && std::getline(csv, line) && line + "\n" == csv_header) {
-        std::uint64_t kept = 0;
-        while (kept < s.rows && std::getline(csv, line)) {
-            s.csv += line + "\n";
-            ++kept;
-        }
-        if (kept < s.rows) s.csv = csv_header;  // a shorter file: not this run's
-    }
+    // diagnostics.csv as it was at the checkpoint (rows written after it, by a run that stopped
+    // later, are dropped: this run writes them again), whatever the output directory holds.
+    s.csv = c.output_text;
     return PicRun(std::move(state));
 }
 
