@@ -275,4 +275,14 @@ fs::path nbody_checkpoint(partcl::Context& context, const fs::path& out) {
     return out / "checkpoint.bin";
 }
 
+void check_scenario_errors(const std::vector<ScenarioErrorCase>& cases) {
+    for (const auto& c : cases) {
+        INFO(c.what);
+        const std::string message = usage_error([&] { partcl::parse_scenario(c.toml, "s.toml"); });
+        INFO("message: " << message);
+        for (const auto& needle : c.needles) CHECK(contains(message, needle));
+        CHECK(message.rfind("s.toml:", 0) == 0);  // the message starts with the location
+    }
+}
+
 } // namespace partcl_test

@@ -49,6 +49,16 @@ std::vector<std::vector<double>> read_csv(const fs::path& file, std::string& hea
 std::size_t count_frames(const fs::path& dir);
 // The message of the UsageError `f` throws; a marker that no needle matches otherwise.
 std::string usage_error(const std::function<void()>& f);
+
+// A malformed scenario text and what its error message must hold.
+struct ScenarioErrorCase {
+    const char* what;
+    std::string toml;  // parsed as the file "s.toml"
+    std::vector<std::string> needles;
+};
+// Each case's parse_scenario is a UsageError whose message starts with "s.toml:" (the
+// location) and holds every needle.
+void check_scenario_errors(const std::vector<ScenarioErrorCase>& cases);
 void write_file(const fs::path& path, const std::string& text);
 std::string lower(std::string text);
 bool contains(const std::string& haystack, const std::string& needle);

@@ -29,6 +29,8 @@ using partcl_test::read_file;
 using partcl_test::TempDir;
 using partcl_test::write_file;
 using partcl_test::usage_error;
+using partcl_test::check_scenario_errors;
+using partcl_test::ScenarioErrorCase;
 namespace fs = std::filesystem;
 
 namespace {
@@ -409,12 +411,7 @@ TEST_CASE("docs/scenarios.md shows every built-in scenario verbatim") {
 }
 
 TEST_CASE("scenario errors name the file, the line and the key") {
-    struct Case {
-        const char* what;
-        std::string toml;
-        std::vector<std::string> needles;
-    };
-    const std::vector<Case> cases = {
+    const std::vector<ScenarioErrorCase> cases = {
         {"negative dt", "# a comment\n[integrator]\ndt = -1\n",
          {"s.toml:3: ", "[integrator] dt", "positive", "-1"}},
         {"n = 0", "[bodies]\n\nn = 0\n", {"s.toml:3: ", "[bodies] n", "0"}},
@@ -446,13 +443,7 @@ TEST_CASE("scenario errors name the file, the line and the key") {
          {"s.toml:1: ", "[bodies] snapshot"}},
         {"table as a key", "bodies = 3\n", {"s.toml:1: ", "bodies"}},
     };
-    for (const auto& c : cases) {
-        INFO(c.what);
-        const std::string message = usage_error([&] { parse_scenario(c.toml, "s.toml"); });
-        INFO("message: " << message);
-        for (const auto& needle : c.needles) CHECK(contains(message, needle));
-        CHECK(message.rfind("s.toml:", 0) == 0);  // the message starts with the location
-    }
+    check_scenario_errors(cases);
 }
 
 TEST_CASE("malformed TOML is a UsageError with file:line:column") {

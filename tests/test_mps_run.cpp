@@ -72,13 +72,8 @@ TEST_CASE("the MPS built-ins parse, survive to_toml and hold their set-ups") {
 }
 
 TEST_CASE("bad [fluid] input is a usage error naming the line, the key and the problem") {
-    struct Case {
-        const char* what;
-        std::string toml;
-        std::vector<std::string> needles;
-    };
     const std::string head = "[scenario]\nmodel = \"mps\"\n[fluid]\n";  // [fluid] keys from line 4
-    const std::vector<Case> cases = {
+    const std::vector<ScenarioErrorCase> cases = {
         {"water outside the tank", head + "water_width = 0.9\n",
          {"s.toml:4: ", "[fluid] water_width", "outside the tank", "0.9"}},
         {"water above the tank", head + "water_height = 0.4\n",
@@ -107,13 +102,7 @@ TEST_CASE("bad [fluid] input is a usage error naming the line, the key and the p
          {"s.toml:1: ", "[fluid]", "model = \"mps\""}},
         {"unknown model", "[scenario]\nmodel = \"sph\"\n", {"s.toml:2: ", "sph", "nbody, mps"}},
     };
-    for (const auto& c : cases) {
-        INFO(c.what);
-        const std::string message = usage_error([&] { parse_scenario(c.toml, "s.toml"); });
-        INFO("message: " << message);
-        for (const auto& needle : c.needles) CHECK(contains(message, needle));
-        CHECK(message.rfind("s.toml:", 0) == 0);
-    }
+    check_scenario_errors(cases);
     // The keys of the MPS model read in any table order (the model is known only at the end).
     const Scenario s = parse_scenario("[fluid]\nspacing = 0.01\n[scenario]\nmodel = \"mps\"\n", "s.toml");
     CHECK(s.fluid.spacing == 0.01);

@@ -67,13 +67,8 @@ TEST_CASE("the PIC built-ins parse, survive to_toml and hold their set-ups") {
 }
 
 TEST_CASE("bad [plasma] input is a usage error naming the line, the key and the problem") {
-    struct Case {
-        const char* what;
-        std::string toml;
-        std::vector<std::string> needles;
-    };
     const std::string head = "[scenario]\nmodel = \"pic\"\n[plasma]\n";  // [plasma] keys from line 4
-    const std::vector<Case> cases = {
+    const std::vector<ScenarioErrorCase> cases = {
         {"NaN dt", head + "dt = nan\n", {"s.toml:4: ", "[plasma] dt", "finite"}},
         {"unstable dt", head + "dt = 2.5\n", {"s.toml:4: ", "[plasma] dt", "unstable"}},
         {"negative length", head + "length = -1\n", {"s.toml:4: ", "[plasma] length", "positive"}},
@@ -123,13 +118,7 @@ TEST_CASE("bad [plasma] input is a usage error naming the line, the key and the 
          {"s.toml:6: ", "[[plasma.species]] 1 drift", "numbers"}},
         {"species not tables", head + "species = 3\n", {"s.toml:4: ", "[plasma] species", "array of tables"}},
     };
-    for (const auto& c : cases) {
-        INFO(c.what);
-        const std::string message = usage_error([&] { parse_scenario(c.toml, "s.toml"); });
-        INFO("message: " << message);
-        for (const auto& needle : c.needles) CHECK(contains(message, needle));
-        CHECK(message.rfind("s.toml:", 0) == 0);
-    }
+    check_scenario_errors(cases);
     Scenario changed = builtin_scenario("two-stream");
     changed.plasma.beam_speed = -1;
     CHECK(contains(usage_error([&] { validate(changed); }), "[plasma] beam_speed"));
