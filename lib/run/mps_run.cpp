@@ -123,23 +123,19 @@ MpsRun::MpsRun(Context& context, Scenario scenario, fs::path out) {
 
 MpsRun MpsRun::resume(Context& context, const fs::path& file, fs::path out, double end_time) {
     const Checkpoint c = read_checkpoint(file);
-    Scenario scenario = parse_scenario(c.scenario_toml, file.string());
+    Scenario scenario = detail::resumed_scenario(
+        c, file, "mps", "an MPS fluid one (run/nbody_run.hpp resumes N-body runs)");
     const std::string name = "checkpoint " + file.string();
-    if (scenario.model != "mps" || c.particle_types.empty())
-        throw UsageError(name + " is of a model = \"" + scenario.model +
-                         "\" run, not an MPS fluid one (run/nbody_run.hpp resumes N-body runs)");
     if (end_time != 0) scenario.fluid.end_time = end_time;
     validate(scenario);
     if (c.time >= scenario.fluid.end_time)
         throw UsageError(name + " is at t = " + std::to_string(c.time) + " s and the run ends at " +
                          std::to_string(scenario.fluid.end_time) +
                          " s: nothing to do (--end-time to run on)");
-    if (c.precision != to_string(scenario.precision))
-        throw UsageError(name + " holds " + c.precision + " state but its scenario says " +
-                         to_string(scenario.precision));
     const std::size_t n = c.particle_types.size();
     const int d = scenario.fluid.dimensions;
-    if (c.state.size() != 2 * std::size_t(d) * n || c.run_state.size() < 3 || c.run_state.size() % 3 != 0)
+    if (n == 0 || c.state.size() != 2 * std::size_t(d) * n || c.run_state.size() < 3 ||
+        c.run_state.size() % 3 != 0)
         throw UsageError(name + " does not hold a " + std::to_string(d) +
                          "-D fluid run's state (" + std::to_string(c.state.size()) + " values for " +
                          std::to_string(n) + " particles, " + std::to_string(c.run_state.size()) +

@@ -167,18 +167,13 @@ NBodyRun::NBodyRun(Context& context, Scenario scenario, fs::path out, DenseOptio
 NBodyRun NBodyRun::resume(Context& context, const fs::path& file, fs::path out,
                           std::uint64_t steps, DenseOptions dense) {
     const Checkpoint c = read_checkpoint(file);
-    Scenario scenario = parse_scenario(c.scenario_toml, file.string());
-    if (scenario.model != "nbody")
-        throw UsageError("checkpoint " + file.string() + " is of a model = \"" + scenario.model +
-                         "\" run, not an N-body run (PicRun and MpsRun resume plasma and fluid runs)");
+    Scenario scenario = detail::resumed_scenario(
+        c, file, "nbody", "an N-body run (PicRun and MpsRun resume plasma and fluid runs)");
     if (steps) scenario.steps = steps;
     if (scenario.steps <= c.step)
         throw UsageError("checkpoint " + file.string() + " is at step " + std::to_string(c.step) +
                          " and the run asks for " + std::to_string(scenario.steps) +
                          " steps: nothing to do (ask for more steps to run on)");
-    if (c.precision != to_string(scenario.precision))
-        throw UsageError("checkpoint " + file.string() + " holds " + c.precision +
-                         " state but its scenario says " + to_string(scenario.precision));
     if (c.initial_diagnostics.size() != 2)
         throw UsageError("checkpoint " + file.string() + " lacks the run's initial energy");
     check_device_memory(context, scenario, c.mass.size());

@@ -1,6 +1,6 @@
 #pragma once
-// What the runs of lib/run share: the names of numbered output files, the output directory and
-// the device description checkpoints keep.
+// What the runs of lib/run share: the names of numbered output files, the output directory, the
+// device description checkpoints keep and the checks every resume starts with.
 // Private to the library.
 #include <cstdint>
 #include <cstdio>
@@ -8,6 +8,8 @@
 #include <string>
 #include <system_error>
 
+#include <partcl/io/checkpoint.hpp>
+#include <partcl/io/scenario.hpp>
 #include <partcl/runtime/context.hpp>
 #include <partcl/runtime/error.hpp>
 
@@ -34,6 +36,20 @@ inline std::string device_names(const Context& context) {
     for (const auto& d : context.devices())
         text += (text.empty() ? "" : " + ") + d.info().name + " (" + d.info().platform + ")";
     return text;
+}
+
+// The scenario of checkpoint c (read from `file`), checked to be of `model` ("not " + `what`
+// otherwise) and of the checkpoint's precision; UsageError naming the file.
+inline Scenario resumed_scenario(const Checkpoint& c, const std::filesystem::path& file,
+                                 const char* model, const std::string& what) {
+    Scenario scenario = parse_scenario(c.scenario_toml, file.string());
+    if (scenario.model != model)
+        throw UsageError("checkpoint " + file.string() + " is of a model = \"" + scenario.model +
+                         "\" run, not " + what);
+    if (c.precision != to_string(scenario.precision))
+        throw UsageError("checkpoint " + file.string() + " holds " + c.precision +
+                         " state but its scenario says " + to_string(scenario.precision));
+    return scenario;
 }
 
 } // namespace partcl::detail

@@ -144,16 +144,10 @@ PicRun::PicRun(Context& context, Scenario scenario, fs::path out) {
 
 PicRun PicRun::resume(Context& context, const fs::path& file, fs::path out, double end_time) {
     const Checkpoint c = read_checkpoint(file);
-    Scenario scenario = parse_scenario(c.scenario_toml, file.string());
-    if (scenario.model != "pic")
-        throw UsageError("checkpoint " + file.string() + " is of a model = \"" + scenario.model +
-                         "\" run, not a PIC plasma run");
+    Scenario scenario = detail::resumed_scenario(c, file, "pic", "a PIC plasma run");
     if (end_time) scenario.plasma.end_time = end_time;
     validate(scenario);
     const Scenario::Plasma& p = scenario.plasma;
-    if (c.precision != to_string(scenario.precision))
-        throw UsageError("checkpoint " + file.string() + " holds " + c.precision +
-                         " state but its scenario says " + to_string(scenario.precision));
     const std::size_t n = c.particle_types.size(), d = std::size_t(p.dimensions);
     if (n == 0 || c.state.size() != 2 * d * n || c.initial_diagnostics.size() != 8 || c.series.size() != 3 ||
         c.series[0].size() != c.step + 1 || c.series[1].size() != c.series[0].size() ||
