@@ -40,12 +40,13 @@
 #include <iostream>
 #include <optional>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include <partcl/partcl.hpp>
 #include <partcl/io/json.hpp>
+#include <partcl/partcl.hpp>
+
+#include "common.hpp"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -64,56 +65,19 @@ struct Options {
     bool keep = false;
 };
 
-[[noreturn]] void usage_error(const std::string& message) {
-    std::cerr << "partcl_bench_build_cache: " << message << "\n"
-              << "usage: partcl_bench_build_cache [--device FILTER] [--repeat N] "
-                 "[--kernel SUBSTRING] [--driver-cache fresh|off|keep] [--keep]\n";
-    std::exit(2);
-}
-
 Options parse(int argc, char** argv) {
     Options options;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        auto value = [&]() -> std::string {
-            const auto eq = arg.find('=');
-            if (eq != std::string::npos) return arg.substr(eq + 1);
-            if (i + 1 >= argc) usage_error(arg + " needs a value");
-            return argv[++i];
-        };
-        auto is = [&](const char* name) {
-            return arg == name || arg.rfind(std::string(name) + "=", 0) == 0;
-        };
-        if (arg == "-h" || arg == "--help") {
-            std::cout << "usage: partcl_bench_build_cache [--device FILTER] [--repeat N] "
-                         "[--kernel SUBSTRING] [--driver-cache fresh|off|keep] [--keep]\n"
-                         "Prints one JSON line per (device, kernel, precision): cold build, "
-                         "warm disk-cache load, memory-cache hit.\n";
-            std::exit(0);
-        } else if (is("--device")) {
-            options.device = value();
-        } else if (is("--kernel")) {
-            options.kernel = value();
-        } else if (is("--repeat")) {
-            const std::string text = value();
-            try {
-                std::size_t used = 0;
-                options.repeat = std::stoi(text, &used);
-                if (used != text.size() || options.repeat < 1) throw std::invalid_argument(text);
-            } catch (const std::exception&) {
-                usage_error("--repeat needs a positive integer, got '" + text + "'");
-            }
-        } else if (is("--driver-cache")) {
-            options.driver_cache = value();
-            if (options.driver_cache != "fresh" && options.driver_cache != "off" &&
-                options.driver_cache != "keep")
-                usage_error("--driver-cache must be fresh, off or keep");
-        } else if (arg == "--keep") {
-            options.keep = true;
-        } else {
-            usage_error("unknown argument '" + arg + "'");
-        }
-    }
+    CLI::App app{"Prints one JSON line per (device, kernel, precision): cold build, warm "
+                 "disk-cache load, memory-cache hit.",
+                 "partcl_bench_build_cache"};
+    app.add_option("--device", options.device, "Device filter (as partcl --device)");
+    app.add_option("--kernel", options.kernel, "Only kernel files whose path holds this");
+    app.add_option("--repeat", options.repeat, "Timed builds (median)")
+        ->check(CLI::Range(1, 1000000));
+    app.add_option("--driver-cache", options.driver_cache, "The OpenCL driver's own cache")
+        ->check(CLI::IsMember({"fresh", "off", "keep"}));
+    app.add_flag("--keep", options.keep, "Keep the temporary cache directories");
+    partcl_bench::parse_or_exit(app, argc, argv);
     return options;
 }
 

@@ -1,21 +1,61 @@
 #pragma once
-// What every partcl benchmark program needs: comma-separated option lists and median timings.
+// What every partcl benchmark program needs: its command line (CLI11, with comma-separated
+// lists) and median timings.
 #include <algorithm>
 #include <chrono>
-#include <sstream>
+#include <cstdlib>
+#include <iostream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
+#include <partcl/runtime/error.hpp>
+#include <partcl/runtime/precision.hpp>
+
 namespace partcl_bench {
 
-// "a,b,c" -> {"a", "b", "c"}
-inline std::vector<std::string> split(const std::string& text) {
-    std::vector<std::string> parts;
-    std::stringstream in(text);
-    std::string part;
-    while (std::getline(in, part, ',')) parts.push_back(part);
-    return parts;
+// A comma-separated list option ("--n 1024,4096"): each item through `convert` (which may throw
+// partcl::UsageError); the list replaces `out`'s defaults when the option is given.
+template <class T, class Convert>
+CLI::Option* add_list(CLI::App& app, const std::string& name, std::vector<T>& out,
+                      Convert convert, const std::string& help) {
+    return app
+        .add_option_function<std::vector<std::string>>(
+            name,
+            [&out, convert](const std::vector<std::string>& items) {
+                out.clear();
+                for (const auto& item : items) out.push_back(convert(item));
+            },
+            help)
+        ->delimiter(',')
+        ->type_name("A,B,...");
+}
+
+// A comma-separated list of numbers.
+template <class T>
+CLI::Option* add_numbers(CLI::App& app, const std::string& name, std::vector<T>& out,
+                         const std::string& help) {
+    return app.add_option(name, out, help)->delimiter(',')->type_name("N,N,...");
+}
+
+// --precision float,double
+inline CLI::Option* add_precisions(CLI::App& app, std::vector<partcl::Precision>& out) {
+    return add_list(app, "--precision", out, partcl::parse_precision, "Precisions to measure");
+}
+
+// Parses the command line: --help prints the options and exits 0; a bad command line (CLI11's
+// errors, or a UsageError from a value) prints why and exits 2.
+inline void parse_or_exit(CLI::App& app, int argc, char** argv) {
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        std::exit(app.exit(e) == 0 ? 0 : 2);
+    } catch (const partcl::UsageError& e) {
+        std::cerr << app.get_name() << ": " << e.what() << "\n" << app.help();
+        std::exit(2);
+    }
 }
 
 inline double median(std::vector<double> v) {

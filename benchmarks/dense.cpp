@@ -15,7 +15,6 @@
 #include <iostream>
 #include <memory>
 #include <random>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -33,9 +32,7 @@ using namespace partcl;
 
 namespace {
 
-using partcl_bench::median;
-using partcl_bench::median_seconds;
-using partcl_bench::split;
+using namespace partcl_bench;
 
 struct Options {
     std::string device;
@@ -47,45 +44,22 @@ struct Options {
     bool reference = true;
 };
 
-[[noreturn]] void usage(const std::string& why) {
-    std::cerr << "partcl_bench_dense: " << why
-              << "\nusage: partcl_bench_dense [--device FILTER] [--backend B] [--n N,N,...] "
-                 "[--precision float,double] [--repeat R] [--tile T [--targets K]] [--autotune] "
-                 "[--fast-math] "
-                 "[--no-reference]\n";
-    std::exit(2);
-}
-
 Options parse(int argc, char** argv) {
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) usage(a + " needs a value");
-            return argv[++i];
-        };
-        try {
-            if (a == "--device") o.device = value();
-            else if (a == "--backend") o.backend = value();
-            else if (a == "--n") {
-                o.sizes.clear();
-                for (const auto& s : split(value())) o.sizes.push_back(std::stoul(s));
-            } else if (a == "--precision") {
-                o.precisions.clear();
-                for (const auto& s : split(value())) o.precisions.push_back(parse_precision(s));
-            } else if (a == "--repeat") o.repeat = std::max(1, std::stoi(value()));
-            else if (a == "--tile") o.dense.tile = std::stoul(value());
-            else if (a == "--targets") o.dense.targets = std::stoul(value());
-            else if (a == "--autotune") o.dense.autotune = true;
-            else if (a == "--fast-math") o.dense.fast_math = true;
-            else if (a == "--no-reference") o.reference = false;
-            else usage("unknown option " + a);
-        } catch (const std::invalid_argument&) {
-            usage("bad value for " + a);
-        } catch (const UsageError& e) {
-            usage(e.what());
-        }
-    }
+    CLI::App app{"Dense N-body against the OpenMP reference", "partcl_bench_dense"};
+    app.add_option("--device", o.device, "Device filter (as partcl --device)");
+    app.add_option("--backend", o.backend, "auto, opencl or cuda");
+    add_numbers(app, "--n", o.sizes, "Body counts");
+    add_precisions(app, o.precisions);
+    app.add_option("--repeat", o.repeat, "Evaluations per timed block");
+    auto* tile = app.add_option("--tile", o.dense.tile, "Force this tile (work-group) size");
+    app.add_option("--targets", o.dense.targets, "Targets per work-item of the forced tile")
+        ->needs(tile);
+    app.add_flag("--autotune", o.dense.autotune, "Time the candidate shapes first");
+    app.add_flag("--fast-math", o.dense.fast_math, "Build with -cl-fast-relaxed-math");
+    app.add_flag("!--no-reference", o.reference, "Skip the OpenMP reference");
+    parse_or_exit(app, argc, argv);
+    o.repeat = std::max(1, o.repeat);
     return o;
 }
 

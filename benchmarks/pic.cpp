@@ -19,7 +19,6 @@
 #include <cstdio>
 #include <iostream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,8 +35,7 @@ using namespace partcl;
 
 namespace {
 
-using partcl_bench::median;
-using partcl_bench::split;
+using namespace partcl_bench;
 
 struct Options {
     std::string device;
@@ -50,54 +48,25 @@ struct Options {
     bool reference = true;
 };
 
-[[noreturn]] void usage(const std::string& why) {
-    std::cerr << "partcl_bench_pic: " << why
-              << "\nusage: partcl_bench_pic [--device FILTER] [--dims 1,2,3] [--grid G,G,...] "
-                 "[--n N,N,...] [--precision float,double] [--deposit gather,atomic] "
-                 "[--steps S] [--no-reference]\n";
-    std::exit(2);
-}
-
 Options parse(int argc, char** argv) {
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) usage(a + " needs a value");
-            return argv[++i];
-        };
-        try {
-            if (a == "--device") o.device = value();
-            else if (a == "--dims") {
-                o.dims.clear();
-                for (const auto& s : split(value())) o.dims.push_back(std::stoi(s));
-            } else if (a == "--grid") {
-                o.grids.clear();
-                for (const auto& s : split(value())) o.grids.push_back(std::uint32_t(std::stoul(s)));
-            } else if (a == "--n") {
-                o.sizes.clear();
-                for (const auto& s : split(value())) o.sizes.push_back(std::stoul(s));
-            } else if (a == "--precision") {
-                o.precisions.clear();
-                for (const auto& s : split(value())) o.precisions.push_back(parse_precision(s));
-            } else if (a == "--deposit") {
-                o.deposits.clear();
-                for (const auto& s : split(value())) {
-                    if (s == "gather") o.deposits.push_back(PicDeposit::gather);
-                    else if (s == "atomic") o.deposits.push_back(PicDeposit::atomic);
-                    else usage("--deposit takes gather and atomic");
-                }
-            } else if (a == "--steps") o.steps = std::max(1, std::stoi(value()));
-            else if (a == "--no-reference") o.reference = false;
-            else usage("unknown option " + a);
-        } catch (const std::invalid_argument&) {
-            usage("bad value for " + a);
-        } catch (const UsageError& e) {
-            usage(e.what());
-        }
-    }
-    for (int d : o.dims)
-        if (d < 1 || d > 3) usage("--dims takes 1, 2 and 3");
+    CLI::App app{"Electrostatic PIC against the OpenMP reference", "partcl_bench_pic"};
+    app.add_option("--device", o.device, "Device filter (as partcl --device)");
+    add_numbers(app, "--dims", o.dims, "Dimensions")->check(CLI::IsMember({1, 2, 3}));
+    add_numbers(app, "--grid", o.grids, "Grid nodes per axis");
+    add_numbers(app, "--n", o.sizes, "Particle counts");
+    add_precisions(app, o.precisions);
+    add_list(app, "--deposit", o.deposits,
+             [](const std::string& s) {
+                 if (s == "gather") return PicDeposit::gather;
+                 if (s == "atomic") return PicDeposit::atomic;
+                 throw UsageError("--deposit takes gather and atomic, not '" + s + "'");
+             },
+             "gather, atomic");
+    app.add_option("--steps", o.steps, "Steps per timed block");
+    app.add_flag("!--no-reference", o.reference, "Skip the OpenMP reference");
+    parse_or_exit(app, argc, argv);
+    o.steps = std::max(1, o.steps);
     return o;
 }
 

@@ -23,7 +23,6 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -41,9 +40,7 @@ using namespace partcl;
 
 namespace {
 
-using partcl_bench::median;
-using partcl_bench::median_seconds;
-using partcl_bench::split;
+using namespace partcl_bench;
 
 constexpr double softening = 0.01;
 
@@ -62,59 +59,33 @@ struct Options {
     std::size_t sample = 16384;  // targets whose error is measured (0: all)
 };
 
-[[noreturn]] void usage(const std::string& why) {
-    std::cerr << "partcl_bench_tree: " << why
-              << "\nusage: partcl_bench_tree [--device FILTER] [--n N,N,...] "
-                 "[--precision float,double] [--theta T,T,...] [--leaf-size L] "
-                 "[--traversal stackless,nested] [--group-size G,G,...] [--stage S,S,...] [--repeat R] [--no-dense] "
-                 "[--error-sample K]\n";
-    std::exit(2);
-}
-
 Options parse(int argc, char** argv) {
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) usage(a + " needs a value");
-            return argv[++i];
-        };
-        try {
-            if (a == "--device") o.device = value();
-            else if (a == "--backend") o.backend = value();
-            else if (a == "--n") {
-                o.sizes.clear();
-                for (const auto& s : split(value())) o.sizes.push_back(std::stoul(s));
-            } else if (a == "--precision") {
-                o.precisions.clear();
-                for (const auto& s : split(value())) o.precisions.push_back(parse_precision(s));
-            } else if (a == "--theta") {
-                o.thetas.clear();
-                for (const auto& s : split(value())) o.thetas.push_back(std::stod(s));
-            } else if (a == "--leaf-size") o.leaf_size = std::stoul(value());
-            else if (a == "--traversal") {
-                o.traversals.clear();
-                for (const auto& s : split(value())) o.traversals.push_back(parse_tree_traversal(s));
-            } else if (a == "--group-size") {
-                o.group_sizes.clear();
-                for (const auto& s : split(value())) o.group_sizes.push_back(std::stoul(s));
-                // The per-body walk first: the others are compared with it.
-                std::sort(o.group_sizes.begin(), o.group_sizes.end());
-            } else if (a == "--stage") {
-                o.stage_sizes.clear();
-                for (const auto& s : split(value()))
-                    o.stage_sizes.push_back(s == "auto" ? std::nullopt
-                                                        : std::optional<std::size_t>(std::stoul(s)));
-            } else if (a == "--repeat") o.repeat = std::max(1, std::stoi(value()));
-            else if (a == "--no-dense") o.dense = false;
-            else if (a == "--error-sample") o.sample = std::stoul(value());
-            else usage("unknown option " + a);
-        } catch (const std::invalid_argument&) {
-            usage("bad value for " + a);
-        } catch (const UsageError& e) {
-            usage(e.what());
-        }
-    }
+    CLI::App app{"Tree N-body against dense and the float64 reference", "partcl_bench_tree"};
+    app.add_option("--device", o.device, "Device filter (as partcl --device)");
+    app.add_option("--backend", o.backend, "auto, opencl or cuda");
+    add_numbers(app, "--n", o.sizes, "Body counts");
+    add_precisions(app, o.precisions);
+    add_numbers(app, "--theta", o.thetas, "Opening angles");
+    app.add_option("--leaf-size", o.leaf_size, "Most bodies in a leaf");
+    add_list(app, "--traversal", o.traversals, parse_tree_traversal, "stackless, nested");
+    add_numbers(app, "--group-size", o.group_sizes, "Walk group sizes (1: per-body walk)");
+    add_list(app, "--stage", o.stage_sizes,
+             [](const std::string& s) {
+                 if (s == "auto") return std::optional<std::size_t>();
+                 std::size_t size = 0;
+                 if (!CLI::detail::lexical_cast(s, size))
+                     throw UsageError("--stage takes auto or a number, not '" + s + "'");
+                 return std::optional<std::size_t>(size);
+             },
+             "Staged batch sizes, or auto (the model's choice)");
+    app.add_option("--repeat", o.repeat, "Timed runs (median)");
+    app.add_flag("!--no-dense", o.dense, "Skip the dense comparison");
+    app.add_option("--error-sample", o.sample, "Bodies whose error is measured (0: all)");
+    parse_or_exit(app, argc, argv);
+    o.repeat = std::max(1, o.repeat);
+    // The per-body walk first: the others are compared with it.
+    std::sort(o.group_sizes.begin(), o.group_sizes.end());
     return o;
 }
 
