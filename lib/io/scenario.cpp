@@ -596,6 +596,14 @@ std::string non_negative(double v) {
     if (!std::isfinite(v)) return finite(v);
     return v >= 0 ? ok() : "must not be negative (got " + format_number(v) + ")";
 }
+// An interval of a run of length end_time that writes something every `every`: 0 (never) or
+// at most 10^5 of them.
+std::string interval_or_zero(double every, double end_time) {
+    if (auto p = non_negative(every); !p.empty()) return p;
+    return every == 0 || end_time / every <= 1e5
+               ? ok()
+               : "must be 0 or at least end_time / 10^5 (got " + format_number(every) + ")";
+}
 std::string count_limit(std::uint64_t v) {
     return v <= std::uint64_t(std::numeric_limits<std::int64_t>::max())
                ? ok()
@@ -1001,20 +1009,10 @@ const std::vector<Field>& schema() {
          },
          "[s] between CSV rows"},
         {"fluid", "frame_every", RealRef([](S& s) -> double& { return s.fluid.frame_every; }),
-         [](const S& s) {
-             if (auto p = non_negative(s.fluid.frame_every); !p.empty()) return p;
-             return s.fluid.frame_every == 0 || s.fluid.end_time / s.fluid.frame_every <= 1e5
-                        ? ok()
-                        : "must be 0 or at least end_time / 10^5 (got " + format_number(s.fluid.frame_every) + ")";
-         },
+         [](const S& s) { return interval_or_zero(s.fluid.frame_every, s.fluid.end_time); },
          "[s] between frames, 0 = none"},
         {"fluid", "checkpoint_every", RealRef([](S& s) -> double& { return s.fluid.checkpoint_every; }),
-         [](const S& s) {
-             if (auto p = non_negative(s.fluid.checkpoint_every); !p.empty()) return p;
-             return s.fluid.checkpoint_every == 0 || s.fluid.end_time / s.fluid.checkpoint_every <= 1e5
-                        ? ok()
-                        : "must be 0 or at least end_time / 10^5 (got " + format_number(s.fluid.checkpoint_every) + ")";
-         },
+         [](const S& s) { return interval_or_zero(s.fluid.checkpoint_every, s.fluid.end_time); },
          "[s] between checkpoints, 0 = at the end only"},
         {"plasma", "setup", TextRef([](S& s) -> std::string& { return s.plasma.setup; }),
          [](const S& s) { return one_of(s.plasma.setup, plasma_setup_names(), "a plasma set-up"); },
