@@ -105,6 +105,7 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
         throw UsageError("tree gravity: stage_size must be in [0, " + std::to_string(max_stage_size) +
                          "] (got " + std::to_string(*options_.stage_size) + ")");
     require_precision(info, precision);
+    root_box_ = RealBuffer(context, precision, 6 * root_partials);
 
     BuildOptions build_options;
     build_options.precision = precision;
@@ -140,7 +141,6 @@ std::size_t TreeGravity::stage_size() const noexcept {
 
 void TreeGravity::reserve(std::size_t n) {
     const std::size_t nodes = std::size_t(2) << levels_for(n, options_.leaf_size);
-    if (root_box_.size() == 0) root_box_ = RealBuffer(context_, precision_, 6 * root_partials);
     if (n > capacity_) {
         perm_ = Buffer<std::uint32_t>(context_, n);
         perm_scratch_ = Buffer<std::uint32_t>(context_, n);
