@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -77,6 +78,31 @@ double median_seconds(int repeat, F&& run) {
         times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
     }
     return median(times);
+}
+
+// A device and a reference taking turns, three rounds: each round times one block of the
+// device (`device()`, seconds) and then, when `reference` is set, one of the reference.
+// Medians of each side's blocks, and of the rounds' ratios (reference time over device time).
+struct Turns {
+    double device = 0, reference = 0, ratio = 0;
+};
+
+template <class Device>
+Turns take_turns(Device&& device, const std::function<double()>& reference) {
+    std::vector<double> times, reference_times, ratios;
+    for (int round = 0; round < 3; ++round) {
+        times.push_back(device());
+        if (!reference) continue;
+        reference_times.push_back(reference());
+        ratios.push_back(reference_times.back() / times.back());
+    }
+    Turns turns;
+    turns.device = median(times);
+    if (reference) {
+        turns.reference = median(reference_times);
+        turns.ratio = median(ratios);
+    }
+    return turns;
 }
 
 } // namespace partcl_bench

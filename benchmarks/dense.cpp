@@ -118,15 +118,11 @@ int main(int argc, char** argv) {
                         !o.reference ? std::function<void()>()
                         : precision == Precision::float64 ? reference_of<double>(b)
                                                           : reference_of<float>(b);
-                    std::vector<double> times, reference_times, ratios;
-                    for (int round = 0; round < 3; ++round) {
-                        const double t = median_seconds(o.repeat, evaluate);
-                        times.push_back(t);
-                        if (!reference) continue;
-                        reference_times.push_back(median_seconds(o.repeat, reference));
-                        ratios.push_back(reference_times.back() / t);
-                    }
-                    const double seconds = median(times);
+                    const Turns turns = take_turns(
+                        [&] { return median_seconds(o.repeat, evaluate); },
+                        reference ? std::function<double()>([&] { return median_seconds(o.repeat, reference); })
+                                  : std::function<double()>());
+                    const double seconds = turns.device;
                     const double rate = double(n) * double(n) / seconds;
                     std::printf("{\"bench\":\"dense\",\"device\":%s,\"platform\":%s,"
                                 "\"backend\":\"%s\",\"n\":%zu,"
@@ -142,12 +138,12 @@ int main(int argc, char** argv) {
                                 gravity.shape_origin(0).c_str(),
                                 o.dense.fast_math ? "true" : "false", seconds, rate);
                     if (reference) {
-                        const double ref = median(reference_times);
+                        const double ref = turns.reference;
                         std::printf(",\"reference\":\"openmp\",\"reference_threads\":%d,"
                                     "\"reference_seconds\":%.6g,\"reference_interactions_per_s\":%.4g,"
                                     "\"ratio\":%.3f",
                                     omp_get_max_threads(), ref, double(n) * double(n) / ref,
-                                    median(ratios));
+                                    turns.ratio);
                     }
                     std::printf("}\n");
                     std::fflush(stdout);

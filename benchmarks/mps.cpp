@@ -112,19 +112,18 @@ int main(int argc, char** argv) {
                                   << " N=" << n << "...\n";
                         MpsFluid fluid(context, precision, p, s.particles, s.lower, s.upper);
                         for (int k = 0; k < 50; ++k) fluid.step();
-                        std::vector<double> times, reference_times, ratios;
-                        for (int round = 0; round < 3; ++round) {
-                            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-                            const auto start = Clock::now();
-                            for (int k = 0; k < o.steps; ++k) fluid.step();
-                            times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
-                            if (!o.reference) continue;
-                            reference_times.push_back(precision == Precision::float64
-                                                          ? reference_seconds<double>(p, fluid, o.steps)
-                                                          : reference_seconds<float>(p, fluid, o.steps));
-                            ratios.push_back(reference_times.back() / times.back());
-                        }
-                        const double seconds = median(times) / o.steps;
+                        const Turns turns = take_turns(
+                            [&] {
+                                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                                const auto start = Clock::now();
+                                for (int k = 0; k < o.steps; ++k) fluid.step();  // waits (CFL)
+                                return std::chrono::duration<double>(Clock::now() - start).count();
+                            },
+                            !o.reference ? std::function<double()>()
+                            : precision == Precision::float64
+                                ? std::function<double()>([&] { return reference_seconds<double>(p, fluid, o.steps); })
+                                : std::function<double()>([&] { return reference_seconds<float>(p, fluid, o.steps); }));
+                        const double seconds = turns.device / o.steps;
                         std::printf("{\"bench\":\"mps\",\"device\":%s,\"platform\":%s,\"dims\":%d,"
                                     "\"n\":%zu,\"fluid\":%zu,\"precision\":\"%s\",\"steps\":%d,"
                                     "\"seconds_per_step\":%.6g,\"particle_steps_per_s\":%.4g",
@@ -133,11 +132,11 @@ int main(int argc, char** argv) {
                                     s.particles.count(MpsType::fluid), to_string(precision), o.steps,
                                     seconds, double(n) / seconds);
                         if (o.reference) {
-                            const double ref = median(reference_times) / o.steps;
+                            const double ref = turns.reference / o.steps;
                             std::printf(",\"reference\":\"openmp\",\"reference_threads\":%d,"
                                         "\"reference_seconds_per_step\":%.6g,"
                                         "\"reference_particle_steps_per_s\":%.4g,\"ratio\":%.3f",
-                                        omp_get_max_threads(), ref, double(n) / ref, median(ratios));
+                                        omp_get_max_threads(), ref, double(n) / ref, turns.ratio);
                         }
                         std::printf("}\n");
                         std::fflush(stdout);

@@ -133,23 +133,21 @@ int main(int argc, char** argv) {
                                 const double dt = 0.1;
                                 pic.step(dt);  // warm-up (builds, plans)
                                 queue.finish();
-                                std::vector<double> times, reference_times, ratios;
-                                for (int round = 0; round < 3; ++round) {
-                                    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-                                    const auto t0 = Clock::now();
-                                    for (int k = 0; k < o.steps; ++k) pic.step(dt);
-                                    // A step returns with its deposit, FFTs and field still
-                                    // queued: the clock stops when they are done.
-                                    queue.finish();
-                                    times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
-                                    if (!o.reference) continue;
-                                    reference_times.push_back(
-                                        precision == Precision::float64
-                                            ? reference_seconds<double>(grid, pic, dt, o.steps)
-                                            : reference_seconds<float>(grid, pic, dt, o.steps));
-                                    ratios.push_back(reference_times.back() / times.back());
-                                }
-                                const double seconds = median(times) / o.steps;
+                                const Turns turns = take_turns(
+                                    [&] {
+                                        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                                        const auto t0 = Clock::now();
+                                        for (int k = 0; k < o.steps; ++k) pic.step(dt);
+                                        // A step returns with its deposit, FFTs and field still
+                                        // queued: the clock stops when they are done.
+                                        queue.finish();
+                                        return std::chrono::duration<double>(Clock::now() - t0).count();
+                                    },
+                                    !o.reference ? std::function<double()>()
+                                    : precision == Precision::float64
+                                        ? std::function<double()>([&] { return reference_seconds<double>(grid, pic, dt, o.steps); })
+                                        : std::function<double()>([&] { return reference_seconds<float>(grid, pic, dt, o.steps); }));
+                                const double seconds = turns.device / o.steps;
                                 std::printf("{\"bench\":\"pic\",\"device\":%s,\"platform\":%s,"
                                             "\"dims\":%d,\"grid\":%u,\"n\":%zu,\"precision\":\"%s\","
                                             "\"deposit\":\"%s\",\"steps\":%d,"
@@ -159,12 +157,12 @@ int main(int argc, char** argv) {
                                             to_string(precision), name, o.steps, seconds,
                                             double(n) / seconds);
                                 if (o.reference) {
-                                    const double ref = median(reference_times) / o.steps;
+                                    const double ref = turns.reference / o.steps;
                                     std::printf(",\"reference\":\"openmp\",\"reference_threads\":%d,"
                                                 "\"reference_seconds_per_step\":%.6g,"
                                                 "\"reference_particle_steps_per_s\":%.4g,\"ratio\":%.3f",
                                                 omp_get_max_threads(), ref, double(n) / ref,
-                                                median(ratios));
+                                                turns.ratio);
                                 }
                                 std::printf("}\n");
                                 std::fflush(stdout);
