@@ -54,6 +54,35 @@ INLINE uint pic_cell(const real x, const real inverse_dx, const uint n, PRIVATE 
     return c;
 }
 
+/* Cell and fractions of particle s along every axis. */
+INLINE void pic_locate(GLOBAL const real* positions, const uint stride, const uint s,
+                       const real inverse_dx, const uint nx, const uint ny, const uint nz,
+                       PRIVATE uint* cell, PRIVATE real* frac)
+{
+    for (int k = 0; k < PIC_DIMENSIONS; ++k)
+        cell[k] = pic_cell(positions[k * stride + s], inverse_dx, pic_axis_size(k, nx, ny, nz),
+                           &frac[k]);
+}
+
+/* Corner b in [0, PIC_CORNERS) of a particle's cell: its node (wrapping periodically) and w
+ * times the corner's cloud-in-cell weight. The atomic deposit and the push's gather share it,
+ * so a particle exerts no force on itself. */
+INLINE real pic_corner(const int b, PRIVATE const uint* cell, PRIVATE const real* frac, real w,
+                       const uint nx, const uint ny, const uint nz, PRIVATE uint* node)
+{
+    uint at = 0u, scale = 1u;
+    for (int k = 0; k < PIC_DIMENSIONS; ++k) {
+        const uint size = pic_axis_size(k, nx, ny, nz);
+        const uint up = (uint)(b >> k) & 1u;
+        const uint c = cell[k] + up;
+        at += (c == size ? 0u : c) * scale;
+        scale *= size;
+        w *= up ? frac[k] : REAL_C(1.0) - frac[k];
+    }
+    *node = at;
+    return w;
+}
+
 /* Coordinates of node or cell g, x fastest. Written with explicit products rather than % next
  * to /: LLVM then inserts a `freeze` instruction that Oclgrind 21.10's checker cannot follow. */
 INLINE void pic_coordinates(const uint g, const uint nx, const uint ny, PRIVATE uint* c)
@@ -76,21 +105,11 @@ KERNEL void pic_deposit_atomic(const uint n, const uint stride, GLOBAL const rea
     if (s >= n) return;
     uint cell[3] = {0u, 0u, 0u};
     real frac[3] = {REAL_C(0.0), REAL_C(0.0), REAL_C(0.0)};
-    for (int k = 0; k < PIC_DIMENSIONS; ++k)
-        cell[k] = pic_cell(positions[k * stride + s], inverse_dx, pic_axis_size(k, nx, ny, nz),
-                           &frac[k]);
+    pic_locate(positions, stride, s, inverse_dx, nx, ny, nz, cell, frac);
     const real q = species_density[species[s]];
     for (int b = 0; b < PIC_CORNERS; ++b) {
-        real w = q;
-        uint node = 0u, scale = 1u;
-        for (int k = 0; k < PIC_DIMENSIONS; ++k) {
-            const uint size = pic_axis_size(k, nx, ny, nz);
-            const uint up = (uint)(b >> k) & 1u;
-            const uint c = cell[k] + up;
-            node += (c == size ? 0u : c) * scale;
-            scale *= size;
-            w *= up ? frac[k] : REAL_C(1.0) - frac[k];
-        }
+        uint node;
+        const real w = pic_corner(b, cell, frac, q, nx, ny, nz, &node);
         PIC_ATOMIC_ADD(&rho[2u * node], w);
     }
 }
@@ -188,21 +207,11 @@ KERNEL void pic_push(const uint n, const uint stride, GLOBAL real* positions,
     const uint points = nx * ny * nz;
     uint cell[3] = {0u, 0u, 0u};
     real frac[3] = {REAL_C(0.0), REAL_C(0.0), REAL_C(0.0)};
-    for (int k = 0; k < PIC_DIMENSIONS; ++k)
-        cell[k] = pic_cell(positions[k * stride + s], inverse_dx, pic_axis_size(k, nx, ny, nz),
-                           &frac[k]);
+    pic_locate(positions, stride, s, inverse_dx, nx, ny, nz, cell, frac);
     real e[3] = {REAL_C(0.0), REAL_C(0.0), REAL_C(0.0)};
     for (int b = 0; b < PIC_CORNERS; ++b) {
-        real w = REAL_C(1.0);
-        uint node = 0u, scale = 1u;
-        for (int k = 0; k < PIC_DIMENSIONS; ++k) {
-            const uint size = pic_axis_size(k, nx, ny, nz);
-            const uint up = (uint)(b >> k) & 1u;
-            const uint c = cell[k] + up;
-            node += (c == size ? 0u : c) * scale;
-            scale *= size;
-            w *= up ? frac[k] : REAL_C(1.0) - frac[k];
-        }
+        uint node;
+        const real w = pic_corner(b, cell, frac, REAL_C(1.0), nx, ny, nz, &node);
         for (int k = 0; k < PIC_DIMENSIONS; ++k) e[k] += w * field[k * points + node];
     }
     const real qm = species_charge_over_mass[species[s]];
