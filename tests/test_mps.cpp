@@ -19,6 +19,28 @@ namespace {
 
 bool has_fp64() { return test_context().device(0).info().fp64; }
 
+// A small dam break in a closed tank (2-D 0.2 x 0.1 m, 3-D 0.1 x 0.05 x 0.06 m, l0 = 1 cm),
+// sound speed 10 m/s.
+struct SmallDamBreak {
+    MpsScene scene;
+    MpsParameters parameters;
+};
+
+SmallDamBreak small_dam_break(int dims) {
+    MpsTank tank;
+    tank.dimensions = dims;
+    tank.spacing = 0.01;
+    tank.tank = dims == 2 ? std::array<double, 3>{0.2, 0.1, 0} : std::array<double, 3>{0.1, 0.05, 0.06};
+    tank.water = dims == 2 ? std::array<double, 3>{0.05, 0.05, 0} : std::array<double, 3>{0.03, 0.05, 0.03};
+    SmallDamBreak d{mps_tank(tank), {}};
+    MpsParameters& p = d.parameters;
+    p.dimensions = dims;
+    p.spacing = tank.spacing;
+    p.gravity = dims == 2 ? std::array<double, 3>{0, -9.81, 0} : std::array<double, 3>{0, 0, -9.81};
+    p.sound_speed = 10;
+    return d;
+}
+
 } // namespace
 
 TEST_SUITE("mps") {
@@ -84,17 +106,8 @@ TEST_CASE("a whole MpsFluid step in double matches the CPU reference step") {
     Context& context = test_context();
     for (int dims : {2, 3}) {
         CAPTURE(dims);
-        MpsTank tank;
-        tank.dimensions = dims;
-        tank.spacing = 0.01;
-        tank.tank = dims == 2 ? std::array<double, 3>{0.2, 0.1, 0} : std::array<double, 3>{0.1, 0.05, 0.06};
-        tank.water = dims == 2 ? std::array<double, 3>{0.05, 0.05, 0} : std::array<double, 3>{0.03, 0.05, 0.03};
-        const MpsScene scene = mps_tank(tank);
-        MpsParameters p;
-        p.dimensions = dims;
-        p.spacing = tank.spacing;
-        p.gravity = dims == 2 ? std::array<double, 3>{0, -9.81, 0} : std::array<double, 3>{0, 0, -9.81};
-        p.sound_speed = 10;
+        const auto [scene, small] = small_dam_break(dims);
+        MpsParameters p = small;
         p.viscosity = 1e-3;  // large enough to count
         MpsFluid fluid(context, Precision::float64, p, scene.particles, scene.lower, scene.upper, memory_cache());
         for (int s = 0; s < 300; ++s) fluid.step();
@@ -190,17 +203,7 @@ TEST_CASE("steps keep every particle, walls stay put, time follows the CFL limit
             if (precision == Precision::float64 && !has_fp64()) continue;
             CAPTURE(dims);
             CAPTURE(std::string(to_string(precision)));
-            MpsTank tank;
-            tank.dimensions = dims;
-            tank.spacing = 0.01;
-            tank.tank = dims == 2 ? std::array<double, 3>{0.2, 0.1, 0} : std::array<double, 3>{0.1, 0.05, 0.06};
-            tank.water = dims == 2 ? std::array<double, 3>{0.05, 0.05, 0} : std::array<double, 3>{0.03, 0.05, 0.03};
-            const MpsScene scene = mps_tank(tank);
-            MpsParameters p;
-            p.dimensions = dims;
-            p.spacing = tank.spacing;
-            p.gravity = dims == 2 ? std::array<double, 3>{0, -9.81, 0} : std::array<double, 3>{0, 0, -9.81};
-            p.sound_speed = 10;
+            const auto [scene, p] = small_dam_break(dims);
             MpsFluid fluid(context, precision, p, scene.particles, scene.lower, scene.upper, memory_cache());
             const double first_dt = fluid.next_dt();
             CHECK(first_dt == doctest::Approx(0.2 * 0.01 / 10));
