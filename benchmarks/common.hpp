@@ -64,6 +64,17 @@ inline double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
+// Wall time of `count` runs of `run` in a row, after a pause (in which another side's idle
+// threads stop spinning).
+template <class F>
+double block_seconds(int count, F&& run) {
+    using Clock = std::chrono::steady_clock;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const auto start = Clock::now();
+    for (int i = 0; i < count; ++i) run();
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
 // Median wall time of `repeat` runs, after a pause (in which another side's idle threads stop
 // spinning) and one untimed run.
 template <class F>

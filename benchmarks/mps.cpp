@@ -26,7 +26,6 @@
 
 #include <omp.h>
 
-using Clock = std::chrono::steady_clock;
 using namespace partcl;
 
 namespace {
@@ -87,10 +86,7 @@ double reference_seconds(const MpsParameters& p, const MpsFluid& fluid, int step
     reference::MpsStep<T> step(p, fluid.cells().grid(), fluid.n0(), fluid.n0_laplacian(), fluid.lambda0());
     const double dt = fluid.next_dt();
     step.step(r, u, type, pressure, dt);  // warm-up
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    const auto start = Clock::now();
-    for (int s = 0; s < steps; ++s) step.step(r, u, type, pressure, dt);
-    return std::chrono::duration<double>(Clock::now() - start).count();
+    return block_seconds(steps, [&] { step.step(r, u, type, pressure, dt); });
 }
 
 } // namespace
@@ -113,12 +109,7 @@ int main(int argc, char** argv) {
                         MpsFluid fluid(context, precision, p, s.particles, s.lower, s.upper);
                         for (int k = 0; k < 50; ++k) fluid.step();
                         const Turns turns = take_turns(
-                            [&] {
-                                std::this_thread::sleep_for(std::chrono::milliseconds(50));
-                                const auto start = Clock::now();
-                                for (int k = 0; k < o.steps; ++k) fluid.step();  // waits (CFL)
-                                return std::chrono::duration<double>(Clock::now() - start).count();
-                            },
+                            [&] { return block_seconds(o.steps, [&] { fluid.step(); }); },  // waits (CFL)
                             !o.reference ? std::function<double()>()
                             : precision == Precision::float64
                                 ? std::function<double()>([&] { return reference_seconds<double>(p, fluid, o.steps); })

@@ -30,7 +30,6 @@
 
 #include <omp.h>
 
-using Clock = std::chrono::steady_clock;
 using namespace partcl;
 
 namespace {
@@ -93,10 +92,7 @@ double reference_seconds(const PicGrid& grid, const ElectrostaticPic& pic, doubl
     std::vector<std::uint32_t> species = now.species;
     reference::PicStep<T> step(grid, plasma);
     step.step(x, v, species, dt, dt);  // warm-up
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    const auto start = Clock::now();
-    for (int s = 0; s < steps; ++s) step.step(x, v, species, dt, dt);
-    return std::chrono::duration<double>(Clock::now() - start).count();
+    return block_seconds(steps, [&] { step.step(x, v, species, dt, dt); });
 }
 
 } // namespace
@@ -135,13 +131,12 @@ int main(int argc, char** argv) {
                                 queue.finish();
                                 const Turns turns = take_turns(
                                     [&] {
-                                        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-                                        const auto t0 = Clock::now();
-                                        for (int k = 0; k < o.steps; ++k) pic.step(dt);
                                         // A step returns with its deposit, FFTs and field still
                                         // queued: the clock stops when they are done.
-                                        queue.finish();
-                                        return std::chrono::duration<double>(Clock::now() - t0).count();
+                                        return block_seconds(1, [&] {
+                                            for (int k = 0; k < o.steps; ++k) pic.step(dt);
+                                            queue.finish();
+                                        });
                                     },
                                     !o.reference ? std::function<double()>()
                                     : precision == Precision::float64
