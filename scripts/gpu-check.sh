@@ -111,9 +111,10 @@ fi
 if part tree; then
     log "tree benchmark (Plummer, float): per-body walk against group walks, unstaged and staged"
     T=build-gpu/benchmarks/partcl_bench_tree
-    PARTCL_DEVICE=gpu $T --backend cuda --n 262144,1048576 --precision float --error-sample 4096 \
-        --theta 0.3,0.4,0.5,0.6 --group-size 1,32,64 --stage auto,256 --traversal stackless \
-        --repeat 3 >>"$OUT/tree.jsonl" 2>>"$OUT/log.txt"
+    # GPU_CHECK_TREE_ARGS replaces the sweep's arguments (a narrower sweep while tuning).
+    PARTCL_DEVICE=gpu $T --backend cuda ${GPU_CHECK_TREE_ARGS:---n 262144,1048576 --precision float \
+        --error-sample 4096 --theta 0.3,0.4,0.5,0.6 --group-size 1,32,64 --stage auto,256 \
+        --traversal stackless --repeat 3} >>"$OUT/tree.jsonl" 2>>"$OUT/log.txt"
     PARTCL_DEVICE=gpu $T --backend cuda --n 1048576 --precision float --theta 0.5 \
         --group-size 32,64 --traversal nested --repeat 3 --no-dense \
         >>"$OUT/tree.jsonl" 2>>"$OUT/log.txt"

@@ -300,7 +300,7 @@ DeviceTree<T> build_device_tree(Precision precision, std::size_t n, std::size_t 
     t.bpos = Buffer<T>(context, t.pos);
     t.bm = Buffer<T>(context, t.m);
     t.box = Buffer<T>(context, 6 * t.nodes);
-    t.node = Buffer<T>(context, 5 * t.nodes);
+    t.node = Buffer<T>(context, 11 * t.nodes);
     t.keys = Buffer<T>(context, n);
     t.sorted = Buffer<T>(context, 4 * n);
     t.perm = Buffer<cl_uint>(context, n);
@@ -405,8 +405,8 @@ void run_tree_build_kernel(Precision precision) {
 
 // nbody/tree_force.cl over a tree built as above: both traversals, with and without the
 // potential, walk groups of 1 (per body, n not a power of two: empty groups) and of 4 (the
-// last work-group partly past the groups) unstaged and staged 3 at a time (leaves of 3 split
-// over batches), into a derivative-shaped buffer (offset 3n). At
+// last work-group partly past the groups) alone and listed (a list of 4: applied every round
+// that lists a node; the shared stack at its bound, 2 * 4 * (levels + 1)), into a derivative-shaped buffer (offset 3n). At
 // theta = 0 every node opens, so the result is the direct sum (the dense bound); at
 // theta = 0.6 every output is written and finite.
 template <class T>
@@ -418,7 +418,7 @@ void run_tree_force_typed(Precision precision) {
     take_recycled_slots(context);
     auto& keep = kept<DeviceTree<T>>();
     auto& outputs = kept<Buffer<T>>();
-    const std::pair<std::size_t, std::size_t> walks[] = {{1, 0}, {4, 0}, {4, 3}};
+    const std::pair<std::size_t, std::size_t> walks[] = {{1, 0}, {4, 0}, {4, 4}};
     for (std::size_t n : {37, 1})
         for (double theta : {0.0, 0.6}) {
             const std::uint32_t seed = fresh_seed();
@@ -439,6 +439,7 @@ void run_tree_force_typed(Precision precision) {
                         options.define("TREE_STACKLESS", stackless).define("TREE_POTENTIAL", potential);
                         options.define("TREE_STACK", 34).define("TREE_WALK_GROUP", static_cast<long long>(group_size));
                         options.define("TREE_STAGE", static_cast<long long>(stage_size));
+                        options.define("TREE_LIST_STACK", static_cast<long long>(2 * group_size * (t.levels + 1)));
                         const Program program = build_program(context, Source::builtin("nbody/tree_force.cl"),
                                                               options, memory_cache());
                         outputs.emplace_back(context, 6 * n);

@@ -117,16 +117,18 @@ double epsilon(Precision precision) {
     return precision == Precision::float64 ? DBL_EPSILON : double(FLT_EPSILON);
 }
 
-// The worst error the monopole approximation allows at opening angle theta, relative to the
+// The worst error the quadrupole approximation allows at opening angle theta, relative to the
 // sum of the term magnitudes. A node accepted by a target at distance d from its centre of
-// mass c holds its bodies within r <= theta d of c. About c the dipole vanishes, so the error
-// of one body of mass m at c + u is the Taylor remainder m |u|^2 / 2 max |D^2 f| with
-// f(x) = x / |x|^3, |D^2 f| <= 6 / |x|^4 and |x| >= d - r: at most 3 m r^2 / (d - r)^4, i.e.
-// 3 theta^2 / (1 - theta)^4 of the node's m / d^2 (softening only smooths f). Each body's own
-// term is at least m / (d + r)^2, so relative to the bodies' magnitudes: times (1 + theta)^2.
-// The potential's remainder, m r^2 / (d - r)^3, is smaller relative to its own terms.
-double monopole_bound(double theta) {
-    return 3 * theta * theta * (1 + theta) * (1 + theta) / std::pow(1 - theta, 4);
+// mass c holds its bodies within r <= theta d of c. The node's term is the second-order
+// Taylor expansion about c of its bodies' softened terms, so the error of one body of mass m
+// at c + u is the third-order remainder m |u|^3 / 6 max |D^3 f| with f = grad (1 / R),
+// R = sqrt(|x|^2 + eps^2): |D^3 f| <= 24 / R^5 <= 24 / |x|^5 (the Legendre bound on the
+// derivatives of 1 / R) with |x| >= d - r: at most 4 m r^3 / (d - r)^5, i.e.
+// 4 theta^3 / (1 - theta)^5 of the node's m / d^2. Each body's own term is at least
+// m / (d + r)^2, so relative to the bodies' magnitudes: times (1 + theta)^2. The potential's
+// remainder, m r^3 / (d - r)^4, is smaller relative to its own terms.
+double quadrupole_bound(double theta) {
+    return 4 * theta * theta * theta * (1 + theta) * (1 + theta) / std::pow(1 - theta, 5);
 }
 
 double median(std::vector<double> v) {
@@ -189,6 +191,28 @@ void check_tree(const TreeSnapshot& t, const Bodies& b, TreeOptions o, Precision
             continue;
         }
         CHECK(std::abs(mk - m) <= 2 * double(end - begin) * eps * mabs);
+        // Second moments about the device's centre of mass: each level adds its children's
+        // and their masses at their centres, a few roundings of terms no larger than m D^2
+        // (D the box's diagonal) per level; and the children's centres are off by their
+        // rounding delta (bounded as checked below), which moves the moments by m delta^2.
+        double diagonal2 = 0, delta2 = 0, moments[6] = {0, 0, 0, 0, 0, 0};
+        for (int a = 0; a < 3; ++a) {
+            diagonal2 += (h[a] - l[a]) * (h[a] - l[a]);
+            const double delta = 4 * double(end - begin) * eps * (h[a] - l[a] + std::abs(h[a]) + std::abs(l[a]));
+            delta2 += delta * delta;
+        }
+        for (std::size_t i = begin; i < end; ++i) {
+            const std::size_t body = t.perm[i];
+            double u[3];
+            for (int a = 0; a < 3; ++a) u[a] = (*axes[a])[body] - t.node[a * nodes + k];
+            const double mu[6] = {u[0] * u[0], u[1] * u[1], u[2] * u[2], u[0] * u[1], u[0] * u[2], u[1] * u[2]};
+            for (int c = 0; c < 6; ++c) moments[c] += b.m[body] * mu[c];
+        }
+        for (int c = 0; c < 6; ++c) {
+            CAPTURE(c);
+            CHECK(std::abs(t.node[(5 + c) * nodes + k] - moments[c]) <=
+                  16 * double(t.levels + 2) * eps * mabs * diagonal2 + 4 * mabs * delta2);
+        }
         double r2 = 0;
         for (int a = 0; a < 3; ++a) {
             CHECK(lo(k, a) == l[a]);
@@ -232,8 +256,9 @@ Forces host_traversal(const TreeSnapshot& t, const Bodies& b, GravityParameters 
                 hi[a] = std::max(hi[a], (*axes[a])[t.perm[j]]);
             }
         }
-        // What acts on the group, in walk order: nodes taken whole and bodies met one by one.
-        std::vector<std::array<double, 4>> sources;
+        // What acts on the group: nodes taken whole (mass, centre of mass, second moments)
+        // and bodies met one by one (no moments).
+        std::vector<std::array<double, 10>> sources;
         std::vector<std::size_t> stack{1};
         while (!stack.empty()) {
             const std::size_t k = stack.back();
@@ -246,11 +271,14 @@ Forces host_traversal(const TreeSnapshot& t, const Bodies& b, GravityParameters 
                 d2 += gap * gap;
             }
             if (d2 > t.node[4 * nodes + k]) {
-                sources.push_back({t.node[k], t.node[nodes + k], t.node[2 * nodes + k], t.node[3 * nodes + k]});
+                std::array<double, 10> source;
+                for (int c = 0; c < 4; ++c) source[c] = t.node[c * nodes + k];
+                for (int c = 0; c < 6; ++c) source[4 + c] = t.node[(5 + c) * nodes + k];
+                sources.push_back(source);
             } else if (k >= leaves) {
                 for (std::size_t j = t.begin(k); j < t.end(k); ++j) {
                     const std::size_t body = t.perm[j];
-                    sources.push_back({b.x[body], b.y[body], b.z[body], b.m[body]});
+                    sources.push_back({b.x[body], b.y[body], b.z[body], b.m[body], 0, 0, 0, 0, 0, 0});
                 }
             } else {
                 stack.push_back(2 * k + 1);
@@ -260,15 +288,20 @@ Forces host_traversal(const TreeSnapshot& t, const Bodies& b, GravityParameters 
         for (std::size_t j = first; j < last; ++j) {
             const std::size_t i = t.perm[j];
             double s[3] = {0, 0, 0}, sp = 0;
-            for (const auto& [x, y, z, m] : sources) {
-                const double dx = x - b.x[i], dy = y - b.y[i], dz = z - b.z[i];
-                const double r2 = dx * dx + dy * dy + dz * dz;
-                if (r2 == 0) continue;
-                const double inv_r = 1 / std::sqrt(r2 + eps2);
-                s[0] += m * inv_r * inv_r * inv_r * dx;
-                s[1] += m * inv_r * inv_r * inv_r * dy;
-                s[2] += m * inv_r * inv_r * inv_r * dz;
-                sp += m * inv_r;
+            for (const auto& [x, y, z, m, sxx, syy, szz, sxy, sxz, syz] : sources) {
+                const double d[3] = {x - b.x[i], y - b.y[i], z - b.z[i]};
+                const double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+                if (r2 == 0) continue;  // only a body meets itself: nodes are farther
+                const double R2 = r2 + eps2, R = std::sqrt(R2);
+                const double sd[3] = {sxx * d[0] + sxy * d[1] + sxz * d[2],
+                                      sxy * d[0] + syy * d[1] + syz * d[2],
+                                      sxz * d[0] + syz * d[1] + szz * d[2]};
+                const double dsd = d[0] * sd[0] + d[1] * sd[1] + d[2] * sd[2], trace = sxx + syy + szz;
+                // The softened sum's second-order expansion about the centre of mass.
+                for (int a = 0; a < 3; ++a)
+                    s[a] += m * d[a] / (R2 * R) - 3 * sd[a] / (R2 * R2 * R) +
+                            7.5 * dsd * d[a] / (R2 * R2 * R2 * R) - 1.5 * trace * d[a] / (R2 * R2 * R);
+                sp += m / R + 1.5 * dsd / (R2 * R2 * R) - 0.5 * trace / (R2 * R);
             }
             for (int a = 0; a < 3; ++a) f.acc[a * n + i] = p.G * s[a];
             f.pot[i] = -p.G * sp;
@@ -299,11 +332,12 @@ TEST_CASE("the device builds a kd-tree of the bodies, for any N") {
 TEST_CASE("the device walks its tree as the host reference walk does") {
     // In double, the device's sums over its own tree against the host's (same nodes accepted:
     // a decision could only differ for a group within rounding of a node's crit2). Groups of
-    // 1 (per body), of 2 (smaller than the leaves of 4: slices of leaves) staged 5 at a time
-    // (leaves split over batches), of 32 (nodes) unstaged and staged.
+    // 1 (per body), of 2 (smaller than the leaves of 4: slices of leaves) listed 5 at a time,
+    // of 32 (nodes) alone, listed 32 at a time (the list applied every round that lists a
+    // node) and 256 at a time.
     const std::uint32_t seed = fresh_seed();
     const Precision precision = Precision::float64;
-    const std::pair<std::size_t, std::size_t> walks[] = {{1, 0}, {2, 5}, {32, 0}, {32, 256}};
+    const std::pair<std::size_t, std::size_t> walks[] = {{1, 0}, {2, 5}, {32, 0}, {32, 32}, {32, 256}};
     for (std::size_t n : {2, 33, 1000}) {
         const GravityParameters p{0.75, 0.01};
         const Bodies b = plummer(n, seed);
@@ -339,9 +373,9 @@ TEST_CASE("with every node opened (theta 0) the tree sums exactly what dense sum
     // theta = 0 makes every body meet every other body directly, leaf by leaf: the sum of
     // dense gravity in another order. Bound as tests/test_dense.cpp's: 4 ulp per sqrt(N) + 8
     // of the sum of the term magnitudes. A node or body dropped or counted twice exceeds it.
-    // Leaves, walk groups and staged batches: per body; groups of 2 in leaves of 3 (slices of
-    // leaves, some of one body) staged 5 at a time (leaves split over batches); groups of 32
-    // over leaves of 8 (nodes), unstaged and staged.
+    // Leaves, walk groups and lists: per body; groups of 2 in leaves of 3 (slices of leaves,
+    // some of one body) listed 5 at a time; groups of 32 over leaves of 8 (nodes), alone and
+    // listed.
     const std::uint32_t seed = fresh_seed();
     struct Shape {
         std::size_t leaf_size, group_size, stage_size;
@@ -384,12 +418,14 @@ TEST_CASE("coincident bodies: no partner at a non-zero distance means exactly no
 }
 
 TEST_CASE("the error stays within what the opening angle allows, random and Plummer") {
-    // The worst case of the monopole approximation (monopole_bound) holds for any input and
-    // any group (a group takes a node whole only where each of its bodies would); the tests
-    // above pin the tree and the walk down exactly, this one the approximation. Both
-    // traversals visit the same nodes in the same order, so they agree to rounding. A group
-    // takes nodes whole more rarely than its bodies would alone (it opens them for its whole
-    // box), so at the same angle its typical error is no larger than the per-body walk's.
+    // The worst case of the quadrupole approximation (quadrupole_bound) holds for any input
+    // and any group (a group takes a node whole only where each of its bodies would); the
+    // tests above pin the tree and the walk down exactly, this one the approximation. The
+    // walks of one work-item (stage 0), stackless and nested, visit the same nodes in the
+    // same order, so they agree to rounding; the listed walk (stage 64) sums the same terms in
+    // another order. A group takes nodes whole more rarely than its bodies would alone (it
+    // opens them for its whole box), so at the same angle its typical error is no larger than
+    // the per-body walk's.
     const std::uint32_t seed = fresh_seed();
     const std::size_t n = 2001;
     for (Precision precision : {Precision::float32, Precision::float64})
@@ -407,11 +443,11 @@ TEST_CASE("the error stays within what the opening angle allows, random and Plum
                     INFO("seed " << seed << ", " << kind << ", " << std::string(to_string(precision))
                                  << ", theta " << theta << ", group " << group_size);
                     const Forces stackless =
-                        tree_forces(precision, b, p, {theta, 8, TreeTraversal::stackless, group_size});
+                        tree_forces(precision, b, p, {theta, 8, TreeTraversal::stackless, group_size, 0});
                     const Forces nested =
-                        tree_forces(precision, b, p, {theta, 8, TreeTraversal::nested, group_size});
+                        tree_forces(precision, b, p, {theta, 8, TreeTraversal::nested, group_size, 0});
                     const Errors e = errors(stackless, r);
-                    const double bound = monopole_bound(theta) + rounding;
+                    const double bound = quadrupole_bound(theta) + rounding;
                     INFO("worst " << e.worst() << ", median " << median(e.acc) << ", bound " << bound);
                     CHECK(e.worst() <= bound);
                     // A larger angle accepts more nodes: the typical error grows.
@@ -427,6 +463,14 @@ TEST_CASE("the error stays within what the opening angle allows, random and Plum
                     for (std::size_t i = 0; i < n; ++i)
                         CHECK(std::abs(stackless.pot[i] - nested.pot[i]) <=
                               2 * epsilon(precision) * r.magnitude.pot[i]);
+                    if (group_size == 1) continue;  // groups of 1 are never listed
+                    const Forces listed =
+                        tree_forces(precision, b, p, {theta, 8, TreeTraversal::stackless, group_size, 64});
+                    CHECK(errors(listed, r).worst() <= bound);
+                    for (std::size_t i = 0; i < 3 * n; ++i)
+                        CHECK(std::abs(listed.acc[i] - stackless.acc[i]) <= rounding * r.magnitude.acc[i % n]);
+                    for (std::size_t i = 0; i < n; ++i)
+                        CHECK(std::abs(listed.pot[i] - stackless.pot[i]) <= rounding * r.magnitude.pot[i]);
                 }
             }
         }
@@ -465,13 +509,19 @@ TEST_CASE("bad use is refused with a clear error") {
             doctest::Contains("group_size must be a power of two in [1, 1024]"), UsageError);
     CHECK_THROWS_WITH_AS(TreeGravity(context, Precision::float32, {}, {0.5, 8, TreeTraversal::stackless, 32, 4096}),
                          doctest::Contains("stage_size must be in [0, 2048]"), UsageError);
+    CHECK_THROWS_WITH_AS(TreeGravity(context, Precision::float32, {}, {0.5, 8, TreeTraversal::stackless, 32, 16}),
+                         doctest::Contains("stage_size (16) must be 0 or at least group_size (32)"), UsageError);
+    CHECK_THROWS_WITH_AS(TreeGravity(context, Precision::float32, {}, {0.5, 8, TreeTraversal::stackless, 1024, 1024}),
+                         doctest::Contains("at most 512 bodies (got 1024)"), UsageError);
+    // Groups of 1024 alone are fine (not listed).
+    CHECK_NOTHROW(TreeGravity(context, Precision::float32, {}, {0.5, 8, TreeTraversal::stackless, 1024, 0}, memory_cache()));
     CHECK_THROWS_AS(TreeGravity(context, Precision::float32, {0.0, 0.1}), UsageError);
     CHECK_THROWS_AS(TreeGravity(context, Precision::float32, {1.0, -1.0}), UsageError);
     CHECK_THROWS_WITH_AS(parse_tree_traversal("recursive"), doctest::Contains("stackless"), UsageError);
     TreeGravity gravity(context, Precision::float32, {}, {}, memory_cache());
-    // Unset, the staging follows the device: batches of 256 on CPUs, none on GPUs.
+    // Unset, the list follows the device: 256 on CPUs, 64 on GPUs.
     const bool cpu = context.device(0).info().type == DeviceType::cpu;
-    CHECK(gravity.options().stage_size == std::optional<std::size_t>(cpu ? 256 : 0));
+    CHECK(gravity.options().stage_size == std::optional<std::size_t>(cpu ? 256 : 64));
     RealBuffer short_buffer(context, Precision::float32, 5), doubles(context, Precision::float64, 30);
     CHECK_THROWS_AS(gravity.accelerations(short_buffer, short_buffer, 10, short_buffer, 0), UsageError);
     CHECK_THROWS_AS(gravity.accelerations(doubles, doubles, 10, doubles, 0), UsageError);

@@ -16,6 +16,9 @@
  *
  * Per-node arrays are structure of arrays of `nodes` = 2^(D+1) elements each (element 0 unused):
  *   node: cx | cy | cz | m | crit2      centre of mass, mass, squared opening distance
+ *         | sxx | syy | szz | sxy | sxz | syz
+ *                                      second moments sum m u u^T of the bodies' offsets u
+ *                                      from the centre of mass (the quadrupole)
  *   box:  lox | loy | loz | hix | hiy | hiz
  * Sorted bodies: x | y | z | m, n each, in tree order. */
 #include "common/real.h"

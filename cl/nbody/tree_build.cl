@@ -11,7 +11,8 @@
  * side of the cell, as a classic kd-tree does); the opening criterion uses the tight boxes the
  * bottom-up pass computes:
  *   tree_gather    positions and masses in tree order
- *   tree_leaves    mass, centre of mass, tight box and crit2 of each leaf from its bodies
+ *   tree_leaves    mass, centre of mass, second moments, tight box and crit2 of each leaf
+ *                  from its bodies
  *   tree_nodes     the same for level l from level l + 1, for l = D-1 .. 0
  *
  * crit2 = (r / theta)^2 where r is the distance from the centre of mass to the farthest corner
@@ -162,23 +163,21 @@ INLINE real tree_crit2(const real cx, const real cy, const real cz, const real l
 }
 
 /* Writes node k's summary; an empty or massless node gets mass 0 (traversals skip it) and,
- * empty, the box lo = REAL_MAX, hi = -REAL_MAX that any union ignores. */
+ * empty, the box lo = REAL_MAX, hi = -REAL_MAX that any union ignores. s: the second moments
+ * about the centre of mass, xx yy zz xy xz yz. */
 INLINE void tree_store(GLOBAL real* RESTRICT node, GLOBAL real* RESTRICT box, const uint nodes,
-                       const uint k, const real m, const real wx, const real wy, const real wz,
-                       const real lox, const real loy, const real loz, const real hix,
-                       const real hiy, const real hiz, const real theta)
+                       const uint k, const real m, const real cx, const real cy, const real cz,
+                       const real* s, const real lox, const real loy, const real loz,
+                       const real hix, const real hiy, const real hiz, const real theta)
 {
     const int massive = m > REAL_C(0.0);
-    const int empty = lox > hix;
-    const real cx = massive ? wx / m : (empty ? REAL_C(0.0) : REAL_C(0.5) * (lox + hix));
-    const real cy = massive ? wy / m : (empty ? REAL_C(0.0) : REAL_C(0.5) * (loy + hiy));
-    const real cz = massive ? wz / m : (empty ? REAL_C(0.0) : REAL_C(0.5) * (loz + hiz));
     node[k] = cx;
     node[nodes + k] = cy;
     node[2 * nodes + k] = cz;
     node[3 * nodes + k] = massive ? m : REAL_C(0.0);
     node[4 * nodes + k] =
         massive ? tree_crit2(cx, cy, cz, lox, loy, loz, hix, hiy, hiz, theta) : REAL_C(0.0);
+    for (uint c = 0; c < 6; ++c) node[(5 + c) * nodes + k] = massive ? s[c] : REAL_C(0.0);
     box[k] = lox;
     box[nodes + k] = loy;
     box[2 * nodes + k] = loz;
@@ -187,7 +186,26 @@ INLINE void tree_store(GLOBAL real* RESTRICT node, GLOBAL real* RESTRICT box, co
     box[5 * nodes + k] = hiz;
 }
 
-/* Leaf p of `leaves` from its bodies (sorted: tree order). */
+/* The centre of a node of mass m and weighted sum w: the centre of mass, or for a massless
+ * node its box's centre (0 when empty). */
+INLINE real tree_centre(const real m, const real w, const real lo, const real hi)
+{
+    return m > REAL_C(0.0) ? w / m : (lo > hi ? REAL_C(0.0) : REAL_C(0.5) * (lo + hi));
+}
+
+/* Adds m u u^T to the second moments s (xx yy zz xy xz yz). */
+INLINE void tree_add_moments(real* s, const real m, const real ux, const real uy, const real uz)
+{
+    s[0] += m * ux * ux;
+    s[1] += m * uy * uy;
+    s[2] += m * uz * uz;
+    s[3] += m * ux * uy;
+    s[4] += m * ux * uz;
+    s[5] += m * uy * uz;
+}
+
+/* Leaf p of `leaves` from its bodies (sorted: tree order): the centre of mass, then the
+ * second moments about it. */
 KERNEL void tree_leaves(const uint n, const uint leaves, const uint nodes,
                         GLOBAL const real* RESTRICT sorted, GLOBAL real* RESTRICT node,
                         GLOBAL real* RESTRICT box, const real theta)
@@ -211,23 +229,44 @@ KERNEL void tree_leaves(const uint n, const uint leaves, const uint nodes,
         hiy = max(hiy, y);
         hiz = max(hiz, z);
     }
-    tree_store(node, box, nodes, leaves + p, m, wx, wy, wz, lox, loy, loz, hix, hiy, hiz, theta);
+    const real cx = tree_centre(m, wx, lox, hix), cy = tree_centre(m, wy, loy, hiy);
+    const real cz = tree_centre(m, wz, loz, hiz);
+    real s[6] = {REAL_C(0.0), REAL_C(0.0), REAL_C(0.0), REAL_C(0.0), REAL_C(0.0), REAL_C(0.0)};
+    for (uint i = begin; i < end; ++i)
+        tree_add_moments(s, sorted[3 * n + i], sorted[i] - cx, sorted[n + i] - cy,
+                         sorted[2 * n + i] - cz);
+    tree_store(node, box, nodes, leaves + p, m, cx, cy, cz, s, lox, loy, loz, hix, hiy, hiz, theta);
 }
 
-/* Node p of a level of `count` from its two children. */
+/* Node p of a level of `count` from its two children; second moments by the parallel-axis
+ * rule, each child's about its own centre of mass plus its mass at that centre. */
 KERNEL void tree_nodes(const uint count, const uint nodes, GLOBAL real* RESTRICT node,
                        GLOBAL real* RESTRICT box, const real theta)
 {
     const uint p = global_id(0);
     if (p >= count) return;
-    const uint k = count + p, a = 2 * k, b = 2 * k + 1;
-    const real ma = node[3 * nodes + a], mb = node[3 * nodes + b];
-    tree_store(node, box, nodes, k, ma + mb, ma * node[a] + mb * node[b],
-               ma * node[nodes + a] + mb * node[nodes + b],
-               ma * node[2 * nodes + a] + mb * node[2 * nodes + b],
-               min(box[a], box[b]), min(box[nodes + a], box[nodes + b]),
-               min(box[2 * nodes + a], box[2 * nodes + b]),
-               max(box[3 * nodes + a], box[3 * nodes + b]),
-               max(box[4 * nodes + a], box[4 * nodes + b]),
-               max(box[5 * nodes + a], box[5 * nodes + b]), theta);
+    const uint k = count + p;
+    const uint child[2] = {2 * k, 2 * k + 1};
+    real m = REAL_C(0.0), w[3] = {REAL_C(0.0), REAL_C(0.0), REAL_C(0.0)};
+    real lo[3], hi[3];
+    for (uint a = 0; a < 3; ++a) {
+        lo[a] = min(box[a * nodes + child[0]], box[a * nodes + child[1]]);
+        hi[a] = max(box[(3 + a) * nodes + child[0]], box[(3 + a) * nodes + child[1]]);
+    }
+    for (uint c = 0; c < 2; ++c) {
+        const real mc = node[3 * nodes + child[c]];
+        m += mc;
+        for (uint a = 0; a < 3; ++a) w[a] += mc * node[a * nodes + child[c]];
+    }
+    real centre[3];
+    for (uint a = 0; a < 3; ++a) centre[a] = tree_centre(m, w[a], lo[a], hi[a]);
+    real s[6] = {REAL_C(0.0), REAL_C(0.0), REAL_C(0.0), REAL_C(0.0), REAL_C(0.0), REAL_C(0.0)};
+    for (uint c = 0; c < 2; ++c) {
+        const uint q = child[c];
+        for (uint e = 0; e < 6; ++e) s[e] += node[(5 + e) * nodes + q];
+        tree_add_moments(s, node[3 * nodes + q], node[q] - centre[0], node[nodes + q] - centre[1],
+                         node[2 * nodes + q] - centre[2]);
+    }
+    tree_store(node, box, nodes, k, m, centre[0], centre[1], centre[2], s, lo[0], lo[1], lo[2],
+               hi[0], hi[1], hi[2], theta);
 }

@@ -10,7 +10,8 @@
  * work-item of the group walks the SAME path, depth first, left child first; at node k
  * (skipped when its mass is 0), with dist(c_k, B) the distance from k's centre of mass to B:
  *   dist(c_k, B)^2 > crit2[k]  every body of the group is that far: the node acts on each as
- *                              one body of its mass at its centre of mass
+ *                              its mass at its centre of mass plus its quadrupole
+ *                              (TREE_INTERACT_NODE)
  *   else, k a leaf             its bodies act one by one (pairs at zero separation skipped,
  *                              as dense)
  *   else                       open: visit 2k, then 2k + 1
@@ -34,10 +35,17 @@
  *                   root (1) the walk is over. Both visit the same nodes in the same order.
  * TREE_STAGE     0: every work-item walks and applies each source as it meets it (several
  *                   groups may share a work-group); > 0: the work-group is one group
- *                   (TREE_WALK_GROUP work-items); work-item 0 walks and stages up to TREE_STAGE
- *                   sources (nodes taken whole, bodies of opened leaves; a leaf may continue in
- *                   the next batch) in local memory, then all apply the batch, batch after
- *                   batch. Same sources, same order: the same sums.
+ *                   (TREE_WALK_GROUP work-items, at most 512) and walks together, a node per
+ *                   work-item per round, off a stack in local memory (TREE_LIST_STACK
+ *                   entries); the nodes it takes whole are listed in local memory, TREE_STAGE
+ *                   (>= TREE_WALK_GROUP) at most, and the list applied when full; the bodies
+ *                   of opened leaves are applied the round they are opened. Same sources as
+ *                   the walk of one work-item (TREE_STACKLESS does not apply), another order.
+ * TREE_LIST_STACK   entries of that stack: 2 TREE_WALK_GROUP (levels + 1) suffice. A round
+ *                   pops the top entries and pushes their children in the order popped, so
+ *                   the stack is ordered by depth; a round that pushes depth d + 1 has popped
+ *                   every entry of depth > d, so at most 2 TREE_WALK_GROUP entries of any
+ *                   depth are on it at once.
  * TREE_POTENTIAL 1: also write the potential.
  *
  * Results land at the body's own index: acc[acc_offset + b] (x), + stride (y), + 2 stride (z),
@@ -58,6 +66,9 @@
 #endif
 #ifndef TREE_STAGE
 #define TREE_STAGE 0
+#endif
+#ifndef TREE_LIST_STACK
+#define TREE_LIST_STACK (2 * TREE_WALK_GROUP * 31)
 #endif
 
 #if TREE_POTENTIAL
@@ -82,6 +93,34 @@
         }                                                                      \
     }
 
+/* Node k taken whole: its mass m at its centre of mass c plus its quadrupole, from its second
+ * moments S = sum m u u^T. With d = c - target and R^2 = |d|^2 + eps^2, the second-order
+ * Taylor expansion of the softened sum over the node's bodies (the dipole vanishes about c):
+ *   a   = G (m d / R^3 - 3 S d / R^5 + 15/2 (d.S d) d / R^7 - 3/2 tr(S) d / R^5)
+ *   phi = -G (m / R + 3/2 (d.S d) / R^5 - 1/2 tr(S) / R^3).
+ * Its remainder is the third-order term: at most 4 m r^3 / (|d| - r)^5 for bodies within r
+ * of c (the fourth derivatives of 1 / R are at most 24 / R^5 <= 24 / |d|^5). */
+#define TREE_INTERACT_NODE(xj, yj, zj, mj, sxx, syy, szz, sxy, sxz, syz)         \
+    {                                                                          \
+        const real dx = (xj) - tx, dy = (yj) - ty, dz = (zj) - tz;             \
+        const real inv_r = real_rsqrt(dx * dx + dy * dy + dz * dz + eps2);     \
+        const real inv_r2 = inv_r * inv_r;                                     \
+        const real inv_r3 = inv_r2 * inv_r, inv_r5 = inv_r3 * inv_r2;          \
+        const real sdx = (sxx) * dx + (sxy) * dy + (sxz) * dz;                 \
+        const real sdy = (sxy) * dx + (syy) * dy + (syz) * dz;                 \
+        const real sdz = (sxz) * dx + (syz) * dy + (szz) * dz;                 \
+        const real dsd = dx * sdx + dy * sdy + dz * sdz;                       \
+        const real trace = (sxx) + (syy) + (szz);                              \
+        const real s = (mj) * inv_r3 +                                         \
+                       inv_r5 * (REAL_C(7.5) * dsd * inv_r2 - REAL_C(1.5) * trace); \
+        const real t = REAL_C(3.0) * inv_r5;                                   \
+        sx += s * dx - t * sdx;                                                \
+        sy += s * dy - t * sdy;                                                \
+        sz += s * dz - t * sdz;                                                \
+        TREE_ADD_POTENTIAL((mj) * inv_r +                                      \
+                           inv_r3 * (REAL_C(1.5) * dsd * inv_r2 - REAL_C(0.5) * trace)); \
+    }
+
 /* Distance from coordinate c to the group box's side [lo, hi]: 0 inside. */
 INLINE real tree_gap(const real c, const real lo, const real hi)
 {
@@ -99,7 +138,8 @@ INLINE real tree_gap(const real c, const real lo, const real hi)
             const real gx = tree_gap(ckx, glox, ghix), gy = tree_gap(cky, gloy, ghiy); \
             const real gz = tree_gap(ckz, gloz, ghiz);                                 \
             if (gx * gx + gy * gy + gz * gz > crit2[k]) {                              \
-                TREE_INTERACT(ckx, cky, ckz, mk, 1);                                   \
+                TREE_INTERACT_NODE(ckx, cky, ckz, mk, sxx[k], syy[k], szz[k], sxy[k],  \
+                                   sxz[k], syz[k]);                                    \
             } else if (k >= leaves) {                                                  \
                 const uint p = k - leaves;                                             \
                 const uint end = tree_start(p + 1, leaves, n);                         \
@@ -134,6 +174,12 @@ KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const u
     GLOBAL const real* RESTRICT cz = node + 2 * nodes;
     GLOBAL const real* RESTRICT cm = node + 3 * nodes;
     GLOBAL const real* RESTRICT crit2 = node + 4 * nodes;
+    GLOBAL const real* RESTRICT sxx = node + 5 * nodes;
+    GLOBAL const real* RESTRICT syy = node + 6 * nodes;
+    GLOBAL const real* RESTRICT szz = node + 7 * nodes;
+    GLOBAL const real* RESTRICT sxy = node + 8 * nodes;
+    GLOBAL const real* RESTRICT sxz = node + 9 * nodes;
+    GLOBAL const real* RESTRICT syz = node + 10 * nodes;
     GLOBAL const real* RESTRICT bx = sorted;
     GLOBAL const real* RESTRICT by = sorted + n;
     GLOBAL const real* RESTRICT bz = sorted + 2 * n;
@@ -155,75 +201,96 @@ KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const u
     const real tx = bx[target], ty = by[target], tz = bz[target];
     real sx = REAL_C(0.0), sy = REAL_C(0.0), sz = REAL_C(0.0), sp = REAL_C(0.0);
 #if TREE_STAGE
-    /* Work-item 0 walks and stages what acts on the group (nodes taken whole, bodies of opened
-     * leaves) in local memory, TREE_STAGE at a time; then every work-item applies them. */
-    LOCAL real stage_x[TREE_STAGE], stage_y[TREE_STAGE], stage_z[TREE_STAGE], stage_m[TREE_STAGE];
-    LOCAL uint stage_count, stage_done;
-    uint k = 1, leaf_next = 0, leaf_end = 0;
-    int walking = 1;
-#if !TREE_STACKLESS
-    uint stack[TREE_STACK];
-    uint top = 0;
-#endif
+    /* The group walks together: each round pops up to TREE_WALK_GROUP nodes off a stack
+     * shared by the group, one per work-item, tests them, and a scan over the work-group
+     * places the outcomes: nodes taken whole go to the source list, opened leaves to this
+     * round's leaf ranges (applied at once), opened nodes' children back on the stack (left
+     * child on top). The list is applied when it could not take another round. */
+    LOCAL real list_x[TREE_STAGE], list_y[TREE_STAGE], list_z[TREE_STAGE], list_m[TREE_STAGE];
+    LOCAL real list_s[6][TREE_STAGE];
+    LOCAL uint stack[TREE_LIST_STACK];
+    LOCAL uint leaf_first[TREE_WALK_GROUP], leaf_last[TREE_WALK_GROUP];
+    LOCAL uint scan[TREE_WALK_GROUP];
+    LOCAL uint shared_top, shared_count;
+    if (lane == 0) {
+        stack[0] = 1;
+        shared_top = 1;
+        shared_count = 0;
+    }
+    BARRIER_LOCAL;
     for (;;) {
-        if (lane == 0) {
-            uint c = 0;
-            while (c < TREE_STAGE) {
-                if (leaf_next < leaf_end) {
-                    stage_x[c] = bx[leaf_next];
-                    stage_y[c] = by[leaf_next];
-                    stage_z[c] = bz[leaf_next];
-                    stage_m[c] = bm[leaf_next];
-                    ++c;
-                    ++leaf_next;
-                    continue;
-                }
-                if (!walking) break;
-                int open = 0;
-                const real mk = cm[k];
-                if (mk > REAL_C(0.0)) {
-                    const real ckx = cx[k], cky = cy[k], ckz = cz[k];
-                    const real gx = tree_gap(ckx, glox, ghix), gy = tree_gap(cky, gloy, ghiy);
-                    const real gz = tree_gap(ckz, gloz, ghiz);
-                    if (gx * gx + gy * gy + gz * gz > crit2[k]) {
-                        stage_x[c] = ckx;
-                        stage_y[c] = cky;
-                        stage_z[c] = ckz;
-                        stage_m[c] = mk;
-                        ++c;
-                    } else if (k >= leaves) {
-                        leaf_next = tree_start(k - leaves, leaves, n);
-                        leaf_end = tree_start(k - leaves + 1, leaves, n);
-                    } else {
-                        open = 1;
-                    }
-                }
-#if TREE_STACKLESS
-                if (open) {
-                    k = 2 * k;
-                } else {
-                    while (k & 1u) k >>= 1;
-                    k += 1;
-                }
-                walking = k != 1;
-#else
-                if (open) {
-                    stack[top++] = 2 * k + 1;
-                    stack[top++] = 2 * k;
-                }
-                walking = top > 0;
-                if (walking) k = stack[--top];
-#endif
+        const uint top = shared_top;
+        if (top == 0) break;
+        const uint take = min(top, (uint)TREE_WALK_GROUP), base = top - take;
+        /* Outcome counts packed in one word for one scan: taken whole (bits 0-9), opened
+         * leaf (10-19), opened node (20-29); a group has at most 512 work-items. */
+        uint kind = 0, k = 0;
+        real ckx = REAL_C(0.0), cky = REAL_C(0.0), ckz = REAL_C(0.0), mk = REAL_C(0.0);
+        if (lane < take) {
+            k = stack[base + lane];
+            mk = cm[k];
+            if (mk > REAL_C(0.0)) {
+                ckx = cx[k];
+                cky = cy[k];
+                ckz = cz[k];
+                const real gx = tree_gap(ckx, glox, ghix), gy = tree_gap(cky, gloy, ghiy);
+                const real gz = tree_gap(ckz, gloz, ghiz);
+                kind = gx * gx + gy * gy + gz * gz > crit2[k] ? 1u : (k >= leaves ? 1u << 10 : 1u << 20);
             }
-            stage_count = c;
-            stage_done = !walking && leaf_next == leaf_end;
+        }
+        scan[lane] = kind;
+        BARRIER_LOCAL;
+        for (uint d = 1; d < TREE_WALK_GROUP; d *= 2) {
+            const uint add = lane >= d ? scan[lane - d] : 0u;
+            BARRIER_LOCAL;
+            scan[lane] += add;
+            BARRIER_LOCAL;
+        }
+        const uint total = scan[TREE_WALK_GROUP - 1], before = scan[lane] - kind;
+        const uint count = shared_count;
+        if (kind == 1u) {
+            const uint at = count + (before & 0x3ffu);
+            list_x[at] = ckx;
+            list_y[at] = cky;
+            list_z[at] = ckz;
+            list_m[at] = mk;
+            list_s[0][at] = sxx[k];
+            list_s[1][at] = syy[k];
+            list_s[2][at] = szz[k];
+            list_s[3][at] = sxy[k];
+            list_s[4][at] = sxz[k];
+            list_s[5][at] = syz[k];
+        } else if (kind == 1u << 10) {
+            const uint at = (before >> 10) & 0x3ffu;
+            leaf_first[at] = tree_start(k - leaves, leaves, n);
+            leaf_last[at] = tree_start(k - leaves + 1, leaves, n);
+        } else if (kind == 1u << 20) {
+            const uint at = base + 2 * (before >> 20);
+            stack[at] = 2 * k + 1;
+            stack[at + 1] = 2 * k;
         }
         BARRIER_LOCAL;
-        const uint c = stage_count, done = stage_done;
-        for (uint j = 0; j < c; ++j)
-            TREE_INTERACT(stage_x[j], stage_y[j], stage_z[j], stage_m[j], r2 > REAL_C(0.0));
+        const uint opened_leaves = (total >> 10) & 0x3ffu, opened = total >> 20;
+        for (uint q = 0; q < opened_leaves; ++q) {
+            const uint end = leaf_last[q];
+            for (uint j = leaf_first[q]; j < end; ++j)
+                TREE_INTERACT(bx[j], by[j], bz[j], bm[j], r2 > REAL_C(0.0));
+        }
+        const uint next_top = base + 2 * opened;
+        uint listed = count + (total & 0x3ffu);
+        if (listed > TREE_STAGE - TREE_WALK_GROUP || next_top == 0) {
+            for (uint j = 0; j < listed; ++j)
+                TREE_INTERACT_NODE(list_x[j], list_y[j], list_z[j], list_m[j], list_s[0][j],
+                                   list_s[1][j], list_s[2][j], list_s[3][j], list_s[4][j],
+                                   list_s[5][j]);
+            listed = 0;
+        }
         BARRIER_LOCAL;
-        if (done) break;
+        if (lane == 0) {
+            shared_top = next_top;
+            shared_count = listed;
+        }
+        BARRIER_LOCAL;
     }
 #elif TREE_STACKLESS
     uint k = 1;

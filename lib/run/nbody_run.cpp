@@ -93,7 +93,7 @@ struct NBodyRun::State {
             gravity = std::make_unique<TreeGravity>(
                 context, p, scenario.gravity,
                 TreeOptions{t.theta, std::size_t(t.leaf_size), parse_tree_traversal(t.traversal),
-                            std::size_t(t.group_size)});
+                            std::size_t(t.group_size), std::nullopt});
         } else {
             throw UsageError("gravity model '" + scenario.gravity_model + "' is not available");
         }

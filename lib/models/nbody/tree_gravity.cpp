@@ -21,6 +21,17 @@ constexpr std::size_t stack_size = 34;
 constexpr std::size_t max_group_size = 1024;
 // Largest staged batch: 4 reals each, 64 KiB of local memory in double.
 constexpr std::size_t max_stage_size = 2048;
+// Per-node arrays (cl/nbody/tree.h): centre of mass, mass, crit2, six second moments.
+constexpr std::size_t node_fields = 11;
+// Largest group of the listed walk: its round packs three counts of up to a group into 10 bits
+// each.
+constexpr std::size_t max_list_group = 512;
+// Entries of the listed walk's stack for groups of g over a tree of `levels` levels: at most 2 g
+// of each depth (cl/nbody/tree_force.cl).
+std::size_t list_stack(std::size_t g, std::size_t levels) noexcept { return 2 * g * (levels + 1); }
+// The levels a listed walk is compiled for: a multiple of 4, at least 12, so that a run builds
+// the walk once and a test of many sizes a few times.
+std::size_t list_levels(std::size_t levels) noexcept { return std::max<std::size_t>(12, (levels + 3) / 4 * 4); }
 // Work-group size of the walk for groups of g (a power of two): whole groups, at least 64
 // work-items (the walk uses no local memory, so this only sizes launches; groups of 1 are
 // not blocks of 1).
@@ -69,9 +80,9 @@ TreeSnapshot TreeGravity::snapshot() {
     s.perm.resize(n_);
     perm_.read(queue, s.perm.data(), n_);
     const std::size_t nodes = s.nodes();
-    s.node.resize(5 * nodes);
+    s.node.resize(node_fields * nodes);
     s.box.resize(6 * nodes);
-    node_.read(queue, s.node.data(), 5 * nodes);
+    node_.read(queue, s.node.data(), node_fields * nodes);
     box_.read(queue, s.box.data(), 6 * nodes);
     return s;
 }
@@ -84,7 +95,8 @@ std::size_t TreeGravity::levels_for(std::size_t n, std::size_t leaf_size) noexce
 
 TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameters parameters,
                          TreeOptions options, ProgramCache& cache)
-    : context_(context), precision_(precision), parameters_(parameters), options_(options) {
+    : context_(context), cache_(cache), precision_(precision), parameters_(parameters),
+      options_(options) {
     if (!(parameters_.softening >= 0) || !(parameters_.G > 0))
         throw UsageError("gravity: G must be positive and the softening non-negative");
     if (!(options_.theta >= 0 && options_.theta <= 1))
@@ -100,11 +112,21 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
                          std::to_string(max_group_size) + "] (got " + std::to_string(g) + ")");
     const DeviceInfo& info = context.device(0).info();
     if (!options_.stage_size)
-        options_.stage_size = info.type == DeviceType::cpu ? std::size_t(256) : std::size_t(0);
+        options_.stage_size = info.type == DeviceType::cpu ? std::size_t(256) : std::size_t(64);
     if (*options_.stage_size > max_stage_size)
         throw UsageError("tree gravity: stage_size must be in [0, " + std::to_string(max_stage_size) +
                          "] (got " + std::to_string(*options_.stage_size) + ")");
     require_precision(info, precision);
+    if (stage_size() > 0) {
+        if (options_.group_size > max_list_group)
+            throw UsageError("tree gravity: a listed walk (stage_size > 0) takes groups of at most " +
+                             std::to_string(max_list_group) + " bodies (got " +
+                             std::to_string(options_.group_size) + ")");
+        if (*options_.stage_size < options_.group_size)
+            throw UsageError("tree gravity: stage_size (" + std::to_string(*options_.stage_size) +
+                             ") must be 0 or at least group_size (" +
+                             std::to_string(options_.group_size) + "): a round lists up to one node per body");
+    }
     root_box_ = RealBuffer(context, precision, 6 * root_partials);
 
     BuildOptions build_options;
@@ -115,24 +137,45 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
     for (const char* name : {"tree_root_box", "tree_keys", "tree_regroup", "tree_split",
                              "tree_gather", "tree_leaves", "tree_nodes"})
         kernels_.emplace_back(build_program_, name);
+    build_walk(list_levels(levels_for(1, options_.leaf_size)));
+    // Listed, a work-group is one group.
+    if (stage_size() > 0) {
+        const std::size_t largest = kernels_[k_force_potential].max_work_group_size(context.device(0));
+        if (options_.group_size > largest)
+            throw Unsupported("tree gravity: a listed walk's work-group is its group, and groups of " +
+                              std::to_string(options_.group_size) +
+                              " exceed this device's largest work-group (" + std::to_string(largest) +
+                              "); use smaller groups or stage_size 0");
+    }
+}
+
+void TreeGravity::build_walk(std::size_t levels) {
+    if (stage_size() > 0) {
+        const std::size_t g = options_.group_size;
+        const std::size_t bytes = 10 * stage_size() * size_of(precision_) +
+                                  4 * (list_stack(g, levels) + 3 * g + 2);
+        const DeviceInfo& info = context_.device(0).info();
+        if (bytes > info.local_memory)
+            throw Unsupported("tree gravity: the listed walk of groups of " + std::to_string(g) +
+                              " over " + std::to_string(levels) + " levels with stage_size " +
+                              std::to_string(stage_size()) + " needs " + std::to_string(bytes) +
+                              " bytes of local memory; " + info.name + " has " +
+                              std::to_string(info.local_memory) + ": use smaller groups or stage_size");
+    }
+    kernels_.erase(kernels_.begin() + k_force, kernels_.end());
     for (int potential : {0, 1}) {
         BuildOptions o;
-        o.precision = precision;
+        o.precision = precision_;
         o.define("TREE_STACKLESS", options_.traversal == TreeTraversal::stackless ? 1 : 0);
         o.define("TREE_STACK", static_cast<long long>(stack_size));
         o.define("TREE_WALK_GROUP", static_cast<long long>(options_.group_size));
         o.define("TREE_STAGE", static_cast<long long>(stage_size()));
+        o.define("TREE_LIST_STACK", static_cast<long long>(list_stack(options_.group_size, levels)));
         o.define("TREE_POTENTIAL", potential);
         kernels_.emplace_back(
-            build_program(context, Source::builtin("nbody/tree_force.cl"), o, cache),
-            "tree_gravity");
+            build_program(context_, Source::builtin("nbody/tree_force.cl"), o, cache_), "tree_gravity");
     }
-    // Staged, a work-group is one group.
-    const std::size_t largest = kernels_[k_force_potential].max_work_group_size(context.device(0));
-    if (stage_size() > 0 && options_.group_size > largest)
-        throw Unsupported("tree gravity: a staged walk's work-group is its group, and groups of " +
-                          std::to_string(options_.group_size) + " exceed this device's largest work-group (" +
-                          std::to_string(largest) + "); use smaller groups or stage_size 0");
+    walk_levels_ = levels;
 }
 
 std::size_t TreeGravity::stage_size() const noexcept {
@@ -151,7 +194,7 @@ void TreeGravity::reserve(std::size_t n) {
         capacity_ = n;
     }
     if (nodes > node_capacity_) {
-        node_ = RealBuffer(context_, precision_, 5 * nodes);
+        node_ = RealBuffer(context_, precision_, node_fields * nodes);
         box_ = RealBuffer(context_, precision_, 6 * nodes);
         node_capacity_ = nodes;
     }
@@ -210,6 +253,7 @@ void TreeGravity::evaluate(RealBuffer& out, std::size_t out_offset, RealBuffer* 
         throw UsageError("TreeGravity: buffers too short for " + std::to_string(n) + " bodies");
     if (out.size() > 0xffffffffull)
         throw UsageError("TreeGravity: more than 2^32 - 1 elements in one buffer");
+    if (stage_size() > 0 && levels_ > walk_levels_) build_walk(list_levels(levels_));
     Queue& queue = context_.queue(0);
     Kernel& k = kernels_[potential ? k_force_potential : k_force];
     const std::size_t g = options_.group_size, groups = this->groups(n);

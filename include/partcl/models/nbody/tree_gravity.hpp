@@ -2,10 +2,10 @@
 // TreeGravity: Barnes-Hut gravity over a kd-tree stored as a binary heap, built on the device
 // every evaluation (cl/nbody/tree_build.cl) and walked by groups of neighbouring bodies
 // (cl/nbody/tree_force.cl), in O(N log N). The tree splits each node at the median along the
-// widest side of its cell until a leaf holds at most `leaf_size` bodies; a node acts as one
-// body at its centre of mass when r / d < theta, r being the radius about the centre of mass
-// that holds the node's bodies and d the distance to the target (drons/nbody's lambda_crit =
-// 1 / theta). A group of at most `group_size` bodies walks one path, taking d as the distance
+// widest side of its cell until a leaf holds at most `leaf_size` bodies; a node acts as its
+// mass at its centre of mass plus its quadrupole when r / d < theta, r being the radius about
+// the centre of mass that holds the node's bodies and d the distance to the target
+// (drons/nbody's lambda_crit = 1 / theta). A group of at most `group_size` bodies walks one path, taking d as the distance
 // to the group's box: a node is taken whole only where every body of the group would take it.
 // theta = 0 opens every node: the sum is then the direct one, in another order. Runs on
 // device 0 of the context.
@@ -40,12 +40,12 @@ struct TreeOptions {
     // [1, 1024]: a larger group costs fewer walks and divergent paths, and more interactions
     // per body (its openings are decided for its whole box). 1 is the classic per-body walk.
     std::size_t group_size = 32;
-    // Sources (nodes taken whole, bodies of opened leaves) staged in local memory per batch,
-    // in [0, 2048]: one work-item walks for its group, whose work-group it is, and then every
-    // work-item applies the batch. 0: every work-item walks and applies each source as it
-    // meets it (several groups to a work-group). Groups of 1 are never staged. Unset: 0 on
-    // GPUs, 256 on CPUs (H100: the unstaged walk is 1.3-1.5x faster; PoCL on a CPU: staged is
-    // 1.3-2x faster; docs/performance.md).
+    // The listed walk's list: nodes taken whole, listed in local memory, at most stage_size (0
+    // or in [group_size, 2048]) before the group applies them. With stage_size > 0 a group
+    // (at most 512 bodies) is a work-group and walks together, each work-item testing a node
+    // per round off a stack the group shares; 0: every work-item walks the group's path alone
+    // and applies each source as it meets it. Groups of 1 are never listed. Unset: 0 on GPUs,
+    // 256 on CPUs (docs/performance.md).
     std::optional<std::size_t> stage_size;
 };
 
@@ -55,7 +55,9 @@ struct TreeOptions {
 struct TreeSnapshot {
     std::size_t n = 0, levels = 0;
     std::vector<std::uint32_t> perm;  // tree position -> body
-    std::vector<double> node;         // cx | cy | cz | m | crit2, 2^(levels + 1) each
+    // cx | cy | cz | m | crit2 | sxx | syy | szz | sxy | sxz | syz, 2^(levels + 1) each: the
+    // s are the second moments sum m u u^T of the bodies' offsets u from the centre of mass.
+    std::vector<double> node;
     std::vector<double> box;          // tight boxes: lox | loy | loz | hix | hiy | hiz
     std::size_t nodes() const noexcept { return std::size_t(2) << levels; }
     std::size_t begin(std::size_t k) const noexcept;  // first tree position of node k
@@ -84,7 +86,7 @@ public:
     double interactions() const noexcept override { return interactions_; }
 
     const TreeOptions& options() const noexcept { return options_; }  // stage_size resolved
-    // Sources staged per batch by the walk: options().stage_size, 0 for groups of 1.
+    // Nodes listed per batch by the walk: options().stage_size, 0 for groups of 1.
     std::size_t stage_size() const noexcept;
     Precision precision() const noexcept { return precision_; }
     // Of the latest tree: levels of splits and leaves (2^levels).
@@ -104,13 +106,16 @@ public:
 
 private:
     void reserve(std::size_t n);
+    // (Re)builds the walk kernels for trees of up to `levels` levels (the listed walk's stack).
+    void build_walk(std::size_t levels);
 
     Context& context_;
+    ProgramCache& cache_;
     Precision precision_;
     GravityParameters parameters_;
     TreeOptions options_;
     std::vector<Kernel> kernels_;  // indexed by the enum in tree_gravity.cpp
-    std::size_t n_ = 0, capacity_ = 0, node_capacity_ = 0, levels_ = 0;
+    std::size_t n_ = 0, capacity_ = 0, node_capacity_ = 0, levels_ = 0, walk_levels_ = 0;
     Buffer<std::uint32_t> perm_, perm_scratch_, values_, node_keys_;
     RealBuffer keys_buffer_, sorted_, node_, box_, root_box_;
     double interactions_ = 0;
