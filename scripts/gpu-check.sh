@@ -12,11 +12,11 @@
 # The GPU machine has CUDA, CMake, g++ and NVIDIA's OpenCL but no Debian packages: the headers
 # and libraries partcl needs travel as .deb files and are unpacked with dpkg -x into .deps/root.
 #
-# GPU_CHECK_PARTS picks parts (default all): tests dense ncu tree mps pic profile run.
+# GPU_CHECK_PARTS picks parts (default all): tests dense ncu tree treencu mps pic profile run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/partcl-gpu-out}
-PARTS=${GPU_CHECK_PARTS:-tests dense ncu tree mps pic profile run}
+PARTS=${GPU_CHECK_PARTS:-tests dense ncu tree treencu mps pic profile run}
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 mkdir -p "$OUT"
 log() { echo "== $*" | tee -a "$OUT/summary.txt"; }
@@ -123,7 +123,7 @@ import json, sys
 for l in open(sys.argv[1]):
     if not l.startswith("{"): continue
     r = json.loads(l)
-    print(f"{r['backend']:6} N={r['n']:8} theta={r['theta']} {r['traversal']:9} group={r['group_size']:3} "
+    print(f"{r['backend']:6} N={r['n']:8} theta={r['theta']} leaf={r.get('leaf_size', 8)} {r['traversal']:9} group={r['group_size']:3} "
           f"stage={r['stage_size']:3} build={r['build_seconds']*1e3:.2f} ms "
           f"force={r['force_seconds']*1e3:.2f} ms dense={r.get('dense_seconds', 0)*1e3:.1f} ms "
           f"walk_speedup={r.get('walk_speedup', 1):.2f} "
@@ -159,11 +159,25 @@ for l in open(sys.argv[1]):
           + (f" ({r['ratio']:.1f}x OpenMP, {r['reference_threads']} threads)" if 'ratio' in r else ""))
 PY
 fi
+# What limits the tree walk: Nsight Compute's throughput, occupancy, warp-state and instruction
+# sections for one walk at N = 1M.
+if part treencu && [ -n "$NCU" ]; then
+    log "Nsight Compute: tree walk, CUDA, N = 1M, float, theta 0.7, groups of 64, list 64"
+    PARTCL_DEVICE=gpu timeout 300 "$NCU" --kernel-name tree_gravity --launch-skip 1 --launch-count 1 \
+        --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
+        --section InstructionStats --section MemoryWorkloadAnalysis \
+        build-gpu/benchmarks/partcl_bench_tree --backend cuda --n 1048576 --precision float \
+        --theta 0.7 --group-size 64 --stage 64 --repeat 1 --no-dense --error-sample 256 2>&1 \
+        | grep -vE "^\{|^\[|^==PROF==" | tee -a "$OUT/ncu.txt" | grep -E "Throughput|Warp Cycles|Issued|Occupancy|Registers|Shared Memory|Stall|Executed Ipc" \
+        | tee -a "$OUT/summary.txt"
+fi
 # Where a model step's time goes: GPU time per kernel over a few steps (Nsight Compute, one
 # metric, so one pass per launch), summed by kernel name.
 if part profile && [ -n "$NCU" ]; then
+    # GPU_CHECK_PROFILE: a pattern; only the profiles whose names match it run.
     profile() {
         local name=$1 launches=$2; shift 2
+        [[ "$name" =~ ${GPU_CHECK_PROFILE:-.} ]] || return 0
         log "per-kernel GPU time: $name (first $launches launches)"
         PARTCL_BACKEND=cuda PARTCL_DEVICE=gpu timeout 240 "$NCU" --metrics gpu__time_duration.sum \
             --csv --launch-count "$launches" "$@" 2>/dev/null >"$OUT/profile.csv"

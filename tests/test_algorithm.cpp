@@ -53,6 +53,40 @@ TEST_CASE("sort_by_key on 32-bit keys is stable and matches std::stable_sort") {
     }
 }
 
+TEST_CASE("sort_by_key sorts only the key bits it is told hold the keys") {
+    // Keys below 2^bits: sorting those bits is the whole sort (CUB sorts fewer passes;
+    // Boost.Compute sorts them all); 0 bits (every key 0) leaves the buffers alone.
+    Context& context = test_context();
+    auto& queue = context.queue(0);
+    const std::uint32_t seed = fresh_seed();
+    std::mt19937 rng(seed);
+    CHECK(bits_for(0) == 0);
+    CHECK(bits_for(1) == 0);
+    CHECK(bits_for(2) == 1);
+    CHECK(bits_for(1025) == 11);
+    CHECK(bits_for(std::uint64_t(1) << 40) == 32);
+    for (std::uint32_t bound : {1u, 2u, 300u, 1u << 17, 5000001u})
+        for (std::size_t n : {1, 1000, 70001}) {
+            CAPTURE(seed);
+            CAPTURE(bound);
+            CAPTURE(n);
+            std::uniform_int_distribution<std::uint32_t> key(0, bound - 1);
+            std::vector<std::uint32_t> keys(n), values(n);
+            for (auto& k : keys) k = key(rng);
+            std::iota(values.begin(), values.end(), 0u);
+            const auto order = stable_order(keys, n);
+            Buffer<std::uint32_t> dkeys(context, keys), dvalues(context, values);
+            sort_by_key(queue, dkeys, dvalues, n, bits_for(bound));
+            const auto got_keys = dkeys.read(queue), got_values = dvalues.read(queue);
+            std::size_t wrong = 0;
+            for (std::size_t i = 0; i < n; ++i)
+                wrong += got_values[i] != order[i] || got_keys[i] != keys[order[i]];
+            CHECK(wrong == 0);
+        }
+    Buffer<std::uint32_t> a(context, 4), b(context, 4);
+    CHECK_THROWS_WITH_AS(sort_by_key(queue, a, b, 4, 33), doctest::Contains("key_bits 33"), UsageError);
+}
+
 TEST_CASE("sort_by_key on real keys, float and double, sorts a prefix only") {
     Context& context = test_context();
     auto& queue = context.queue(0);

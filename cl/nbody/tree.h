@@ -20,7 +20,7 @@
  *                                      second moments sum m u u^T of the bodies' offsets u
  *                                      from the centre of mass (the quadrupole)
  *   box:  lox | loy | loz | hix | hiy | hiz
- * Sorted bodies: x | y | z | m, n each, in tree order. */
+ * Sorted bodies: (x, y, z, m) of each body side by side (4 n reals), in tree order. */
 #include "common/real.h"
 
 /* First tree position of node p among `count` nodes of a level (64-bit: p * n reaches 2^41). */

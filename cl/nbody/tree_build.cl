@@ -135,7 +135,8 @@ KERNEL void tree_split(const uint n, const uint count, const uint nodes,
     }
 }
 
-/* sorted = x | y | z | m of the bodies in tree order. */
+/* sorted: (x, y, z, m) of each body side by side, in tree order (one wide load per body in
+ * the walk). */
 KERNEL void tree_gather(const uint n, GLOBAL const real* RESTRICT pos,
                         GLOBAL const real* RESTRICT mass, GLOBAL const uint* RESTRICT perm,
                         GLOBAL real* RESTRICT sorted)
@@ -143,10 +144,10 @@ KERNEL void tree_gather(const uint n, GLOBAL const real* RESTRICT pos,
     const uint i = global_id(0);
     if (i >= n) return;
     const uint b = perm[i];
-    sorted[i] = pos[b];
-    sorted[n + i] = pos[n + b];
-    sorted[2 * n + i] = pos[2 * n + b];
-    sorted[3 * n + i] = mass[b];
+    sorted[4 * i] = pos[b];
+    sorted[4 * i + 1] = pos[n + b];
+    sorted[4 * i + 2] = pos[2 * n + b];
+    sorted[4 * i + 3] = mass[b];
 }
 
 /* crit2 of a node with centre of mass c and tight box [lo, hi]. */
@@ -217,7 +218,8 @@ KERNEL void tree_leaves(const uint n, const uint leaves, const uint nodes,
     real lox = REAL_MAX, loy = REAL_MAX, loz = REAL_MAX;
     real hix = -REAL_MAX, hiy = -REAL_MAX, hiz = -REAL_MAX;
     for (uint i = begin; i < end; ++i) {
-        const real x = sorted[i], y = sorted[n + i], z = sorted[2 * n + i], mi = sorted[3 * n + i];
+        const real x = sorted[4 * i], y = sorted[4 * i + 1], z = sorted[4 * i + 2];
+        const real mi = sorted[4 * i + 3];
         m += mi;
         wx += mi * x;
         wy += mi * y;
@@ -233,8 +235,8 @@ KERNEL void tree_leaves(const uint n, const uint leaves, const uint nodes,
     const real cz = tree_centre(m, wz, loz, hiz);
     real s[6] = {REAL_C(0.0), REAL_C(0.0), REAL_C(0.0), REAL_C(0.0), REAL_C(0.0), REAL_C(0.0)};
     for (uint i = begin; i < end; ++i)
-        tree_add_moments(s, sorted[3 * n + i], sorted[i] - cx, sorted[n + i] - cy,
-                         sorted[2 * n + i] - cz);
+        tree_add_moments(s, sorted[4 * i + 3], sorted[4 * i] - cx, sorted[4 * i + 1] - cy,
+                         sorted[4 * i + 2] - cz);
     tree_store(node, box, nodes, leaves + p, m, cx, cy, cz, s, lox, loy, loz, hix, hiy, hiz, theta);
 }
 

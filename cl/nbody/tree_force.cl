@@ -144,7 +144,10 @@ INLINE real tree_gap(const real c, const real lo, const real hi)
                 const uint p = k - leaves;                                             \
                 const uint end = tree_start(p + 1, leaves, n);                         \
                 for (uint j = tree_start(p, leaves, n); j < end; ++j)                  \
-                    TREE_INTERACT(bx[j], by[j], bz[j], bm[j], r2 > REAL_C(0.0));       \
+                {                                                                      \
+                    const real4 bj = body[j];                                          \
+                    TREE_INTERACT(bj.x, bj.y, bj.z, bj.w, r2 > REAL_C(0.0));           \
+                }                                                                      \
             } else {                                                                   \
                 open = 1;                                                              \
             }                                                                          \
@@ -180,25 +183,24 @@ KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const u
     GLOBAL const real* RESTRICT sxy = node + 8 * nodes;
     GLOBAL const real* RESTRICT sxz = node + 9 * nodes;
     GLOBAL const real* RESTRICT syz = node + 10 * nodes;
-    GLOBAL const real* RESTRICT bx = sorted;
-    GLOBAL const real* RESTRICT by = sorted + n;
-    GLOBAL const real* RESTRICT bz = sorted + 2 * n;
-    GLOBAL const real* RESTRICT bm = sorted + 3 * n;
+    GLOBAL const real4* RESTRICT body = (GLOBAL const real4*)sorted;
     /* The group's box, from its bodies (at most TREE_WALK_GROUP broadcast loads: groups
      * smaller than a leaf have no box in the tree). */
-    real glox = bx[first], gloy = by[first], gloz = bz[first];
+    real glox = body[first].x, gloy = body[first].y, gloz = body[first].z;
     real ghix = glox, ghiy = gloy, ghiz = gloz;
     for (uint j = first + 1; j < last; ++j) {
-        glox = min(glox, bx[j]);
-        gloy = min(gloy, by[j]);
-        gloz = min(gloz, bz[j]);
-        ghix = max(ghix, bx[j]);
-        ghiy = max(ghiy, by[j]);
-        ghiz = max(ghiz, bz[j]);
+        const real4 bj = body[j];
+        glox = min(glox, bj.x);
+        gloy = min(gloy, bj.y);
+        gloz = min(gloz, bj.z);
+        ghix = max(ghix, bj.x);
+        ghiy = max(ghiy, bj.y);
+        ghiz = max(ghiz, bj.z);
     }
     const uint i = first + lane;
     const uint target = min(i, last - 1);
-    const real tx = bx[target], ty = by[target], tz = bz[target];
+    const real4 own = body[target];
+    const real tx = own.x, ty = own.y, tz = own.z;
     real sx = REAL_C(0.0), sy = REAL_C(0.0), sz = REAL_C(0.0), sp = REAL_C(0.0);
 #if TREE_STAGE
     /* The group walks together: each round pops up to TREE_WALK_GROUP nodes off a stack
@@ -206,8 +208,9 @@ KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const u
      * places the outcomes: nodes taken whole go to the source list, opened leaves to this
      * round's leaf ranges (applied at once), opened nodes' children back on the stack (left
      * child on top). The list is applied when it could not take another round. */
-    LOCAL real list_x[TREE_STAGE], list_y[TREE_STAGE], list_z[TREE_STAGE], list_m[TREE_STAGE];
-    LOCAL real list_s[6][TREE_STAGE];
+    /* A listed node in three wide loads: (c, m), (sxx, syy, szz, sxy), (sxz, syz). */
+    LOCAL real4 list_c[TREE_STAGE], list_s[TREE_STAGE];
+    LOCAL real2 list_t[TREE_STAGE];
     LOCAL uint stack[TREE_LIST_STACK];
     LOCAL uint leaf_first[TREE_WALK_GROUP], leaf_last[TREE_WALK_GROUP];
     LOCAL uint scan[TREE_WALK_GROUP];
@@ -250,16 +253,20 @@ KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const u
         const uint count = shared_count;
         if (kind == 1u) {
             const uint at = count + (before & 0x3ffu);
-            list_x[at] = ckx;
-            list_y[at] = cky;
-            list_z[at] = ckz;
-            list_m[at] = mk;
-            list_s[0][at] = sxx[k];
-            list_s[1][at] = syy[k];
-            list_s[2][at] = szz[k];
-            list_s[3][at] = sxy[k];
-            list_s[4][at] = sxz[k];
-            list_s[5][at] = syz[k];
+            /* Scalar stores: Oclgrind 21.10 misreports stores of vector literals. */
+            LOCAL_SPACE real* c = (LOCAL_SPACE real*)(list_c + at);
+            LOCAL_SPACE real* q = (LOCAL_SPACE real*)(list_s + at);
+            LOCAL_SPACE real* t = (LOCAL_SPACE real*)(list_t + at);
+            c[0] = ckx;
+            c[1] = cky;
+            c[2] = ckz;
+            c[3] = mk;
+            q[0] = sxx[k];
+            q[1] = syy[k];
+            q[2] = szz[k];
+            q[3] = sxy[k];
+            t[0] = sxz[k];
+            t[1] = syz[k];
         } else if (kind == 1u << 10) {
             const uint at = (before >> 10) & 0x3ffu;
             leaf_first[at] = tree_start(k - leaves, leaves, n);
@@ -274,15 +281,20 @@ KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const u
         for (uint q = 0; q < opened_leaves; ++q) {
             const uint end = leaf_last[q];
             for (uint j = leaf_first[q]; j < end; ++j)
-                TREE_INTERACT(bx[j], by[j], bz[j], bm[j], r2 > REAL_C(0.0));
+            {
+                const real4 bj = body[j];
+                TREE_INTERACT(bj.x, bj.y, bj.z, bj.w, r2 > REAL_C(0.0));
+            }
         }
         const uint next_top = base + 2 * opened;
         uint listed = count + (total & 0x3ffu);
         if (listed > TREE_STAGE - TREE_WALK_GROUP || next_top == 0) {
-            for (uint j = 0; j < listed; ++j)
-                TREE_INTERACT_NODE(list_x[j], list_y[j], list_z[j], list_m[j], list_s[0][j],
-                                   list_s[1][j], list_s[2][j], list_s[3][j], list_s[4][j],
-                                   list_s[5][j]);
+            for (uint j = 0; j < listed; ++j) {
+                const real4 centre = list_c[j], moments = list_s[j];
+                const real2 more = list_t[j];
+                TREE_INTERACT_NODE(centre.x, centre.y, centre.z, centre.w, moments.x, moments.y,
+                                   moments.z, moments.w, more.x, more.y);
+            }
             listed = 0;
         }
         BARRIER_LOCAL;

@@ -123,7 +123,7 @@ void CellList::build(Queue& queue, const RealBuffer& positions, std::size_t stri
                          "lie outside the grid's box; the first is particle " +
                          std::to_string(first) + " at " + where + ")");
     }
-    sort_by_key(queue, keys_, order_, n);
+    sort_by_key(queue, keys_, order_, n, bits_for(grid_.count() + 1));  // keys <= count()
     bounds_kernel_.args(cl_uint(n), cl_uint(grid_.count()), keys_, start_, end_);
     bounds_kernel_.launch(queue, grid_.count(), 64);
 }

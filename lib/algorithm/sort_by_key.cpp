@@ -27,15 +27,23 @@ void sort_with_boost_compute(Queue& queue, const cl::Buffer& keys, const cl::Buf
 
 } // namespace
 
+unsigned bits_for(std::uint64_t bound) noexcept {
+    unsigned bits = 0;
+    while (bits < 32 && (std::uint64_t(1) << bits) < bound) ++bits;
+    return bits;
+}
+
 void sort_by_key(Queue& queue, Buffer<std::uint32_t>& keys, Buffer<std::uint32_t>& values,
-                 std::size_t n) {
+                 std::size_t n, unsigned key_bits) {
     check_lengths(keys.size(), values.size(), n);
-    if (n < 2) return;
+    if (key_bits > 32) throw UsageError("sort_by_key: key_bits " + std::to_string(key_bits) + " above 32");
+    if (n < 2 || key_bits == 0) return;
 #ifdef PARTCL_WITH_CUDA
     if (queue.backend() == Backend::cuda)
         return detail::cuda::sort_pairs(detail::cuda_stream(queue),
                                         detail::cuda_pointer<std::uint32_t>(keys.memory()),
-                                        detail::cuda_pointer<std::uint32_t>(values.memory()), n);
+                                        detail::cuda_pointer<std::uint32_t>(values.memory()), n,
+                                        key_bits);
 #endif
     sort_with_boost_compute<std::uint32_t>(queue, keys.cl_buffer(), values.cl_buffer(), n);
 }

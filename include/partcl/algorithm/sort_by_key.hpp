@@ -11,8 +11,12 @@
 
 namespace partcl {
 
+// key_bits: every key is below 2^key_bits (in [0, 32]), so only those bits need sorting: CUB
+// sorts only them (fewer passes), 0 leaves the buffers as they are; Boost.Compute sorts all.
 void sort_by_key(Queue& queue, Buffer<std::uint32_t>& keys, Buffer<std::uint32_t>& values,
-                 std::size_t n);
+                 std::size_t n, unsigned key_bits = 32);
+// The key_bits that hold every key below `bound` (a count of distinct keys).
+unsigned bits_for(std::uint64_t bound) noexcept;
 // Keys of the buffer's precision (NaN keys are a UsageError's business of the caller: their
 // order is unspecified).
 void sort_by_key(Queue& queue, RealBuffer& keys, Buffer<std::uint32_t>& values, std::size_t n);

@@ -46,17 +46,17 @@ private:
 };
 
 template <class Key>
-void sort_pairs_typed(cudaStream_t stream, Key* keys, std::uint32_t* values, std::size_t n) {
+void sort_pairs_typed(cudaStream_t stream, Key* keys, std::uint32_t* values, std::size_t n,
+                      int key_bits = int(sizeof(Key) * 8)) {
     if (n < 2) return;
     Scratch alternate_keys(stream, n * sizeof(Key)), alternate_values(stream, n * sizeof(std::uint32_t));
     cub::DoubleBuffer<Key> k(keys, alternate_keys.as<Key>());
     cub::DoubleBuffer<std::uint32_t> v(values, alternate_values.as<std::uint32_t>());
     std::size_t bytes = 0;
-    check(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, int(n), 0, int(sizeof(Key) * 8), stream),
+    check(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, int(n), 0, key_bits, stream),
           "cub::DeviceRadixSort::SortPairs");
     Scratch temp(stream, bytes);
-    check(cub::DeviceRadixSort::SortPairs(temp.as<void>(), bytes, k, v, int(n), 0,
-                                          int(sizeof(Key) * 8), stream),
+    check(cub::DeviceRadixSort::SortPairs(temp.as<void>(), bytes, k, v, int(n), 0, key_bits, stream),
           "cub::DeviceRadixSort::SortPairs");
     // The result lands in either buffer; the caller's must hold it.
     if (k.Current() != keys)
@@ -97,8 +97,9 @@ cudaError_t fill_pattern(cudaStream_t stream, void* target, const void* pattern,
     }
 }
 
-void sort_pairs(cudaStream_t stream, std::uint32_t* keys, std::uint32_t* values, std::size_t n) {
-    sort_pairs_typed(stream, keys, values, n);
+void sort_pairs(cudaStream_t stream, std::uint32_t* keys, std::uint32_t* values, std::size_t n,
+                unsigned key_bits) {
+    sort_pairs_typed(stream, keys, values, n, int(key_bits));
 }
 void sort_pairs(cudaStream_t stream, float* keys, std::uint32_t* values, std::size_t n) {
     sort_pairs_typed(stream, keys, values, n);

@@ -21,7 +21,9 @@ cudaError_t fill_pattern(cudaStream_t stream, void* target, const void* pattern,
                          std::size_t pattern_size, std::size_t count);
 
 // Stable ascending sort of keys[0, n), values carried along (CUB DeviceRadixSort).
-void sort_pairs(cudaStream_t stream, std::uint32_t* keys, std::uint32_t* values, std::size_t n);
+// Sorts the low key_bits bits of the keys.
+void sort_pairs(cudaStream_t stream, std::uint32_t* keys, std::uint32_t* values, std::size_t n,
+                unsigned key_bits = 32);
 void sort_pairs(cudaStream_t stream, float* keys, std::uint32_t* values, std::size_t n);
 void sort_pairs(cudaStream_t stream, double* keys, std::uint32_t* values, std::size_t n);
 // out[i] = in[0] + ... + in[i - 1] (CUB DeviceScan); in == out allowed.

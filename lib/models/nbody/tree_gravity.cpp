@@ -230,7 +230,7 @@ void TreeGravity::build(const RealBuffer& positions, const RealBuffer& mass, std
             .launch(queue, n);
         sort_by_key(queue, keys_buffer_, values_, n);
         kernels_[k_regroup].args(un, count, values_, perm_, node_keys_, perm_scratch_).launch(queue, n);
-        sort_by_key(queue, node_keys_, perm_scratch_, n);
+        sort_by_key(queue, node_keys_, perm_scratch_, n, cl_uint(level));  // node keys < 2^level
         std::swap(perm_, perm_scratch_);
         kernels_[k_split].args(un, count, nodes, positions, perm_, box_).launch(queue, count);
     }
