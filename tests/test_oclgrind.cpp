@@ -299,7 +299,7 @@ DeviceTree<T> build_device_tree(Precision precision, std::size_t n, std::size_t 
         for (std::size_t d = 0; d < 3; ++d) t.pos[d * n + 3] = t.pos[d * n + 2];  // coincident
     t.bpos = Buffer<T>(context, t.pos);
     t.bm = Buffer<T>(context, t.m);
-    t.box = Buffer<T>(context, 6 * t.nodes);
+    t.box = Buffer<T>(context, 7 * t.nodes);
     t.node = Buffer<T>(context, 11 * t.nodes);
     t.keys = Buffer<T>(context, n);
     t.sorted = Buffer<T>(context, 4 * n);

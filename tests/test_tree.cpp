@@ -154,9 +154,11 @@ Built build_tree(Precision precision, const Bodies& b, GravityParameters p, Tree
 // What the build must produce, checked node by node from the bodies (as the device holds
 // them): perm a permutation; leaves of at most leaf_size bodies; each node's tight box the
 // exact min and max of its bodies (min and max do not round); its mass and centre of mass the
-// sums over its bodies to rounding (one rounding per addition, n of them at the root); crit2 =
-// (r / theta)^2 (1 + 8 eps) from them; and the kd-tree property, the split: along some axis
-// every body of the left child lies at or below every body of the right one.
+// sums over its bodies to rounding (one rounding per addition, n of them at the root); its
+// second moments about that centre; its radius r at least its farthest body's distance and at
+// most its box's farthest corner's; crit2 = (r / theta)^2 (1 + 8 eps); and the kd-tree
+// property, the split: along some axis every body of the left child lies at or below every
+// body of the right one.
 void check_tree(const TreeSnapshot& t, const Bodies& b, TreeOptions o, Precision precision) {
     const std::size_t n = b.size(), nodes = t.nodes();
     const double eps = epsilon(precision);
@@ -213,20 +215,34 @@ void check_tree(const TreeSnapshot& t, const Bodies& b, TreeOptions o, Precision
             CHECK(std::abs(t.node[(5 + c) * nodes + k] - moments[c]) <=
                   16 * double(t.levels + 2) * eps * mabs * diagonal2 + 4 * mabs * delta2);
         }
-        double r2 = 0;
+        double corner2 = 0;
         for (int a = 0; a < 3; ++a) {
             CHECK(lo(k, a) == l[a]);
             CHECK(hi(k, a) == h[a]);
             const double c = t.node[a * nodes + k], extent = h[a] - l[a] + std::abs(h[a]) + std::abs(l[a]);
             CHECK(std::abs(c - w[a] / m) <= 4 * double(end - begin) * eps * extent);
             const double r = std::max(hi(k, a) - c, c - lo(k, a));
-            r2 += r * r;
+            corner2 += r * r;
         }
+        // The radius holds every body (about the device's centre) and is no larger than the
+        // box's farthest corner: within rounding of both.
+        double far2 = 0;
+        for (std::size_t i = begin; i < end; ++i) {
+            double d2 = 0;
+            for (int a = 0; a < 3; ++a) {
+                const double u = (*axes[a])[t.perm[i]] - t.node[a * nodes + k];
+                d2 += u * u;
+            }
+            far2 = std::max(far2, d2);
+        }
+        const double radius = t.box[6 * nodes + k];
+        CHECK(radius * radius >= far2 * (1 - 2 * eps));
+        CHECK(radius * radius <= corner2 * (1 + 16 * eps));
         const double crit2 = t.node[4 * nodes + k];
         if (o.theta == 0)
             CHECK(crit2 == (precision == Precision::float64 ? DBL_MAX : double(FLT_MAX)));
         else
-            CHECK(std::abs(crit2 - r2 / (o.theta * o.theta) * (1 + 8 * eps)) <= 8 * eps * crit2);
+            CHECK(std::abs(crit2 - radius * radius / (o.theta * o.theta) * (1 + 8 * eps)) <= 8 * eps * crit2);
         if (k < nodes / 2 && t.node[3 * nodes + 2 * k] > 0 && t.node[3 * nodes + 2 * k + 1] > 0) {
             bool split = false;
             for (int a = 0; a < 3; ++a) split = split || hi(2 * k, a) <= lo(2 * k + 1, a);

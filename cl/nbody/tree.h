@@ -19,7 +19,9 @@
  *         | sxx | syy | szz | sxy | sxz | syz
  *                                      second moments sum m u u^T of the bodies' offsets u
  *                                      from the centre of mass (the quadrupole)
- *   box:  lox | loy | loz | hix | hiy | hiz
+ *   box:  lox | loy | loz | hix | hiy | hiz | radius
+ *                                      tight box; the node's bodies lie within radius of its
+ *                                      centre of mass
  * Sorted bodies: (x, y, z, m) of each body side by side (4 n reals), in tree order. */
 #include "common/real.h"
 

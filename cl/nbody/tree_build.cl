@@ -15,12 +15,14 @@
  *                  from its bodies
  *   tree_nodes     the same for level l from level l + 1, for l = D-1 .. 0
  *
- * crit2 = (r / theta)^2 where r is the distance from the centre of mass to the farthest corner
- * of the node's tight box (a sphere around com holding all its bodies): a target at distance d
- * from com treats the node as a point mass when d^2 > crit2, i.e. r / d < theta (drons/nbody's
- * lambda_crit is 1 / theta). theta = 0 opens every node. A body of a node lies in its box, so
- * it is at most r from the node's com: with theta <= 1 no body accepts a node that holds it
- * (the factor 1 + 8 eps keeps that true through rounding), and bodies never meet themselves.
+ * crit2 = (r / theta)^2 where r, the node's radius, bounds the distance of its bodies from its
+ * centre of mass: a leaf's is the farthest body's; a node's the smaller of its tight box's
+ * farthest corner and max over its children of (distance between the centres + the child's
+ * radius). A target at distance d from com treats the node as a whole when d^2 > crit2, i.e.
+ * r / d < theta (drons/nbody's lambda_crit is 1 / theta). theta = 0 opens every node. A body
+ * of a node is at most r from the node's com: with theta <= 1 no body accepts a node that
+ * holds it (the factors 1 + 4 eps on r and 1 + 8 eps on crit2 keep that true through
+ * rounding), and bodies never meet themselves.
  *
  * TREE_GROUP: work-group size of tree_root_box (a power of two). */
 #include "nbody/tree.h"
@@ -150,34 +152,40 @@ KERNEL void tree_gather(const uint n, GLOBAL const real* RESTRICT pos,
     sorted[4 * i + 3] = mass[b];
 }
 
-/* crit2 of a node with centre of mass c and tight box [lo, hi]. */
-INLINE real tree_crit2(const real cx, const real cy, const real cz, const real lox,
-                       const real loy, const real loz, const real hix, const real hiy,
-                       const real hiz, const real theta)
+/* crit2 of a node whose bodies lie within `radius` of its centre of mass. */
+INLINE real tree_crit2(const real radius, const real theta)
 {
     if (theta <= REAL_C(0.0)) return REAL_MAX;
+    return radius * radius / (theta * theta) * (REAL_C(1.0) + REAL_C(8.0) * REAL_EPSILON);
+}
+
+/* Distance from c to the farthest corner of the box [lo, hi]. */
+INLINE real tree_corner(const real cx, const real cy, const real cz, const real lox,
+                        const real loy, const real loz, const real hix, const real hiy,
+                        const real hiz)
+{
     const real rx = max(hix - cx, cx - lox);
     const real ry = max(hiy - cy, cy - loy);
     const real rz = max(hiz - cz, cz - loz);
-    const real r2 = rx * rx + ry * ry + rz * rz;
-    return r2 / (theta * theta) * (REAL_C(1.0) + REAL_C(8.0) * REAL_EPSILON);
+    return sqrt(rx * rx + ry * ry + rz * rz);
 }
 
 /* Writes node k's summary; an empty or massless node gets mass 0 (traversals skip it) and,
  * empty, the box lo = REAL_MAX, hi = -REAL_MAX that any union ignores. s: the second moments
- * about the centre of mass, xx yy zz xy xz yz. */
+ * about the centre of mass, xx yy zz xy xz yz; radius: the node's bodies lie within it of the
+ * centre. */
 INLINE void tree_store(GLOBAL real* RESTRICT node, GLOBAL real* RESTRICT box, const uint nodes,
                        const uint k, const real m, const real cx, const real cy, const real cz,
-                       const real* s, const real lox, const real loy, const real loz,
-                       const real hix, const real hiy, const real hiz, const real theta)
+                       const real* s, const real radius, const real lox, const real loy,
+                       const real loz, const real hix, const real hiy, const real hiz,
+                       const real theta)
 {
     const int massive = m > REAL_C(0.0);
     node[k] = cx;
     node[nodes + k] = cy;
     node[2 * nodes + k] = cz;
     node[3 * nodes + k] = massive ? m : REAL_C(0.0);
-    node[4 * nodes + k] =
-        massive ? tree_crit2(cx, cy, cz, lox, loy, loz, hix, hiy, hiz, theta) : REAL_C(0.0);
+    node[4 * nodes + k] = massive ? tree_crit2(radius, theta) : REAL_C(0.0);
     for (uint c = 0; c < 6; ++c) node[(5 + c) * nodes + k] = massive ? s[c] : REAL_C(0.0);
     box[k] = lox;
     box[nodes + k] = loy;
@@ -185,6 +193,7 @@ INLINE void tree_store(GLOBAL real* RESTRICT node, GLOBAL real* RESTRICT box, co
     box[3 * nodes + k] = hix;
     box[4 * nodes + k] = hiy;
     box[5 * nodes + k] = hiz;
+    box[6 * nodes + k] = radius;
 }
 
 /* The centre of a node of mass m and weighted sum w: the centre of mass, or for a massless
@@ -234,10 +243,15 @@ KERNEL void tree_leaves(const uint n, const uint leaves, const uint nodes,
     const real cx = tree_centre(m, wx, lox, hix), cy = tree_centre(m, wy, loy, hiy);
     const real cz = tree_centre(m, wz, loz, hiz);
     real s[6] = {REAL_C(0.0), REAL_C(0.0), REAL_C(0.0), REAL_C(0.0), REAL_C(0.0), REAL_C(0.0)};
-    for (uint i = begin; i < end; ++i)
-        tree_add_moments(s, sorted[4 * i + 3], sorted[4 * i] - cx, sorted[4 * i + 1] - cy,
-                         sorted[4 * i + 2] - cz);
-    tree_store(node, box, nodes, leaves + p, m, cx, cy, cz, s, lox, loy, loz, hix, hiy, hiz, theta);
+    real far2 = REAL_C(0.0);
+    for (uint i = begin; i < end; ++i) {
+        const real ux = sorted[4 * i] - cx, uy = sorted[4 * i + 1] - cy, uz = sorted[4 * i + 2] - cz;
+        tree_add_moments(s, sorted[4 * i + 3], ux, uy, uz);
+        far2 = max(far2, ux * ux + uy * uy + uz * uz);
+    }
+    const real radius = sqrt(far2) * (REAL_C(1.0) + REAL_C(4.0) * REAL_EPSILON);
+    tree_store(node, box, nodes, leaves + p, m, cx, cy, cz, s, radius, lox, loy, loz, hix, hiy,
+               hiz, theta);
 }
 
 /* Node p of a level of `count` from its two children; second moments by the parallel-axis
@@ -263,12 +277,21 @@ KERNEL void tree_nodes(const uint count, const uint nodes, GLOBAL real* RESTRICT
     real centre[3];
     for (uint a = 0; a < 3; ++a) centre[a] = tree_centre(m, w[a], lo[a], hi[a]);
     real s[6] = {REAL_C(0.0), REAL_C(0.0), REAL_C(0.0), REAL_C(0.0), REAL_C(0.0), REAL_C(0.0)};
+    /* The bodies lie within the tight box's farthest corner, and within each (non-empty)
+     * child's radius of its centre: the smaller bound is the radius. */
+    real reach = REAL_C(0.0);
     for (uint c = 0; c < 2; ++c) {
         const uint q = child[c];
         for (uint e = 0; e < 6; ++e) s[e] += node[(5 + e) * nodes + q];
-        tree_add_moments(s, node[3 * nodes + q], node[q] - centre[0], node[nodes + q] - centre[1],
-                         node[2 * nodes + q] - centre[2]);
+        const real ux = node[q] - centre[0], uy = node[nodes + q] - centre[1];
+        const real uz = node[2 * nodes + q] - centre[2];
+        tree_add_moments(s, node[3 * nodes + q], ux, uy, uz);
+        if (box[q] <= box[3 * nodes + q])
+            reach = max(reach, sqrt(ux * ux + uy * uy + uz * uz) + box[6 * nodes + q]);
     }
-    tree_store(node, box, nodes, k, m, centre[0], centre[1], centre[2], s, lo[0], lo[1], lo[2],
-               hi[0], hi[1], hi[2], theta);
+    const real corner = tree_corner(centre[0], centre[1], centre[2], lo[0], lo[1], lo[2], hi[0],
+                                    hi[1], hi[2]);
+    const real radius = min(corner, reach) * (REAL_C(1.0) + REAL_C(4.0) * REAL_EPSILON);
+    tree_store(node, box, nodes, k, m, centre[0], centre[1], centre[2], s, radius, lo[0], lo[1],
+               lo[2], hi[0], hi[1], hi[2], theta);
 }

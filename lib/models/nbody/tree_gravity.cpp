@@ -81,9 +81,9 @@ TreeSnapshot TreeGravity::snapshot() {
     perm_.read(queue, s.perm.data(), n_);
     const std::size_t nodes = s.nodes();
     s.node.resize(node_fields * nodes);
-    s.box.resize(6 * nodes);
+    s.box.resize(7 * nodes);
     node_.read(queue, s.node.data(), node_fields * nodes);
-    box_.read(queue, s.box.data(), 6 * nodes);
+    box_.read(queue, s.box.data(), 7 * nodes);
     return s;
 }
 
@@ -195,7 +195,7 @@ void TreeGravity::reserve(std::size_t n) {
     }
     if (nodes > node_capacity_) {
         node_ = RealBuffer(context_, precision_, node_fields * nodes);
-        box_ = RealBuffer(context_, precision_, 6 * nodes);
+        box_ = RealBuffer(context_, precision_, 7 * nodes);
         node_capacity_ = nodes;
     }
 }

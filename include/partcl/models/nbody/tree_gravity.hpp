@@ -3,7 +3,7 @@
 // every evaluation (cl/nbody/tree_build.cl) and walked by groups of neighbouring bodies
 // (cl/nbody/tree_force.cl), in O(N log N). The tree splits each node at the median along the
 // widest side of its cell until a leaf holds at most `leaf_size` bodies; a node acts as its
-// mass at its centre of mass plus its quadrupole when r / d < theta, r being the radius about
+// mass at its centre of mass plus its quadrupole when r / d < theta, r being a radius about
 // the centre of mass that holds the node's bodies and d the distance to the target
 // (drons/nbody's lambda_crit = 1 / theta). A group of at most `group_size` bodies walks one path, taking d as the distance
 // to the group's box: a node is taken whole only where every body of the group would take it.
@@ -58,7 +58,9 @@ struct TreeSnapshot {
     // cx | cy | cz | m | crit2 | sxx | syy | szz | sxy | sxz | syz, 2^(levels + 1) each: the
     // s are the second moments sum m u u^T of the bodies' offsets u from the centre of mass.
     std::vector<double> node;
-    std::vector<double> box;          // tight boxes: lox | loy | loz | hix | hiy | hiz
+    // Tight boxes lox | loy | loz | hix | hiy | hiz, and each node's radius: its bodies lie
+    // within it of its centre of mass.
+    std::vector<double> box;
     std::size_t nodes() const noexcept { return std::size_t(2) << levels; }
     std::size_t begin(std::size_t k) const noexcept;  // first tree position of node k
     std::size_t end(std::size_t k) const noexcept;
