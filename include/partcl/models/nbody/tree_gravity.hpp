@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <partcl/algorithm/segmented_sort.hpp>
 #include <partcl/jit/compiler.hpp>
 #include <partcl/jit/kernel.hpp>
 #include <partcl/models/nbody/gravity.hpp>
@@ -118,7 +119,8 @@ private:
     TreeOptions options_;
     std::vector<Kernel> kernels_;  // indexed by the enum in tree_gravity.cpp
     std::size_t n_ = 0, capacity_ = 0, node_capacity_ = 0, levels_ = 0, walk_levels_ = 0;
-    Buffer<std::uint32_t> perm_, perm_scratch_, values_, node_keys_;
+    SegmentedSort segmented_sort_;
+    Buffer<std::uint32_t> perm_, offsets_;
     RealBuffer keys_buffer_, sorted_, node_, box_, root_box_;
     double interactions_ = 0;
 };
