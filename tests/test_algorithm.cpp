@@ -1,4 +1,4 @@
-// The device algorithms (sort_by_key, SegmentedSort, exclusive_scan) against std:: on fresh random inputs,
+// The device algorithms (sort_by_key, exclusive_scan) against std:: on fresh random inputs,
 // including lengths that are no power of two, duplicates, n = 0 and 1, and sub-ranges.
 #include <doctest/doctest.h>
 
@@ -85,56 +85,6 @@ TEST_CASE("sort_by_key sorts only the key bits it is told hold the keys") {
         }
     Buffer<std::uint32_t> a(context, 4), b(context, 4);
     CHECK_THROWS_WITH_AS(sort_by_key(queue, a, b, 4, 33), doctest::Contains("key_bits 33"), UsageError);
-}
-
-TEST_CASE("SegmentedSort sorts each segment alone, stably, empty and single segments too") {
-    Context& context = test_context();
-    auto& queue = context.queue(0);
-    const std::uint32_t seed = fresh_seed();
-    std::mt19937 rng(seed);
-    for (Precision precision : {Precision::float32, Precision::float64}) {
-        if (precision == Precision::float64 && !context.device(0).info().fp64) continue;
-        SegmentedSort sorter(context, precision, memory_cache());
-        for (std::size_t n : {0, 1, 2, 1000, 70001})
-            for (std::size_t segments : {1, 7, 1000}) {
-                CAPTURE(seed);
-                CAPTURE(n);
-                CAPTURE(segments);
-                // Random cuts (repeats make empty segments); few distinct keys test stability.
-                std::vector<std::uint32_t> offsets(segments + 1, 0);
-                std::uniform_int_distribution<std::uint32_t> cut(0, std::uint32_t(n));
-                for (std::size_t s = 1; s < segments; ++s) offsets[s] = cut(rng);
-                std::sort(offsets.begin(), offsets.end() - 1);
-                offsets[segments] = std::uint32_t(n);
-                std::uniform_int_distribution<int> key(-20, 20);
-                std::vector<double> keys(n);
-                for (auto& k : keys) k = 0.5 * key(rng);
-                std::vector<std::uint32_t> values(n);
-                std::iota(values.begin(), values.end(), 0u);
-                RealBuffer dkeys(context, precision, std::max<std::size_t>(n, 1));
-                if (n) dkeys.write(queue, keys);
-                Buffer<std::uint32_t> dvalues(context, std::max<std::size_t>(n, 1)), doffsets(context, offsets);
-                if (n) dvalues.write(queue, values).wait();
-                sorter.sort(queue, dkeys, dvalues, doffsets, segments, n);
-                if (n == 0) continue;
-                const auto got_keys = dkeys.read(queue);
-                const auto got_values = dvalues.read(queue);
-                std::size_t wrong = 0;
-                for (std::size_t s = 0; s < segments; ++s) {
-                    std::vector<std::uint32_t> order(values.begin() + offsets[s], values.begin() + offsets[s + 1]);
-                    std::stable_sort(order.begin(), order.end(),
-                                     [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
-                    for (std::size_t j = 0; j < order.size(); ++j) {
-                        const std::size_t at = offsets[s] + j;
-                        wrong += got_values[at] != order[j] || got_keys[at] != keys[order[j]];
-                    }
-                }
-                CHECK(wrong == 0);
-            }
-        RealBuffer small(context, precision, 4);
-        Buffer<std::uint32_t> v(context, 4), o(context, 2);
-        CHECK_THROWS_WITH_AS(sorter.sort(queue, small, v, o, 3, 4), doctest::Contains("3 segments"), UsageError);
-    }
 }
 
 TEST_CASE("sort_by_key on real keys, float and double, sorts a prefix only") {

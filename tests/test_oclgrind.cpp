@@ -264,7 +264,7 @@ struct DeviceTree {
     std::size_t n, levels, nodes;
     std::vector<T> pos, m;
     Buffer<T> bpos, bm, box, keys, sorted, node;
-    Buffer<cl_uint> perm, values;  // values: the segments' offsets
+    Buffer<cl_uint> perm, values, node_keys, perm2;
 };
 
 template <class K>
@@ -305,6 +305,8 @@ DeviceTree<T> build_device_tree(Precision precision, std::size_t n, std::size_t 
     t.sorted = Buffer<T>(context, 4 * n);
     t.perm = Buffer<cl_uint>(context, n);
     t.values = Buffer<cl_uint>(context, n);
+    t.node_keys = Buffer<cl_uint>(context, n);
+    t.perm2 = Buffer<cl_uint>(context, n);
     BuildOptions options;
     options.precision = precision;
     options.define("TREE_GROUP", 16);
@@ -331,17 +333,15 @@ DeviceTree<T> build_device_tree(Precision precision, std::size_t n, std::size_t 
         const cl_uint count = cl_uint(1) << level;
         Kernel(program, "tree_keys").args(un, count, nodes, t.bpos, t.box, t.perm, t.keys, t.values)
             .launch(queue, n, 8).wait();
-        // SegmentedSort on the host: each node's range by key, stably.
         auto keys = t.keys.read(queue);
-        auto perm = t.perm.read(queue);
-        const auto offsets = t.values.read(queue);
-        for (std::size_t p = 0; p < count; ++p) {
-            CHECK(offsets[p] == p * n / count);
-            std::vector<T> k(keys.begin() + offsets[p], keys.begin() + (p + 1 < count ? offsets[p + 1] : n));
-            std::vector<cl_uint> v(perm.begin() + offsets[p], perm.begin() + offsets[p] + k.size());
-            host_stable_sort(k, v);
-            std::copy(v.begin(), v.end(), perm.begin() + offsets[p]);
-        }
+        auto values = t.values.read(queue);
+        host_stable_sort(keys, values);
+        t.values.write(queue, values).wait();
+        Kernel(program, "tree_regroup").args(un, count, t.values, t.perm, t.node_keys, t.perm2)
+            .launch(queue, n, 8).wait();
+        auto node_keys = t.node_keys.read(queue);
+        auto perm = t.perm2.read(queue);
+        host_stable_sort(node_keys, perm);
         t.perm.write(queue, perm).wait();
         Kernel(program, "tree_split").args(un, count, nodes, t.bpos, t.perm, t.box).launch(queue, count, 4).wait();
     }
@@ -608,49 +608,9 @@ void run_pic_kernel(Precision precision) {
     check_pic_kernels(precision, 3, 3, 11);
 }
 
-// algorithm/segmented_sort.cl: segment ids of 41 positions in segments with empty ones among
-// them, and both gathers by a random permutation, against the host.
-void run_segmented_sort_kernel(Precision precision) {
-    Context& context = test_context();
-    auto& queue = context.queue(0);
-    BuildOptions options;
-    options.precision = precision;
-    const Program program =
-        build_program(context, Source::builtin("algorithm/segmented_sort.cl"), options, memory_cache());
-    const std::size_t n = 41;
-    const std::vector<cl_uint> offsets{0, 0, 5, 5, 6, 30, 41};  // 6 segments, two empty
-    const cl_uint segments = 6;
-    Buffer<cl_uint> offsets_buffer(context, offsets), ids(context, n), index(context, n);
-    Kernel(program, "segmented_sort_ids").args(cl_uint(n), segments, offsets_buffer, ids, index)
-        .launch(queue, n, 8).wait();
-    const auto got_ids = ids.read(queue), got_index = index.read(queue);
-    for (std::size_t i = 0; i < n; ++i) {
-        CAPTURE(i);
-        CHECK(offsets[got_ids[i]] <= i);
-        CHECK(i < offsets[got_ids[i] + 1]);
-        CHECK(got_index[i] == i);
-    }
-    std::vector<cl_uint> permutation(n);
-    for (std::size_t i = 0; i < n; ++i) permutation[i] = cl_uint((i * 17 + 5) % n);
-    std::vector<double> values(n);
-    for (std::size_t i = 0; i < n; ++i) values[i] = 0.25 * double(i) - 3;
-    Buffer<cl_uint> order(context, permutation), uint_out(context, n);
-    RealBuffer real_in(context, precision, n), real_out(context, precision, n);
-    real_in.write(queue, values);
-    Kernel(program, "segmented_sort_gather_uint").args(cl_uint(n), order, ids, uint_out).launch(queue, n, 8).wait();
-    Kernel(program, "segmented_sort_gather_real").args(cl_uint(n), order, real_in, real_out).launch(queue, n, 8).wait();
-    const auto got_uint = uint_out.read(queue);
-    const auto got_real = real_out.read(queue);
-    for (std::size_t i = 0; i < n; ++i) {
-        CHECK(got_uint[i] == got_ids[permutation[i]]);
-        CHECK(got_real[i] == values[permutation[i]]);
-    }
-}
-
 const std::map<std::string, std::function<void(Precision)>>& tree_kernels() {
     static const std::map<std::string, std::function<void(Precision)>> table{
         {"algorithm/cell_list.cl", run_cell_list_kernel},
-        {"algorithm/segmented_sort.cl", run_segmented_sort_kernel},
         {"common/real_check.cl", run_real_check_kernel},
         {"integrate/combine.cl", run_combine_kernel},
         {"mps/mps.cl", run_mps_kernel},

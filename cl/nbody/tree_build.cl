@@ -1,9 +1,11 @@
 /* Building the heap kd-tree of nbody/tree.h on the device.
  *
  * Top down, once per level l = 0 .. D-1 (count = 2^l nodes), the host runs
- *   tree_keys      key = each body's coordinate along its node's widest axis; the nodes'
- *                  ranges as segments
- *   SegmentedSort  perm sorted by key within each node's range
+ *   tree_keys      key = each body's coordinate along its node's widest axis, value = position
+ *   sort_by_key    (real keys, stable)
+ *   tree_regroup   key = the node the body came from, value = the body
+ *   sort_by_key    (uint keys, stable): bodies grouped by node again, each node's range now
+ *                  sorted along its axis (a segmented sort from two stable sorts)
  *   tree_split     each node's cell box cut at its median body into its children's boxes
  * after tree_root_box has bounded all bodies. The cell boxes only choose split axes (widest
  * side of the cell, as a classic kd-tree does); the opening criterion uses the tight boxes the
@@ -84,19 +86,31 @@ KERNEL WORK_GROUP_SIZE(TREE_GROUP) void tree_root_box(const uint n, const uint i
         }
 }
 
-/* Level with `count` nodes: keys[i] = coordinate of body perm[i] along its node's widest
- * axis; offsets[p] = the first tree position of node p, p <= count (the segments of the sort;
- * count < n, so the work-items reach every p). */
+/* Level with `count` nodes: keys[i] = coordinate of body perm[i] along its node's widest axis,
+ * values[i] = i. */
 KERNEL void tree_keys(const uint n, const uint count, const uint nodes,
                       GLOBAL const real* RESTRICT pos, GLOBAL const real* RESTRICT box,
                       GLOBAL const uint* RESTRICT perm, GLOBAL real* RESTRICT keys,
-                      GLOBAL uint* RESTRICT offsets)
+                      GLOBAL uint* RESTRICT values)
 {
     const uint i = global_id(0);
     if (i >= n) return;
     const uint axis = tree_widest_axis(box, nodes, count + tree_node_of(i, count, n));
     keys[i] = pos[axis * n + perm[i]];
-    if (i <= count) offsets[i] = tree_start(i, count, n);
+    values[i] = i;
+}
+
+/* After the sort by coordinate: node_keys[j] = the node position values[j] belonged to,
+ * perm_out[j] = its body. */
+KERNEL void tree_regroup(const uint n, const uint count, GLOBAL const uint* RESTRICT values,
+                         GLOBAL const uint* RESTRICT perm, GLOBAL uint* RESTRICT node_keys,
+                         GLOBAL uint* RESTRICT perm_out)
+{
+    const uint j = global_id(0);
+    if (j >= n) return;
+    const uint from = values[j];
+    node_keys[j] = tree_node_of(from, count, n);
+    perm_out[j] = perm[from];
 }
 
 /* Node p of a level of `count` (its range sorted along its widest axis): the children's cell

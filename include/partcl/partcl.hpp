@@ -26,7 +26,6 @@
 #include <partcl/algorithm/reduce.hpp>
 #include <partcl/algorithm/cell_list.hpp>
 #include <partcl/algorithm/scan.hpp>
-#include <partcl/algorithm/segmented_sort.hpp>
 #include <partcl/algorithm/sort_by_key.hpp>
 
 #include <partcl/integrate/integrator.hpp>

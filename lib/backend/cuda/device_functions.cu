@@ -3,7 +3,6 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
-#include <cub/device/device_segmented_sort.cuh>
 
 #include "backend/cuda/check.hpp"
 
@@ -69,30 +68,6 @@ void sort_pairs_typed(cudaStream_t stream, Key* keys, std::uint32_t* values, std
               "cudaMemcpyAsync");
 }
 
-template <class Key>
-void sort_segments_typed(cudaStream_t stream, Key* keys, std::uint32_t* values, std::size_t n,
-                         const std::uint32_t* offsets, std::size_t segments) {
-    if (n < 2 || segments == 0) return;
-    Scratch alternate_keys(stream, n * sizeof(Key)), alternate_values(stream, n * sizeof(std::uint32_t));
-    cub::DoubleBuffer<Key> k(keys, alternate_keys.as<Key>());
-    cub::DoubleBuffer<std::uint32_t> v(values, alternate_values.as<std::uint32_t>());
-    std::size_t bytes = 0;
-    check(cub::DeviceSegmentedSort::StableSortPairs(nullptr, bytes, k, v, int(n), int(segments), offsets,
-                                                    offsets + 1, stream),
-          "cub::DeviceSegmentedSort::StableSortPairs");
-    Scratch temp(stream, bytes);
-    check(cub::DeviceSegmentedSort::StableSortPairs(temp.as<void>(), bytes, k, v, int(n), int(segments),
-                                                    offsets, offsets + 1, stream),
-          "cub::DeviceSegmentedSort::StableSortPairs");
-    if (k.Current() != keys)
-        check(cudaMemcpyAsync(keys, k.Current(), n * sizeof(Key), cudaMemcpyDeviceToDevice, stream),
-              "cudaMemcpyAsync");
-    if (v.Current() != values)
-        check(cudaMemcpyAsync(values, v.Current(), n * sizeof(std::uint32_t),
-                              cudaMemcpyDeviceToDevice, stream),
-              "cudaMemcpyAsync");
-}
-
 template <class T>
 T max_typed(cudaStream_t stream, const T* values, std::size_t n) {
     Scratch result(stream, sizeof(T));
@@ -131,15 +106,6 @@ void sort_pairs(cudaStream_t stream, float* keys, std::uint32_t* values, std::si
 }
 void sort_pairs(cudaStream_t stream, double* keys, std::uint32_t* values, std::size_t n) {
     sort_pairs_typed(stream, keys, values, n);
-}
-
-void sort_segments(cudaStream_t stream, float* keys, std::uint32_t* values, std::size_t n,
-                   const std::uint32_t* offsets, std::size_t segments) {
-    sort_segments_typed(stream, keys, values, n, offsets, segments);
-}
-void sort_segments(cudaStream_t stream, double* keys, std::uint32_t* values, std::size_t n,
-                   const std::uint32_t* offsets, std::size_t segments) {
-    sort_segments_typed(stream, keys, values, n, offsets, segments);
 }
 
 void exclusive_sum(cudaStream_t stream, const std::uint32_t* in, std::uint32_t* out, std::size_t n) {

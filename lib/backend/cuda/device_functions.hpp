@@ -26,12 +26,6 @@ void sort_pairs(cudaStream_t stream, std::uint32_t* keys, std::uint32_t* values,
                 unsigned key_bits = 32);
 void sort_pairs(cudaStream_t stream, float* keys, std::uint32_t* values, std::size_t n);
 void sort_pairs(cudaStream_t stream, double* keys, std::uint32_t* values, std::size_t n);
-// Stable ascending sort of each segment [offsets[s], offsets[s + 1]) of keys[0, n), s <
-// segments, values carried along (CUB DeviceSegmentedSort).
-void sort_segments(cudaStream_t stream, float* keys, std::uint32_t* values, std::size_t n,
-                   const std::uint32_t* offsets, std::size_t segments);
-void sort_segments(cudaStream_t stream, double* keys, std::uint32_t* values, std::size_t n,
-                   const std::uint32_t* offsets, std::size_t segments);
 // out[i] = in[0] + ... + in[i - 1] (CUB DeviceScan); in == out allowed.
 void exclusive_sum(cudaStream_t stream, const std::uint32_t* in, std::uint32_t* out, std::size_t n);
 // Largest of values[0, n) (CUB DeviceReduce), returned to the host.

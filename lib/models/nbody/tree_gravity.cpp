@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include <partcl/algorithm/sort_by_key.hpp>
 
 namespace partcl {
 
@@ -37,7 +38,7 @@ std::size_t list_levels(std::size_t levels) noexcept { return std::max<std::size
 std::size_t walk_work_group(std::size_t g) noexcept { return std::max<std::size_t>(g, 64); }
 
 enum KernelIndex : std::size_t {
-    k_root_box, k_keys, k_split, k_gather, k_leaves, k_nodes, k_force, k_force_potential
+    k_root_box, k_keys, k_regroup, k_split, k_gather, k_leaves, k_nodes, k_force, k_force_potential
 };
 
 } // namespace
@@ -95,7 +96,7 @@ std::size_t TreeGravity::levels_for(std::size_t n, std::size_t leaf_size) noexce
 TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameters parameters,
                          TreeOptions options, ProgramCache& cache)
     : context_(context), cache_(cache), precision_(precision), parameters_(parameters),
-      options_(options), segmented_sort_(context, precision, cache) {
+      options_(options) {
     if (!(parameters_.softening >= 0) || !(parameters_.G > 0))
         throw UsageError("gravity: G must be positive and the softening non-negative");
     if (!(options_.theta >= 0 && options_.theta <= 1))
@@ -133,8 +134,8 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
     build_options.define("TREE_GROUP", static_cast<long long>(root_group));
     const Program build_program_ =
         build_program(context, Source::builtin("nbody/tree_build.cl"), build_options, cache);
-    for (const char* name : {"tree_root_box", "tree_keys", "tree_split", "tree_gather",
-                             "tree_leaves", "tree_nodes"})
+    for (const char* name : {"tree_root_box", "tree_keys", "tree_regroup", "tree_split",
+                             "tree_gather", "tree_leaves", "tree_nodes"})
         kernels_.emplace_back(build_program_, name);
     build_walk(list_levels(levels_for(1, options_.leaf_size)));
     // Listed, a work-group is one group.
@@ -185,7 +186,9 @@ void TreeGravity::reserve(std::size_t n) {
     const std::size_t nodes = std::size_t(2) << levels_for(n, options_.leaf_size);
     if (n > capacity_) {
         perm_ = Buffer<std::uint32_t>(context_, n);
-        offsets_ = Buffer<std::uint32_t>(context_, n + 1);
+        perm_scratch_ = Buffer<std::uint32_t>(context_, n);
+        values_ = Buffer<std::uint32_t>(context_, n);
+        node_keys_ = Buffer<std::uint32_t>(context_, n);
         keys_buffer_ = RealBuffer(context_, precision_, n);
         sorted_ = RealBuffer(context_, precision_, 4 * n);
         capacity_ = n;
@@ -223,9 +226,12 @@ void TreeGravity::build(const RealBuffer& positions, const RealBuffer& mass, std
         .launch(queue, root_group, root_group);
     for (std::size_t level = 0; level < levels_; ++level) {
         const cl_uint count = cl_uint(1) << level;
-        kernels_[k_keys].args(un, count, nodes, positions, box_, perm_, keys_buffer_, offsets_)
+        kernels_[k_keys].args(un, count, nodes, positions, box_, perm_, keys_buffer_, values_)
             .launch(queue, n);
-        segmented_sort_.sort(queue, keys_buffer_, perm_, offsets_, count, n);
+        sort_by_key(queue, keys_buffer_, values_, n);
+        kernels_[k_regroup].args(un, count, values_, perm_, node_keys_, perm_scratch_).launch(queue, n);
+        sort_by_key(queue, node_keys_, perm_scratch_, n, cl_uint(level));  // node keys < 2^level
+        std::swap(perm_, perm_scratch_);
         kernels_[k_split].args(un, count, nodes, positions, perm_, box_).launch(queue, count);
     }
     kernels_[k_gather].args(un, positions, mass, perm_, sorted_).launch(queue, n);

@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include <partcl/algorithm/segmented_sort.hpp>
 #include <partcl/jit/compiler.hpp>
 #include <partcl/jit/kernel.hpp>
 #include <partcl/models/nbody/gravity.hpp>
@@ -119,8 +118,7 @@ private:
     TreeOptions options_;
     std::vector<Kernel> kernels_;  // indexed by the enum in tree_gravity.cpp
     std::size_t n_ = 0, capacity_ = 0, node_capacity_ = 0, levels_ = 0, walk_levels_ = 0;
-    SegmentedSort segmented_sort_;
-    Buffer<std::uint32_t> perm_, offsets_;
+    Buffer<std::uint32_t> perm_, perm_scratch_, values_, node_keys_;
     RealBuffer keys_buffer_, sorted_, node_, box_, root_box_;
     double interactions_ = 0;
 };
