@@ -65,7 +65,8 @@ P=build-gpu/tools/partcl
 for b in auto opencl cuda; do $P --backend $b devices 2>&1 | tee -a "$OUT/summary.txt"; done
 if part tests; then
 log "gpu tests (CUDA and NVIDIA OpenCL)"
-ctest --test-dir build-gpu --output-on-failure -L gpu -j4 >"$OUT/ctest-gpu.log" 2>&1
+# GPU_CHECK_TESTS: a ctest -R pattern over the gpu tests (default: all of them).
+ctest --test-dir build-gpu --output-on-failure -L gpu -R "${GPU_CHECK_TESTS:-.}" -j4 >"$OUT/ctest-gpu.log" 2>&1
 grep -E "Test +#|tests passed|tests failed" "$OUT/ctest-gpu.log" | tee -a "$OUT/summary.txt"
 fi
 
