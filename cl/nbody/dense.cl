@@ -91,16 +91,10 @@ INLINE real sum_lanes(const real* v)
 #define DENSE_ADD_POTENTIAL(sum, dx, dy, dz, value)
 #endif
 
-/* 1/sqrt(r2e). On NVIDIA GPUs (CUDA or NVIDIA's OpenCL) in float, softened: r2e >= eps^2 is a
- * normal number, for which the flush-to-zero form of the special-function unit's reciprocal
- * square root returns the same value as rsqrt, without rsqrt's scaling of denormal inputs
- * (H100: 18 -> 15 issued instructions per interaction, docs/performance.md). */
-#if defined(PARTCL_PTX) && !defined(PARTCL_DOUBLE) && DENSE_SOFTENED
-INLINE float dense_rsqrt(float x) {
-    float y;
-    PTX_ASM("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
+/* 1/sqrt(r2e): softened, r2e >= eps^2 is a normal number (H100: 18 -> 15 issued instructions
+ * per interaction with real_rsqrt_normal, docs/performance.md). */
+#if DENSE_SOFTENED
+#define dense_rsqrt(x) real_rsqrt_normal(x)
 #else
 #define dense_rsqrt(x) real_rsqrt(x)
 #endif

@@ -47,6 +47,7 @@
  *                   every entry of depth > d, so at most 2 TREE_WALK_GROUP entries of any
  *                   depth are on it at once.
  * TREE_POTENTIAL 1: also write the potential.
+ * TREE_SOFTENED  1: eps2 is a normal number (real_rsqrt_normal applies).
  *
  * Results land at the body's own index: acc[acc_offset + b] (x), + stride (y), + 2 stride (z),
  * pot[b]. */
@@ -63,6 +64,16 @@
 #endif
 #ifndef TREE_POTENTIAL
 #define TREE_POTENTIAL 0
+#endif
+#ifndef TREE_SOFTENED
+#define TREE_SOFTENED 0
+#endif
+
+/* Softened, r^2 + eps^2 >= eps^2 is a normal number. */
+#if TREE_SOFTENED
+#define tree_rsqrt(x) real_rsqrt_normal(x)
+#else
+#define tree_rsqrt(x) real_rsqrt(x)
 #endif
 #ifndef TREE_STAGE
 #define TREE_STAGE 0
@@ -83,7 +94,7 @@
         const real dx = (xj) - tx, dy = (yj) - ty, dz = (zj) - tz;             \
         const real r2 = dx * dx + dy * dy + dz * dz;                           \
         if (apart) {                                                           \
-            const real inv_r = real_rsqrt(r2 + eps2);                          \
+            const real inv_r = tree_rsqrt(r2 + eps2);                          \
             const real m_inv_r = (mj) * inv_r;                                 \
             const real s = m_inv_r * inv_r * inv_r;                            \
             sx += s * dx;                                                      \
@@ -103,7 +114,7 @@
 #define TREE_INTERACT_NODE(xj, yj, zj, mj, sxx, syy, szz, sxy, sxz, syz)         \
     {                                                                          \
         const real dx = (xj) - tx, dy = (yj) - ty, dz = (zj) - tz;             \
-        const real inv_r = real_rsqrt(dx * dx + dy * dy + dz * dz + eps2);     \
+        const real inv_r = tree_rsqrt(dx * dx + dy * dy + dz * dz + eps2);     \
         const real inv_r2 = inv_r * inv_r;                                     \
         const real inv_r3 = inv_r2 * inv_r, inv_r5 = inv_r3 * inv_r2;          \
         const real sdx = (sxx) * dx + (sxy) * dy + (sxz) * dz;                 \

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include <partcl/algorithm/sort_by_key.hpp>
@@ -150,6 +151,11 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
 }
 
 void TreeGravity::build_walk(std::size_t levels) {
+    // eps^2 as the device holds it, a normal number: the walk's faster reciprocal square root.
+    const double eps2 = parameters_.softening * parameters_.softening;
+    const bool softened = precision_ == Precision::float64
+                              ? eps2 >= std::numeric_limits<double>::min()
+                              : double(float(eps2)) >= double(std::numeric_limits<float>::min());
     if (stage_size() > 0) {
         const std::size_t g = options_.group_size;
         const std::size_t bytes = 10 * stage_size() * size_of(precision_) +
@@ -172,6 +178,7 @@ void TreeGravity::build_walk(std::size_t levels) {
         o.define("TREE_STAGE", static_cast<long long>(stage_size()));
         o.define("TREE_LIST_STACK", static_cast<long long>(list_stack(options_.group_size, levels)));
         o.define("TREE_POTENTIAL", potential);
+        o.define("TREE_SOFTENED", softened ? 1 : 0);
         kernels_.emplace_back(
             build_program(context_, Source::builtin("nbody/tree_force.cl"), o, cache_), "tree_gravity");
     }
