@@ -309,8 +309,12 @@ DeviceTree<T> build_device_tree(Precision precision, std::size_t n, std::size_t 
     t.perm2 = Buffer<cl_uint>(context, n);
     BuildOptions options;
     options.precision = precision;
-    options.define("TREE_GROUP", 16);
+    options.define("TREE_GROUP", 16).define("TREE_FINISH", 16);
     const Program program = build_program(context, Source::builtin("nbody/tree_build.cl"), options, memory_cache());
+    // Levels whose nodes hold more than 16 bodies by whole-tree sorts (here on the host), the
+    // rest by tree_finish, as TreeGravity does with its larger work-groups.
+    std::size_t first_finished = 0;
+    while (((n - 1) >> first_finished) + 1 > 16) ++first_finished;
     const cl_uint un = cl_uint(n), nodes = cl_uint(t.nodes);
     // The root box in two passes, as TreeGravity runs it: up to 2 groups of 16 into partial
     // boxes (37 bodies: some work-items take two), then one group over those.
@@ -329,7 +333,7 @@ DeviceTree<T> build_device_tree(Precision precision, std::size_t n, std::size_t 
             CHECK(box[(3 + a) * t.nodes + 1] == *std::max_element(first, last));
         }
     }
-    for (std::size_t level = 0; level < t.levels; ++level) {
+    for (std::size_t level = 0; level < std::min(t.levels, first_finished); ++level) {
         const cl_uint count = cl_uint(1) << level;
         Kernel(program, "tree_keys").args(un, count, nodes, t.bpos, t.box, t.perm, t.keys, t.values)
             .launch(queue, n, 8).wait();
@@ -345,6 +349,11 @@ DeviceTree<T> build_device_tree(Precision precision, std::size_t n, std::size_t 
         t.perm.write(queue, perm).wait();
         Kernel(program, "tree_split").args(un, count, nodes, t.bpos, t.perm, t.box).launch(queue, count, 4).wait();
     }
+    if (first_finished < t.levels)
+        Kernel(program, "tree_finish")
+            .args(un, cl_uint(first_finished), cl_uint(t.levels), nodes, t.bpos, t.perm, t.box)
+            .launch(queue, (std::size_t(1) << first_finished) * 16, 16)
+            .wait();
     Kernel(program, "tree_gather").args(un, t.bpos, t.bm, t.perm, t.sorted).launch(queue, n, 8).wait();
     const cl_uint leaves = cl_uint(1) << t.levels;
     Kernel(program, "tree_leaves").args(un, leaves, nodes, t.sorted, t.node, t.box, Real{theta})

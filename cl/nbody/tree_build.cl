@@ -7,6 +7,8 @@
  *   sort_by_key    (uint keys, stable): bodies grouped by node again, each node's range now
  *                  sorted along its axis (a segmented sort from two stable sorts)
  *   tree_split     each node's cell box cut at its median body into its children's boxes
+ * and, once nodes hold at most TREE_FINISH bodies, the remaining levels by tree_finish, a
+ * work-group per node, in local memory.
  * after tree_root_box has bounded all bodies. The cell boxes only choose split axes (widest
  * side of the cell, as a classic kd-tree does); the opening criterion uses the tight boxes the
  * bottom-up pass computes:
@@ -136,6 +138,69 @@ KERNEL void tree_split(const uint n, const uint count, const uint nodes,
         box[axis * nodes + 2 * k + 1] = cut;    /* right: lo */
     }
 }
+
+/* The levels from `first_level` down, for nodes of at most TREE_FINISH bodies, in one launch:
+ * work-group p takes node p of level first_level (whose count <= TREE_FINISH bodies it holds in
+ * local memory) and does for each level what tree_keys, the two sorts and tree_split do for
+ * the whole tree: each body's rank within its node along the node's widest axis (ties by
+ * position: the stable sort's order), then the cut into the children's cell boxes. The same
+ * tree, without a sort of all n bodies per level. */
+#ifdef TREE_FINISH
+KERNEL WORK_GROUP_SIZE(TREE_FINISH) void tree_finish(const uint n, const uint first_level,
+                                                     const uint levels, const uint nodes,
+                                                     GLOBAL const real* RESTRICT pos,
+                                                     GLOBAL uint* RESTRICT perm,
+                                                     GLOBAL real* RESTRICT box)
+{
+    LOCAL uint body[TREE_FINISH], ranked[TREE_FINISH];
+    LOCAL real key[TREE_FINISH];
+    const uint lane = local_id(0), p = group_id(0);
+    const uint first_count = 1u << first_level;
+    const uint begin = tree_start(p, first_count, n), size = tree_start(p + 1, first_count, n) - begin;
+    const int active = lane < size;
+    const uint i = begin + (active ? lane : 0u);  /* this work-item's tree position */
+    if (active) body[lane] = perm[i];
+    for (uint level = first_level; level < levels; ++level) {
+        const uint count = 1u << level;
+        /* The node of this level holding position i, its range, and its axis. */
+        const uint q = tree_node_of(i, count, n);
+        const uint k = count + q;
+        const uint lo = tree_start(q, count, n) - begin, hi = tree_start(q + 1, count, n) - begin;
+        const uint axis = tree_widest_axis(box, nodes, k);
+        BARRIER_LOCAL;
+        if (active) key[lane] = pos[axis * n + body[lane]];
+        BARRIER_LOCAL;
+        if (active) {
+            const real mine = key[lane];
+            uint rank = lo;
+            for (uint j = lo; j < hi; ++j) {
+                const real other = key[j];
+                rank += (other < mine || (other == mine && j < lane)) ? 1u : 0u;
+            }
+            ranked[rank] = body[lane];
+        }
+        BARRIER_LOCAL;
+        if (active) body[lane] = ranked[lane];
+        BARRIER_LOCAL;
+        /* The node's first work-item cuts its cell box at its right child's first body. */
+        if (active && lane == lo) {
+            const uint mid = tree_start(2 * q + 1, 2 * count, n) - begin;
+            for (uint c = 0; c < 6; ++c) {
+                const real v = box[c * nodes + k];
+                box[c * nodes + 2 * k] = v;
+                box[c * nodes + 2 * k + 1] = v;
+            }
+            if (lo < mid && mid < hi) {
+                const real cut = pos[axis * n + body[mid]];
+                box[(3 + axis) * nodes + 2 * k] = cut;
+                box[axis * nodes + 2 * k + 1] = cut;
+            }
+        }
+        BARRIER_GLOBAL;
+    }
+    if (active) perm[i] = body[lane];
+}
+#endif
 
 /* sorted: (x, y, z, m) of each body side by side, in tree order (one wide load per body in
  * the walk). */

@@ -118,6 +118,7 @@ private:
     TreeOptions options_;
     std::vector<Kernel> kernels_;  // indexed by the enum in tree_gravity.cpp
     std::size_t n_ = 0, capacity_ = 0, node_capacity_ = 0, levels_ = 0, walk_levels_ = 0;
+    std::size_t finish_size_ = 0;  // tree_finish's work-group: finish_group or the device's largest
     Buffer<std::uint32_t> perm_, perm_scratch_, values_, node_keys_;
     RealBuffer keys_buffer_, sorted_, node_, box_, root_box_;
     double interactions_ = 0;
