@@ -535,9 +535,15 @@ TEST_CASE("bad use is refused with a clear error") {
     CHECK_THROWS_AS(TreeGravity(context, Precision::float32, {1.0, -1.0}), UsageError);
     CHECK_THROWS_WITH_AS(parse_tree_traversal("recursive"), doctest::Contains("stackless"), UsageError);
     TreeGravity gravity(context, Precision::float32, {}, {}, memory_cache());
-    // Unset, the list follows the device: 256 on CPUs, 64 on GPUs.
-    const bool cpu = context.device(0).info().type == DeviceType::cpu;
-    CHECK(gravity.options().stage_size == std::optional<std::size_t>(cpu ? 256 : 64));
+    // Unset, groups list 128 nodes at a time, larger groups one per body, and groups above 512
+    // walk alone.
+    CHECK(gravity.options().stage_size == std::optional<std::size_t>(128));
+    const TreeOptions large{0.5, 8, TreeTraversal::stackless, 256};
+    CHECK(TreeGravity(context, Precision::float32, {}, large, memory_cache()).options().stage_size ==
+          std::optional<std::size_t>(256));
+    const TreeOptions huge{0.5, 8, TreeTraversal::stackless, 1024};
+    CHECK(TreeGravity(context, Precision::float32, {}, huge, memory_cache()).options().stage_size ==
+          std::optional<std::size_t>(0));
     RealBuffer short_buffer(context, Precision::float32, 5), doubles(context, Precision::float64, 30);
     CHECK_THROWS_AS(gravity.accelerations(short_buffer, short_buffer, 10, short_buffer, 0), UsageError);
     CHECK_THROWS_AS(gravity.accelerations(doubles, doubles, 10, doubles, 0), UsageError);

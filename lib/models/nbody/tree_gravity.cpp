@@ -28,6 +28,9 @@ constexpr std::size_t max_group_size = 1024;
 constexpr std::size_t max_stage_size = 2048;
 // Per-node arrays (cl/nbody/tree.h): centre of mass, mass, crit2, six second moments.
 constexpr std::size_t node_fields = 11;
+// Nodes listed per batch when stage_size is unset (at least a group's): the batch size hardly
+// matters (H100 and PoCL: 64, 128 and 256 within 3 %, docs/performance.md).
+constexpr std::size_t default_list = 128;
 // Largest group of the listed walk: its round packs three counts of up to a group into 10 bits
 // each.
 constexpr std::size_t max_list_group = 512;
@@ -118,7 +121,9 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
                          std::to_string(max_group_size) + "] (got " + std::to_string(g) + ")");
     const DeviceInfo& info = context.device(0).info();
     if (!options_.stage_size)
-        options_.stage_size = info.type == DeviceType::cpu ? std::size_t(256) : std::size_t(64);
+        options_.stage_size = options_.group_size <= max_list_group
+                                  ? std::max(default_list, options_.group_size)
+                                  : std::size_t(0);
     if (*options_.stage_size > max_stage_size)
         throw UsageError("tree gravity: stage_size must be in [0, " + std::to_string(max_stage_size) +
                          "] (got " + std::to_string(*options_.stage_size) + ")");
