@@ -4,9 +4,11 @@ benchmarks/tree.cpp (partcl_bench_tree).
 
     scripts/plot_tree_accuracy.py OUT.png BENCH.jsonl [BENCH.jsonl ...]
 
-Left: median and 99th-percentile relative force error against the float64 direct sum. Right:
-the walk's time (TreeGravity::evaluate). One curve per device, N, precision, traversal and walk
-(group size and stage size; groups of 1 are the per-body walk). Needs matplotlib
+Left: median and 99th-percentile relative force error against the float64 direct sum (and the
+1e-3 median of issue 6's goal). Right: build plus walk time (TreeGravity::build and evaluate),
+with dense gravity's time on the same device as a dotted line where measured. One curve per
+device, N, precision, leaf size, traversal and walk (group size and list size; groups of 1 are
+the per-body walk). Needs matplotlib
 (apt-get install python3-matplotlib)."""
 import json
 import sys
@@ -31,33 +33,40 @@ def main(argv):
                 if r.get("bench") != "tree":
                     continue
                 key = (r["device"], r["n"], r["precision"], r["traversal"], r.get("group_size", 1),
-                       r.get("stage_size", 0))
+                       r.get("stage_size", 0), r.get("leaf_size", 8))
                 curves[key].append(r)
     if not curves:
         sys.exit("no tree benchmark lines in " + ", ".join(argv[2:]))
     fig, (err_ax, speed_ax) = plt.subplots(1, 2, figsize=(11, 4), dpi=120)
-    for (device, n, precision, traversal, group, stage), rows in sorted(curves.items()):
+    dense = {}
+    for (device, n, precision, traversal, group, stage, leaf), rows in sorted(curves.items()):
         rows.sort(key=lambda r: r["theta"])
         theta = [r["theta"] for r in rows]
-        walk = "per body" if group == 1 else f"groups of {group}" + (f", staged {stage}" if stage else "")
+        walk = "per body" if group == 1 else f"groups of {group}" + (f", listed {stage}" if stage else "")
+        walk += f", leaf {leaf}"
         label = f"N = {n}, {precision}, {walk}, {traversal}"
         if len({k[0] for k in curves}) > 1:
             label = device + ", " + label
         # Both traversals and both forms sum the same nodes: one error curve per group size.
-        first = min((k for k in curves if k[:3] == (device, n, precision) and k[4] == group),
+        first = min((k for k in curves if k[:3] == (device, n, precision) and k[4] == group and k[6] == leaf),
                     key=lambda k: (k[3], k[5]))
         if (traversal, stage) == (first[3], first[5]):
             line, = err_ax.semilogy(theta, [r["median_error"] for r in rows], "o-",
-                                    label=f"N = {n}, {precision}, {walk.split(',')[0]}: median")
+                                    label=f"N = {n}, {precision}, {walk.split(',')[0]}, leaf {leaf}: median")
             err_ax.semilogy(theta, [r["p99_error"] for r in rows], "s--", color=line.get_color(),
-                            label=f"N = {n}, {precision}, {walk.split(',')[0]}: 99th pct")
-        speed_ax.semilogy(theta, [r["force_seconds"] for r in rows], "o-", label=label)
+                            label=f"N = {n}, {precision}, {walk.split(',')[0]}, leaf {leaf}: 99th pct")
+        line, = speed_ax.semilogy(theta, [r["total_seconds"] for r in rows], "o-", label=label)
+        times = [r["dense_seconds"] for r in rows if r.get("dense_seconds")]
+        if times and (device, n, precision) not in dense:
+            dense[(device, n, precision)] = times[0]
+            speed_ax.axhline(times[0], linestyle=":", color=line.get_color(), label=f"dense, N = {n}")
+    err_ax.axhline(1e-3, color="grey", linewidth=0.8)
     err_ax.set_xlabel("opening angle θ")
     err_ax.set_ylabel("|a_tree − a_direct| / |a_direct|")
     err_ax.grid(True, which="both", alpha=0.3)
     err_ax.legend(fontsize=7)
     speed_ax.set_xlabel("opening angle θ")
-    speed_ax.set_ylabel("walk time (s)")
+    speed_ax.set_ylabel("build + walk time (s)")
     speed_ax.grid(True, which="both", alpha=0.3)
     speed_ax.legend(fontsize=7)
     fig.suptitle("Tree gravity on a Plummer sphere: accuracy and walk time per walk")
