@@ -5,11 +5,11 @@
 //
 //   partcl_bench_tree [--device FILTER] [--backend auto|opencl|cuda] [--n 16384,65536] [--precision float,double]
 //                     [--theta 0.2,0.35,0.5,0.7,0.9] [--leaf-size 8]
-//                     [--traversal stackless,nested] [--group-size 1,32] [--stage auto,0,256]
+//                     [--traversal stackless,nested] [--group-size 1,32] [--list auto,0,128]
 //                     [--repeat 3] [--no-dense] [--error-sample 16384]
 //
-// One JSON line per (device, precision, N, theta, traversal, group size, stage size) on
-// stdout; progress on stderr. Group size 1 is the per-body walk (run unstaged only); where it
+// One JSON line per (device, precision, N, theta, traversal, group size, list size) on
+// stdout; progress on stderr. Group size 1 is the per-body walk (never listed); where it
 // is measured, the other walks of the same (theta, traversal) report "walk_speedup", its walk
 // time over theirs (same run).
 // Times are medians of --repeat runs after one untimed run: "build_seconds" the device build
@@ -53,7 +53,7 @@ struct Options {
     std::size_t leaf_size = 8;
     std::vector<TreeTraversal> traversals{TreeTraversal::stackless, TreeTraversal::nested};
     std::vector<std::size_t> group_sizes{1, 32};
-    std::vector<std::optional<std::size_t>> stage_sizes{std::nullopt};  // the model's choice
+    std::vector<std::optional<std::size_t>> list_sizes{std::nullopt};  // the model's choice
     int repeat = 3;
     bool dense = true;
     std::size_t sample = 16384;  // targets whose error is measured (0: all)
@@ -70,15 +70,15 @@ Options parse(int argc, char** argv) {
     app.add_option("--leaf-size", o.leaf_size, "Most bodies in a leaf");
     add_list(app, "--traversal", o.traversals, parse_tree_traversal, "stackless, nested");
     add_numbers(app, "--group-size", o.group_sizes, "Walk group sizes (1: per-body walk)");
-    add_list(app, "--stage", o.stage_sizes,
+    add_list(app, "--list", o.list_sizes,
              [](const std::string& s) {
                  if (s == "auto") return std::optional<std::size_t>();
                  std::size_t size = 0;
                  if (!CLI::detail::lexical_cast(s, size))
-                     throw UsageError("--stage takes auto or a number, not '" + s + "'");
+                     throw UsageError("--list takes auto or a number, not '" + s + "'");
                  return std::optional<std::size_t>(size);
              },
-             "Staged batch sizes, or auto (the model's choice)");
+             "List sizes of the listed walk (0: each work-item walks alone), or auto (the model's choice)");
     app.add_option("--repeat", o.repeat, "Timed runs (median)");
     app.add_flag("!--no-dense", o.dense, "Skip the dense comparison");
     app.add_option("--error-sample", o.sample, "Bodies whose error is measured (0: all)");
@@ -130,16 +130,16 @@ int main(int argc, char** argv) {
                         for (TreeTraversal traversal : o.traversals) {
                             double per_body_force_seconds = 0;  // group size 1, when measured
                             for (std::size_t group_size : o.group_sizes) {
-                                for (std::optional<std::size_t> stage_size :
+                                for (std::optional<std::size_t> list_size :
                                      group_size == 1 ? std::vector<std::optional<std::size_t>>{0}
-                                                     : o.stage_sizes) {
+                                                     : o.list_sizes) {
                                     std::cerr << device.info().name << " " << to_string(precision)
                                               << " N=" << n << " theta " << theta << " "
                                               << to_string(traversal) << " group " << group_size
-                                              << " stage " << (stage_size ? std::to_string(*stage_size) : "auto")
+                                              << " list " << (list_size ? std::to_string(*list_size) : "auto")
                                               << "...\n";
                                     TreeGravity tree(context, precision, p,
-                                                     TreeOptions{theta, o.leaf_size, traversal, group_size, stage_size});
+                                                     TreeOptions{theta, o.leaf_size, traversal, group_size, list_size});
                                     const double build_seconds = median_seconds(o.repeat, [&] {
                                         tree.build(bodies.state, bodies.mass, n);
                                         context.finish();
@@ -163,14 +163,14 @@ int main(int argc, char** argv) {
                                         "{\"bench\":\"tree\",\"device\":%s,\"platform\":%s,"
                                         "\"backend\":\"%s\",\"n\":%zu,"
                                         "\"precision\":\"%s\",\"theta\":%g,\"leaf_size\":%zu,"
-                                        "\"traversal\":\"%s\",\"group_size\":%zu,\"stage_size\":%zu,\"levels\":%zu,\"softening\":%g,"
+                                        "\"traversal\":\"%s\",\"group_size\":%zu,\"list_size\":%zu,\"levels\":%zu,\"softening\":%g,"
                                         "\"build_seconds\":%.6g,\"force_seconds\":%.6g,"
                                         "\"total_seconds\":%.6g,\"error_targets\":%zu,\"median_error\":%.4g,"
                                         "\"p99_error\":%.4g",
                                         json_string(device.info().name).c_str(),
                                         json_string(device.info().platform).c_str(),
                                         to_string(device.backend()), n, to_string(precision), theta, o.leaf_size,
-                                        to_string(traversal), group_size, tree.stage_size(), tree.levels(), softening, build_seconds,
+                                        to_string(traversal), group_size, tree.list_size(), tree.levels(), softening, build_seconds,
                                         force_seconds, total, m, median(errors), percentile(errors, 0.99));
                                     if (per_body_force_seconds > 0 && group_size != 1)
                                         std::printf(",\"walk_speedup\":%.3f", per_body_force_seconds / force_seconds);

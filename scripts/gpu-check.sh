@@ -110,11 +110,11 @@ else
     log "no Nsight Compute on this machine"
 fi
 if part tree; then
-    log "tree benchmark (Plummer, float): per-body walk against group walks, unstaged and staged"
+    log "tree benchmark (Plummer, float): per-body walk against group walks, alone and listed"
     T=build-gpu/benchmarks/partcl_bench_tree
     # GPU_CHECK_TREE_ARGS replaces the sweep's arguments (a narrower sweep while tuning).
     PARTCL_DEVICE=gpu $T --backend cuda ${GPU_CHECK_TREE_ARGS:---n 262144,1048576 --precision float \
-        --error-sample 4096 --theta 0.3,0.4,0.5,0.6 --group-size 1,32,64 --stage auto,256 \
+        --error-sample 4096 --theta 0.3,0.4,0.5,0.6 --group-size 1,32,64 --list auto,0 \
         --traversal stackless --repeat 3} >>"$OUT/tree.jsonl" 2>>"$OUT/log.txt"
     PARTCL_DEVICE=gpu $T --backend cuda --n 1048576 --precision float --theta 0.5 \
         --group-size 32,64 --traversal nested --repeat 3 --no-dense \
@@ -125,7 +125,7 @@ for l in open(sys.argv[1]):
     if not l.startswith("{"): continue
     r = json.loads(l)
     print(f"{r['backend']:6} N={r['n']:8} theta={r['theta']} leaf={r.get('leaf_size', 8)} {r['traversal']:9} group={r['group_size']:3} "
-          f"stage={r['stage_size']:3} build={r['build_seconds']*1e3:.2f} ms "
+          f"list={r['list_size']:3} build={r['build_seconds']*1e3:.2f} ms "
           f"force={r['force_seconds']*1e3:.2f} ms dense={r.get('dense_seconds', 0)*1e3:.1f} ms "
           f"walk_speedup={r.get('walk_speedup', 1):.2f} "
           f"median={r['median_error']:.2e} p99={r['p99_error']:.2e}")
@@ -168,7 +168,7 @@ if part treencu && [ -n "$NCU" ]; then
         --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
         --section InstructionStats --section MemoryWorkloadAnalysis \
         build-gpu/benchmarks/partcl_bench_tree --backend cuda --n 1048576 --precision float \
-        --theta 0.7 --group-size 64 --stage 64 --repeat 1 --no-dense --error-sample 256 2>&1 \
+        --theta 0.7 --group-size 64 --list 64 --repeat 1 --no-dense --error-sample 256 2>&1 \
         | grep -vE "^\{|^\[|^==PROF==" | tee -a "$OUT/ncu.txt" | grep -E "Throughput|Warp Cycles|Issued|Occupancy|Registers|Shared Memory|Stall|Executed Ipc" \
         | tee -a "$OUT/summary.txt"
 fi

@@ -33,16 +33,16 @@ def main(argv):
                 if r.get("bench") != "tree":
                     continue
                 key = (r["device"], r["n"], r["precision"], r["traversal"], r.get("group_size", 1),
-                       r.get("stage_size", 0), r.get("leaf_size", 8))
+                       r.get("list_size", 0), r.get("leaf_size", 8))
                 curves[key].append(r)
     if not curves:
         sys.exit("no tree benchmark lines in " + ", ".join(argv[2:]))
     fig, (err_ax, speed_ax) = plt.subplots(1, 2, figsize=(11, 4), dpi=120)
     dense = {}
-    for (device, n, precision, traversal, group, stage, leaf), rows in sorted(curves.items()):
+    for (device, n, precision, traversal, group, listed, leaf), rows in sorted(curves.items()):
         rows.sort(key=lambda r: r["theta"])
         theta = [r["theta"] for r in rows]
-        walk = "per body" if group == 1 else f"groups of {group}" + (f", listed {stage}" if stage else "")
+        walk = "per body" if group == 1 else f"groups of {group}" + (f", listed {listed}" if listed else "")
         walk += f", leaf {leaf}"
         label = f"N = {n}, {precision}, {walk}, {traversal}"
         if len({k[0] for k in curves}) > 1:
@@ -50,7 +50,7 @@ def main(argv):
         # Both traversals and both forms sum the same nodes: one error curve per group size.
         first = min((k for k in curves if k[:3] == (device, n, precision) and k[4] == group and k[6] == leaf),
                     key=lambda k: (k[3], k[5]))
-        if (traversal, stage) == (first[3], first[5]):
+        if (traversal, listed) == (first[3], first[5]):
             line, = err_ax.semilogy(theta, [r["median_error"] for r in rows], "o-",
                                     label=f"N = {n}, {precision}, {walk.split(',')[0]}, leaf {leaf}: median")
             err_ax.semilogy(theta, [r["p99_error"] for r in rows], "s--", color=line.get_color(),

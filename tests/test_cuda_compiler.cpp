@@ -77,7 +77,7 @@ TEST_CASE("the dense kernel compiles in each of its shapes, and precision reache
     }
 }
 
-TEST_CASE("the tree kernels compile with both traversals, with and without the potential, staged or not") {
+TEST_CASE("the tree kernels compile with both traversals, with and without the potential, alone or listed") {
     for (Precision precision : {Precision::float32, Precision::float64}) {
         BuildOptions build;
         build.precision = precision;
@@ -88,14 +88,14 @@ TEST_CASE("the tree kernels compile with both traversals, with and without the p
             CHECK(has_entry(built, entry));
         for (int stackless : {0, 1})
             for (int potential : {0, 1})
-                for (int stage : {0, 256}) {
+                for (int list : {0, 256}) {
                     CAPTURE(stackless);
                     CAPTURE(potential);
-                    CAPTURE(stage);
+                    CAPTURE(list);
                     BuildOptions options;
                     options.precision = precision;
                     options.define("TREE_STACKLESS", stackless).define("TREE_POTENTIAL", potential);
-                    options.define("TREE_STACK", 34).define("TREE_WALK_GROUP", 64).define("TREE_STAGE", stage);
+                    options.define("TREE_STACK", 34).define("TREE_WALK_GROUP", 64).define("TREE_LIST", list);
                     CHECK(has_entry(compile_fresh(Source::builtin("nbody/tree_force.cl"), options),
                                     "tree_gravity"));
                 }

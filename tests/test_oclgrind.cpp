@@ -436,10 +436,10 @@ void run_tree_force_typed(Precision precision) {
             for (int stackless : {0, 1})
                 for (int potential : {0, 1})
                     for (const auto& walk : walks) {
-                        const std::size_t group_size = walk.first, stage_size = walk.second;
+                        const std::size_t group_size = walk.first, list_size = walk.second;
                         INFO("seed " << seed << ", N " << n << ", theta " << theta << ", stackless "
                                      << stackless << ", potential " << potential << ", group " << group_size
-                                     << ", stage " << stage_size);
+                                     << ", list " << list_size);
                         std::size_t group_levels = 0;
                         while ((std::size_t(1) << group_levels) * group_size < n) ++group_levels;
                         const std::size_t groups = std::size_t(1) << group_levels;
@@ -447,7 +447,7 @@ void run_tree_force_typed(Precision precision) {
                         options.precision = precision;
                         options.define("TREE_STACKLESS", stackless).define("TREE_POTENTIAL", potential);
                         options.define("TREE_STACK", 34).define("TREE_WALK_GROUP", static_cast<long long>(group_size));
-                        options.define("TREE_STAGE", static_cast<long long>(stage_size));
+                        options.define("TREE_LIST", static_cast<long long>(list_size));
                         options.define("TREE_LIST_STACK", static_cast<long long>(2 * group_size * (t.levels + 1)));
                         const Program program = build_program(context, Source::builtin("nbody/tree_force.cl"),
                                                               options, memory_cache());
@@ -459,7 +459,7 @@ void run_tree_force_typed(Precision precision) {
                         Kernel(program, "tree_gravity")
                             .args(cl_uint(n), cl_uint(t.nodes / 2), cl_uint(groups), Real{eps2}, Real{G}, t.node,
                                   t.sorted, t.perm, acc, cl_uint(3 * n), cl_uint(n), pot)
-                            .launch(queue, groups * group_size, stage_size ? group_size : 8)
+                            .launch(queue, groups * group_size, list_size ? group_size : 8)
                             .wait();
                         const auto a = acc.read(queue);
                         const auto ph = pot.read(queue);

@@ -361,11 +361,11 @@ TEST_CASE("the device walks its tree as the host reference walk does") {
         for (TreeTraversal traversal : {TreeTraversal::stackless, TreeTraversal::nested})
             for (const auto& walk : walks)
                 for (double theta : {0.3, 0.7, 1.0}) {
-                    const std::size_t group_size = walk.first, stage_size = walk.second;
+                    const std::size_t group_size = walk.first, list_size = walk.second;
                     INFO("seed " << seed << ", N " << n << ", " << std::string(to_string(traversal))
-                                 << ", theta " << theta << ", group " << group_size << ", stage " << stage_size);
+                                 << ", theta " << theta << ", group " << group_size << ", list " << list_size);
                     const Built built =
-                        build_tree(precision, b, p, {theta, 4, traversal, group_size, stage_size});
+                        build_tree(precision, b, p, {theta, 4, traversal, group_size, list_size});
                     const Forces want = host_traversal(built.tree, b, p, group_size);
                     // Against the host walk, relative to the magnitude sums (which bound the
                     // node terms too, within (1 + theta)^2).
@@ -394,7 +394,7 @@ TEST_CASE("with every node opened (theta 0) the tree sums exactly what dense sum
     // listed.
     const std::uint32_t seed = fresh_seed();
     struct Shape {
-        std::size_t leaf_size, group_size, stage_size;
+        std::size_t leaf_size, group_size, list_size;
     };
     const Shape shapes[] = {{1, 1, 0}, {3, 2, 5}, {8, 32, 0}, {8, 32, 256}};
     for (Precision precision : {Precision::float32, Precision::float64})
@@ -403,15 +403,15 @@ TEST_CASE("with every node opened (theta 0) the tree sums exactly what dense sum
                 for (double softening : {0.05, 0.0})
                     for (std::size_t n : {1, 2, 3, 5, 31, 1000, 1023}) {
                         const std::size_t leaf_size = shape.leaf_size, group_size = shape.group_size,
-                                          stage_size = shape.stage_size;
+                                          list_size = shape.list_size;
                         INFO("seed " << seed << ", N " << n << ", " << std::string(to_string(precision)) << ", "
                                      << std::string(to_string(traversal)) << ", leaf " << leaf_size
-                                     << ", group " << group_size << ", stage " << stage_size
+                                     << ", group " << group_size << ", list " << list_size
                                      << ", softening " << softening);
                         const GravityParameters p{0.75, softening};
                         const Bodies b = rounded(random_bodies(n, seed + std::uint32_t(n)), precision);
                         const Forces f =
-                            tree_forces(precision, b, p, {0.0, leaf_size, traversal, group_size, stage_size});
+                            tree_forces(precision, b, p, {0.0, leaf_size, traversal, group_size, list_size});
                         const Errors e = errors(f, reference_forces(b, p));
                         const double bound = 4 * epsilon(precision) * (std::sqrt(double(n)) + 8);
                         INFO("worst error " << e.worst() << ", bound " << bound);
@@ -437,8 +437,8 @@ TEST_CASE("the error stays within what the opening angle allows, random and Plum
     // The worst case of the quadrupole approximation (quadrupole_bound) holds for any input
     // and any group (a group takes a node whole only where each of its bodies would); the
     // tests above pin the tree and the walk down exactly, this one the approximation. The
-    // walks of one work-item (stage 0), stackless and nested, visit the same nodes in the
-    // same order, so they agree to rounding; the listed walk (stage 64) sums the same terms in
+    // walks of one work-item (list 0), stackless and nested, visit the same nodes in the
+    // same order, so they agree to rounding; the listed walk (list 64) sums the same terms in
     // another order. A group takes nodes whole more rarely than its bodies would alone (it
     // opens them for its whole box), so at the same angle its typical error is no larger than
     // the per-body walk's.
@@ -524,9 +524,9 @@ TEST_CASE("bad use is refused with a clear error") {
             TreeGravity(context, Precision::float32, {}, {0.5, 8, TreeTraversal::stackless, group_size}),
             doctest::Contains("group_size must be a power of two in [1, 1024]"), UsageError);
     CHECK_THROWS_WITH_AS(TreeGravity(context, Precision::float32, {}, {0.5, 8, TreeTraversal::stackless, 32, 4096}),
-                         doctest::Contains("stage_size must be in [0, 2048]"), UsageError);
+                         doctest::Contains("list_size must be in [0, 2048]"), UsageError);
     CHECK_THROWS_WITH_AS(TreeGravity(context, Precision::float32, {}, {0.5, 8, TreeTraversal::stackless, 32, 16}),
-                         doctest::Contains("stage_size (16) must be 0 or at least group_size (32)"), UsageError);
+                         doctest::Contains("list_size (16) must be 0 or at least group_size (32)"), UsageError);
     CHECK_THROWS_WITH_AS(TreeGravity(context, Precision::float32, {}, {0.5, 8, TreeTraversal::stackless, 1024, 1024}),
                          doctest::Contains("at most 512 bodies (got 1024)"), UsageError);
     // Groups of 1024 alone are fine (not listed).
@@ -537,12 +537,12 @@ TEST_CASE("bad use is refused with a clear error") {
     TreeGravity gravity(context, Precision::float32, {}, {}, memory_cache());
     // Unset, groups list 128 nodes at a time, larger groups one per body, and groups above 512
     // walk alone.
-    CHECK(gravity.options().stage_size == std::optional<std::size_t>(128));
+    CHECK(gravity.options().list_size == std::optional<std::size_t>(128));
     const TreeOptions large{0.5, 8, TreeTraversal::stackless, 256};
-    CHECK(TreeGravity(context, Precision::float32, {}, large, memory_cache()).options().stage_size ==
+    CHECK(TreeGravity(context, Precision::float32, {}, large, memory_cache()).options().list_size ==
           std::optional<std::size_t>(256));
     const TreeOptions huge{0.5, 8, TreeTraversal::stackless, 1024};
-    CHECK(TreeGravity(context, Precision::float32, {}, huge, memory_cache()).options().stage_size ==
+    CHECK(TreeGravity(context, Precision::float32, {}, huge, memory_cache()).options().list_size ==
           std::optional<std::size_t>(0));
     RealBuffer short_buffer(context, Precision::float32, 5), doubles(context, Precision::float64, 30);
     CHECK_THROWS_AS(gravity.accelerations(short_buffer, short_buffer, 10, short_buffer, 0), UsageError);

@@ -33,11 +33,11 @@
  *                1: stackless: after visiting or skipping node k the next node is k's next
  *                   sibling on the way back up, (k >> trailing ones of k) + 1; back at the
  *                   root (1) the walk is over. Both visit the same nodes in the same order.
- * TREE_STAGE     0: every work-item walks and applies each source as it meets it (several
+ * TREE_LIST     0: every work-item walks and applies each source as it meets it (several
  *                   groups may share a work-group); > 0: the work-group is one group
  *                   (TREE_WALK_GROUP work-items, at most 512) and walks together, a node per
  *                   work-item per round, off a stack in local memory (TREE_LIST_STACK
- *                   entries); the nodes it takes whole are listed in local memory, TREE_STAGE
+ *                   entries); the nodes it takes whole are listed in local memory, TREE_LIST
  *                   (>= TREE_WALK_GROUP) at most, and the list applied when full; the bodies
  *                   of opened leaves are applied the round they are opened. Same sources as
  *                   the walk of one work-item (TREE_STACKLESS does not apply), another order.
@@ -75,8 +75,8 @@
 #else
 #define tree_rsqrt(x) real_rsqrt(x)
 #endif
-#ifndef TREE_STAGE
-#define TREE_STAGE 0
+#ifndef TREE_LIST
+#define TREE_LIST 0
 #endif
 #ifndef TREE_LIST_STACK
 #define TREE_LIST_STACK (2 * TREE_WALK_GROUP * 31)
@@ -165,7 +165,7 @@ INLINE real tree_gap(const real c, const real lo, const real hi)
         }                                                                              \
     }
 
-#if TREE_STAGE
+#if TREE_LIST
 #define TREE_WALK_SIZE WORK_GROUP_SIZE(TREE_WALK_GROUP)
 #else
 #define TREE_WALK_SIZE
@@ -213,15 +213,15 @@ KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const u
     const real4 own = body[target];
     const real tx = own.x, ty = own.y, tz = own.z;
     real sx = REAL_C(0.0), sy = REAL_C(0.0), sz = REAL_C(0.0), sp = REAL_C(0.0);
-#if TREE_STAGE
+#if TREE_LIST
     /* The group walks together: each round pops up to TREE_WALK_GROUP nodes off a stack
      * shared by the group, one per work-item, tests them, and a scan over the work-group
      * places the outcomes: nodes taken whole go to the source list, opened leaves to this
      * round's leaf ranges (applied at once), opened nodes' children back on the stack (left
      * child on top). The list is applied when it could not take another round. */
     /* A listed node in three wide loads: (c, m), (sxx, syy, szz, sxy), (sxz, syz). */
-    LOCAL real4 list_c[TREE_STAGE], list_s[TREE_STAGE];
-    LOCAL real2 list_t[TREE_STAGE];
+    LOCAL real4 list_c[TREE_LIST], list_s[TREE_LIST];
+    LOCAL real2 list_t[TREE_LIST];
     LOCAL uint stack[TREE_LIST_STACK];
     LOCAL uint leaf_first[TREE_WALK_GROUP], leaf_last[TREE_WALK_GROUP];
     LOCAL uint scan[TREE_WALK_GROUP];
@@ -299,7 +299,7 @@ KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const u
         }
         const uint next_top = base + 2 * opened;
         uint listed = count + (total & 0x3ffu);
-        if (listed > TREE_STAGE - TREE_WALK_GROUP || next_top == 0) {
+        if (listed > TREE_LIST - TREE_WALK_GROUP || next_top == 0) {
             for (uint j = 0; j < listed; ++j) {
                 const real4 centre = list_c[j], moments = list_s[j];
                 const real2 more = list_t[j];

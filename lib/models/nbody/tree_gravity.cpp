@@ -24,11 +24,11 @@ constexpr std::size_t root_partials = 1024;
 constexpr std::size_t stack_size = 34;
 // Largest walk group (work-items of one group; CUDA's largest block).
 constexpr std::size_t max_group_size = 1024;
-// Largest staged batch: 4 reals each, 64 KiB of local memory in double.
-constexpr std::size_t max_stage_size = 2048;
+// Largest list: 10 reals a node (and the build checks the local memory the walk needs).
+constexpr std::size_t max_list_size = 2048;
 // Per-node arrays (cl/nbody/tree.h): centre of mass, mass, crit2, six second moments.
 constexpr std::size_t node_fields = 11;
-// Nodes listed per batch when stage_size is unset (at least a group's): the batch size hardly
+// Nodes listed per batch when list_size is unset (at least a group's): the batch size hardly
 // matters (H100 and PoCL: 64, 128 and 256 within 3 %, docs/performance.md).
 constexpr std::size_t default_list = 128;
 // Largest group of the listed walk: its round packs three counts of up to a group into 10 bits
@@ -120,21 +120,21 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
         throw UsageError("tree gravity: group_size must be a power of two in [1, " +
                          std::to_string(max_group_size) + "] (got " + std::to_string(g) + ")");
     const DeviceInfo& info = context.device(0).info();
-    if (!options_.stage_size)
-        options_.stage_size = options_.group_size <= max_list_group
+    if (!options_.list_size)
+        options_.list_size = options_.group_size <= max_list_group
                                   ? std::max(default_list, options_.group_size)
                                   : std::size_t(0);
-    if (*options_.stage_size > max_stage_size)
-        throw UsageError("tree gravity: stage_size must be in [0, " + std::to_string(max_stage_size) +
-                         "] (got " + std::to_string(*options_.stage_size) + ")");
+    if (*options_.list_size > max_list_size)
+        throw UsageError("tree gravity: list_size must be in [0, " + std::to_string(max_list_size) +
+                         "] (got " + std::to_string(*options_.list_size) + ")");
     require_precision(info, precision);
-    if (stage_size() > 0) {
+    if (list_size() > 0) {
         if (options_.group_size > max_list_group)
-            throw UsageError("tree gravity: a listed walk (stage_size > 0) takes groups of at most " +
+            throw UsageError("tree gravity: a listed walk (list_size > 0) takes groups of at most " +
                              std::to_string(max_list_group) + " bodies (got " +
                              std::to_string(options_.group_size) + ")");
-        if (*options_.stage_size < options_.group_size)
-            throw UsageError("tree gravity: stage_size (" + std::to_string(*options_.stage_size) +
+        if (*options_.list_size < options_.group_size)
+            throw UsageError("tree gravity: list_size (" + std::to_string(*options_.list_size) +
                              ") must be 0 or at least group_size (" +
                              std::to_string(options_.group_size) + "): a round lists up to one node per body");
     }
@@ -153,13 +153,13 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
         kernels_.emplace_back(build_program_, name);
     build_walk(list_levels(levels_for(1, options_.leaf_size)));
     // Listed, a work-group is one group.
-    if (stage_size() > 0) {
+    if (list_size() > 0) {
         const std::size_t largest = kernels_[k_force_potential].max_work_group_size(context.device(0));
         if (options_.group_size > largest)
             throw Unsupported("tree gravity: a listed walk's work-group is its group, and groups of " +
                               std::to_string(options_.group_size) +
                               " exceed this device's largest work-group (" + std::to_string(largest) +
-                              "); use smaller groups or stage_size 0");
+                              "); use smaller groups or list_size 0");
     }
 }
 
@@ -169,17 +169,17 @@ void TreeGravity::build_walk(std::size_t levels) {
     const bool softened = precision_ == Precision::float64
                               ? eps2 >= std::numeric_limits<double>::min()
                               : double(float(eps2)) >= double(std::numeric_limits<float>::min());
-    if (stage_size() > 0) {
+    if (list_size() > 0) {
         const std::size_t g = options_.group_size;
-        const std::size_t bytes = 10 * stage_size() * size_of(precision_) +
+        const std::size_t bytes = 10 * list_size() * size_of(precision_) +
                                   4 * (list_stack(g, levels) + 3 * g + 2);
         const DeviceInfo& info = context_.device(0).info();
         if (bytes > info.local_memory)
             throw Unsupported("tree gravity: the listed walk of groups of " + std::to_string(g) +
-                              " over " + std::to_string(levels) + " levels with stage_size " +
-                              std::to_string(stage_size()) + " needs " + std::to_string(bytes) +
+                              " over " + std::to_string(levels) + " levels with list_size " +
+                              std::to_string(list_size()) + " needs " + std::to_string(bytes) +
                               " bytes of local memory; " + info.name + " has " +
-                              std::to_string(info.local_memory) + ": use smaller groups or stage_size");
+                              std::to_string(info.local_memory) + ": use smaller groups or list_size");
     }
     kernels_.erase(kernels_.begin() + k_force, kernels_.end());
     for (int potential : {0, 1}) {
@@ -188,7 +188,7 @@ void TreeGravity::build_walk(std::size_t levels) {
         o.define("TREE_STACKLESS", options_.traversal == TreeTraversal::stackless ? 1 : 0);
         o.define("TREE_STACK", static_cast<long long>(stack_size));
         o.define("TREE_WALK_GROUP", static_cast<long long>(options_.group_size));
-        o.define("TREE_STAGE", static_cast<long long>(stage_size()));
+        o.define("TREE_LIST", static_cast<long long>(list_size()));
         o.define("TREE_LIST_STACK", static_cast<long long>(list_stack(options_.group_size, levels)));
         o.define("TREE_POTENTIAL", potential);
         o.define("TREE_SOFTENED", softened ? 1 : 0);
@@ -198,8 +198,8 @@ void TreeGravity::build_walk(std::size_t levels) {
     walk_levels_ = levels;
 }
 
-std::size_t TreeGravity::stage_size() const noexcept {
-    return options_.group_size > 1 ? *options_.stage_size : 0;
+std::size_t TreeGravity::list_size() const noexcept {
+    return options_.group_size > 1 ? *options_.list_size : 0;
 }
 
 void TreeGravity::reserve(std::size_t n) {
@@ -279,14 +279,14 @@ void TreeGravity::evaluate(RealBuffer& out, std::size_t out_offset, RealBuffer* 
         throw UsageError("TreeGravity: buffers too short for " + std::to_string(n) + " bodies");
     if (out.size() > 0xffffffffull)
         throw UsageError("TreeGravity: more than 2^32 - 1 elements in one buffer");
-    if (stage_size() > 0 && levels_ > walk_levels_) build_walk(list_levels(levels_));
+    if (list_size() > 0 && levels_ > walk_levels_) build_walk(list_levels(levels_));
     Queue& queue = context_.queue(0);
     Kernel& k = kernels_[potential ? k_force_potential : k_force];
     const std::size_t g = options_.group_size, groups = this->groups(n);
     k.args(cl_uint(n), cl_uint(leaves()), cl_uint(groups),
            Real{parameters_.softening * parameters_.softening}, Real{parameters_.G}, node_, sorted_,
            perm_, out, cl_uint(out_offset), cl_uint(n), potential ? *potential : RealBuffer());
-    const std::size_t local = stage_size() > 0
+    const std::size_t local = list_size() > 0
                                   ? g
                                   : std::min(walk_work_group(g), k.max_work_group_size(context_.device(0)));
     k.launch(queue, groups * g, local).wait();

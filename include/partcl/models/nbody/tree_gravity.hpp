@@ -40,15 +40,15 @@ struct TreeOptions {
     // [1, 1024]: a larger group costs fewer walks and divergent paths, and more interactions
     // per body (its openings are decided for its whole box). 1 is the classic per-body walk.
     std::size_t group_size = 32;
-    // The listed walk's list: nodes taken whole, listed in local memory, at most stage_size (0
-    // or in [group_size, 2048]) before the group applies them. With stage_size > 0 a group
+    // The listed walk's list: nodes taken whole, listed in local memory, at most list_size (0
+    // or in [group_size, 2048]) before the group applies them. With list_size > 0 a group
     // (at most 512 bodies) is a work-group and walks together, each work-item testing a node
     // per round off a stack the group shares (the traversal option does not apply); 0: every
     // work-item walks the group's path alone (nested or stackless) and applies each source as
     // it meets it. Groups of 1 are never listed. Unset: max(128, group_size) for groups of at
     // most 512, else 0 (the listed walk is 1.6x faster on PoCL, 2.6-2.9x on an H100;
     // docs/performance.md).
-    std::optional<std::size_t> stage_size;
+    std::optional<std::size_t> list_size;
 };
 
 // A tree read back from the device (tests, diagnostics). Layout as cl/nbody/tree.h says: node
@@ -89,9 +89,9 @@ public:
     // dense gravity's (the tree computes far fewer).
     double interactions() const noexcept override { return interactions_; }
 
-    const TreeOptions& options() const noexcept { return options_; }  // stage_size resolved
-    // Nodes listed per batch by the walk: options().stage_size, 0 for groups of 1.
-    std::size_t stage_size() const noexcept;
+    const TreeOptions& options() const noexcept { return options_; }  // list_size resolved
+    // Nodes listed per batch by the walk: options().list_size, 0 for groups of 1.
+    std::size_t list_size() const noexcept;
     Precision precision() const noexcept { return precision_; }
     // Of the latest tree: levels of splits and leaves (2^levels).
     std::size_t levels() const noexcept { return levels_; }
