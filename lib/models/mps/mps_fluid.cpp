@@ -131,23 +131,28 @@ MpsFluid::MpsFluid(Context& context, Precision precision, const MpsParameters& p
     type_ = Buffer<std::uint32_t>(context, n_);
     type_b_ = Buffer<std::uint32_t>(context, n_);
     status_ = Buffer<std::uint32_t>(context, 1);
-    auto& queue = context.queue(0);
-    r_.write(queue, particles.position);
-    u_.write(queue, particles.velocity);
+    upload(particles);  // particles outside the box: UsageError now
+    dt_ = std::min(parameters.max_dt, parameters.courant * l0 / (parameters.sound_speed + max_speed_));
+}
+
+void MpsFluid::upload(const MpsParticles& p) {
+    const int d = parameters_.dimensions;
+    auto& queue = context_.queue(0);
+    r_.write(queue, p.position);
+    u_.write(queue, p.velocity);
     std::vector<std::uint32_t> types(n_);
     double speed = 0;
     for (std::size_t i = 0; i < n_; ++i) {
-        types[i] = std::uint32_t(particles.type[i]);
-        if (particles.type[i] != MpsType::fluid) continue;
+        types[i] = std::uint32_t(p.type[i]);
+        if (p.type[i] != MpsType::fluid) continue;
         double s2 = 0;
-        for (int k = 0; k < d; ++k) s2 += particles.velocity[k * n_ + i] * particles.velocity[k * n_ + i];
+        for (int k = 0; k < d; ++k) s2 += p.velocity[k * n_ + i] * p.velocity[k * n_ + i];
         speed = std::max(speed, std::sqrt(s2));
     }
     type_.write(queue, types).wait();
     pressure_.fill(queue, 0).wait();
-    cells_->build(queue, r_, n_, n_);  // particles outside the box: UsageError now
+    cells_->build(queue, r_, n_, n_);
     max_speed_ = speed;
-    dt_ = std::min(parameters.max_dt, parameters.courant * l0 / (parameters.sound_speed + speed));
 }
 
 void MpsFluid::set_cell_args(Kernel& kernel) const {
@@ -265,24 +270,10 @@ void MpsFluid::restore(const MpsState& state) {
     if (!(state.time >= 0) || !std::isfinite(state.time) || !(state.next_dt > 0) ||
         !std::isfinite(state.next_dt))
         throw UsageError("mps restore: the time must be finite and not negative, the next step positive");
-    std::vector<std::uint32_t> types(n_);
-    double speed = 0;
-    for (std::size_t i = 0; i < n_; ++i) {
-        types[i] = std::uint32_t(p.type[i]);
-        if (p.type[i] != MpsType::fluid) continue;
-        double s2 = 0;
-        for (int k = 0; k < d; ++k) s2 += p.velocity[k * n_ + i] * p.velocity[k * n_ + i];
-        speed = std::max(speed, std::sqrt(s2));
-    }
-    r_.write(queue, p.position);
-    u_.write(queue, p.velocity);
-    type_.write(queue, types).wait();
-    pressure_.fill(queue, 0).wait();
-    cells_->build(queue, r_, n_, n_);  // particles outside the box: UsageError now
+    upload(p);  // particles outside the box: UsageError now
     time_ = state.time;
     dt_ = state.next_dt;
     steps_ = std::size_t(state.steps);
-    max_speed_ = speed;
 }
 
 } // namespace partcl

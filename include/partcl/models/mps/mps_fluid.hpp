@@ -118,6 +118,9 @@ private:
     Buffer<std::uint32_t> type_, type_b_, status_;
 
     void set_cell_args(Kernel& kernel) const;
+    // Positions, velocities and types to the device, pressure zeroed, the cell list built, the
+    // fluid's fastest speed taken (the constructor and restore()).
+    void upload(const MpsParticles& p);
     double step(double dt);
 };
 
