@@ -115,6 +115,22 @@ KERNEL void tree_regroup(const uint n, const uint count, GLOBAL const uint* REST
     perm_out[j] = perm[from];
 }
 
+/* Node k's children's cell boxes: its own, cut along `axis` at `cut` (the coordinate of the
+ * right child's first body) when both children hold bodies. */
+INLINE void tree_cut(GLOBAL real* RESTRICT box, const uint nodes, const uint k, const uint axis,
+                     const int split, const real cut)
+{
+    for (uint c = 0; c < 6; ++c) {
+        const real v = box[c * nodes + k];
+        box[c * nodes + 2 * k] = v;
+        box[c * nodes + 2 * k + 1] = v;
+    }
+    if (split) {
+        box[(3 + axis) * nodes + 2 * k] = cut;  /* left: hi */
+        box[axis * nodes + 2 * k + 1] = cut;    /* right: lo */
+    }
+}
+
 /* Node p of a level of `count` (its range sorted along its widest axis): the children's cell
  * boxes are its own, cut at the coordinate of the right child's first body. */
 KERNEL void tree_split(const uint n, const uint count, const uint nodes,
@@ -127,16 +143,8 @@ KERNEL void tree_split(const uint n, const uint count, const uint nodes,
     const uint axis = tree_widest_axis(box, nodes, k);
     const uint begin = tree_start(p, count, n), end = tree_start(p + 1, count, n);
     const uint mid = tree_start(2 * p + 1, 2 * count, n);
-    for (uint s = 0; s < 6; ++s) {
-        const real v = box[s * nodes + k];
-        box[s * nodes + 2 * k] = v;
-        box[s * nodes + 2 * k + 1] = v;
-    }
-    if (begin < mid && mid < end) {
-        const real cut = pos[axis * n + perm[mid]];
-        box[(3 + axis) * nodes + 2 * k] = cut;  /* left: hi */
-        box[axis * nodes + 2 * k + 1] = cut;    /* right: lo */
-    }
+    const int split = begin < mid && mid < end;
+    tree_cut(box, nodes, k, axis, split, split ? pos[axis * n + perm[mid]] : REAL_C(0.0));
 }
 
 /* The levels from `first_level` down, for nodes of at most TREE_FINISH bodies, in one launch:
@@ -185,16 +193,8 @@ KERNEL WORK_GROUP_SIZE(TREE_FINISH) void tree_finish(const uint n, const uint fi
         /* The node's first work-item cuts its cell box at its right child's first body. */
         if (active && lane == lo) {
             const uint mid = tree_start(2 * q + 1, 2 * count, n) - begin;
-            for (uint c = 0; c < 6; ++c) {
-                const real v = box[c * nodes + k];
-                box[c * nodes + 2 * k] = v;
-                box[c * nodes + 2 * k + 1] = v;
-            }
-            if (lo < mid && mid < hi) {
-                const real cut = pos[axis * n + body[mid]];
-                box[(3 + axis) * nodes + 2 * k] = cut;
-                box[axis * nodes + 2 * k + 1] = cut;
-            }
+            const int split = lo < mid && mid < hi;
+            tree_cut(box, nodes, k, axis, split, split ? pos[axis * n + body[mid]] : REAL_C(0.0));
         }
         BARRIER_GLOBAL;
     }
