@@ -3,6 +3,7 @@
 // lists) and median timings.
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <iostream>
@@ -12,6 +13,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <partcl/io/json.hpp>
+#include <partcl/runtime/device.hpp>
 #include <partcl/runtime/error.hpp>
 #include <partcl/runtime/precision.hpp>
 
@@ -57,6 +60,14 @@ inline void parse_or_exit(CLI::App& app, int argc, char** argv) {
         std::cerr << app.get_name() << ": " << e.what() << "\n" << app.help();
         std::exit(2);
     }
+}
+
+// Opens a benchmark's JSON line, {"bench":NAME,"device":...,"platform":..., for the caller to
+// go on with its own fields.
+inline void print_json_head(const char* bench, const partcl::Device& device) {
+    std::printf("{\"bench\":\"%s\",\"device\":%s,\"platform\":%s", bench,
+                partcl::json_string(device.info().name).c_str(),
+                partcl::json_string(device.info().platform).c_str());
 }
 
 inline double median(std::vector<double> v) {

@@ -124,14 +124,12 @@ int main(int argc, char** argv) {
                                   : std::function<double()>());
                     const double seconds = turns.device;
                     const double rate = double(n) * double(n) / seconds;
-                    std::printf("{\"bench\":\"dense\",\"device\":%s,\"platform\":%s,"
-                                "\"backend\":\"%s\",\"n\":%zu,"
+                    print_json_head("dense", device);
+                    std::printf(",\"backend\":\"%s\",\"n\":%zu,"
                                 "\"precision\":\"%s\",\"tile\":%zu,\"lanes\":%zu,\"unroll\":%zu,\"targets\":%zu,"
                                 "\"shape\":\"%s\",\"fast_math\":%s,"
                                 "\"seconds\":%.6g,"
                                 "\"interactions_per_s\":%.4g",
-                                json_string(device.info().name).c_str(),
-                                json_string(device.info().platform).c_str(),
                                 to_string(device.backend()), n, to_string(precision),
                                 gravity.shape(0).tile, gravity.shape(0).lanes,
                                 gravity.shape(0).unroll, gravity.shape(0).targets,

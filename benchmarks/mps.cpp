@@ -115,11 +115,11 @@ int main(int argc, char** argv) {
                                 ? std::function<double()>([&] { return reference_seconds<double>(p, fluid, o.steps); })
                                 : std::function<double()>([&] { return reference_seconds<float>(p, fluid, o.steps); }));
                         const double seconds = turns.device / o.steps;
-                        std::printf("{\"bench\":\"mps\",\"device\":%s,\"platform\":%s,\"dims\":%d,"
+                        print_json_head("mps", device);
+                        std::printf(",\"dims\":%d,"
                                     "\"n\":%zu,\"fluid\":%zu,\"precision\":\"%s\",\"steps\":%d,"
                                     "\"seconds_per_step\":%.6g,\"particle_steps_per_s\":%.4g",
-                                    json_string(device.info().name).c_str(),
-                                    json_string(device.info().platform).c_str(), dims, n,
+                                    dims, n,
                                     s.particles.count(MpsType::fluid), to_string(precision), o.steps,
                                     seconds, double(n) / seconds);
                         if (o.reference) {

@@ -143,12 +143,11 @@ int main(int argc, char** argv) {
                                         ? std::function<double()>([&] { return reference_seconds<double>(grid, pic, dt, o.steps); })
                                         : std::function<double()>([&] { return reference_seconds<float>(grid, pic, dt, o.steps); }));
                                 const double seconds = turns.device / o.steps;
-                                std::printf("{\"bench\":\"pic\",\"device\":%s,\"platform\":%s,"
-                                            "\"dims\":%d,\"grid\":%u,\"n\":%zu,\"precision\":\"%s\","
+                                print_json_head("pic", device);
+                                std::printf(",\"dims\":%d,\"grid\":%u,\"n\":%zu,\"precision\":\"%s\","
                                             "\"deposit\":\"%s\",\"steps\":%d,"
                                             "\"seconds_per_step\":%.6g,\"particle_steps_per_s\":%.4g",
-                                            json_string(device.info().name).c_str(),
-                                            json_string(device.info().platform).c_str(), dims, side, n,
+                                            dims, side, n,
                                             to_string(precision), name, o.steps, seconds,
                                             double(n) / seconds);
                                 if (o.reference) {

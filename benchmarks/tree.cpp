@@ -159,16 +159,14 @@ int main(int argc, char** argv) {
                                         errors[i] = std::sqrt(d2 / e2);
                                     }
                                     const double total = build_seconds + force_seconds;
+                                    print_json_head("tree", device);
                                     std::printf(
-                                        "{\"bench\":\"tree\",\"device\":%s,\"platform\":%s,"
-                                        "\"backend\":\"%s\",\"n\":%zu,"
+                                        ",\"backend\":\"%s\",\"n\":%zu,"
                                         "\"precision\":\"%s\",\"theta\":%g,\"leaf_size\":%zu,"
                                         "\"traversal\":\"%s\",\"group_size\":%zu,\"list_size\":%zu,\"levels\":%zu,\"softening\":%g,"
                                         "\"build_seconds\":%.6g,\"force_seconds\":%.6g,"
                                         "\"total_seconds\":%.6g,\"error_targets\":%zu,\"median_error\":%.4g,"
                                         "\"p99_error\":%.4g",
-                                        json_string(device.info().name).c_str(),
-                                        json_string(device.info().platform).c_str(),
                                         to_string(device.backend()), n, to_string(precision), theta, o.leaf_size,
                                         to_string(traversal), group_size, tree.list_size(), tree.levels(), softening, build_seconds,
                                         force_seconds, total, m, median(errors), percentile(errors, 0.99));
