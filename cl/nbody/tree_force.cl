@@ -138,6 +138,25 @@ INLINE real tree_gap(const real c, const real lo, const real hi)
     return max(max(lo - c, c - hi), REAL_C(0.0));
 }
 
+/* Whether every point of the group's box [lo, hi] is far enough from centre of mass c for its
+ * node (of opening distance crit2) to act whole. */
+INLINE int tree_takes_whole(const real cx, const real cy, const real cz, const real crit2,
+                            const real lox, const real loy, const real loz, const real hix,
+                            const real hiy, const real hiz)
+{
+    const real gx = tree_gap(cx, lox, hix), gy = tree_gap(cy, loy, hiy), gz = tree_gap(cz, loz, hiz);
+    return gx * gx + gy * gy + gz * gz > crit2;
+}
+#define TREE_TAKES_WHOLE(x, y, z, crit2k) \
+    tree_takes_whole((x), (y), (z), (crit2k), glox, gloy, gloz, ghix, ghiy, ghiz)
+
+/* The bodies of tree positions [first, end) one by one (pairs at zero separation skipped). */
+#define TREE_INTERACT_BODIES(first, end)                                               \
+    for (uint j = (first); j < (end); ++j) {                                           \
+        const real4 bj = body[j];                                                      \
+        TREE_INTERACT(bj.x, bj.y, bj.z, bj.w, r2 > REAL_C(0.0));                       \
+    }
+
 /* Visits node k: accumulates what it contributes and says whether to open it (1) or move on
  * (0). The decision depends on the node and the group's box only. */
 #define TREE_VISIT(k, open)                                                            \
@@ -146,19 +165,13 @@ INLINE real tree_gap(const real c, const real lo, const real hi)
         const real mk = cm[k];                                                         \
         if (mk > REAL_C(0.0)) {                                                        \
             const real ckx = cx[k], cky = cy[k], ckz = cz[k];                          \
-            const real gx = tree_gap(ckx, glox, ghix), gy = tree_gap(cky, gloy, ghiy); \
-            const real gz = tree_gap(ckz, gloz, ghiz);                                 \
-            if (gx * gx + gy * gy + gz * gz > crit2[k]) {                              \
+            if (TREE_TAKES_WHOLE(ckx, cky, ckz, crit2[k])) {                           \
                 TREE_INTERACT_NODE(ckx, cky, ckz, mk, sxx[k], syy[k], szz[k], sxy[k],  \
                                    sxz[k], syz[k]);                                    \
             } else if (k >= leaves) {                                                  \
                 const uint p = k - leaves;                                             \
                 const uint end = tree_start(p + 1, leaves, n);                         \
-                for (uint j = tree_start(p, leaves, n); j < end; ++j)                  \
-                {                                                                      \
-                    const real4 bj = body[j];                                          \
-                    TREE_INTERACT(bj.x, bj.y, bj.z, bj.w, r2 > REAL_C(0.0));           \
-                }                                                                      \
+                TREE_INTERACT_BODIES(tree_start(p, leaves, n), end);                   \
             } else {                                                                   \
                 open = 1;                                                              \
             }                                                                          \
@@ -247,9 +260,7 @@ KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const u
                 ckx = cx[k];
                 cky = cy[k];
                 ckz = cz[k];
-                const real gx = tree_gap(ckx, glox, ghix), gy = tree_gap(cky, gloy, ghiy);
-                const real gz = tree_gap(ckz, gloz, ghiz);
-                kind = gx * gx + gy * gy + gz * gz > crit2[k] ? 1u : (k >= leaves ? 1u << 10 : 1u << 20);
+                kind = TREE_TAKES_WHOLE(ckx, cky, ckz, crit2[k]) ? 1u : (k >= leaves ? 1u << 10 : 1u << 20);
             }
         }
         scan[lane] = kind;
@@ -291,11 +302,7 @@ KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const u
         const uint opened_leaves = (total >> 10) & 0x3ffu, opened = total >> 20;
         for (uint q = 0; q < opened_leaves; ++q) {
             const uint end = leaf_last[q];
-            for (uint j = leaf_first[q]; j < end; ++j)
-            {
-                const real4 bj = body[j];
-                TREE_INTERACT(bj.x, bj.y, bj.z, bj.w, r2 > REAL_C(0.0));
-            }
+            TREE_INTERACT_BODIES(leaf_first[q], end);
         }
         const uint next_top = base + 2 * opened;
         uint listed = count + (total & 0x3ffu);
