@@ -223,37 +223,54 @@ TEST_CASE("autotuning picks a shape once per device and remembers it") {
 TEST_SUITE("dense") {
 
 TEST_CASE("fast math stays within float's bound against the float64 reference") {
-    // The same bound as the exact form: native_rsqrt and mad may cost a few ulp per
-    // interaction, which the bound's 4 ulp per sqrt(N) + 8 allows, and nothing more.
-    const std::uint32_t seed = fresh_seed();
-    INFO("seed " << seed);
-    const std::size_t n = 1000;
-    const GravityParameters p{1.0, 0.05};
-    const Bodies b = random_bodies(n, seed);
-    Context& context = test_context();
-    DenseOptions fast;
-    fast.fast_math = true;
-    DenseGravity gravity(context, Precision::float32, p, fast, memory_cache());
-    DeviceBodies bodies(context, Precision::float32, b);
-    RealBuffer acc(context, Precision::float32, 3 * n);
-    gravity.accelerations(bodies.state, bodies.mass, n, acc, 0);
-    const auto a = acc.read(context.queue(0));
-    Bodies rounded = b;
-    for (auto* v : {&rounded.x, &rounded.y, &rounded.z, &rounded.m})
-        for (double& value : *v) value = double(float(value));
-    std::vector<double> rx(n), ry(n), rz(n), abs_acc, abs_pot;
-    reference::dense_gravity<double>(n, rounded.x.data(), rounded.y.data(), rounded.z.data(),
-                                     rounded.m.data(), 0.0025, 1.0, 0, n, rx.data(), ry.data(),
-                                     rz.data(), nullptr);
-    absolute_sums(rounded, 0.0025, 1.0, abs_acc, abs_pot);
-    const double bound = 4 * FLT_EPSILON * (std::sqrt(double(n)) + 8);
-    double worst = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        const double ex = a[i] - rx[i], ey = a[n + i] - ry[i], ez = a[2 * n + i] - rz[i];
-        worst = std::max(worst, std::sqrt(ex * ex + ey * ey + ez * ez) / abs_acc[i]);
+    // The exact form's bound, 4 ulp per sqrt(N) + 8 of the absolute sum (native_rsqrt and mad
+    // cost a few ulp per interaction), plus, for the tiled form's mass-scaled sources, the
+    // force of each source moved by one rounding of its coordinates: |d f / d r_j| <= 2 m_j /
+    // s^3 with s^2 = r^2 + eps^2, times |r_j| FLT_EPSILON / 2. A coincident pair and a
+    // massless body are in the set: the massless one must add exactly nothing.
+    for (std::size_t tile : {0, 16}) {
+        const std::uint32_t seed = fresh_seed();
+        INFO("seed " << seed << ", tile " << tile);
+        const std::size_t n = 1000;
+        const GravityParameters p{1.0, 0.05};
+        Bodies b = random_bodies(n, seed);
+        b.x[2] = b.x[1], b.y[2] = b.y[1], b.z[2] = b.z[1];
+        b.m[7] = 0;
+        Context& context = test_context();
+        DenseOptions fast{tile, 3, false, true};
+        DenseGravity gravity(context, Precision::float32, p, fast, memory_cache());
+        DeviceBodies bodies(context, Precision::float32, b);
+        RealBuffer acc(context, Precision::float32, 3 * n);
+        gravity.accelerations(bodies.state, bodies.mass, n, acc, 0);
+        const auto a = acc.read(context.queue(0));
+        Bodies rounded = b;
+        for (auto* v : {&rounded.x, &rounded.y, &rounded.z, &rounded.m})
+            for (double& value : *v) value = double(float(value));
+        std::vector<double> rx(n), ry(n), rz(n), abs_acc, abs_pot;
+        reference::dense_gravity<double>(n, rounded.x.data(), rounded.y.data(), rounded.z.data(),
+                                         rounded.m.data(), 0.0025, 1.0, 0, n, rx.data(), ry.data(),
+                                         rz.data(), nullptr);
+        absolute_sums(rounded, 0.0025, 1.0, abs_acc, abs_pot);
+        const double bound = 4 * FLT_EPSILON * (std::sqrt(double(n)) + 8);
+        double worst = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            double moved = 0;  // sum of m_j |r_j| / s^3: the sources' rounding, scaled
+            for (std::size_t j = 0; j < n; ++j) {
+                const double dx = rounded.x[j] - rounded.x[i], dy = rounded.y[j] - rounded.y[i],
+                             dz = rounded.z[j] - rounded.z[i];
+                const double s2 = dx * dx + dy * dy + dz * dz + 0.0025;
+                moved += rounded.m[j] *
+                         std::sqrt(rounded.x[j] * rounded.x[j] + rounded.y[j] * rounded.y[j] +
+                                   rounded.z[j] * rounded.z[j]) /
+                         (s2 * std::sqrt(s2));
+            }
+            const double allowed = bound * abs_acc[i] + FLT_EPSILON * moved;
+            const double ex = a[i] - rx[i], ey = a[n + i] - ry[i], ez = a[2 * n + i] - rz[i];
+            worst = std::max(worst, std::sqrt(ex * ex + ey * ey + ez * ez) / allowed);
+        }
+        INFO("worst error / allowed " << worst);
+        CHECK(worst <= 1.0);
     }
-    INFO("worst " << worst << ", bound " << bound);
-    CHECK(worst <= bound);
 }
 
 }

@@ -54,6 +54,7 @@ void run_dense_typed(Precision precision) {
     for (auto& p : pos) p = T(position(rng));
     for (auto& v : m) v = T(mass(rng));
     for (std::size_t d = 0; d < 3; ++d) pos[d * n + 3] = pos[d * n + 2];  // coincident bodies
+    m[5] = T(0);                                                          // a massless one
     const double eps2 = 0.01, G = 0.75;
     Buffer<T> bpos(context, pos), bm(context, m);
 
@@ -62,6 +63,7 @@ void run_dense_typed(Precision precision) {
         std::size_t begin, end, acc_offset, stride, acc_size;
         int vector = 0;   // DENSE_LANES = 8: eight partial sums (the CPU form)
         int targets = 1;  // DENSE_TARGETS (the tiled form)
+        int fast = 0;     // PARTCL_FAST_MATH: in float, softened and tiled, mass-scaled sources
     };
     const Case cases[] = {
         {0, 0, 0, n, 3 * n, n, 6 * n},   // straight into a derivative vector [x v | a]
@@ -73,6 +75,7 @@ void run_dense_typed(Precision precision) {
         {0, 0, 5, 30, 0, 25, 75, 1},
         {8, 1, 0, n, 3 * n, n, 6 * n, 0, 3},
         {8, 0, 5, 30, 0, 25, 75, 0, 2},
+        {8, 0, 0, n, 3 * n, n, 6 * n, 0, 3, 1},
     };
     const double eps = precision == Precision::float64 ? DBL_EPSILON : double(FLT_EPSILON);
     for (int softened : {0, 1})
@@ -84,8 +87,13 @@ void run_dense_typed(Precision precision) {
         CAPTURE(c.end);
         CAPTURE(c.vector);
         CAPTURE(c.targets);
+        CAPTURE(c.fast);
         BuildOptions options;
         options.precision = precision;
+        if (c.fast) {
+            options.define("PARTCL_FAST_MATH");
+            options.flags.push_back("-cl-fast-relaxed-math");
+        }
         options.define("DENSE_TILE", c.tile).define("DENSE_POTENTIAL", c.potential);
         options.define("DENSE_LANES", c.vector ? 8 : 0);
         options.define("DENSE_UNROLL", c.tile ? 4 : 1);  // full tiles unrolled, the last not
