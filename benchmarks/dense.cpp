@@ -3,7 +3,7 @@
 // -O3 -ffast-math -march=native, vectorised) measured in the same run.
 //
 //   partcl_bench_dense [--device FILTER] [--backend auto|opencl|cuda] [--n 1024,4096,16384,65536] [--precision float,double]
-//                      [--repeat 5] [--tile T [--targets K]] [--autotune] [--fast-math] [--no-reference]
+//                      [--repeat 5] [--tile T [--targets K]] [--parts P] [--autotune] [--fast-math] [--no-reference]
 //
 // One JSON line per (device, N, precision) on stdout; progress on stderr. Kernel and reference
 // are timed in alternating blocks of --repeat evaluations, three rounds (docs/performance.md);
@@ -57,6 +57,8 @@ Options parse(int argc, char** argv) {
         ->needs(tile);
     app.add_flag("--autotune", o.dense.autotune, "Time the candidate shapes first");
     app.add_flag("--fast-math", o.dense.fast_math, "Build with -cl-fast-relaxed-math");
+    app.add_option("--parts", o.dense.source_parts,
+                   "Source parts of the tiled form (0: automatic, 1: none)");
     app.add_flag("!--no-reference", o.reference, "Skip the OpenMP reference");
     parse_or_exit(app, argc, argv);
     o.repeat = std::max(1, o.repeat);
@@ -127,13 +129,13 @@ int main(int argc, char** argv) {
                     print_json_head("dense", device);
                     std::printf(",\"backend\":\"%s\",\"n\":%zu,"
                                 "\"precision\":\"%s\",\"tile\":%zu,\"lanes\":%zu,\"unroll\":%zu,\"targets\":%zu,"
-                                "\"shape\":\"%s\",\"fast_math\":%s,"
+                                "\"shape\":\"%s\",\"parts\":%zu,\"fast_math\":%s,"
                                 "\"seconds\":%.6g,"
                                 "\"interactions_per_s\":%.4g",
                                 to_string(device.backend()), n, to_string(precision),
                                 gravity.shape(0).tile, gravity.shape(0).lanes,
                                 gravity.shape(0).unroll, gravity.shape(0).targets,
-                                gravity.shape_origin(0).c_str(),
+                                gravity.shape_origin(0).c_str(), gravity.source_parts(0, n),
                                 o.dense.fast_math ? "true" : "false", seconds, rate);
                     if (reference) {
                         const double ref = turns.reference;

@@ -76,6 +76,9 @@ log "dense benchmark, both backends"
 for backend in cuda opencl; do
     PARTCL_DEVICE=gpu $B --backend $backend --n 16384,65536,262144,1048576 --repeat 3 \
         --no-reference >>"$OUT/dense.jsonl" 2>>"$OUT/log.txt"
+    # The same launches without source parts, for the comparison.
+    PARTCL_DEVICE=gpu $B --backend $backend --n 16384,65536,262144,1048576 --repeat 3 \
+        --parts 1 --no-reference >>"$OUT/dense.jsonl" 2>>"$OUT/log.txt"
     for targets in 2 4 8; do
         PARTCL_DEVICE=gpu $B --backend $backend --n 1048576 --repeat 3 --tile 256 \
             --targets $targets --no-reference >>"$OUT/dense.jsonl" 2>>"$OUT/log.txt"
@@ -89,7 +92,7 @@ import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 for r in rows:
     print(f"{r['backend']:6} {r['precision']:7} N={r['n']:8} tile={r['tile']:3} targets={r['targets']} "
-          f"fast={str(r['fast_math'])[0]} {r['interactions_per_s']:.3e}")
+          f"parts={r.get('parts', 1):3} fast={str(r['fast_math'])[0]} {r['interactions_per_s']:.3e}")
 PY
 fi
 # What limits the kernel: issued instructions per interaction, issue-slot use, occupancy.

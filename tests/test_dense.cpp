@@ -38,9 +38,10 @@ struct Result {
 };
 
 Result evaluate(Context& context, Precision precision, const Bodies& b, GravityParameters p,
-                std::size_t tile = 0, std::size_t targets = 1) {
+                std::size_t tile = 0, std::size_t targets = 1, std::size_t parts = 0) {
     const std::size_t n = b.size();
-    DenseGravity gravity(context, precision, p, DenseOptions{tile, targets, false}, memory_cache());
+    DenseGravity gravity(context, precision, p, DenseOptions{tile, targets, false, false, parts},
+                         memory_cache());
     DeviceBodies bodies(context, precision, b);
     RealBuffer acc(context, precision, 3 * n), pot(context, precision, n);
     gravity.accelerations(bodies.state, bodies.mass, n, acc, 0, &pot);
@@ -48,10 +49,11 @@ Result evaluate(Context& context, Precision precision, const Bodies& b, GravityP
 }
 
 void compare(Precision precision, std::size_t n, std::size_t tile, std::size_t targets = 1,
-             double softening = 0.05) {
+             double softening = 0.05, std::size_t parts = 0) {
     const std::uint32_t seed = fresh_seed();
     INFO("seed " << seed << ", N " << n << ", " << to_string(precision) << ", tile " << tile
-                  << ", targets " << targets << ", softening " << softening);
+                  << ", targets " << targets << ", softening " << softening << ", parts "
+                  << parts);
     const GravityParameters p{0.75, softening};
     const double eps2 = p.softening * p.softening;
     Bodies b = random_bodies(n, seed);
@@ -69,7 +71,7 @@ void compare(Precision precision, std::size_t n, std::size_t tile, std::size_t t
                                      rz.data(), rp.data());
     absolute_sums(rounded, eps2, p.G, abs_acc, abs_pot);
 
-    const Result r = evaluate(context, precision, b, p, tile, targets);
+    const Result r = evaluate(context, precision, b, p, tile, targets, parts);
     // Recursive summation of n terms, each a few ulp off: typically sqrt(n) roundings of the
     // absolute sum; the bound allows 4 ulp per sqrt(n) + 8. Dropping a single interaction out of
     // 4097 would exceed it 10x in float.
@@ -104,6 +106,16 @@ TEST_CASE("the tiled form matches too, with a partial last tile and several targ
     for (Precision precision : {Precision::float32, Precision::float64})
         for (std::size_t n : {1, 31, 1000})
             for (std::size_t targets : {1, 3}) compare(precision, n, 16, targets);
+}
+
+TEST_CASE("sources split into parts add up to the same forces") {
+    // Parts of one tile, of several, a last part shorter than the others, and more parts asked
+    // for than there are tiles (then one per tile); the potential is summed the same way.
+    for (Precision precision : {Precision::float32, Precision::float64})
+        for (std::size_t parts : {1, 2, 3, 7, 1000}) {
+            compare(precision, 1000, 16, 3, 0.05, parts);
+            compare(precision, 37, 16, 1, 0.0, parts);
+        }
 }
 
 TEST_CASE("without softening, and with a softening too small for the precision") {
@@ -237,7 +249,7 @@ TEST_CASE("fast math stays within float's bound against the float64 reference") 
         b.x[2] = b.x[1], b.y[2] = b.y[1], b.z[2] = b.z[1];
         b.m[7] = 0;
         Context& context = test_context();
-        DenseOptions fast{tile, 3, false, true};
+        DenseOptions fast{tile, 3, false, true, 0};
         DenseGravity gravity(context, Precision::float32, p, fast, memory_cache());
         DeviceBodies bodies(context, Precision::float32, b);
         RealBuffer acc(context, Precision::float32, 3 * n);

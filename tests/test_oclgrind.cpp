@@ -64,6 +64,7 @@ void run_dense_typed(Precision precision) {
         int vector = 0;   // DENSE_LANES = 8: eight partial sums (the CPU form)
         int targets = 1;  // DENSE_TARGETS (the tiled form)
         int fast = 0;     // PARTCL_FAST_MATH: in float, softened and tiled, mass-scaled sources
+        int parts = 1;    // source parts (tiled form), summed by dense_sum_parts
     };
     const Case cases[] = {
         {0, 0, 0, n, 3 * n, n, 6 * n},   // straight into a derivative vector [x v | a]
@@ -76,6 +77,8 @@ void run_dense_typed(Precision precision) {
         {8, 1, 0, n, 3 * n, n, 6 * n, 0, 3},
         {8, 0, 5, 30, 0, 25, 75, 0, 2},
         {8, 0, 0, n, 3 * n, n, 6 * n, 0, 3, 1},
+        {8, 1, 0, n, 3 * n, n, 6 * n, 0, 2, 0, 3},  // parts of 16, 16 and 5 sources
+        {8, 0, 5, 30, 0, 25, 75, 0, 1, 1, 5},      // five parts of one tile
     };
     const double eps = precision == Precision::float64 ? DBL_EPSILON : double(FLT_EPSILON);
     for (int softened : {0, 1})
@@ -88,6 +91,7 @@ void run_dense_typed(Precision precision) {
         CAPTURE(c.vector);
         CAPTURE(c.targets);
         CAPTURE(c.fast);
+        CAPTURE(c.parts);
         BuildOptions options;
         options.precision = precision;
         if (c.fast) {
@@ -104,10 +108,33 @@ void run_dense_typed(Precision precision) {
         Buffer<T> acc(context, c.acc_size), pot(context, c.potential ? count : 0);
         acc.fill(queue, T(-999)).wait();
         Kernel kernel(program, "dense_gravity");
-        kernel.args(cl_uint(c.begin), cl_uint(c.end), cl_uint(n), Real{eps2}, Real{G}, bpos, bm,
-                    acc, cl_uint(c.acc_offset), cl_uint(c.stride), pot);
         const std::size_t items = (count + c.targets - 1) / c.targets;
-        kernel.launch(queue, items, c.tile ? std::size_t(c.tile) : 0).wait();
+        if (c.parts == 1) {
+            kernel.args(cl_uint(c.begin), cl_uint(c.end), cl_uint(n), Real{eps2}, Real{G}, bpos,
+                        bm, acc, cl_uint(c.acc_offset), cl_uint(c.stride), pot,
+                        cl_uint(c.tile ? (items + c.tile - 1) / c.tile : 1), cl_uint(n));
+            kernel.launch(queue, items, c.tile ? std::size_t(c.tile) : 0).wait();
+        } else {
+            // As DenseGravity cuts them: parts of whole tiles, then their sum in part order.
+            const std::size_t blocks = (items + c.tile - 1) / c.tile;
+            const std::size_t tiles = (n + c.tile - 1) / c.tile;
+            const std::size_t chunk = (tiles + c.parts - 1) / c.parts * c.tile;
+            const std::size_t parts = (n + chunk - 1) / chunk;
+            REQUIRE(parts == std::size_t(c.parts));
+            // Written from the host first: Oclgrind 21.10 reports dense_sum_parts' stores as
+            // uninitialized when the parts buffers were only written by dense_gravity (or
+            // filled by clEnqueueFillBuffer), though every element read was written.
+            Buffer<T> partial(context, std::vector<T>(3 * count * parts, T(0))),
+                pot_partial(context, std::vector<T>(count * parts, T(0)));
+            kernel.args(cl_uint(c.begin), cl_uint(c.end), cl_uint(n), Real{eps2}, Real{G}, bpos,
+                        bm, partial, cl_uint(0), cl_uint(count), pot_partial, cl_uint(blocks),
+                        cl_uint(chunk));
+            kernel.launch(queue, blocks * c.tile * parts, c.tile);
+            Kernel sum(program, "dense_sum_parts");
+            sum.args(cl_uint(count), cl_uint(parts), partial, acc, cl_uint(c.acc_offset),
+                     cl_uint(c.stride), pot_partial, pot);
+            sum.launch(queue, count).wait();
+        }
         const auto a = acc.read(queue);
         const auto p = pot.read(queue);
         std::vector<bool> written(c.acc_size, false);

@@ -32,7 +32,16 @@
  *                    not real8, because Oclgrind 21.10's --uninitialized crashes on vector
  *                    arithmetic. In double it must be even: lanes l and l + DENSE_LANES / 2
  *                    share a division.
- * Any n: the last tile is masked, targets past `end` only help load tiles. */
+ * Any n: the last tile is masked, targets past `end` only help load tiles.
+ *
+ * Source parts (tiled form): a launch of `blocks` x P work-groups splits the sources into P
+ * parts of `chunk` (a multiple of DENSE_TILE): work-group g takes targets of block g % blocks
+ * and sources [p chunk, (p + 1) chunk) with p = g / blocks, and writes its partial sums where
+ * part 0 would, 3 * stride elements further per part (the potential stride further per part).
+ * dense_sum_parts then adds the parts in order. Few targets then still fill a GPU: 16384
+ * bodies are 64 work-groups of 256, half an H100's multiprocessors, and 1M bodies with 4
+ * targets per work-item 1.55 waves of work-groups; parts give every multiprocessor work to the
+ * end (docs/performance.md). P = 1 (chunk >= n) is the plain launch. */
 #include "common/real.h"
 
 #ifndef DENSE_TILE
@@ -243,7 +252,8 @@ INLINE double dense_rsqrt_estimate(double x) {
 KERNEL DENSE_WORK_GROUP void dense_gravity(const uint begin, const uint end, const uint n, const real eps2,
                           const real G, GLOBAL const real* RESTRICT pos,
                           GLOBAL const real* RESTRICT m, GLOBAL real* RESTRICT acc,
-                          const uint acc_offset, const uint stride, GLOBAL real* RESTRICT pot)
+                          const uint acc_offset, const uint stride, GLOBAL real* RESTRICT pot,
+                          const uint blocks, const uint chunk)
 {
     GLOBAL const real* RESTRICT x = pos;
     GLOBAL const real* RESTRICT y = pos + n;
@@ -258,11 +268,14 @@ KERNEL DENSE_WORK_GROUP void dense_gravity(const uint begin, const uint end, con
     LOCAL real scaled_eps2[DENSE_TILE];
 #endif
     const uint lane = local_id(0);
-    /* Work-group g owns targets begin + g * DENSE_TILE * DENSE_TARGETS + [0, DENSE_TILE *
+    /* Block b owns targets begin + b * DENSE_TILE * DENSE_TARGETS + [0, DENSE_TILE *
      * DENSE_TARGETS); work-item `lane` takes every DENSE_TILE-th of them, so neighbouring
      * work-items touch neighbouring bodies, and each source read from local memory serves
      * DENSE_TARGETS targets. */
-    const uint first = begin + group_id(0) * (DENSE_TILE * DENSE_TARGETS) + lane;
+    const uint part = group_id(0) / blocks;
+    const uint first = begin + (group_id(0) - part * blocks) * (DENSE_TILE * DENSE_TARGETS) + lane;
+    const uint sources_begin = part * chunk;
+    const uint sources_end = min(n, sources_begin + chunk);
     real xi[DENSE_TARGETS], yi[DENSE_TARGETS], zi[DENSE_TARGETS];
     real sx[DENSE_TARGETS], sy[DENSE_TARGETS], sz[DENSE_TARGETS], sp[DENSE_TARGETS];
     DENSE_PRAGMA(unroll)
@@ -274,9 +287,9 @@ KERNEL DENSE_WORK_GROUP void dense_gravity(const uint begin, const uint end, con
         zi[t] = active ? z[i] : REAL_C(0.0);
         sx[t] = sy[t] = sz[t] = sp[t] = REAL_C(0.0);
     }
-    for (uint tile = 0; tile < n; tile += DENSE_TILE) {
+    for (uint tile = sources_begin; tile < sources_end; tile += DENSE_TILE) {
         const uint j = tile + lane;
-        if (j < n) {
+        if (j < sources_end) {
             /* Scalar stores: Oclgrind 21.10 misreports stores of vector literals. */
             LOCAL_SPACE real* source = (LOCAL_SPACE real*)(sources + lane);
 #if DENSE_MASS_SCALED
@@ -302,7 +315,7 @@ KERNEL DENSE_WORK_GROUP void dense_gravity(const uint begin, const uint end, con
 #endif
         }
         BARRIER_LOCAL;
-        const uint count = min((uint)DENSE_TILE, n - tile);
+        const uint count = min((uint)DENSE_TILE, sources_end - tile);
         if (count == DENSE_TILE) {
             /* A full tile: a trip count the compiler knows, so it can unroll. */
             DENSE_UNROLL_BY(DENSE_UNROLL)
@@ -316,12 +329,12 @@ KERNEL DENSE_WORK_GROUP void dense_gravity(const uint begin, const uint end, con
     for (uint t = 0; t < DENSE_TARGETS; ++t) {
         const uint i = first + t * DENSE_TILE;
         if (i >= end) continue;
-        const uint k = acc_offset + (i - begin);
+        const uint k = acc_offset + part * 3 * stride + (i - begin);
         acc[k] = G * sx[t];
         acc[k + stride] = G * sy[t];
         acc[k + 2 * stride] = G * sz[t];
 #if DENSE_POTENTIAL
-        pot[i - begin] = -G * sp[t];
+        pot[part * stride + (i - begin)] = -G * sp[t];
 #endif
     }
 #else
@@ -365,4 +378,31 @@ KERNEL DENSE_WORK_GROUP void dense_gravity(const uint begin, const uint end, con
     pot[i - begin] = -G * sp;
 #endif
 #endif /* DENSE_TILE */
+}
+
+/* The sum of `parts` partial results of dense_gravity's source parts, in part order (so the
+ * result does not depend on timing): acc part p, axis a, target i at partial[(3 p + a) count +
+ * i], into out[out_offset + a * out_stride + i]; the potentials from pot_partial[p count + i]
+ * into pot[i]. */
+KERNEL void dense_sum_parts(const uint count, const uint parts, GLOBAL const real* RESTRICT partial,
+                            GLOBAL real* RESTRICT out, const uint out_offset,
+                            const uint out_stride, GLOBAL const real* RESTRICT pot_partial,
+                            GLOBAL real* RESTRICT pot)
+{
+    const uint i = global_id(0);
+    if (i >= count) return;
+    real sx = partial[i], sy = partial[count + i], sz = partial[2 * count + i];
+    for (uint p = 1; p < parts; ++p) {
+        sx += partial[3 * p * count + i];
+        sy += partial[(3 * p + 1) * count + i];
+        sz += partial[(3 * p + 2) * count + i];
+    }
+    out[out_offset + i] = sx;
+    out[out_offset + out_stride + i] = sy;
+    out[out_offset + 2 * out_stride + i] = sz;
+#if DENSE_POTENTIAL
+    real sum = pot_partial[i];
+    for (uint p = 1; p < parts; ++p) sum += pot_partial[p * count + i];
+    pot[i] = sum;
+#endif
 }

@@ -84,7 +84,8 @@ std::string tuning_key(const Source& source, Precision precision, bool fast_math
 DenseGravity::DenseGravity(Context& context, Precision precision, GravityParameters parameters,
                            DenseOptions options, ProgramCache& cache)
     : context_(context), precision_(precision), parameters_(parameters),
-      fast_math_(options.fast_math), scheduler_(Scheduler::for_devices(context.devices())) {
+      fast_math_(options.fast_math), scheduler_(Scheduler::for_devices(context.devices())),
+      source_parts_(options.source_parts) {
     if (!(parameters_.softening >= 0) || !(parameters_.G > 0))
         throw UsageError("gravity: G must be positive and the softening non-negative");
     // The kernel's branch-free form needs eps^2 to stay a normal number in the program's
@@ -144,8 +145,30 @@ DenseGravity::DenseGravity(Context& context, Precision precision, GravityParamet
                                   std::to_string(limit) + ", fewer than the tile of " +
                                   std::to_string(shapes_[d].tile));
             kernels_.push_back(std::move(k));  // index (potential ? size : 0) + d
+            sums_.emplace_back(it->second, "dense_sum_parts");
         }
     }
+    parts_.resize(context.size());
+}
+
+DenseGravity::Split DenseGravity::split(std::size_t d, std::size_t count, std::size_t n) const {
+    const DenseShape& shape = shapes_[d];
+    Split s;
+    s.blocks = (count + shape.block() - 1) / shape.block();
+    s.chunk = n;
+    if (!shape.tile) return s;
+    const std::size_t tiles = (n + shape.tile - 1) / shape.tile;
+    std::size_t parts = source_parts_;
+    if (parts == 0) {
+        // About 16 work-groups per compute unit: several waves, so the last, partly filled one
+        // costs little (H100: docs/performance.md).
+        const std::size_t wanted = 16 * std::max<std::size_t>(1, context_.device(d).info().compute_units);
+        parts = (wanted + s.blocks - 1) / s.blocks;
+    }
+    parts = std::clamp<std::size_t>(parts, 1, tiles);
+    s.chunk = (tiles + parts - 1) / parts * shape.tile;
+    s.parts = (n + s.chunk - 1) / s.chunk;
+    return s;
 }
 
 DenseShape DenseGravity::tune(std::size_t d, const Source& source, ProgramCache& cache) const {
@@ -172,9 +195,9 @@ DenseShape DenseGravity::tune(std::size_t d, const Source& source, ProgramCache&
             build_shape(context_, source, precision_, shape, false, softened_, fast_math_, cache);
         Kernel k(program, "dense_gravity");
         if (shape.tile > k.max_work_group_size(context_.device(d))) continue;
-        k.args(cl_uint(0), cl_uint(n), cl_uint(n), Real{0.0025}, Real{1.0}, bpos, bmass, acc,
-               cl_uint(0), cl_uint(n), RealBuffer());
         const std::size_t items = work_items(shape, n);
+        k.args(cl_uint(0), cl_uint(n), cl_uint(n), Real{0.0025}, Real{1.0}, bpos, bmass, acc,
+               cl_uint(0), cl_uint(n), RealBuffer(), cl_uint(n), cl_uint(n));
         k.launch(queue, items, shape.work_group()).wait();  // first launch: driver-side compilation
         double seconds = 1e300;
         for (int repeat = 0; repeat < 3; ++repeat)
@@ -222,14 +245,34 @@ void DenseGravity::accelerations(const RealBuffer& positions, const RealBuffer& 
             offset = 0;
             stride = cl_uint(r.size());
         }
+        const Split s = split(d, r.size(), n);
         Kernel& k = kernels_.at(potential_offset + d);
-        k.args(cl_uint(r.begin), cl_uint(r.end), cl_uint(n),
-               Real{parameters_.softening * parameters_.softening}, Real{parameters_.G}, positions,
-               mass, *acc, offset, stride, pot ? *pot : RealBuffer());
-        return k.launch(context_.queue(d), work_items(shapes_[d], r.size()),
-                        shapes_[d].work_group());
+        const Real eps2{parameters_.softening * parameters_.softening}, G{parameters_.G};
+        const std::size_t group = shapes_[d].work_group();
+        if (s.parts == 1) {
+            k.args(cl_uint(r.begin), cl_uint(r.end), cl_uint(n), eps2, G, positions, mass, *acc,
+                   offset, stride, pot ? *pot : RealBuffer(), cl_uint(s.blocks), cl_uint(s.chunk));
+            return k.launch(context_.queue(d), work_items(shapes_[d], r.size()), group);
+        }
+        Slice& partial = parts_[d];
+        const std::size_t count = r.size();
+        if (partial.acc.size() < 3 * count * s.parts)
+            partial.acc = RealBuffer(context_, precision_, 3 * count * s.parts);
+        if (potential && partial.potential.size() < count * s.parts)
+            partial.potential = RealBuffer(context_, precision_, count * s.parts);
+        k.args(cl_uint(r.begin), cl_uint(r.end), cl_uint(n), eps2, G, positions, mass,
+               partial.acc, cl_uint(0), cl_uint(count),
+               potential ? partial.potential : RealBuffer(), cl_uint(s.blocks), cl_uint(s.chunk));
+        // Whole blocks of targets, `parts` times over.
+        Event done = k.launch(context_.queue(d), s.blocks * group * s.parts, group);
+        Kernel& sum = sums_.at(potential_offset + d);
+        sum.args(cl_uint(count), cl_uint(s.parts), partial.acc, *acc, offset, stride,
+                 potential ? partial.potential : RealBuffer(), pot ? *pot : RealBuffer());
+        sum.launch(context_.queue(d), count);
+        return done;  // the scheduler weighs devices by the interactions' time
     });
     if (spread) {
+        context_.finish();  // the sums of parts too
         auto& queue = context_.queue(0);
         for (std::size_t d = 1; d < ranges.size(); ++d) {
             const Range r = ranges[d];

@@ -48,6 +48,10 @@ struct DenseOptions {
     // -cl-fast-relaxed-math and -cl-denorms-are-zero; a few ulp per interaction instead of
     // correctly rounded arithmetic. Off by default.
     bool fast_math = false;
+    // Tiled form: split the sources into this many parts, each its own work-groups, summed
+    // after in part order. 0: enough parts for about 16 work-groups per compute unit (few
+    // targets then still fill a GPU); 1: no split.
+    std::size_t source_parts = 0;
 };
 
 class DenseGravity : public GravityModel {
@@ -66,6 +70,10 @@ public:
     const DenseShape& shape(std::size_t device) const { return shapes_.at(device); }
     // How device d's shape was chosen: "default", "forced", "autotuned" or "autotuned (cached)".
     const std::string& shape_origin(std::size_t device) const { return origins_.at(device); }
+    // Source parts device d cuts `n` bodies into when it computes all of them (1: no split).
+    std::size_t source_parts(std::size_t device, std::size_t n) const {
+        return split(device, n, n).parts;
+    }
     // Slices of the scheduler's split start at multiples of this.
     std::size_t granule() const noexcept { return granule_; }
     Scheduler& scheduler() noexcept { return scheduler_; }
@@ -74,6 +82,12 @@ private:
     struct Slice {
         RealBuffer acc, potential;  // 3 * length and length
     };
+    // How a device's slice of `count` targets is cut: `blocks` work-groups of targets times
+    // `parts` parts of `chunk` sources.
+    struct Split {
+        std::size_t blocks = 0, parts = 1, chunk = 0;
+    };
+    Split split(std::size_t device, std::size_t count, std::size_t n) const;
 
     Context& context_;
     Precision precision_;
@@ -86,8 +100,11 @@ private:
     std::vector<std::string> origins_;
     std::size_t granule_ = 1;
     Scheduler scheduler_;
+    std::size_t source_parts_ = 0;
     std::vector<Kernel> kernels_;  // [d]: accelerations on device d, [size + d]: with potential
+    std::vector<Kernel> sums_;     // dense_sum_parts, indexed as kernels_
     std::vector<Slice> slices_;    // devices > 0: their part before the gather
+    std::vector<Slice> parts_;     // [d]: the partial sums of source parts
     double interactions_ = 0;
 };
 
