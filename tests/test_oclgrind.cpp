@@ -63,7 +63,7 @@ void run_dense_typed(Precision precision) {
         std::size_t begin, end, acc_offset, stride, acc_size;
         int vector = 0;   // DENSE_LANES = 8: eight partial sums (the CPU form)
         int targets = 1;  // DENSE_TARGETS (the tiled form)
-        int fast = 0;     // PARTCL_FAST_MATH: in float, softened and tiled, mass-scaled sources
+        int fast = 0;     // PARTCL_FAST_MATH (-cl-fast-relaxed-math)
         int parts = 1;    // source parts (tiled form), summed by dense_sum_parts
     };
     const Case cases[] = {

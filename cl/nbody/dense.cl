@@ -126,21 +126,6 @@ INLINE double dense_rsqrt_estimate(double x) {
 #define DENSE_CUBE_SERIES 0
 #endif
 
-/* Under PARTCL_FAST_MATH in float (softened, tiled, without the potential): each source is
- * loaded in coordinates scaled by u = sign(m) / sqrt(|m|), (X, Y, Z) = u (x, y, z), with
- * E = u^2 eps^2 beside. Then d' = u (r_j - r_i) is one fused multiply-add per axis,
- * q = 1/sqrt(|d'|^2 + E) = sqrt(|m|) / sqrt(r^2 + eps^2), and m (r_j - r_i) / (r^2 + eps^2)^(3/2)
- * = q^3 d': 12 issued instructions per interaction instead of 13 (no multiplication by the
- * mass). The price is the rounding of u x_j: the result is the force of sources moved by at
- * most one ulp of their coordinates, which is float's own uncertainty of a position, but
- * coincident bodies then feel up to G m (ulp of x) / eps^3 from each other instead of 0.
- * A massless source has u = 0 and E = 1, so it adds exactly 0 (docs/performance.md). */
-#if defined(PARTCL_FAST_MATH) && !PARTCL_REAL_IS_DOUBLE && DENSE_SOFTENED && !DENSE_POTENTIAL && DENSE_TILE > 0
-#define DENSE_MASS_SCALED 1
-#else
-#define DENSE_MASS_SCALED 0
-#endif
-
 /* Source (xj, yj, zj, mj) acting on target (xi, yi, zi), added to sums (sx, sy, sz, sp).
  * eps^2 first, so r2e is three fused multiply-adds. */
 #define DENSE_INTERACT(xj, yj, zj, mj, xi, yi, zi, sx, sy, sz, sp)                    \
@@ -199,31 +184,8 @@ INLINE double dense_rsqrt_estimate(double x) {
         (sz) += s * dz;                                                               \
     }
 
-/* DENSE_INTERACT on a mass-scaled source (X, Y, Z, u) with E = u^2 eps^2. */
-#define DENSE_INTERACT_SCALED(X, Y, Z, u, E, xi, yi, zi, sx, sy, sz)                 \
-    {                                                                                 \
-        const real dx = fma(-(u), (xi), (X));                                         \
-        const real dy = fma(-(u), (yi), (Y));                                         \
-        const real dz = fma(-(u), (zi), (Z));                                         \
-        const real q = real_rsqrt_normal((E) + dx * dx + dy * dy + dz * dz);          \
-        const real s = q * q * q;                                                     \
-        (sx) += s * dx;                                                               \
-        (sy) += s * dy;                                                               \
-        (sz) += s * dz;                                                               \
-    }
-
 /* Tiled form: source k of the tile in local memory acting on this work-item's targets. */
-#if DENSE_MASS_SCALED
-#define DENSE_TILE_SOURCE(k)                                                            \
-    {                                                                                   \
-        const real4 source = sources[k];                                                \
-        const real e = scaled_eps2[k];                                                  \
-        DENSE_PRAGMA(unroll)                                                            \
-        for (uint t = 0; t < DENSE_TARGETS; ++t)                                        \
-            DENSE_INTERACT_SCALED(source.x, source.y, source.z, source.w, e, xi[t],     \
-                                  yi[t], zi[t], sx[t], sy[t], sz[t]);                   \
-    }
-#elif DENSE_CUBE_SERIES
+#if DENSE_CUBE_SERIES
 #define DENSE_TILE_SOURCE(k)                                                            \
     {                                                                                   \
         const real4 source = sources[k];                                                \
@@ -264,9 +226,6 @@ KERNEL DENSE_WORK_GROUP void dense_gravity(const uint begin, const uint end, con
 #if DENSE_CUBE_SERIES
     LOCAL real2 mass_terms[DENSE_TILE];
 #endif
-#if DENSE_MASS_SCALED
-    LOCAL real scaled_eps2[DENSE_TILE];
-#endif
     const uint lane = local_id(0);
     /* Block b owns targets begin + b * DENSE_TILE * DENSE_TARGETS + [0, DENSE_TILE *
      * DENSE_TARGETS); work-item `lane` takes every DENSE_TILE-th of them, so neighbouring
@@ -292,22 +251,10 @@ KERNEL DENSE_WORK_GROUP void dense_gravity(const uint begin, const uint end, con
         if (j < sources_end) {
             /* Scalar stores: Oclgrind 21.10 misreports stores of vector literals. */
             LOCAL_SPACE real* source = (LOCAL_SPACE real*)(sources + lane);
-#if DENSE_MASS_SCALED
-            const real mj = m[j];
-            const real r = real_rsqrt(fabs(mj));
-            const real u = mj > REAL_C(0.0) ? r : mj < REAL_C(0.0) ? -r : REAL_C(0.0);
-            source[0] = u * x[j];
-            source[1] = u * y[j];
-            source[2] = u * z[j];
-            source[3] = u;
-            /* At least the least normal number, as real_rsqrt_normal needs. */
-            scaled_eps2[lane] = mj == REAL_C(0.0) ? REAL_C(1.0) : fmax(u * u * eps2, REAL_MIN);
-#else
             source[0] = x[j];
             source[1] = y[j];
             source[2] = z[j];
             source[3] = m[j];
-#endif
 #if DENSE_CUBE_SERIES
             LOCAL_SPACE real* terms = (LOCAL_SPACE real*)(mass_terms + lane);
             terms[0] = REAL_C(1.5) * m[j];
