@@ -24,11 +24,13 @@ std::size_t largest_power_of_two(std::size_t limit) {
 // 256-bit vectors PoCL emits (measured on a 2-core AVX-512 EPYC: in float 8 lanes beat 4 and 16
 // by 1.4-1.9x; in double, where the kernel pairs lanes to share divisions, 8 lanes beat 4
 // unpaired by 1.15x; docs/performance.md).
-// GPUs unroll the loop over a full tile 4 times, the usual choice of tiled N-body kernels
-// (measured choices come from autotuning).
+// GPUs unroll the loop over a full tile 4 times, the usual choice of tiled N-body kernels, and
+// take 4 targets per work-item: with source parts filling the GPU, the best or within 5% of
+// the best of 1, 2, 4 and 8 at every N from 16384 to 1M, float and double, CUDA and OpenCL,
+// on the H100 (docs/performance.md; measured choices come from autotuning).
 DenseShape default_shape(const DeviceInfo& info, Precision precision) {
     if (is_gpu(info))
-        return {largest_power_of_two(std::min<std::size_t>(256, info.max_work_group_size)), 0, 4, 1};
+        return {largest_power_of_two(std::min<std::size_t>(256, info.max_work_group_size)), 0, 4, 4};
     return {0, std::size_t(precision == Precision::float64 ? 8 : 8), 1, 1};
 }
 
@@ -160,9 +162,10 @@ DenseGravity::Split DenseGravity::split(std::size_t d, std::size_t count, std::s
     const std::size_t tiles = (n + shape.tile - 1) / shape.tile;
     std::size_t parts = source_parts_;
     if (parts == 0) {
-        // About 16 work-groups per compute unit: several waves, so the last, partly filled one
-        // costs little (H100: docs/performance.md).
-        const std::size_t wanted = 16 * std::max<std::size_t>(1, context_.device(d).info().compute_units);
+        // About 64 work-groups per compute unit: many waves, so the last, partly filled one
+        // costs little (H100, 1M bodies, 4 targets per work-item: 3 parts 2.11e12, 6 parts
+        // 2.14e12, 12 parts 2.16e12; docs/performance.md).
+        const std::size_t wanted = 64 * std::max<std::size_t>(1, context_.device(d).info().compute_units);
         parts = (wanted + s.blocks - 1) / s.blocks;
     }
     parts = std::clamp<std::size_t>(parts, 1, tiles);

@@ -35,8 +35,8 @@ struct DenseShape {
 };
 
 struct DenseOptions {
-    // 0: per device (CPUs: no tiles, 8 partial sums in float, 4 in double; GPUs: tiles of the
-    // largest power of two up to 256 the device allows). > 0 forces that tile everywhere.
+    // 0: per device (CPUs: no tiles, 8 partial sums; GPUs: tiles of the largest power of two
+    // up to 256 the device allows, 4 targets per work-item). > 0 forces that tile everywhere.
     std::size_t tile = 0;
     // With a forced tile: targets per work-item.
     std::size_t targets = 1;
@@ -49,7 +49,7 @@ struct DenseOptions {
     // correctly rounded arithmetic. Off by default.
     bool fast_math = false;
     // Tiled form: split the sources into this many parts, each its own work-groups, summed
-    // after in part order. 0: enough parts for about 16 work-groups per compute unit (few
+    // after in part order. 0: enough parts for about 64 work-groups per compute unit (few
     // targets then still fill a GPU); 1: no split.
     std::size_t source_parts = 0;
 };
