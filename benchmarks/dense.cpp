@@ -129,13 +129,13 @@ int main(int argc, char** argv) {
                     print_json_head("dense", device);
                     std::printf(",\"backend\":\"%s\",\"n\":%zu,"
                                 "\"precision\":\"%s\",\"tile\":%zu,\"lanes\":%zu,\"unroll\":%zu,\"targets\":%zu,"
-                                "\"shape\":\"%s\",\"parts\":%zu,\"fast_math\":%s,"
+                                "\"shape\":\"%s\",\"parts\":%zu,\"parts_option\":%zu,\"fast_math\":%s,"
                                 "\"seconds\":%.6g,"
                                 "\"interactions_per_s\":%.4g",
                                 to_string(device.backend()), n, to_string(precision),
                                 gravity.shape(0).tile, gravity.shape(0).lanes,
                                 gravity.shape(0).unroll, gravity.shape(0).targets,
-                                gravity.shape_origin(0).c_str(), gravity.source_parts(0, n),
+                                gravity.shape_origin(0).c_str(), gravity.source_parts(0, n), o.dense.source_parts,
                                 o.dense.fast_math ? "true" : "false", seconds, rate);
                     if (reference) {
                         const double ref = turns.reference;

@@ -21,15 +21,21 @@ def main(source, target):
     fig, ax = plt.subplots(figsize=(7, 4.5))
     styles = {"cuda": "-", "opencl": "--"}
     colours = {"float": "tab:blue", "double": "tab:red"}
+    # "parts_option" is the benchmark's --parts (0: automatic); 1 turns source parts off.
     for backend in ("cuda", "opencl"):
         for precision in ("float", "double"):
-            line = sorted((r["n"], r["interactions_per_s"]) for r in rows
-                          if r["backend"] == backend and r["precision"] == precision
-                          and r["shape"] == "default" and not r["fast_math"])
-            if not line:
-                continue
-            ax.plot([n for n, _ in line], [v for _, v in line], styles[backend], marker="o",
-                    color=colours[precision], label=f"{backend}, {precision} (default shape)")
+            for split in (True, False):
+                line = sorted((r["n"], r["interactions_per_s"]) for r in rows
+                              if r["backend"] == backend and r["precision"] == precision
+                              and r["shape"] == "default" and not r["fast_math"]
+                              and (r.get("parts_option", 0) != 1) == split)
+                if not line:
+                    continue
+                ax.plot([n for n, _ in line], [v for _, v in line], styles[backend],
+                        marker="o" if split else ".", alpha=1.0 if split else 0.4,
+                        color=colours[precision],
+                        label=f"{backend}, {precision} (default shape"
+                              + ("" if split else ", no source parts") + ")")
             best = max((r for r in rows if r["backend"] == backend and r["precision"] == precision),
                        key=lambda r: r["interactions_per_s"])
             ax.plot([best["n"]], [best["interactions_per_s"]], marker="*", markersize=12,
@@ -41,7 +47,7 @@ def main(source, target):
     device = rows[0]["device"]
     ax.set_title(f"Dense N-body on {device}\n(stars: fastest shape measured at that N)")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     fig.savefig(target, dpi=120)
 

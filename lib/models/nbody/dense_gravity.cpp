@@ -164,9 +164,12 @@ DenseGravity::Split DenseGravity::split(std::size_t d, std::size_t count, std::s
     if (parts == 0) {
         // About 64 work-groups per compute unit: many waves, so the last, partly filled one
         // costs little (H100, 1M bodies, 4 targets per work-item: 3 parts 2.11e12, 6 parts
-        // 2.14e12, 12 parts 2.16e12; docs/performance.md).
+        // 2.14e12, 12 parts 2.16e12; docs/performance.md). Chosen for all n targets, not this
+        // slice's count, so that a target's sum does not depend on how the scheduler cut the
+        // targets between devices alike.
         const std::size_t wanted = 64 * std::max<std::size_t>(1, context_.device(d).info().compute_units);
-        parts = (wanted + s.blocks - 1) / s.blocks;
+        const std::size_t all_blocks = (n + shape.block() - 1) / shape.block();
+        parts = (wanted + all_blocks - 1) / all_blocks;
     }
     parts = std::clamp<std::size_t>(parts, 1, tiles);
     s.chunk = (tiles + parts - 1) / parts * shape.tile;
