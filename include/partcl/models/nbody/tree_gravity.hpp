@@ -48,7 +48,7 @@ struct TreeOptions {
     // it meets it. Groups of 1 are never listed. Unset: max(128, group_size) for groups of at
     // most 512, else 0 (the listed walk is 1.6x faster on PoCL, 2.2-3.2x on an H100;
     // docs/performance.md).
-    std::optional<std::size_t> list_size;
+    std::optional<std::size_t> list_size = std::nullopt;
 };
 
 // A tree read back from the device (tests, diagnostics). Layout as cl/nbody/tree.h says: node
