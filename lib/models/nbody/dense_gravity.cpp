@@ -24,13 +24,16 @@ std::size_t largest_power_of_two(std::size_t limit) {
 // 256-bit vectors PoCL emits (measured on a 2-core AVX-512 EPYC: in float 8 lanes beat 4 and 16
 // by 1.4-1.9x; in double, where the kernel pairs lanes to share divisions, 8 lanes beat 4
 // unpaired by 1.15x; docs/performance.md).
-// GPUs unroll the loop over a full tile 4 times, the usual choice of tiled N-body kernels, and
-// take 4 targets per work-item: with source parts filling the GPU, the best or within 5% of
-// the best of 1, 2, 4 and 8 at every N from 16384 to 1M, float and double, CUDA and OpenCL,
-// on the H100 (docs/performance.md; measured choices come from autotuning).
+// GPUs take 8 targets per work-item in float and 4 in double, with the loop over a full tile
+// unrolled 16 times and source parts filling the GPU. On the H100 (docs/performance.md), with
+// parts: 4 targets were the best or within 5% of the best of 1, 2, 4 and 8 at every N from
+// 16384 to 1M, both precisions and backends (unrolled 4 times); unrolled 16 times, 8 targets in
+// float beat 4 on OpenCL by 1.6-5% at every N and are within 1.5% on CUDA, while in double 8
+// targets lose 4-8%. Measured choices come from autotuning.
 DenseShape default_shape(const DeviceInfo& info, Precision precision) {
     if (is_gpu(info))
-        return {largest_power_of_two(std::min<std::size_t>(256, info.max_work_group_size)), 0, 4, 4};
+        return {largest_power_of_two(std::min<std::size_t>(256, info.max_work_group_size)), 0, 16,
+                std::size_t(precision == Precision::float64 ? 4 : 8)};
     return {0, std::size_t(precision == Precision::float64 ? 8 : 8), 1, 1};
 }
 
@@ -42,7 +45,7 @@ std::vector<DenseShape> candidates(const DeviceInfo& info) {
             continue;
         }
         for (std::size_t unroll : {1, 4, 16})
-            for (std::size_t targets : {1, 2, 4})
+            for (std::size_t targets : {1, 2, 4, 8})
                 if (unroll <= tile) list.push_back({tile, 0, unroll, targets});
     }
     return list;
@@ -104,7 +107,7 @@ DenseGravity::DenseGravity(Context& context, Precision precision, GravityParamet
                              " exceeds the largest work-group of " + info.name + " (" +
                              std::to_string(info.max_work_group_size) + ")");
         DenseShape shape =
-            options.tile ? DenseShape{options.tile, 0, 4, options.targets}
+            options.tile ? DenseShape{options.tile, 0, std::min<std::size_t>(16, options.tile), options.targets}
                          : default_shape(info, precision);
         std::string origin = options.tile ? "forced" : "default";
         if (options.autotune) {
@@ -153,8 +156,8 @@ DenseGravity::DenseGravity(Context& context, Precision precision, GravityParamet
     parts_.resize(context.size());
 }
 
-DenseGravity::Split DenseGravity::split(std::size_t d, std::size_t count, std::size_t n) const {
-    const DenseShape& shape = shapes_[d];
+DenseGravity::Split DenseGravity::split(const DenseShape& shape, std::size_t d, std::size_t count,
+                                       std::size_t n) const {
     Split s;
     s.blocks = (count + shape.block() - 1) / shape.block();
     s.chunk = n;
@@ -201,9 +204,14 @@ DenseShape DenseGravity::tune(std::size_t d, const Source& source, ProgramCache&
             build_shape(context_, source, precision_, shape, false, softened_, fast_math_, cache);
         Kernel k(program, "dense_gravity");
         if (shape.tile > k.max_work_group_size(context_.device(d))) continue;
-        const std::size_t items = work_items(shape, n);
-        k.args(cl_uint(0), cl_uint(n), cl_uint(n), Real{0.0025}, Real{1.0}, bpos, bmass, acc,
-               cl_uint(0), cl_uint(n), RealBuffer(), cl_uint(n), cl_uint(n));
+        // Timed as accelerations() launches it, with its source parts (their sum is left out,
+        // as the scheduler leaves it out).
+        const Split s = split(shape, d, n, n);
+        RealBuffer partial = s.parts > 1 ? RealBuffer(context_, precision_, 3 * n * s.parts) : acc;
+        const std::size_t items =
+            s.parts > 1 ? s.blocks * shape.work_group() * s.parts : work_items(shape, n);
+        k.args(cl_uint(0), cl_uint(n), cl_uint(n), Real{0.0025}, Real{1.0}, bpos, bmass, partial,
+               cl_uint(0), cl_uint(n), RealBuffer(), cl_uint(s.blocks), cl_uint(s.chunk));
         k.launch(queue, items, shape.work_group()).wait();  // first launch: driver-side compilation
         double seconds = 1e300;
         for (int repeat = 0; repeat < 3; ++repeat)
@@ -251,7 +259,7 @@ void DenseGravity::accelerations(const RealBuffer& positions, const RealBuffer& 
             offset = 0;
             stride = cl_uint(r.size());
         }
-        const Split s = split(d, r.size(), n);
+        const Split s = split(shapes_[d], d, r.size(), n);
         Kernel& k = kernels_.at(potential_offset + d);
         const Real eps2{parameters_.softening * parameters_.softening}, G{parameters_.G};
         const std::size_t group = shapes_[d].work_group();
