@@ -9,6 +9,7 @@
 #   /usr/bin/python3 scripts/mps_semi_implicit.py --mode si --l0 0.01 --beta 0.97 --re-poisson 2.1 --out si_a20
 #   /usr/bin/python3 scripts/mps_semi_implicit.py --mode si --l0 0.005 --beta 0.97 --re-poisson 3.1 --alpha 1e-7 --out si_a40
 #   /usr/bin/python3 scripts/mps_semi_implicit.py --hydrostatic --re-poisson 3.1 --out hydro
+#   /usr/bin/python3 scripts/mps_semi_implicit.py --mode explicit --l0 0.01 --gate-speed 1.4 --out gate_ex_a20
 # Each run writes OUT/front.csv (t,T,x,Z like `partcl run`'s, for scripts/mps_front_deviation.py
 # and scripts/plot_mps_front.py) and OUT/summary.txt (steps, dt, CG iterations, the command).
 # A run that blows up stops, says DIVERGED, and its front.csv ends there.
@@ -20,12 +21,30 @@
 # --no-collision; --no-clamp keeps negative Poisson pressures; --solver cg|direct; --tol CG's
 # relative residual; --margin neighbour-list margin / l0 (semi-implicit default 0.5); --end
 # (0.26 s) and --sample (0.0025 s); --tank-width [m]; --hydrostatic: tank as wide as the water, to 0.3 s, and
-# print the fluid's row pressures averaged over 0.1-0.3 s against rho g (H - y).
+# print the fluid's row pressures averaged over 0.1-0.3 s against rho g (H - y); --gate-speed V
+# [m/s] (default: no gate): a gate at the column's right face withdrawn upward at V (below).
 #
 # Set-up (docs/data/mps_column_2a.toml): water 0.2 m x 0.4 m in the corner of a tank 0.8 m x
 # 0.5 m, one wall layer and 3 dummy layers, particle centres at (i + 1/2) l0 as in
 # lib/models/mps/mps_tank.cpp; front as mps_front (the largest fluid x before a gap of 2 l0, plus
 # l0/2), sampled every 0.0025 s. w(r) = re/r - 1; n0 and lambda0 of the square lattice.
+#
+# Gate (--gate-speed V; a sensitivity study of the experiment's release, docs/mps.md, "A gate
+# withdrawn upward"): at t = 0 a vertical gate closes the column's right face, built as the
+# left wall is: one wall-particle column at x = a + l0/2 and the dummy layers behind it (x = a +
+# 1.5 l0, ...), particle centres at (j + 1/2) l0 from the first row above the floor's wall row to
+# the tank's top (0.5 m). From t = 0 it moves straight up at V: velocity (0, V), positions
+# advanced by V dt each step. Its particles are wall and dummy particles in every respect (number
+# density, pressure as the mode gives walls and dummies, the gradient, the viscous term with their
+# velocity, collisions with their velocity), only moving; particles that rise above the tank
+# stay in the sums (they meet no fluid there). The semi-implicit time step also keeps C l0 / V
+# (the explicit one, C l0/(c + max|u|), moves the gate by at most C V/c l0 per step already).
+# Without --gate-speed nothing of the above exists and the runs are unchanged. In the
+# semi-implicit mode the sliding gate changes n* near it by O(V dt/l0) per step, which the Poisson
+# source (rho/dt^2)(n* - n0)/n0 turns into pressure swings of order rho l0 V/dt: the interior
+# pressure of the held column collapses to 0 in many steps, so its semi-implicit gate runs show
+# that artefact, not the gate (docs/mps.md). In the explicit mode the same n* change gives
+# c^2 rho (n* - n0)/n0, a few hundred Pa.
 #
 # Explicit step (mps.cl): u* = u + dt (nu lap u + g) (Laplacian at r over all j, re 3.1 l0),
 # r* = r + dt u*; collisions (fluid i against any j closer than 0.5 l0, approaching, restitution
@@ -100,6 +119,18 @@ def tank(l0, a=0.2, H=0.4, W=0.8, Ht=0.5, dummy_layers=3):
     return pos[order], typ[order]
 
 
+def gate(l0, a=0.2, Ht=0.5, dummy_layers=3):
+    """The gate's particles at t = 0: the tank's left wall mirrored to the water's right face
+    (wall column at x = a + l0/2, dummy layers behind it), rows from l0/2 to the tank's top."""
+    nx, ny = int(round(a / l0)), int(round(Ht / l0))
+    pos, typ = [], []
+    for iy in range(ny):
+        for k in range(1 + dummy_layers):
+            pos.append(((nx + k + 0.5) * l0, (iy + 0.5) * l0))
+            typ.append(WALL if k == 0 else DUMMY)
+    return np.array(pos), np.array(typ)
+
+
 def mps_front(xf, l0):
     xs = np.sort(xf)
     gaps = np.diff(xs) >= 2 * l0
@@ -112,9 +143,17 @@ class Sim:
         s.a = args
         l0 = s.l0 = args.l0
         s.pos, s.typ = tank(l0, W=args.tank_width)
+        s.ns = len(s.typ)  # fluid [0, nf), fixed walls and dummies [nf, ns), the gate [ns, N)
+        s.V = args.gate_speed
+        if s.V is not None:
+            gp_, gt_ = gate(l0)
+            s.pos = np.concatenate([s.pos, gp_]); s.typ = np.concatenate([s.typ, gt_])
         s.N = len(s.typ)
+        s.ng = s.N - s.ns
         s.nf = int((s.typ == FLUID).sum())
         s.vel = np.zeros_like(s.pos)
+        if s.ng:
+            s.vel[s.ns:, 1] = s.V
         s.fluid = s.typ == FLUID
         s.notdummy = s.typ != DUMMY
         s.re = 2.1 * l0
@@ -129,9 +168,12 @@ class Sim:
         s.visc = s.nu * 2 * 2 / (s.lam_lap * s.n0_lap)
         # one neighbour list per position set, for every radius (and the collision shift)
         s.R = max(s.re_lap, s.re + l0, s.re_pl) + args.margin * l0
-        # walls and dummies never move: their pairs are found once
-        s.stree = cKDTree(s.pos[s.nf:])
+        # the tank's walls and dummies never move: their pairs are found once; so are the gate's
+        # among themselves (it moves rigidly)
+        s.stree = cKDTree(s.pos[s.nf:s.ns])
         s.ss = s.stree.query_pairs(s.R, output_type='ndarray') + s.nf
+        if s.ng:
+            s.gg = cKDTree(s.pos[s.ns:]).query_pairs(s.R, output_type='ndarray') + s.ns
         s.P = np.zeros(s.N)
         s.t = 0.0
         s.steps = 0
@@ -144,8 +186,15 @@ class Sim:
         ff = ft.query_pairs(s.R, output_type='ndarray')
         fs = ft.sparse_distance_matrix(s.stree, s.R, output_type='ndarray')
         fsI = fs['i'].astype(np.int64); fsJ = fs['j'].astype(np.int64) + s.nf
-        a = np.concatenate([ff[:, 0], fsI, s.ss[:, 0]])
-        b = np.concatenate([ff[:, 1], fsJ, s.ss[:, 1]])
+        a = [ff[:, 0], fsI, s.ss[:, 0]]
+        b = [ff[:, 1], fsJ, s.ss[:, 1]]
+        if s.ng:  # the gate against the fluid, the tank's walls and itself, at p
+            gt = cKDTree(p[s.ns:])
+            fg = ft.sparse_distance_matrix(gt, s.R, output_type='ndarray')
+            sg = s.stree.sparse_distance_matrix(gt, s.R, output_type='ndarray')
+            a += [fg['i'].astype(np.int64), sg['i'].astype(np.int64) + s.nf, s.gg[:, 0]]
+            b += [fg['j'].astype(np.int64) + s.ns, sg['j'].astype(np.int64) + s.ns, s.gg[:, 1]]
+        a = np.concatenate(a); b = np.concatenate(b)
         I = np.concatenate([a, b]); J = np.concatenate([b, a])
         o = np.argsort(I, kind='stable')
         return I[o], J[o]
@@ -156,7 +205,8 @@ class Sim:
         return d, r
 
     def predict(s, dt, I, J):
-        """Viscosity (no-slip against walls and dummies at rest) and gravity, at r."""
+        """Viscosity (no-slip against walls and dummies, at rest or the gate's velocity) and
+        gravity, at r; walls and dummies keep their velocity (the gate moves, r* = r + dt u)."""
         d, r = s.geom(s.pos, I, J)
         w = weight(r, s.re_lap)
         acc = np.zeros_like(s.vel)
@@ -166,7 +216,7 @@ class Sim:
         acc[:, 1] -= s.g
         acc[~s.fluid] = 0
         us = s.vel + dt * acc
-        us[~s.fluid] = 0
+        us[~s.fluid] = s.vel[~s.fluid]
         return s.pos + dt * us, us
 
     def collide(s, dt, ps, us, I, J):
@@ -306,7 +356,8 @@ class Sim:
                     dt = min(a.courant * s.l0 / (a.c + maxu), tn - s.t)
                     s.step_explicit(dt)
                 else:
-                    dtn = min(a.courant * s.l0 / max(maxu, 1e-12), a.dt_max, 0.2 * s.l0 ** 2 / s.nu)
+                    umax = maxu if s.V is None else max(maxu, abs(s.V))
+                    dtn = min(a.courant * s.l0 / max(umax, 1e-12), a.dt_max, 0.2 * s.l0 ** 2 / s.nu)
                     dt = (tn - s.t) / math.ceil((tn - s.t) / dtn - 1e-9)
                     s.step_si(dt)
                 s.t += dt; s.steps += 1; s.dts.append(dt)
@@ -333,7 +384,9 @@ class Sim:
             for r in rows:
                 f.write('%.6g,%.6g,%.6g,%.6g\n' % r)
         dts = np.array(s.dts)
-        summ = (f'{a.out}: mode={a.mode} l0={s.l0} nf={s.nf} N={s.N} steps={s.steps} '
+        gate = '' if s.V is None else (f' gate V={s.V} m/s (V/sqrt(g a) {s.V / math.sqrt(s.g * 0.2):.2f}, '
+                                       'clears 2a at T=' + (f'{0.4 / s.V * per:.2f})' if s.V > 0 else 'never)'))
+        summ = (f'{a.out}: mode={a.mode} l0={s.l0} nf={s.nf} N={s.N}{gate} steps={s.steps} '
                 f'dt median {np.median(dts):.2e} min {dts.min():.2e} max {dts.max():.2e} wall {wall:.1f}s '
                 f'max fluid particles outside the tank {s.maxout}{s.diverged}')
         if s.cg_iters:
@@ -374,12 +427,19 @@ def main():
     p.add_argument('--tank-width', type=float, default=0.8, help='[m]')
     p.add_argument('--hydrostatic', action='store_true',
                    help='tank 0.2 m wide, to 0.3 s, row pressures against rho g (H - y)')
+    p.add_argument('--gate-speed', type=float, default=None,
+                   help='[m/s] a gate at the column\'s right face withdrawn upward at this speed '
+                   '(default: no gate)')
     p.add_argument('--out', required=True)
     a = p.parse_args()
     if a.margin is None:
         a.margin = 0.5 if a.mode == 'si' else 0.0
     if a.hydrostatic:
         a.tank_width, a.end = 0.2, 0.3
+        if a.gate_speed is not None:
+            p.error('--gate-speed and --hydrostatic exclude each other')
+    if a.gate_speed is not None and a.tank_width < 0.2 + 5 * a.l0:
+        p.error('--gate-speed: the tank is too narrow for the gate and its dummy layers')
     Sim(a).run()
 
 
