@@ -159,12 +159,19 @@ TEST_CASE("two devices give the one-device answer") {
     Context one(std::vector<Device>{devices[0]});
     const std::uint32_t seed = fresh_seed();
     INFO("seed " << seed);
+    // The CPU form, and tiles of 16 with 3 targets per work-item and their sources in parts
+    // (chosen for all n, so each device's slice sums the same parts in the same order).
+    for (std::size_t tile : {0, 16})
     for (Precision precision : {Precision::float32, Precision::float64}) {
         for (std::size_t n : {3, 1000, 4097}) {
+            CAPTURE(tile);
+            CAPTURE(n);
             const Bodies b = random_bodies(n, seed);
-            const Result a = evaluate(one, precision, b, {1.0, 0.05});
+            const Result a = evaluate(one, precision, b, {1.0, 0.05}, tile, 3);
             // Several launches, so the re-weighted split moves between them.
-            DenseGravity gravity(both, precision, {1.0, 0.05}, {}, memory_cache());
+            DenseGravity gravity(both, precision, {1.0, 0.05}, DenseOptions{tile, 3, false, false, 0},
+                                 memory_cache());
+            if (tile && n >= 1000) CHECK(gravity.source_parts(0, n) > 1);
             DeviceBodies bodies(both, precision, b);
             RealBuffer acc(both, precision, 3 * n), pot(both, precision, n);
             for (int launch = 0; launch < 3; ++launch) {
