@@ -70,12 +70,6 @@ Program build_shape(const Context& context, const Source& source, Precision prec
     return build_program(context, source, options, cache);
 }
 
-// Work-items for `count` targets: a tiled work-item takes `targets` of them.
-std::size_t work_items(const DenseShape& shape, std::size_t count) {
-    const std::size_t per = shape.tile ? shape.targets : 1;
-    return (count + per - 1) / per;
-}
-
 std::string tuning_key(const Source& source, Precision precision, bool fast_math,
                        const DeviceInfo& info) {
     return ProgramCache::key(source.expand(), std::string("autotune dense_gravity ") +
@@ -208,8 +202,7 @@ DenseShape DenseGravity::tune(std::size_t d, const Source& source, ProgramCache&
         // as the scheduler leaves it out).
         const Split s = split(shape, d, n, n);
         RealBuffer partial = s.parts > 1 ? RealBuffer(context_, precision_, 3 * n * s.parts) : acc;
-        const std::size_t items =
-            s.parts > 1 ? s.blocks * shape.work_group() * s.parts : work_items(shape, n);
+        const std::size_t items = s.work_items(shape.work_group());
         k.args(cl_uint(0), cl_uint(n), cl_uint(n), Real{0.0025}, Real{1.0}, bpos, bmass, partial,
                cl_uint(0), cl_uint(n), RealBuffer(), cl_uint(s.blocks), cl_uint(s.chunk));
         k.launch(queue, items, shape.work_group()).wait();  // first launch: driver-side compilation
@@ -260,29 +253,31 @@ void DenseGravity::accelerations(const RealBuffer& positions, const RealBuffer& 
             stride = cl_uint(r.size());
         }
         const Split s = split(shapes_[d], d, r.size(), n);
-        Kernel& k = kernels_.at(potential_offset + d);
-        const Real eps2{parameters_.softening * parameters_.softening}, G{parameters_.G};
-        const std::size_t group = shapes_[d].work_group();
-        if (s.parts == 1) {
-            k.args(cl_uint(r.begin), cl_uint(r.end), cl_uint(n), eps2, G, positions, mass, *acc,
-                   offset, stride, pot ? *pot : RealBuffer(), cl_uint(s.blocks), cl_uint(s.chunk));
-            return k.launch(context_.queue(d), work_items(shapes_[d], r.size()), group);
-        }
-        Slice& partial = parts_[d];
         const std::size_t count = r.size();
-        if (partial.acc.size() < 3 * count * s.parts)
-            partial.acc = RealBuffer(context_, precision_, 3 * count * s.parts);
-        if (potential && partial.potential.size() < count * s.parts)
-            partial.potential = RealBuffer(context_, precision_, count * s.parts);
-        k.args(cl_uint(r.begin), cl_uint(r.end), cl_uint(n), eps2, G, positions, mass,
-               partial.acc, cl_uint(0), cl_uint(count),
-               potential ? partial.potential : RealBuffer(), cl_uint(s.blocks), cl_uint(s.chunk));
-        // Whole blocks of targets, `parts` times over.
-        Event done = k.launch(context_.queue(d), s.blocks * group * s.parts, group);
-        Kernel& sum = sums_.at(potential_offset + d);
-        sum.args(cl_uint(count), cl_uint(s.parts), partial.acc, *acc, offset, stride,
-                 potential ? partial.potential : RealBuffer(), pot ? *pot : RealBuffer());
-        sum.launch(context_.queue(d), count);
+        // Several parts write their partial sums apart, for dense_sum_parts to add into place.
+        Slice& partial = parts_[d];
+        if (s.parts > 1) {
+            if (partial.acc.size() < 3 * count * s.parts)
+                partial.acc = RealBuffer(context_, precision_, 3 * count * s.parts);
+            if (potential && partial.potential.size() < count * s.parts)
+                partial.potential = RealBuffer(context_, precision_, count * s.parts);
+        }
+        RealBuffer& acc_into = s.parts > 1 ? partial.acc : *acc;
+        RealBuffer* pot_into = !pot ? nullptr : s.parts > 1 ? &partial.potential : pot;
+        Kernel& k = kernels_.at(potential_offset + d);
+        k.args(cl_uint(r.begin), cl_uint(r.end), cl_uint(n),
+               Real{parameters_.softening * parameters_.softening}, Real{parameters_.G}, positions,
+               mass, acc_into, s.parts > 1 ? cl_uint(0) : offset,
+               s.parts > 1 ? cl_uint(count) : stride, pot_into ? *pot_into : RealBuffer(),
+               cl_uint(s.blocks), cl_uint(s.chunk));
+        const std::size_t group = shapes_[d].work_group();
+        Event done = k.launch(context_.queue(d), s.work_items(group), group);
+        if (s.parts > 1) {
+            Kernel& sum = sums_.at(potential_offset + d);
+            sum.args(cl_uint(count), cl_uint(s.parts), partial.acc, *acc, offset, stride,
+                     pot ? partial.potential : RealBuffer(), pot ? *pot : RealBuffer());
+            sum.launch(context_.queue(d), count);
+        }
         return done;  // the scheduler weighs devices by the interactions' time
     });
     if (spread) {

@@ -87,6 +87,8 @@ private:
     // targets times `parts` parts of `chunk` sources.
     struct Split {
         std::size_t blocks = 0, parts = 1, chunk = 0;
+        // Work-items of the launch: whole blocks of targets, `parts` times over.
+        std::size_t work_items(std::size_t group) const noexcept { return blocks * group * parts; }
     };
     Split split(const DenseShape& shape, std::size_t device, std::size_t count,
                 std::size_t n) const;
