@@ -1,4 +1,15 @@
 // The test runner of partcl_tests. CTest runs one doctest suite per test (`-ts=SUITE`), so each
 // CTest entry is its own process with its own environment (PARTCL_KERNEL_PATH, POCL_DEVICES).
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+// The shared test context goes before main returns: device objects released by static
+// destructors meet drivers already tearing themselves down.
+#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
+
+#include "support.hpp"
+
+int main(int argc, char** argv) {
+    doctest::Context context(argc, argv);
+    const int status = context.run();
+    partcl_test::release_shared_objects();
+    return status;
+}

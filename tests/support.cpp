@@ -113,12 +113,21 @@ bool contains(const std::string& haystack, const std::string& needle) {
     return haystack.find(needle) != std::string::npos;
 }
 
+namespace {
+std::unique_ptr<partcl::Context> shared_context;
+std::unique_ptr<partcl::ProgramCache> shared_cache;
+} // namespace
+
 partcl::Context& test_context() {
-    // Deliberately leaked: OpenCL objects released during static destruction can outlive the
-    // driver's own state.
-    static partcl::Context* context =
-        new partcl::Context(partcl::Context::from_filter(partcl::DeviceFilter::from_environment()));
-    return *context;
+    if (!shared_context)
+        shared_context = std::make_unique<partcl::Context>(
+            partcl::Context::from_filter(partcl::DeviceFilter::from_environment()));
+    return *shared_context;
+}
+
+void release_shared_objects() {
+    shared_context.reset();
+    shared_cache.reset();
 }
 
 std::vector<partcl::Device> pocl_devices() {
@@ -130,9 +139,10 @@ std::vector<partcl::Device> pocl_devices() {
 }
 
 partcl::ProgramCache& memory_cache() {
-    static partcl::ProgramCache* cache =
-        new partcl::ProgramCache(partcl::ProgramCache::Settings{false, {}});
-    return *cache;
+    if (!shared_cache)
+        shared_cache =
+            std::make_unique<partcl::ProgramCache>(partcl::ProgramCache::Settings{false, {}});
+    return *shared_cache;
 }
 
 std::uint32_t fresh_seed() {

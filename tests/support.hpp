@@ -64,13 +64,16 @@ std::string lower(std::string text);
 bool contains(const std::string& haystack, const std::string& needle);
 
 // The context the tests run on: the devices DeviceFilter::from_environment() selects (PoCL's
-// CPU device on a plain Debian machine), built once per process and never destroyed.
+// CPU device on a plain Debian machine), built once per process, destroyed by
+// release_shared_objects().
 partcl::Context& test_context();
 // The PoCL devices of this machine (the tests need PoCL; fails the test when there is none).
 std::vector<partcl::Device> pocl_devices();
 // A cache that keeps nothing on disk, shared by the tests of one process, so a kernel is
 // compiled once per process and precision.
 partcl::ProgramCache& memory_cache();
+// Destroys test_context() and memory_cache(); the runner calls it when the tests are done.
+void release_shared_objects();
 
 // A new std::random_device seed, to be printed in failure messages.
 std::uint32_t fresh_seed();

@@ -4,8 +4,12 @@
 // backend is read, and a new one added, by this shape. Objects of one backend only ever meet
 // objects of the same backend (the public classes check), so implementations downcast freely.
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <partcl/jit/compiler.hpp>
@@ -43,11 +47,38 @@ public:
                                             std::size_t bytes) = 0;
 };
 
+class ProgramImpl;
+
 class ContextImpl {
 public:
     virtual ~ContextImpl() = default;
     virtual std::shared_ptr<QueueImpl> queue(std::size_t device) = 0;
     virtual std::shared_ptr<MemoryImpl> allocate(std::size_t bytes) = 0;
+
+    // The memory tier of the program caches: programs built for this context, by cache and
+    // key. They live and die with the context, so no program (and through it no driver context)
+    // outlives its Context into the process's exit, where drivers are tearing themselves down.
+    std::shared_ptr<ProgramImpl> find_program(std::uint64_t cache, const std::string& key) {
+        std::lock_guard<std::mutex> lock(programs_mutex_);
+        const auto it = programs_.find({cache, key});
+        return it == programs_.end() ? nullptr : it->second;
+    }
+    void remember_program(std::uint64_t cache, const std::string& key,
+                          std::shared_ptr<ProgramImpl> program) {
+        std::lock_guard<std::mutex> lock(programs_mutex_);
+        programs_[{cache, key}] = std::move(program);
+    }
+
+protected:
+    // For a backend's destructor, once its queues are idle: programs go before the context.
+    void release_programs() noexcept {
+        std::lock_guard<std::mutex> lock(programs_mutex_);
+        programs_.clear();
+    }
+
+private:
+    std::mutex programs_mutex_;
+    std::map<std::pair<std::uint64_t, std::string>, std::shared_ptr<ProgramImpl>> programs_;
 };
 
 class KernelImpl {

@@ -2,6 +2,8 @@
 #include <partcl/runtime/error.hpp>
 #include <partcl/version.hpp>
 
+#include "backend/interface.hpp"
+
 #include <boost/uuid/detail/sha1.hpp>
 
 #include <atomic>
@@ -29,6 +31,11 @@ std::string sha1_hex(const void* data, std::size_t size) {
     char text[41];
     for (int i = 0; i < 5; ++i) std::snprintf(text + 8 * i, 9, "%08x", digest[i]);
     return std::string(text, 40);
+}
+
+std::uint64_t new_identity() noexcept {
+    static std::atomic<std::uint64_t> next{1};
+    return next++;
 }
 
 std::string one_line(std::string text) {
@@ -140,13 +147,12 @@ ProgramCache::Settings ProgramCache::settings_from_environment() {
     return settings;
 }
 
-ProgramCache::ProgramCache(Settings settings) : settings_(std::move(settings)) {}
+ProgramCache::ProgramCache(Settings settings)
+    : settings_(std::move(settings)), identity_(new_identity()) {}
 
 ProgramCache& ProgramCache::global() {
-    // Never destroyed: releasing its programs (and so their contexts) during exit can run after
-    // the driver has torn itself down, which crashes Oclgrind.
-    static ProgramCache* cache = new ProgramCache;
-    return *cache;
+    static ProgramCache cache;
+    return cache;
 }
 
 std::string ProgramCache::key(const std::string& expanded_source, const std::string& options,
@@ -252,26 +258,14 @@ std::size_t ProgramCache::clear() const {
 
 std::shared_ptr<detail::ProgramImpl> ProgramCache::find(const Context& context,
                                                         const std::string& key) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const auto it = memory_.find({&context.impl(), key});
-    if (it == memory_.end()) return nullptr;
-    // Another context may have been made at a dead one's address.
-    if (it->second.context.expired()) {
-        memory_.erase(it);
-        return nullptr;
-    }
-    return it->second.program;
+    return context.impl().find_program(identity_.load(), key);
 }
 
 void ProgramCache::remember(const Context& context, const std::string& key,
-                            std::shared_ptr<detail::ProgramImpl> program) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    memory_[{&context.impl(), key}] = {context.impl_handle(), std::move(program)};
+                            std::shared_ptr<detail::ProgramImpl> program) const {
+    context.impl().remember_program(identity_.load(), key, std::move(program));
 }
 
-void ProgramCache::forget_memory() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    memory_.clear();
-}
+void ProgramCache::forget_memory() noexcept { identity_ = new_identity(); }
 
 } // namespace partcl

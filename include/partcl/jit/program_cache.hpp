@@ -10,11 +10,10 @@
 //
 // Location: PARTCL_CACHE_DIR, else $XDG_CACHE_HOME/partcl, else ~/.cache/partcl.
 // PARTCL_CACHE=off keeps the disk out of it (the memory tier stays).
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,23 +75,21 @@ public:
     std::vector<CacheEntry> list() const;
     std::size_t clear() const;  // removes every entry; returns how many
 
-    // Memory tier, keyed by context and the program's combined key; an entry dies with its
-    // context.
+    // Memory tier, kept in the context (an entry dies with it) under this cache's identity and
+    // the program's combined key.
     std::shared_ptr<detail::ProgramImpl> find(const Context& context, const std::string& key) const;
     void remember(const Context& context, const std::string& key,
-                  std::shared_ptr<detail::ProgramImpl> program);
-    void forget_memory();
+                  std::shared_ptr<detail::ProgramImpl> program) const;
+    // Later builds through this cache find nothing in memory (the programs already remembered
+    // stay with their contexts until those die).
+    void forget_memory() noexcept;
 
     std::filesystem::path entry_path(const std::string& key) const;
 
 private:
     Settings settings_;
-    mutable std::mutex mutex_;
-    struct Remembered {
-        std::weak_ptr<detail::ContextImpl> context;
-        std::shared_ptr<detail::ProgramImpl> program;
-    };
-    mutable std::map<std::pair<const detail::ContextImpl*, std::string>, Remembered> memory_;
+    // Never reused, unlike an address, so a new cache cannot meet a dead one's programs.
+    std::atomic<std::uint64_t> identity_;
 };
 
 } // namespace partcl

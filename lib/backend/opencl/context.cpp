@@ -2,6 +2,9 @@
 // bindings' objects, which already count references.
 #include <partcl/runtime/error.hpp>
 
+#include <boost/compute/context.hpp>
+#include <boost/compute/utility/program_cache.hpp>
+
 #include "backend/interface.hpp"
 
 namespace partcl::detail::opencl {
@@ -41,6 +44,11 @@ std::shared_ptr<EventImpl> wrap(cl::Event event) {
 class OpenclQueue final : public QueueImpl {
 public:
     explicit OpenclQueue(cl::CommandQueue queue) : queue(std::move(queue)) {}
+    // A command still queued when the process exits is compiled or run by the driver's threads
+    // while the driver's libraries are being finalised (PoCL crashed so): the last owner waits.
+    ~OpenclQueue() override { queue.finish(); }
+    OpenclQueue(const OpenclQueue&) = delete;
+    OpenclQueue& operator=(const OpenclQueue&) = delete;
 
     void finish() override { check(queue.finish(), "clFinish"); }
 
@@ -97,6 +105,18 @@ public:
             queues.push_back(std::make_shared<OpenclQueue>(std::move(queue)));
         }
     }
+
+    // Boost.Compute keeps the programs of its algorithms in a process-wide cache keyed by
+    // context, released only by static destructors at exit, after some drivers (Oclgrind) have
+    // torn down: they go with the context instead, once its queues are idle.
+    ~OpenclContext() override {
+        for (const auto& q : queues) q->queue.finish();
+        release_programs();
+        boost::compute::program_cache::get_global_cache(boost::compute::context(context(), true))
+            ->clear();
+    }
+    OpenclContext(const OpenclContext&) = delete;
+    OpenclContext& operator=(const OpenclContext&) = delete;
 
     std::shared_ptr<QueueImpl> queue(std::size_t device) override { return queues.at(device); }
 
