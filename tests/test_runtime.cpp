@@ -315,11 +315,14 @@ TEST_CASE("launch with an offset runs work-items [offset, offset + count) only")
     Kernel kernel(program, "real_check");
     kernel.args(cl_uint(n), bx, by, out);
     kernel.launch(queue, 30, 0, 50).wait();   // items 50..79
-    kernel.launch(queue, 7, 4, 93).wait();    // items 93..99 (rounded up to 96..; bounds-checked)
+    kernel.launch(queue, 5, 4, 92).wait();    // items 92..96, rounded up to whole groups: 92..99
+    // Off its group size, a launch would follow one whose rounded-up groups ran into it.
+    CHECK_THROWS_WITH_AS(kernel.launch(queue, 7, 4, 93), doctest::Contains("multiple of its group size"),
+                         UsageError);
     const auto result = out.read(queue);
     for (std::size_t i = 0; i < n; ++i) {
         CAPTURE(i);
-        const bool ran = (i >= 50 && i < 80) || i >= 93;
+        const bool ran = (i >= 50 && i < 80) || i >= 92;
         CHECK(result[1 * n + i] == (ran ? 2.0f : -1.0f));  // sqrt(4)
         CHECK(result[8 * n + i] == (ran ? 2.0f : -1.0f));  // 4 / 2
     }

@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <random>
 #include <tuple>
 
 #include "support.hpp"
@@ -130,6 +131,65 @@ TEST_CASE("one context over two PoCL devices, a queue each, half the range on ea
         else
             compare(float{});
     }
+}
+
+TEST_CASE("Scheduler::run over two devices: a read-modify-write kernel sees every item once") {
+    // As a user's program would: its own kernel, bounds-checked against the total n only, one
+    // buffer shared by the context, each device launching its slice at an offset. Odd n and
+    // group sizes of 1, 7 and 64 (a slice end rounded up to whole groups must not run into the
+    // next device's items, which would apply y = a x + y twice there).
+    const auto devices = pocl_devices();
+    REQUIRE(devices.size() >= 2);
+    Context context(std::vector<Device>{devices[0], devices[1]});
+    const Source source = Source::from_string("saxpy.cl", R"(
+        __kernel void saxpy(const uint n, const float a, __global const float* x,
+                            __global float* y) {
+            const uint i = get_global_id(0);
+            if (i < n) y[i] = a * x[i] + y[i];
+        })");
+    const Program program = build_program(context, source, {}, memory_cache());
+    const std::uint32_t seed = fresh_seed();
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    // Multiples of 1/64 below 2 in size: 2.5 x + y is exact, so a fused multiply-add on the
+    // device and the host's two roundings agree, and any other value means a wrong count.
+    std::uniform_int_distribution<int> sixty_fourths(-127, 127);
+    auto uniform = [&](std::mt19937& r) { return float(sixty_fourths(r)) / 64.0f; };
+    for (const std::size_t n : {1, 63, 1001, 4099}) {
+        for (const std::size_t group : {1, 7, 64}) {
+            CAPTURE(n);
+            CAPTURE(group);
+            std::vector<float> x(n), y(n);
+            for (std::size_t i = 0; i < n; ++i) x[i] = uniform(rng), y[i] = uniform(rng);
+            Buffer<float> bx(context, x), by(context, y);
+            context.finish();
+            Kernel kernel(program, "saxpy");
+            kernel.args(cl_uint(n), 2.5f, bx, by);
+            // Uneven weights put the cut at an odd place.
+            Scheduler scheduler({1.0, 2.7});
+            const auto slices = scheduler.run(n, group, [&](std::size_t d, Range r) {
+                return kernel.launch(context.queue(d), r.size(), group, r.begin);
+            });
+            CHECK(slices.front().begin == 0);
+            CHECK(slices.back().end == n);
+            const auto got = by.read(context.queue(0));
+            std::size_t wrong = 0;
+            for (std::size_t i = 0; i < n; ++i) wrong += got[i] != 2.5f * x[i] + y[i];
+            CHECK(wrong == 0);
+        }
+    }
+    // A launch in groups other than the split's is refused, not run twice over some items.
+    Buffer<float> bx(context, 1001), by(context, 1001);
+    Kernel kernel(program, "saxpy");
+    kernel.args(cl_uint(1001), 2.5f, bx, by);
+    Scheduler scheduler({1.0, 1.0});
+    CHECK_THROWS_WITH_AS(scheduler.run(1001, 7,
+                                       [&](std::size_t d, Range r) {
+                                           return kernel.launch(context.queue(d), r.size(), 64,
+                                                                r.begin);
+                                       }),
+                         doctest::Contains("multiple of its group size"), UsageError);
+    context.finish();
 }
 
 } // TEST_SUITE

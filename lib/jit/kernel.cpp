@@ -47,6 +47,11 @@ Event Kernel::launch(Queue& queue, std::size_t count, std::size_t local, std::si
                          " backend launched on a queue of the " + to_string(queue.backend()) +
                          " backend");
     if (count == 0) return Event();
+    if (local && offset % local)
+        throw UsageError("kernel '" + name_ + "' launched at item " + std::to_string(offset) +
+                         " in groups of " + std::to_string(local) +
+                         ": a launch that shares a range must begin on a multiple of its group "
+                         "size, or the whole groups of the launch before it run into its items");
     const std::size_t global = local ? (count + local - 1) / local * local : count;
     return Event(kernel_->launch(queue.impl(), queue.device(), global, local, offset));
 }

@@ -62,8 +62,13 @@ public:
     }
 
     // Runs work-items [offset, offset + count) in groups of `local` (0: the driver chooses,
-    // and count is not rounded). count == 0 enqueues nothing and returns an empty Event.
-    // A non-zero offset is OpenCL only (CUDA has no global offset: Unsupported).
+    // and count is not rounded). With a group size, count is rounded up to whole groups, so the
+    // items up to the next multiple of `local` run too: a kernel stops them with its bound check
+    // on the total length. So launches that share a range must begin on multiples of `local`,
+    // or the one before would run into the next one's items: an offset that is not a multiple of
+    // `local` is a UsageError (Scheduler::run splits on multiples of the group size).
+    // count == 0 enqueues nothing and returns an empty Event. A non-zero offset is OpenCL only
+    // (CUDA has no global offset: Unsupported).
     Event launch(Queue& queue, std::size_t count, std::size_t local = 0, std::size_t offset = 0);
 
     // Largest work-group this kernel can use on `device`, and the size groups should be a

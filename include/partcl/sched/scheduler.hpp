@@ -37,11 +37,16 @@ public:
     // empty slice or no time keep their weight.
     void record(const std::vector<Range>& slices, const std::vector<double>& seconds);
 
-    // Splits [0, n), calls launch(device, range) for each device with a non-empty range (it
-    // enqueues and returns the kernel's event), waits for all, and records their times.
+    // Splits [0, n) on multiples of `work_group`, calls launch(device, range) for each device
+    // with a non-empty range, waits for all, and records their times. `launch` enqueues
+    // range.size() items at range.begin in work-groups of `work_group` items (or of a divisor of
+    // it; 0 or 1 when the driver chooses) and returns the kernel's event: a slice then ends
+    // where the next begins, on a whole group, and only the last slice's rounded-up groups pass
+    // n, where the kernel's bound check on n stops them. Kernel::launch refuses a slice begun
+    // off its group size, so a launch with another group size fails instead of overlapping.
     template <class Launch>
-    std::vector<Range> run(std::size_t n, std::size_t granule, Launch&& launch) {
-        const auto slices = split(n, granule);
+    std::vector<Range> run(std::size_t n, std::size_t work_group, Launch&& launch) {
+        const auto slices = split(n, work_group);
         std::vector<Event> events(slices.size());
         for (std::size_t d = 0; d < slices.size(); ++d)
             if (!slices[d].empty()) events[d] = launch(d, slices[d]);
