@@ -55,6 +55,12 @@ TEST_CASE("a resumed run is bitwise identical to the uninterrupted one") {
 
             s.steps = 7;  // stops with a checkpoint at step 7 (the last step)
             NBodyRun(context, s, split.path()).run();
+            // Resumed into another directory, which holds another run's energy.csv: the CSV
+            // there is the checkpoint's rows and then this run's, as in the run's own directory.
+            TempDir moved("moved");
+            fs::copy_file(split / "checkpoint.bin", moved / "start.bin");
+            write_file(moved / "energy.csv", "step,time\n99,1\n");
+            NBodyRun::resume(context, moved / "start.bin", moved.path(), 12).run();
             const RunSummary resumed =
                 NBodyRun::resume(context, split / "checkpoint.bin", split.path(), 12).run();
             CHECK(resumed.first_step == 7);
@@ -71,6 +77,7 @@ TEST_CASE("a resumed run is bitwise identical to the uninterrupted one") {
             const auto row7 = split_csv.find("\n7,");
             REQUIRE(row7 != std::string::npos);
             split_csv.erase(row7 + 1, split_csv.find('\n', row7 + 1) - row7);
+            CHECK(read_file(moved / "energy.csv") == read_file(split / "energy.csv"));
             CHECK(read_file(whole / "energy.csv") == split_csv);
             const Snapshot last = read_snapshot(whole / "snapshot_000012.h5");
             CHECK(last.time == a.time);

@@ -48,6 +48,7 @@
 #include <partcl/diag/nbody_diagnostics.hpp>
 
 #include <partcl/io/atomic_file.hpp>
+#include <partcl/io/csv_log.hpp>
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/initial_conditions.hpp>
 #include <partcl/io/json.hpp>

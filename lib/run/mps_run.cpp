@@ -1,6 +1,6 @@
 #include <partcl/run/mps_run.hpp>
 
-#include <partcl/io/atomic_file.hpp>
+#include <partcl/io/csv_log.hpp>
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/render.hpp>
 #include <partcl/models/mps/mps_fluid.hpp>
@@ -79,7 +79,8 @@ struct MpsRun::State {
     // of every row, exactly (the summary averages those of the second half of the whole run).
     std::uint64_t sample_index = 0, frame_index = 0, checkpoint_index = 0;
     std::vector<double> pressure_rows;
-    std::string text;  // the CSV so far
+    std::string csv_text;  // the CSV as the run begins it (a resumed run's from its checkpoint)
+    CsvLog csv;
     bool resumed = false;
 
     State(Context& c, Scenario s, fs::path o)
@@ -104,7 +105,7 @@ struct MpsRun::State {
         c.state = now.particles.position;
         c.state.insert(c.state.end(), now.particles.velocity.begin(), now.particles.velocity.end());
         for (MpsType t : now.particles.type) c.particle_types.push_back(std::uint32_t(t));
-        c.output_text = text;
+        c.output_text = csv.text();
         c.run_state = {double(sample_index), double(frame_index), double(checkpoint_index)};
         c.run_state.insert(c.run_state.end(), pressure_rows.begin(), pressure_rows.end());
         return c;
@@ -157,7 +158,7 @@ MpsRun MpsRun::resume(Context& context, const fs::path& file, fs::path out, doub
     state->frame_index = std::uint64_t(c.run_state[1]);
     state->checkpoint_index = std::uint64_t(c.run_state[2]);
     state->pressure_rows.assign(c.run_state.begin() + 3, c.run_state.end());
-    state->text = c.output_text;
+    state->csv_text = c.output_text;
     state->resumed = true;
     return MpsRun(std::move(state));
 }
@@ -193,7 +194,8 @@ MpsRunSummary MpsRun::run() {
     if (!(frame.max_pressure > 0)) frame.max_pressure = f.density * 9.81 * f.water_height;
 
     const fs::path csv = s.out / (dambreak ? "front.csv" : "bottom_pressure.csv");
-    if (!s.resumed) s.text = dambreak ? "t,T,x,Z\n" : "t,bottom_pressure,rho_g_h\n";
+    if (!s.resumed) s.csv_text = dambreak ? "t,T,x,Z\n" : "t,bottom_pressure,rho_g_h\n";
+    s.csv.open(csv, s.csv_text);
     const double per_time_unit = std::sqrt(2 * f.gravity / f.water_width);  // T = t sqrt(2g/a)
 
     const auto start = Clock::now();
@@ -216,7 +218,7 @@ MpsRunSummary MpsRun::run() {
         const double t = fluid.time();
         if (dambreak) {
             const double x = mps_front(now, f.spacing);
-            s.text += format_row({t, t * per_time_unit, x, x / f.water_width});
+            s.csv.append(format_row({t, t * per_time_unit, x, x / f.water_width}));
             p.front = x;
             summary.front = x;
             summary.front_z = x / f.water_width;
@@ -231,14 +233,14 @@ MpsRunSummary MpsRun::run() {
                 }
             const double mean = count ? sum / double(count) : 0.0;
             const double mean_expected = count ? expected / double(count) : 0.0;
-            s.text += format_row({t, mean, mean_expected});
+            s.csv.append(format_row({t, mean, mean_expected}));
             p.bottom_pressure = mean;
             if (count) s.pressure_rows.insert(s.pressure_rows.end(), {t, mean, mean_expected});
         }
-        write_file_atomically(csv, s.text);
     };
     const fs::path checkpoint_file = s.out / "checkpoint.bin";
     auto checkpoint = [&] {
+        s.csv.sync();
         write_checkpoint(checkpoint_file, s.checkpoint());
         if (std::find(summary.files.begin(), summary.files.end(), checkpoint_file) == summary.files.end())
             summary.files.push_back(checkpoint_file);
@@ -247,9 +249,7 @@ MpsRunSummary MpsRun::run() {
     MpsRunProgress progress;
     progress.end_time = f.end_time;
     summary.files.push_back(csv);
-    if (s.resumed) {
-        write_file_atomically(csv, s.text);  // the checkpoint's rows, in this output directory
-    } else {
+    if (!s.resumed) {
         const MpsParticles now = fluid.particles();
         const std::vector<double> pressure = fluid.pressure();
         sample(now, pressure, progress);

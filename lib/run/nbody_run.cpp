@@ -2,7 +2,7 @@
 
 #include <partcl/diag/nbody_diagnostics.hpp>
 #include <partcl/integrate/integrator.hpp>
-#include <partcl/io/atomic_file.hpp>
+#include <partcl/io/csv_log.hpp>
 #include <partcl/io/initial_conditions.hpp>
 #include <partcl/io/render.hpp>
 #include <partcl/io/snapshot.hpp>
@@ -78,7 +78,9 @@ struct NBodyRun::State {
     std::unique_ptr<Integrator> integrator;
     std::uint64_t step = 0;
     double time = 0, dt = 0, e0 = 0, extent = 0, drift = 0;
-    std::vector<std::string> rows;  // energy.csv after the header
+    std::string csv_text = csv_header;  // energy.csv as the run begins it
+    CsvLog energy;
+    Bodies host;  // the bodies as the diagnostics last read them
     std::function<void(const RunProgress&)> progress;
 
     State(Context& c, Scenario s, fs::path o, const Bodies& initial, DenseOptions dense)
@@ -107,7 +109,8 @@ struct NBodyRun::State {
 
     NBodyDiagnostics diagnostics() {
         const auto potential = system->potentials();
-        const Bodies host = bodies->download(context.queue(0));
+        if (host.size() != bodies->size()) host = bodies->download(context.queue(0));
+        else bodies->download_motion(context.queue(0), host);  // masses never change
         const NBodyDiagnostics d = measure(host, potential);
         if (!std::isfinite(d.total()))
             throw Error("the state is no longer finite at step " + std::to_string(step) +
@@ -124,10 +127,7 @@ struct NBodyRun::State {
                       static_cast<unsigned long long>(step), time, d.kinetic, d.potential,
                       d.total(), d.momentum[0], d.momentum[1], d.momentum[2],
                       d.angular_momentum[0], d.angular_momentum[1], d.angular_momentum[2], drift);
-        rows.push_back(row);
-        std::string text = csv_header;
-        for (const auto& r : rows) text += r;
-        write_file_atomically(out / "energy.csv", text);
+        energy.append(row);
     }
 
     Checkpoint checkpoint() const {
@@ -143,6 +143,7 @@ struct NBodyRun::State {
         c.integrator = integrator->save();
         if (dense_gravity) c.scheduler_weights = dense_gravity->scheduler().weights();
         c.initial_diagnostics = {e0, extent};
+        c.output_text = energy.text();
         return c;
     }
 };
@@ -185,15 +186,22 @@ NBodyRun NBodyRun::resume(Context& context, const fs::path& file, fs::path out,
     state->dt = c.dt;
     state->e0 = c.initial_diagnostics[0];
     state->extent = c.initial_diagnostics[1];
-    // Keep the energy rows of the steps already done, when the output directory has them.
-    std::ifstream csv(state->out / "energy.csv");
-    std::string line;
-    if (csv && std::getline(csv, line) && line + "\n" == csv_header) {
-        while (std::getline(csv, line)) {
-            if (line.empty()) continue;
-            if (std::stoull(line.substr(0, line.find(','))) > c.step) break;
-            state->rows.push_back(line + "\n");
+    // energy.csv as it was at the checkpoint, whatever the output directory holds (rows written
+    // after it, by a run that stopped later, are written again by this one).
+    if (c.output_text.rfind(csv_header, 0) == 0) {
+        state->csv_text = c.output_text;
+    } else if (c.output_text.empty()) {
+        // Checkpoints of partcl 0.1 hold no rows: those of the output directory's energy.csv up
+        // to the checkpoint stand in.
+        std::ifstream csv(state->out / "energy.csv");
+        std::string line;
+        if (csv && std::getline(csv, line) && line + "\n" == csv_header) {
+            while (std::getline(csv, line) && !line.empty() &&
+                   std::stoull(line.substr(0, line.find(','))) <= c.step)
+                state->csv_text += line + "\n";
         }
+    } else {
+        throw UsageError("checkpoint " + file.string() + " holds no energy.csv of an N-body run");
     }
     return NBodyRun(std::move(state));
 }
@@ -226,6 +234,7 @@ RunSummary NBodyRun::run() {
         written(p);
     };
     auto checkpoint = [&] {
+        s.energy.sync();
         write_checkpoint(s.out / "checkpoint.bin", s.checkpoint());
         written(s.out / "checkpoint.bin");
     };
@@ -233,11 +242,12 @@ RunSummary NBodyRun::run() {
 
     const double interactions0 = s.gravity->interactions();
     const auto start = Clock::now();
+    s.energy.open(s.out / "energy.csv", s.csv_text);
+    written(s.out / "energy.csv");
     if (s.step == 0) {
         const NBodyDiagnostics d = s.diagnostics();
         s.e0 = d.total();
         s.record(d);
-        written(s.out / "energy.csv");
         if (sc.frame_every) frame();
         snapshot();
     }

@@ -1,6 +1,6 @@
 #include <partcl/run/pic_run.hpp>
 
-#include <partcl/io/atomic_file.hpp>
+#include <partcl/io/csv_log.hpp>
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/render.hpp>
 #include <partcl/models/pic/electrostatic_pic.hpp>
@@ -82,7 +82,8 @@ struct PicRun::State {
     double energy0 = 0, momentum_scale = 0, worst_momentum = 0, energy_error = 0;
     std::array<double, 3> momentum0{};
     std::vector<double> t, mode_sin, log_mode;
-    std::string csv = csv_header;
+    std::string csv_text = csv_header;  // diagnostics.csv as the run begins it
+    CsvLog csv;
     std::uint64_t rows = 0;
 
     // A fresh run from the scenario's set-up, or (particles given) a resumed one.
@@ -127,7 +128,7 @@ struct PicRun::State {
                                  momentum0[2],   momentum_scale, worst_momentum,
                                  energy_error,   double(rows)};
         c.series = {t, mode_sin, log_mode};
-        c.output_text = csv;
+        c.output_text = csv.text();
         return c;
     }
 };
@@ -182,7 +183,7 @@ PicRun PicRun::resume(Context& context, const fs::path& file, fs::path out, doub
     s.log_mode = c.series[2];
     // diagnostics.csv as it was at the checkpoint (rows written after it, by a run that stopped
     // later, are dropped: this run writes them again), whatever the output directory holds.
-    s.csv = c.output_text;
+    s.csv_text = c.output_text;
     return PicRun(std::move(state));
 }
 
@@ -225,6 +226,7 @@ PicRunSummary PicRun::run() {
     }
 
     const fs::path csv = s.out / "diagnostics.csv";
+    s.csv.open(csv, s.csv_text);
     const auto start = Clock::now();
     auto write_frame = [&](const PicParticles& now) {
         const fs::path png = s.out / detail::numbered("frame", pic.steps(), "png");
@@ -263,9 +265,8 @@ PicRunSummary PicRun::run() {
             s.worst_momentum = std::max(s.worst_momentum, std::abs(momentum[k] - s.momentum0[k]));
         }
         if (s.energy0 != 0) s.energy_error = std::max(s.energy_error, std::abs(total / s.energy0 - 1));
-        s.csv += format_row({pic.time(), field, kinetic, total, momentum[0], m.sine, m.cosine});
+        s.csv.append(format_row({pic.time(), field, kinetic, total, momentum[0], m.sine, m.cosine}));
         ++s.rows;
-        write_file_atomically(csv, s.csv);
         if (s.progress) {
             PicRunProgress progress;
             progress.step = pic.steps();
@@ -281,6 +282,7 @@ PicRunSummary PicRun::run() {
         return now;
     };
     auto checkpoint = [&] {
+        s.csv.sync();
         write_checkpoint(s.out / "checkpoint.bin", s.checkpoint());
         summary.files.push_back(s.out / "checkpoint.bin");
     };

@@ -17,8 +17,8 @@
 //   vector, string output_text, vector run_state
 // Version 1 files (N-body only, without the last four) are read as well.
 //
-// One format serves every run that resumes: N-body (run/nbody_run.hpp: state 6N, mass N, the
-// version 2 items empty), PIC (run/pic_run.hpp: state D N positions | D N velocities, mass
+// One format serves every run that resumes: N-body (run/nbody_run.hpp: state 6N, mass N,
+// output_text energy.csv, the other version 2 items empty), PIC (run/pic_run.hpp: state D N positions | D N velocities, mass
 // empty, particle_types the species, series, output_text) and MPS (run/mps_run.hpp: state d N positions |
 // d N velocities in the device's particle order, mass empty, particle_types the MpsType of
 // each, output_text, run_state).
@@ -48,7 +48,7 @@ struct Checkpoint {
     // 0 fluid, 1 wall, 2 dummy).
     std::vector<std::uint32_t> particle_types;
     std::vector<std::vector<double>> series;  // PIC: the measurements made every step so far
-    std::string output_text;                  // PIC, MPS: the run's CSV as written up to the checkpoint
+    std::string output_text;                  // the run's CSV as written up to the checkpoint
     std::vector<double> run_state;            // MPS: the run's counters and sums (mps_run.cpp)
 };
 

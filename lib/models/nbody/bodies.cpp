@@ -1,5 +1,7 @@
 #include <partcl/models/nbody/bodies.hpp>
 
+#include <algorithm>
+
 #include <cmath>
 
 namespace partcl {
@@ -49,11 +51,23 @@ void DeviceBodies::upload(Queue& queue, const Bodies& bodies) {
 Bodies DeviceBodies::download(Queue& queue) const {
     Bodies bodies;
     bodies.resize(n_);
-    std::vector<double>* fields[] = {&bodies.x, &bodies.y, &bodies.z,
-                                     &bodies.vx, &bodies.vy, &bodies.vz};
-    for (std::size_t f = 0; f < 6; ++f) state.read(queue, fields[f]->data(), n_, f * n_);
+    download_motion(queue, bodies);
     mass.read(queue, bodies.m.data(), n_);
     return bodies;
+}
+
+void DeviceBodies::download_motion(Queue& queue, Bodies& bodies) const {
+    if (bodies.size() != n_)
+        throw UsageError("download_motion: " + std::to_string(bodies.size()) +
+                         " host bodies for " + std::to_string(n_) + " on the device");
+    std::vector<double>* fields[] = {&bodies.x, &bodies.y, &bodies.z,
+                                     &bodies.vx, &bodies.vy, &bodies.vz};
+    // One read of the whole state: each read waits for the device, which at small N costs
+    // more than the copy.
+    std::vector<double> all(6 * n_);
+    state.read(queue, all.data(), 6 * n_, 0);
+    for (std::size_t f = 0; f < 6; ++f)
+        std::copy(all.begin() + f * n_, all.begin() + (f + 1) * n_, fields[f]->begin());
 }
 
 } // namespace partcl

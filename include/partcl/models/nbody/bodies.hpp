@@ -31,6 +31,9 @@ public:
 
     void upload(Queue& queue, const Bodies& bodies);
     Bodies download(Queue& queue) const;
+    // Positions and velocities only, into `bodies` (of this size; masses left as they are):
+    // what changes during a run.
+    void download_motion(Queue& queue, Bodies& bodies) const;
 
     RealBuffer state;  // 6N: positions then velocities, each as x | y | z
     RealBuffer mass;   // N
