@@ -136,6 +136,7 @@ steps = 5
 TOML
 
 expect 2 'N = 0|n must|\[bodies\] n' run cube --n 0 --out out
+expect 2 "'-5' is not a whole number" run cube --n -5 --out out
 expect 2 'softening' run nan.toml --out out
 expect 2 'verlet' run --integrator verlet --out out
 expect 2 'theta must be in \[0, 1\]' run plummer --gravity tree --theta 2 --out out

@@ -2,10 +2,14 @@
 // binary, damaged entries are rebuilt, PARTCL_CACHE=off writes nothing.
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <memory>
 #include <set>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "support.hpp"
 
@@ -286,9 +290,27 @@ TEST_CASE("store and load: round trip, and every kind of damage is detected") {
     CHECK(cache.store(other, CacheEntry{}, data));
     CHECK(cache.clear() == 2);
     CHECK(cache.list().empty());
-    // An unwritable location is not an error for the build, only a false.
+    // An unwritable location is not an error for the build, only a false, said once on stderr.
     ProgramCache nowhere(on_disk("/proc/partcl-cannot-write-here"));
-    CHECK_FALSE(nowhere.store(key, CacheEntry{}, data));
+    TempDir err("cache-stderr");
+    std::fflush(stderr);
+    const int saved = ::dup(2);
+    const int sink = ::open((err / "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    REQUIRE(saved >= 0);
+    REQUIRE(sink >= 0);
+    ::dup2(sink, 2);
+    const bool first = nowhere.store(key, CacheEntry{}, data);
+    const bool second = nowhere.store(other, CacheEntry{}, data);
+    std::fflush(stderr);
+    ::dup2(saved, 2);
+    ::close(saved);
+    ::close(sink);
+    CHECK_FALSE(first);
+    CHECK_FALSE(second);
+    const std::string said = read_file(err / "stderr");
+    INFO("stderr: " << said);
+    CHECK(contains(said, "cannot write the program cache in /proc/partcl-cannot-write-here"));
+    CHECK(said.find("partcl:") == said.rfind("partcl:"));  // once
 }
 
 TEST_CASE("a corrupted cache entry is recovered: rebuilt, correct, and replaced") {

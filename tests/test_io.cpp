@@ -11,6 +11,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -210,10 +213,11 @@ Checkpoint sample_checkpoint() {
     const double nan_payload = from_bits(0x7ff8000000000123ull);
     c.state = {-0.0, 1e-300, std::numeric_limits<double>::denorm_min(), -1e300, 0.1, 1.0 / 3,
                std::numeric_limits<double>::max(), -std::numeric_limits<double>::min(),
-               std::numeric_limits<double>::infinity(), nan_payload, -2.5, 7.0,
-               3.0, -0.0, 1e-300, 4.0, 5.0, 6.0};
+               2.0, -3.0, -2.5, 7.0, 3.0, -0.0, 1e-300, 4.0, 5.0, 6.0};
     c.mass = {0.5, 1e-300, -0.0};
-    c.integrator.vectors = {{1.0, -0.0, 1e-300}, {}, {nan_payload, 2.0}};
+    // The state must be finite (the reader refuses it otherwise); other vectors keep any bits.
+    c.integrator.vectors = {{1.0, -0.0, 1e-300, std::numeric_limits<double>::infinity()}, {},
+                            {nan_payload, 2.0}};
     c.integrator.scalars = {0.5, -0.0, -std::numeric_limits<double>::infinity()};
     c.scheduler_weights = {0.25, 0.75};
     c.initial_diagnostics = {-1.2345678901234567, 1e-300};
@@ -929,6 +933,16 @@ TEST_CASE("damaged checkpoints are UsageErrors naming the file") {
     std::string version = bytes;
     version[8] = 3;
     check_file("version.ck", version, "version");
+    // Well formed, checksum and all, but not a state a run can continue from.
+    Checkpoint nan_time = sample_checkpoint();
+    nan_time.time = std::nan("");
+    check_file("nan-time.ck", encode_checkpoint(nan_time), "the time is NaN");
+    Checkpoint infinite_state = sample_checkpoint();
+    infinite_state.state[1] = HUGE_VAL;
+    check_file("inf-state.ck", encode_checkpoint(infinite_state), "value 1 is infinite");
+    Checkpoint negative_dt = sample_checkpoint();
+    negative_dt.dt = -1;
+    check_file("negative-dt.ck", encode_checkpoint(negative_dt), "dt is negative");
     for (std::size_t at : {std::size_t(30), bytes.size() / 2, bytes.size() - 25,
                            bytes.size() - 1}) {
         std::string flipped = bytes;
@@ -1046,6 +1060,28 @@ TEST_CASE("atomic writes into a missing directory name the path") {
                    }),
                    (dir / "no" / "f.png").string()));
     CHECK(entries(dir.path()) == 0);
+}
+
+TEST_CASE("remove_stale_temporaries removes a dead writer's temporaries only") {
+    TempDir dir("io-stale");
+    // A process that has ended: its id is free (until reused, which a test cannot rule out
+    // for long, so the check follows right after it ends).
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    REQUIRE(child > 0);
+    REQUIRE(::waitpid(child, nullptr, 0) == child);
+    const std::string dead = std::to_string(child), alive = std::to_string(::getpid());
+    write_file(dir / ("energy.csv.tmp." + dead + ".0"), "half");
+    write_file(dir / ("snapshot_000010.h5.tmp." + dead + ".3"), "half");
+    write_file(dir / ("frame.png.tmp." + alive + ".1"), "being written");
+    write_file(dir / "energy.csv", "kept");
+    write_file(dir / "notes.tmp.12345678901234567890.1", "not ours: no process id");
+    CHECK(remove_stale_temporaries(dir.path()) == 2);
+    CHECK(!fs::exists(dir / ("energy.csv.tmp." + dead + ".0")));
+    CHECK(fs::exists(dir / ("frame.png.tmp." + alive + ".1")));
+    CHECK(fs::exists(dir / "energy.csv"));
+    CHECK(fs::exists(dir / "notes.tmp.12345678901234567890.1"));
+    CHECK(remove_stale_temporaries(dir / "missing") == 0);
 }
 
 TEST_CASE("is_atomic_temporary recognises exactly the temporary names") {

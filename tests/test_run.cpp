@@ -108,6 +108,14 @@ TEST_CASE("the run writes energy, snapshots, frames and a checkpoint") {
     CHECK(std::count(csv.begin(), csv.end(), '\n') == 6);
     CHECK(summary.energy_drift < 1e-3);
     CHECK(summary.interactions_per_second > 0);
+
+    // snapshot_every = 0: one snapshot, at the end.
+    TempDir end_only("end-only");
+    s.snapshot_every = 0;
+    s.frame_every = 0;
+    NBodyRun(test_context(), s, end_only.path()).run();
+    CHECK(!fs::exists(end_only / "snapshot_000000.h5"));
+    CHECK(fs::exists(end_only / "snapshot_000008.h5"));
 }
 
 }

@@ -6,8 +6,10 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -127,6 +129,27 @@ bool is_atomic_temporary(const fs::path& path) {
     for (std::size_t i = 0; i < rest.size(); ++i)
         if (i != dot && (rest[i] < '0' || rest[i] > '9')) return false;
     return true;
+}
+
+std::size_t remove_stale_temporaries(const fs::path& directory) {
+    std::error_code ec;
+    std::vector<fs::path> stale;
+    for (const auto& item : fs::directory_iterator(directory, ec)) {
+        const fs::path& path = item.path();
+        if (!is_atomic_temporary(path) || !item.is_regular_file(ec)) continue;
+        const std::string name = path.filename().string();
+        const std::string rest = name.substr(name.rfind(".tmp.") + 5);
+        const std::string digits = rest.substr(0, rest.find('.'));
+        if (digits.size() > 9) continue;  // no process id
+        const long pid = std::stol(digits);
+        // Only a dead writer's: a live process (another run in the same directory) may be
+        // about to rename its temporary into place.
+        if (pid > 0 && ::kill(pid_t(pid), 0) != 0 && errno == ESRCH)
+            stale.push_back(path);
+    }
+    std::size_t removed = 0;
+    for (const auto& path : stale) removed += fs::remove(path, ec);
+    return removed;
 }
 
 } // namespace partcl

@@ -1,5 +1,7 @@
 #include <partcl/io/checkpoint.hpp>
 
+#include <cmath>
+
 #include <partcl/io/atomic_file.hpp>
 #include <partcl/runtime/error.hpp>
 
@@ -231,6 +233,24 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& source
         in.damaged("the state has " + std::to_string(c.state.size()) + " values for " +
                    std::to_string(n) + " particles and " + std::to_string(c.mass.size()) +
                    " masses (expected 2, 4 or 6 per particle and no masses)");
+    // A run resumed from non-finite numbers fails steps later with a message about its physics;
+    // the checkpoint is what is wrong, and the reader says so.
+    auto finite = [&](const char* what, double value) {
+        if (!std::isfinite(value))
+            in.damaged(std::string(what) + " is " + (std::isnan(value) ? "NaN" : "infinite"));
+    };
+    finite("the time", c.time);
+    finite("dt", c.dt);
+    if (c.time < 0) in.damaged("the time is negative");
+    if (!(c.dt >= 0)) in.damaged("dt is negative");
+    auto all_finite = [&](const char* what, const std::vector<double>& values) {
+        for (std::size_t i = 0; i < values.size(); ++i)
+            if (!std::isfinite(values[i]))
+                in.damaged(std::string(what) + " value " + std::to_string(i) + " is " +
+                           (std::isnan(values[i]) ? "NaN" : "infinite"));
+    };
+    all_finite("the state's", c.state);
+    all_finite("the masses'", c.mass);
     return c;
 }
 

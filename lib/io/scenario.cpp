@@ -255,7 +255,7 @@ re_laplacian_ratio = 3.1
 collision_ratio = 0.5
 restitution = 0.2
 courant = 0.2
-end_time = 0.25          # T = 2.5
+end_time = 0.25          # T = t sqrt(2 g / a) = 2.48
 sample_every = 0.0025
 frame_every = 0.025
 

@@ -7,8 +7,10 @@
 #include <boost/uuid/detail/sha1.hpp>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -98,11 +100,12 @@ bool is_temporary(const fs::path& path) {
 }
 
 // Temporary file in the same directory, then rename: readers see the old file or the new one.
-bool write_atomically(const fs::path& final_path, const std::string& header, const void* data,
-                      std::size_t size) {
+// Empty on success, else why the entry could not be written.
+std::string write_atomically(const fs::path& final_path, const std::string& header,
+                             const void* data, std::size_t size) {
     std::error_code ec;
     fs::create_directories(final_path.parent_path(), ec);
-    if (ec) return false;
+    if (ec) return ec.message();
     // Unique per process and call, so concurrent writers never share a temporary file.
     static std::atomic<unsigned> counter{0};
     static const unsigned salt = std::random_device{}();
@@ -110,21 +113,24 @@ bool write_atomically(const fs::path& final_path, const std::string& header, con
                                std::to_string(salt) + "." + std::to_string(counter++);
     {
         std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        if (!out) return std::strerror(errno);
         out << header;
         out.write(static_cast<const char*>(data), std::streamsize(size));
         out.flush();
         if (!out) {
+            const std::string why = std::strerror(errno);
             out.close();
             fs::remove(temporary, ec);
-            return false;
+            return why;
         }
     }
     fs::rename(temporary, final_path, ec);
     if (ec) {
+        const std::string why = ec.message();
         fs::remove(temporary, ec);
-        return false;
+        return why;
     }
-    return true;
+    return {};
 }
 
 } // namespace
@@ -196,7 +202,7 @@ bool ProgramCache::store(const std::string& key, const CacheEntry& about,
            << "options: " << one_line(about.options) << "\n"
            << "bytes: " << binary.size() << "\n"
            << "sha1: " << sha1_hex(binary.data(), binary.size()) << "\n\n";
-    return write_atomically(entry_path(key), header.str(), binary.data(), binary.size());
+    return stored(write_atomically(entry_path(key), header.str(), binary.data(), binary.size()));
 }
 
 std::optional<std::string> ProgramCache::load_note(const std::string& key) const {
@@ -212,9 +218,21 @@ std::optional<std::string> ProgramCache::load_note(const std::string& key) const
 
 bool ProgramCache::store_note(const std::string& key, const std::string& text) const {
     if (!settings_.disk) return false;
-    return write_atomically(settings_.directory / (key + ".note"),
-                            "sha1: " + sha1_hex(text.data(), text.size()) + "\n", text.data(),
-                            text.size());
+    return stored(write_atomically(settings_.directory / (key + ".note"),
+                                   "sha1: " + sha1_hex(text.data(), text.size()) + "\n",
+                                   text.data(), text.size()));
+}
+
+bool ProgramCache::stored(const std::string& failure) const {
+    if (failure.empty()) return true;
+    // A cache that cannot be written costs every later run its compile time: said once.
+    if (!warned_.exchange(true))
+        std::fprintf(stderr,
+                     "partcl: cannot write the program cache in %s: %s; kernels will be compiled "
+                     "again by later runs (PARTCL_CACHE_DIR chooses another directory, "
+                     "PARTCL_CACHE=off turns the disk cache off)\n",
+                     settings_.directory.c_str(), failure.c_str());
+    return false;
 }
 
 void ProgramCache::remove(const std::string& key) const {

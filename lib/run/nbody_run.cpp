@@ -249,7 +249,7 @@ RunSummary NBodyRun::run() {
         s.e0 = d.total();
         s.record(d);
         if (sc.frame_every) frame();
-        snapshot();
+        if (sc.snapshot_every) snapshot();  // 0: at the end only
     }
     const Derivative f = s.system->derivative();
     const bool adaptive = s.integrator->adaptive();

@@ -8,6 +8,7 @@
 #include <string>
 #include <system_error>
 
+#include <partcl/io/atomic_file.hpp>
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/scenario.hpp>
 #include <partcl/runtime/context.hpp>
@@ -23,11 +24,13 @@ inline std::string numbered(const char* stem, std::uint64_t index, const char* e
     return name;
 }
 
-// Creates the output directory (and its parents); UsageError naming it when that fails.
+// Creates the output directory (and its parents), and removes what a killed run left half
+// written there; UsageError naming it when that fails.
 inline void create_output_directory(const std::filesystem::path& out) {
     std::error_code ec;
     std::filesystem::create_directories(out, ec);
     if (ec) throw UsageError("cannot create output directory " + out.string() + ": " + ec.message());
+    remove_stale_temporaries(out);  // of a run killed while writing here
 }
 
 // "name (platform) + name (platform)": the devices of a run, for its checkpoints.

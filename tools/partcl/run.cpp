@@ -18,6 +18,17 @@
 
 namespace partcl::cli {
 
+namespace {
+// Unsigned options see the text the user typed: "-5" would otherwise wrap to 2^64 - 5 and be
+// reported so.
+const CLI::Validator whole_number(
+    [](std::string& text) {
+        const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        return digits ? std::string() : "'" + text + "' is not a whole number (0, 1, 2, ...)";
+    },
+    "N");
+} // namespace
+
 CLI::App* add_run(CLI::App& app, RunRequest& request) {
     auto* command = app.add_subcommand(
         "run", "Run a scenario (default: galaxies, 16384 bodies, float) and write its outputs");
@@ -27,8 +38,10 @@ CLI::App* add_run(CLI::App& app, RunRequest& request) {
                         "or a TOML file")
         ->type_name("SCENARIO");
     command->add_option("--steps", request.steps, "Total number of steps (overrides [run] steps)")
+        ->check(whole_number)
         ->type_name("N");
     command->add_option("--n", request.n, "Number of bodies (overrides [bodies] n)")
+        ->check(whole_number)
         ->type_name("N");
     command->add_option("--out", request.out, "Output directory (default: out)")->type_name("DIR");
     command->add_option("--precision", request.precision, "float or double")
@@ -44,6 +57,7 @@ CLI::App* add_run(CLI::App& app, RunRequest& request) {
         ->type_name("X");
     command->add_option("--leaf-size", request.leaf_size,
                         "Tree: most bodies in a leaf (overrides [gravity] leaf_size)")
+        ->check(whole_number)
         ->type_name("N");
     command->add_option("--traversal", request.traversal,
                         "Tree walk: stackless or nested (overrides [gravity] traversal)")
@@ -51,12 +65,15 @@ CLI::App* add_run(CLI::App& app, RunRequest& request) {
     command->add_option("--group-size", request.group_size,
                         "Tree: most bodies walking the tree together; 1 = per body "
                         "(overrides [gravity] group_size)")
+        ->check(whole_number)
         ->type_name("N");
     command->add_option("--snapshot-every", request.snapshot_every,
                         "Write an HDF5 snapshot every M steps (0: at the end only)")
+        ->check(whole_number)
         ->type_name("M");
     command->add_option("--frame-every", request.frame_every,
                         "Write a PNG frame every M steps (0: none)")
+        ->check(whole_number)
         ->type_name("M");
     command->add_option("--resume", request.resume,
                         "Continue from a checkpoint (its scenario; --steps, or --end-time for a "

@@ -4,6 +4,7 @@
 // over the target. A reader, or a crash at any moment, sees either the old file or the complete
 // new one, never a partial file. On any failure the temporary file is removed and the old file
 // is left untouched.
+#include <cstddef>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -25,5 +26,9 @@ void write_file_atomically(const std::filesystem::path& target, const std::strin
 // The temporary name the next write of `target` would use is `target` + ".tmp.<pid>.<n>"; a
 // leftover one (from a process that was killed) matches this test.
 bool is_atomic_temporary(const std::filesystem::path& path);
+
+// Removes the temporaries in `directory` left by processes that no longer run (killed while
+// writing); those of live processes stay. Returns how many went. Never throws for a file.
+std::size_t remove_stale_temporaries(const std::filesystem::path& directory);
 
 } // namespace partcl

@@ -61,7 +61,8 @@ public:
     // entry is deleted). Never throws for a bad entry.
     std::optional<std::vector<unsigned char>> load(const std::string& key) const;
     // Writes atomically; a failure to write (read-only disk, full disk) is not an error for the
-    // build that produced the binary, so it returns false instead of throwing.
+    // build that produced the binary, so it returns false instead of throwing, and says so on
+    // stderr once per cache.
     bool store(const std::string& key, const CacheEntry& about,
                const std::vector<unsigned char>& binary) const;
     // Drops an entry the driver rejected.
@@ -87,7 +88,11 @@ public:
     std::filesystem::path entry_path(const std::string& key) const;
 
 private:
+    // True after a write failed: says why on stderr, the first time.
+    bool stored(const std::string& failure) const;
+
     Settings settings_;
+    mutable std::atomic<bool> warned_{false};
     // Never reused, unlike an address, so a new cache cannot meet a dead one's programs.
     std::atomic<std::uint64_t> identity_;
 };
