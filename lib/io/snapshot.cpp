@@ -256,8 +256,28 @@ struct Reader {
             fail("dataset " + path + " has shape " + shape(space.get()) + ", expected (N" +
                      (columns ? ", " + std::to_string(columns) : std::string()) + ")",
                  false);
+        // The row count comes from the file: a damaged one must not become a huge allocation.
+        if (dims[0] > 0xffffffffull)
+            fail("dataset " + path + " claims " + std::to_string(dims[0]) +
+                     " rows, more than partcl reads (2^32 - 1)",
+                 false);
         rows = std::size_t(dims[0]);
-        std::vector<double> values(rows * (columns ? columns : 1));
+        const std::size_t values_count = rows * (columns ? columns : 1);
+        const std::uintmax_t needed = std::uintmax_t(values_count) * H5Tget_size(type.get());
+        Handle plist(H5Dget_create_plist(set.get()), H5Pclose);
+        const H5D_layout_t layout = plist.valid() ? H5Pget_layout(plist.get()) : H5D_LAYOUT_ERROR;
+        std::error_code ec;
+        const std::uintmax_t file_bytes = fs::file_size(file, ec);
+        // Unfiltered data is stored whole; compressed chunks hold at most 1024 times their
+        // size (zlib's limit), which bounds them by the file.
+        const bool too_large = layout == H5D_CONTIGUOUS || layout == H5D_COMPACT
+                                   ? H5Dget_storage_size(set.get()) < needed
+                                   : !ec && needed / 1024 > file_bytes;
+        if (too_large)
+            fail("dataset " + path + " claims " + std::to_string(rows) +
+                     " rows, more than the file stores (truncated or damaged file)",
+                 false);
+        std::vector<double> values(values_count);
         if (!values.empty() &&
             H5Dread(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) <
                 0)
