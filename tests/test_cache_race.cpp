@@ -1,6 +1,6 @@
-// Two processes building the same program into the same cache directory at once. The parent
-// starts this test binary twice (suite cache_race_child), releases both at the same moment, and
-// checks that both succeed and that the cache they leave is valid.
+// Four processes building the same program into the same cold cache directory at once. The
+// parent starts this test binary four times (suite cache_race_child), releases them at the same
+// moment, and checks that all succeed and that the cache they leave is valid.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -21,7 +21,8 @@ using namespace partcl_test;
 
 namespace {
 
-constexpr int rounds = 6;          // clear + build + run, per child
+constexpr int processes = 4;
+constexpr int rounds = 8;          // clear + build + run, per child
 constexpr int hammer_stores = 300; // store/load pairs on one shared key, per child
 
 // A blob whose every byte follows from its first 8 (the writer's tag) and its length, so a
@@ -74,17 +75,20 @@ pid_t spawn_child(const std::string& exe, int id, const fs::path& root) {
 
 TEST_SUITE("cache_race") {
 
-TEST_CASE("two processes build the same program into one cache at once") {
+TEST_CASE("four processes build the same program into one cold cache at once") {
     TempDir root("race");
     const fs::path cache_dir = root / "cache";
     const std::string exe = fs::read_symlink("/proc/self/exe").string();
-    const pid_t children[2] = {spawn_child(exe, 0, root.path()), spawn_child(exe, 1, root.path())};
-    // Both children set up OpenCL, say they are ready, and start on "go" together.
-    const bool ready = wait_for(root / "ready0", 120) && wait_for(root / "ready1", 120);
+    pid_t children[processes];
+    for (int c = 0; c < processes; ++c) children[c] = spawn_child(exe, c, root.path());
+    // The children set up OpenCL, say they are ready, and start on "go" together.
+    bool ready = true;
+    for (int c = 0; c < processes; ++c)
+        ready = wait_for(root / ("ready" + std::to_string(c)), 120) && ready;
     write_file(root / "go", "go\n");
-    int statuses[2] = {-1, -1};
+    int statuses[processes];
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(240);
-    for (int c = 0; c < 2; ++c) {
+    for (int c = 0; c < processes; ++c) {
         for (;;) {
             int status = 0;
             const pid_t done = waitpid(children[c], &status, WNOHANG);
@@ -102,7 +106,7 @@ TEST_CASE("two processes build the same program into one cache at once") {
         }
     }
     CHECK(ready);
-    for (int c = 0; c < 2; ++c) {
+    for (int c = 0; c < processes; ++c) {
         CAPTURE(c);
         CHECK(statuses[c] != -1);  // not timed out
         CHECK(WIFEXITED(statuses[c]));
@@ -159,8 +163,8 @@ TEST_CASE("one of the racing processes") {
     std::size_t whole = 0, missing = 0, foreign = 0;
     for (int round = 0; round < rounds; ++round) {
         CAPTURE(round);
-        // The processes take turns emptying the cache under the other's feet.
-        if (round % 2 == id) ProgramCache(settings).clear();
+        // The processes take turns emptying the cache under the others' feet.
+        if (round % processes == id) ProgramCache(settings).clear();
         // A fresh cache each round, as a new process would have: disk, never memory.
         ProgramCache cache(settings);
         BuildOptions options;
@@ -174,11 +178,12 @@ TEST_CASE("one of the racing processes") {
                          1234 + id);
     }
 
-    // Then both hammer one key of a directory nobody clears, released together: every load
-    // after one's own store must find a whole entry (one writer's or the other's), never a
+    // Then all hammer one key of a directory nobody clears, released together: every load
+    // after one's own store must find a whole entry (one writer's or another's), never a
     // half-written file (which the checksum would reject, so it would show up as missing).
     write_file(root / ("hammer-ready" + std::to_string(id)), "ready\n");
-    REQUIRE(wait_for(root / ("hammer-ready" + std::to_string(1 - id)), 120));
+    for (int other = 0; other < processes; ++other)
+        REQUIRE(wait_for(root / ("hammer-ready" + std::to_string(other)), 120));
     const ProgramCache hammer(ProgramCache::Settings{true, root / "hammer"});
     for (int j = 0; j < hammer_stores; ++j) {
         const std::uint64_t tag = (std::uint64_t(id) << 32) | std::uint64_t(j);
@@ -191,10 +196,10 @@ TEST_CASE("one of the racing processes") {
         }
         CHECK(consistent(*loaded));
         ++whole;
-        if (((*loaded)[4] & 0xff) != id) ++foreign;  // the other process's blob
+        if (((*loaded)[4] & 0xff) != id) ++foreign;  // another process's blob
     }
     MESSAGE("child " << id << ": " << whole << " whole loads (" << foreign
-                       << " written by the other process), " << missing << " missing");
+                       << " written by other processes), " << missing << " missing");
     CHECK(missing == 0);
     CHECK(whole > 0);
     // Leave the float program's entry behind for the parent's warm build.

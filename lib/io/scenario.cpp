@@ -37,6 +37,8 @@
 #include <sstream>
 #include <variant>
 
+#include "io/toml_text.hpp"
+
 namespace partcl {
 
 namespace fs = std::filesystem;
@@ -1344,6 +1346,7 @@ const std::vector<std::string>& gravity_model_names() {
 namespace {
 
 Scenario parse(const std::string& toml_text, const std::string& source_name, bool& has_name) {
+    detail::check_toml_text(toml_text, source_name);
     toml::table document;
     try {
         document = toml::parse(toml_text, source_name);

@@ -143,7 +143,13 @@ void write_hdf5(const fs::path& temporary, const fs::path& target, const Bodies&
     const Writer w{target};
     const std::size_t n = bodies.size();
 
-    Handle file = w.checked(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
+    // The 1.8 file format on: its superblock and object headers carry checksums, so a reader
+    // refuses damaged metadata before it parses it (HDF5 1.10.8 reads past its buffers on some
+    // damaged attribute messages of the older format). Every HDF5 from 1.8 (2008) reads it.
+    Handle access = w.checked(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "file access properties");
+    if (H5Pset_libver_bounds(access.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0)
+        w.fail("cannot choose the HDF5 file format");
+    Handle file = w.checked(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()),
                             H5Fclose, "cannot create the file");
     {
         Handle header = w.checked(
