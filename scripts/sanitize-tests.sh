@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds partcl with AddressSanitizer and UndefinedBehaviorSanitizer in BUILD_DIR (default
+# build-sanitize) and runs the unit label there, the fuzz tests among them: any out-of-bounds
+# access, use after free, leak of partcl's own memory or undefined behaviour fails the test that
+# met it. CI runs it after the main tests.
+#
+#   bash scripts/sanitize-tests.sh [BUILD_DIR]
+#
+# The CUDA backend and the benchmarks are left out (nvcc's device code takes no sanitizer), and
+# so is package.embed (the example it builds would need the sanitizer runtime too). Leaks that
+# third-party libraries keep until exit are suppressed by tests/lsan.supp.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build-sanitize}
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPARTCL_SANITIZE=address,undefined \
+  -DPARTCL_CUDA=OFF -DPARTCL_BUILD_BENCHMARKS=OFF
+cmake --build "$build" -j2
+export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp"
+ctest --test-dir "$build" -L unit -E '^package\.' --output-on-failure
