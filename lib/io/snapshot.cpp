@@ -7,6 +7,8 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <new>
 #include <string>
@@ -138,8 +140,39 @@ struct Writer {
     }
 };
 
-void write_hdf5(const fs::path& temporary, const fs::path& target, const Bodies& bodies,
-                double time, double box_size) {
+// HDF5's core driver keeps an in-memory file in a buffer these callbacks manage; the last one,
+// at close, keeps its bytes.
+struct CapturedImage {
+    std::string image;
+    std::size_t size = 0;  // of the buffer
+};
+void* image_malloc(std::size_t size, H5FD_file_image_op_t, void* udata) {
+    static_cast<CapturedImage*>(udata)->size = size;
+    return std::malloc(size);
+}
+void* image_memcpy(void* to, const void* from, std::size_t size, H5FD_file_image_op_t, void*) {
+    return std::memcpy(to, from, size);
+}
+void* image_realloc(void* buffer, std::size_t size, H5FD_file_image_op_t, void* udata) {
+    void* grown = std::realloc(buffer, size);
+    if (grown) static_cast<CapturedImage*>(udata)->size = size;
+    return grown;
+}
+herr_t image_free(void* buffer, H5FD_file_image_op_t op, void* udata) {
+    auto& captured = *static_cast<CapturedImage*>(udata);
+    if (op == H5FD_FILE_IMAGE_OP_FILE_CLOSE && buffer)
+        captured.image.assign(static_cast<const char*>(buffer), captured.size);
+    std::free(buffer);
+    return 0;
+}
+void* image_udata_copy(void* udata) { return udata; }
+herr_t image_udata_free(void*) { return 0; }
+
+// The whole file, built in memory: the disk is written by write_file_atomically alone, so a full
+// disk is one clear error and never an HDF5 file left half closed (which libhdf5 1.10.8 then
+// crashes on at exit, closing it again).
+std::string hdf5_image(const fs::path& target, const Bodies& bodies, double time,
+                       double box_size) {
     const Writer w{target};
     const std::size_t n = bodies.size();
 
@@ -149,8 +182,17 @@ void write_hdf5(const fs::path& temporary, const fs::path& target, const Bodies&
     Handle access = w.checked(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "file access properties");
     if (H5Pset_libver_bounds(access.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0)
         w.fail("cannot choose the HDF5 file format");
-    Handle file = w.checked(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()),
-                            H5Fclose, "cannot create the file");
+    if (H5Pset_fapl_core(access.get(), std::size_t(1) << 16, 0) < 0)
+        w.fail("cannot set up an in-memory file");
+    // The image is taken as the file closes, when the library has written its last metadata
+    // (H5Fget_file_image of an open file leaves a wrong superblock checksum in 1.10.8).
+    CapturedImage captured;
+    H5FD_file_image_callbacks_t callbacks{image_malloc, image_memcpy, image_realloc, image_free,
+                                          image_udata_copy, image_udata_free, &captured};
+    if (H5Pset_file_image_callbacks(access.get(), &callbacks) < 0)
+        w.fail("cannot set up an in-memory file");
+    Handle file = w.checked(H5Fcreate(target.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()),
+                            H5Fclose, "cannot create the file in memory");
     {
         Handle header = w.checked(
             H5Gcreate2(file.get(), "Header", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
@@ -204,7 +246,18 @@ void write_hdf5(const fs::path& temporary, const fs::path& target, const Bodies&
         w.dataset(group.get(), "Masses", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, bodies.m.data(), n,
                   0);
     }
-    if (!file.close()) w.fail("cannot close (flush) the file");
+    if (!file.close()) w.fail("cannot close the file in memory");
+    std::string& image = captured.image;
+    // The buffer grows in steps of 64 KiB; the file ends where its superblock (version 2 on,
+    // 8-byte addresses: the end-of-file address at byte 28) says.
+    const std::string signature("\x89HDF\r\n\x1a\n", 8);
+    if (image.size() < 36 || image.compare(0, 8, signature) != 0 || image[8] < 2 || image[9] != 8)
+        w.fail("the file's image was not kept");
+    std::uint64_t end = 0;
+    for (int b = 7; b >= 0; --b) end = (end << 8) | static_cast<unsigned char>(image[28 + b]);
+    if (end < 36 || end > image.size()) w.fail("the file's image ends outside its buffer");
+    image.resize(std::size_t(end));
+    return std::move(image);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -394,11 +447,13 @@ void write_snapshot(const fs::path& file, const Bodies& bodies, double time, dou
         throw UsageError("cannot write snapshot " + file.string() + ": " +
                          std::to_string(bodies.size()) +
                          " bodies is more than the format's 32-bit counts hold");
-    std::lock_guard<std::mutex> lock(hdf5_mutex());
-    const QuietErrors quiet;
-    write_file_atomically(file, [&](const fs::path& temporary) {
-        write_hdf5(temporary, file, bodies, time, box_size);
-    });
+    std::string image;
+    {
+        std::lock_guard<std::mutex> lock(hdf5_mutex());
+        const QuietErrors quiet;
+        image = hdf5_image(file, bodies, time, box_size);
+    }
+    write_file_atomically(file, image);
 }
 
 Snapshot read_snapshot(const fs::path& file) {
