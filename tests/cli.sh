@@ -150,6 +150,9 @@ expect 2 'truncated.h5' run truncated_snapshot.toml --out out
 expect 2 'truncated_checkpoint.bin' run --resume truncated_checkpoint.bin --out out
 expect 2 'only --steps' run plummer --resume out/checkpoint.bin --out out
 expect 2 'nothing to do' run --resume kepler_checkpoint.bin --out out
+mkdir other && printf 'step,time\n1,2\n' >other/energy.csv
+expect 2 "holds another run's rows" run --resume kepler_checkpoint.bin --steps 8 --out other
+[ "$(cat other/energy.csv)" = "$(printf 'step,time\n1,2')" ] || { echo "FAIL: a refused resume touched other/energy.csv"; failed=1; }
 expect 2 'nothing to do \(--end-time to run on\)' run --resume out/checkpoint.bin --out out
 expect 2 '--steps is for N-body scenarios' run --resume out/checkpoint.bin --steps 9 --out out
 expect 2 '--end-time is for MPS fluid .* N-body run' run --resume kepler_checkpoint.bin --end-time 1 --out out

@@ -50,36 +50,39 @@ std::vector<double> random_reals(std::size_t n, Precision precision, std::mt1993
     return values;
 }
 
-void check_sort_real(Precision precision) {
+// n random reals of `precision` on a context of their own, handed to `use` with the device
+// buffer holding them; nothing when the device has no fp64 for double.
+template <class Use>
+void with_random_reals(Precision precision, std::size_t n, Use&& use) {
     const std::uint32_t seed = fresh_seed();
     CAPTURE(seed);
     std::mt19937 rng(seed);
     Context context = own_context();
     if (precision == Precision::float64 && !context.device(0).info().fp64) return;
     Queue& queue = context.queue(0);
-    const std::size_t n = 41;
-    const auto keys = random_reals(n, precision, rng);
-    std::vector<std::uint32_t> index(n);
-    std::iota(index.begin(), index.end(), 0u);
-    RealBuffer dkeys(context, precision, n);
-    dkeys.write(queue, keys);
-    Buffer<std::uint32_t> dindex(context, index);
-    sort_by_key(queue, dkeys, dindex, n);
-    CHECK(dindex.read(queue) == stable_order_of(keys));
+    const auto values = random_reals(n, precision, rng);
+    RealBuffer buffer(context, precision, n);
+    buffer.write(queue, values);
+    use(context, queue, values, buffer);
+}
+
+void check_sort_real(Precision precision) {
+    with_random_reals(precision, 41, [](Context& context, Queue& queue,
+                                        const std::vector<double>& keys, RealBuffer& dkeys) {
+        std::vector<std::uint32_t> index(keys.size());
+        std::iota(index.begin(), index.end(), 0u);
+        Buffer<std::uint32_t> dindex(context, index);
+        sort_by_key(queue, dkeys, dindex, keys.size());
+        CHECK(dindex.read(queue) == stable_order_of(keys));
+    });
 }
 
 void check_reduce_max(Precision precision) {
-    const std::uint32_t seed = fresh_seed();
-    CAPTURE(seed);
-    std::mt19937 rng(seed);
-    Context context = own_context();
-    if (precision == Precision::float64 && !context.device(0).info().fp64) return;
-    Queue& queue = context.queue(0);
-    const std::size_t n = 43;
-    const auto values = random_reals(n, precision, rng);
-    RealBuffer dvalues(context, precision, n);
-    dvalues.write(queue, values);
-    CHECK(reduce_max(queue, dvalues, n) == *std::max_element(values.begin(), values.end()));
+    with_random_reals(precision, 43, [](Context&, Queue& queue, const std::vector<double>& values,
+                                        RealBuffer& dvalues) {
+        CHECK(reduce_max(queue, dvalues, values.size()) ==
+              *std::max_element(values.begin(), values.end()));
+    });
 }
 
 } // namespace

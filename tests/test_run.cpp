@@ -55,11 +55,18 @@ TEST_CASE("a resumed run is bitwise identical to the uninterrupted one") {
 
             s.steps = 7;  // stops with a checkpoint at step 7 (the last step)
             NBodyRun(context, s, split.path()).run();
-            // Resumed into another directory, which holds another run's energy.csv: the CSV
-            // there is the checkpoint's rows and then this run's, as in the run's own directory.
+            // Not into a directory of another run's outputs, whose rows it would mix with...
             TempDir moved("moved");
             fs::copy_file(split / "checkpoint.bin", moved / "start.bin");
             write_file(moved / "energy.csv", "step,time\n99,1\n");
+            CHECK(contains(usage_error([&] {
+                               NBodyRun::resume(context, moved / "start.bin", moved.path(), 12);
+                           }),
+                           "holds another run's rows"));
+            CHECK(read_file(moved / "energy.csv") == "step,time\n99,1\n");
+            // ...but into a new one: the checkpoint's rows and then this run's, as in the run's
+            // own directory.
+            fs::remove(moved / "energy.csv");
             NBodyRun::resume(context, moved / "start.bin", moved.path(), 12).run();
             const RunSummary resumed =
                 NBodyRun::resume(context, split / "checkpoint.bin", split.path(), 12).run();

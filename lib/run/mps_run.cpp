@@ -133,6 +133,9 @@ MpsRun MpsRun::resume(Context& context, const fs::path& file, fs::path out, doub
         throw UsageError(name + " is at t = " + std::to_string(c.time) + " s and the run ends at " +
                          std::to_string(scenario.fluid.end_time) +
                          " s: nothing to do (--end-time to run on)");
+    detail::check_resume_directory(
+        out, scenario.fluid.setup == "dambreak" ? "front.csv" : "bottom_pressure.csv",
+        c.output_text, file);
     const std::size_t n = c.particle_types.size();
     const int d = scenario.fluid.dimensions;
     if (n == 0 || c.state.size() != 2 * std::size_t(d) * n || c.run_state.size() < 3 ||

@@ -186,9 +186,10 @@ NBodyRun NBodyRun::resume(Context& context, const fs::path& file, fs::path out,
     state->dt = c.dt;
     state->e0 = c.initial_diagnostics[0];
     state->extent = c.initial_diagnostics[1];
-    // energy.csv as it was at the checkpoint, whatever the output directory holds (rows written
-    // after it, by a run that stopped later, are written again by this one).
+    // energy.csv as it was at the checkpoint (rows written after it, by a run that stopped
+    // later, are written again by this one).
     if (c.output_text.rfind(csv_header, 0) == 0) {
+        detail::check_resume_directory(state->out, "energy.csv", c.output_text, file);
         state->csv_text = c.output_text;
     } else if (c.output_text.empty()) {
         // Checkpoints of partcl 0.1 hold no rows: those of the output directory's energy.csv up

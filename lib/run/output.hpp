@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <system_error>
 
@@ -53,6 +54,24 @@ inline Scenario resumed_scenario(const Checkpoint& c, const std::filesystem::pat
         throw UsageError("checkpoint " + file.string() + " holds " + c.precision +
                          " state but its scenario says " + to_string(scenario.precision));
     return scenario;
+}
+
+// A resumed run writes its CSV afresh from the rows its checkpoint holds. A directory whose CSV
+// does not begin with those rows holds another run's outputs, which the resumed run's would
+// silently mix with: refused, before anything is written. (The run's own directory always
+// begins with them: rows are appended before the checkpoint that holds them is written.)
+inline void check_resume_directory(const std::filesystem::path& out, const std::string& csv,
+                                   const std::string& checkpoint_rows,
+                                   const std::filesystem::path& checkpoint) {
+    std::ifstream in(out / csv, std::ios::binary);
+    if (!in) return;
+    std::string head(checkpoint_rows.size(), '\0');
+    in.read(head.data(), std::streamsize(head.size()));
+    head.resize(std::size_t(in.gcount()));
+    if (head != checkpoint_rows)
+        throw UsageError("cannot resume " + checkpoint.string() + " into " + out.string() + ": its " +
+                         csv + " holds another run's rows (they differ from the checkpoint's); " +
+                         "resume into the run's own directory or a new one");
 }
 
 } // namespace partcl::detail

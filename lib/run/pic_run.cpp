@@ -156,6 +156,7 @@ PicRun PicRun::resume(Context& context, const fs::path& file, fs::path out, doub
         c.output_text.rfind(csv_header, 0) != 0)
         throw UsageError("checkpoint " + file.string() + " does not hold a PIC run of its scenario "
                          "(particles, measurements or dt do not match)");
+    detail::check_resume_directory(out, "diagnostics.csv", c.output_text, file);
     const std::uint64_t steps = std::uint64_t(std::ceil(p.end_time / p.dt - 1e-9));
     if (steps <= c.step)
         throw UsageError("checkpoint " + file.string() + " is at step " + std::to_string(c.step) +
