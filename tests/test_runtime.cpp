@@ -373,3 +373,45 @@ TEST_CASE("kernel names, sizes, and errors that name the call") {
 }
 
 } // TEST_SUITE kernel
+
+TEST_SUITE("kernel_args") {
+
+TEST_CASE("integer arguments go in as the kernel declares them, or fail naming the argument") {
+    Context& context = test_context();
+    auto& queue = context.queue(0);
+    const Source source = Source::from_string("integers.cl", R"(
+        #include "common/real.h"
+        KERNEL void integers(const uint n, const ulong big, const int negative,
+                             const ushort small, GLOBAL ulong* out) {
+            if (global_id(0) != 0) return;
+            out[0] = n;
+            out[1] = big;
+            out[2] = (ulong)(long)negative;
+            out[3] = small;
+        })");
+    const Program program = build_program(context, source, {}, memory_cache());
+    Buffer<std::uint64_t> out(context, 4);
+    Kernel kernel(program, "integers");
+    // A size_t for a uint, an int for a ulong, a long long for an int, a size_t for a ushort.
+    kernel.args(std::size_t(7), 3, -5LL, std::size_t(9), out);
+    kernel.launch(queue, 1);
+    CHECK(out.read(queue) == std::vector<std::uint64_t>{7, 3, std::uint64_t(-5), 9});
+    // Again, through the sizes learnt, with other values.
+    kernel.args(std::size_t(0xffffffffu), std::uint64_t(1) << 40, std::int64_t(-2147483648LL),
+                65535u, out);
+    kernel.launch(queue, 1);
+    CHECK(out.read(queue) ==
+          std::vector<std::uint64_t>{0xffffffffu, std::uint64_t(1) << 40, std::uint64_t(-2147483648LL),
+                                     65535});
+    // Values that do not fit are refused, naming the argument.
+    CHECK(contains(usage_error([&] { kernel.arg(0, std::size_t(5000000000ull)); }),
+                   "argument 0 of kernel 'integers'"));
+    CHECK(contains(usage_error([&] { kernel.arg(2, 1LL << 40); }), "argument 2"));
+    CHECK(contains(usage_error([&] { kernel.arg(3, 65536); }), "65536 does not fit"));
+    Kernel fresh(program, "integers");
+    // (Where the backend cannot say the parameter's size, OpenCL, no size is learnt yet here.)
+    CHECK(contains(usage_error([&] { fresh.arg(0, std::size_t(5000000000ull)); }),
+                   "5000000000"));
+}
+
+} // TEST_SUITE kernel_args

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -92,6 +93,9 @@ public:
                                               std::size_t offset) = 0;
     virtual std::size_t max_work_group_size(const Device& device) const = 0;
     virtual std::size_t preferred_multiple(const Device& device) const = 0;
+    // Bytes of scalar parameter `index` where the backend can tell (CUDA); OpenCL cannot
+    // without kernel argument info, but its clSetKernelArg refuses a size that differs.
+    virtual std::optional<std::size_t> parameter_size(unsigned index) const = 0;
 };
 
 class ProgramImpl {

@@ -2,6 +2,9 @@
 
 #include "backend/interface.hpp"
 
+#include <array>
+#include <optional>
+
 namespace partcl {
 
 Kernel::Kernel(const Program& program, const std::string& name)
@@ -9,8 +12,72 @@ Kernel::Kernel(const Program& program, const std::string& name)
       kernel_(program.impl().kernel(name)) {}
 
 Kernel& Kernel::set(cl_uint index, std::size_t size, const void* value) {
+    // CUDA takes any bytes for a parameter; a wrong size would be read as garbage.
+    if (const auto want = kernel_->parameter_size(index); want && *want != size)
+        throw UsageError("argument " + std::to_string(index) + " of kernel '" + name_ + "' takes " +
+                         std::to_string(*want) + " bytes, not the " + std::to_string(size) +
+                         " of the value given");
     kernel_->set(index, size, value);
     return *this;
+}
+
+namespace {
+
+// The value's bytes as an integer of `size` bytes, when it fits in one of its signedness.
+std::optional<std::array<unsigned char, 8>> narrowed(long long bits, bool is_signed,
+                                                     std::size_t size) {
+    if (size < 8) {
+        const int width = int(8 * size);
+        if (is_signed ? (bits < -(1LL << (width - 1)) || bits >= (1LL << (width - 1)))
+                      : static_cast<unsigned long long>(bits) >> width != 0)
+            return std::nullopt;
+    }
+    std::array<unsigned char, 8> bytes{};
+    const auto pattern = static_cast<unsigned long long>(bits);
+    for (std::size_t b = 0; b < 8; ++b) bytes[b] = static_cast<unsigned char>(pattern >> (8 * b));
+    return bytes;  // little-endian, as every device partcl runs on
+}
+
+} // namespace
+
+Kernel& Kernel::set_integer(cl_uint index, long long bits, bool is_signed, std::size_t size) {
+    if (integer_sizes_.size() <= index) integer_sizes_.resize(index + 1, 0);
+    // The parameter's size where known (learnt before, or from the backend); else each integer
+    // size, the value's own first: OpenCL's driver refuses the sizes that differ.
+    std::array<std::size_t, 5> sizes{size, 0, 0, 0, 0};
+    std::size_t count = 1;
+    if (integer_sizes_[index]) {
+        sizes[0] = integer_sizes_[index];
+    } else if (const auto want = kernel_->parameter_size(index)) {
+        sizes[0] = *want;
+    } else {
+        for (const std::size_t width : {4, 8, 2, 1})
+            if (width != size) sizes[count++] = width;
+    }
+    auto value = [&] {
+        return is_signed ? std::to_string(bits) : std::to_string(static_cast<unsigned long long>(bits));
+    };
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::size_t width = sizes[i];
+        const auto bytes = width <= 8 ? narrowed(bits, is_signed, width) : std::nullopt;
+        if (!bytes) {
+            if (count == 1)
+                throw UsageError("argument " + std::to_string(index) + " of kernel '" + name_ +
+                                 "' is an integer of " + std::to_string(width) + " bytes: " +
+                                 value() + " does not fit");
+            continue;
+        }
+        try {
+            kernel_->set(index, width, bytes->data());
+        } catch (const ClError& e) {
+            if (e.status() == CL_INVALID_ARG_SIZE && count > 1) continue;
+            throw;
+        }
+        integer_sizes_[index] = std::uint8_t(width);
+        return *this;
+    }
+    throw UsageError("argument " + std::to_string(index) + " of kernel '" + name_ +
+                     "': the integer " + value() + " fits no integer type the kernel takes there");
 }
 
 Kernel& Kernel::set_memory(cl_uint index, const Memory& memory) {

@@ -2,9 +2,11 @@
 // Kernel: one entry point of a built Program, with typed argument setting and a launch that
 // rounds the global size up to whole work-groups (same on every backend) (every partcl kernel takes its real length and
 // bounds-checks, so any N works).
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include <partcl/jit/compiler.hpp>
 #include <partcl/runtime/buffer.hpp>
@@ -48,9 +50,20 @@ public:
     // Throws UsageError when the buffer's precision is not the program's.
     Kernel& arg(cl_uint index, const RealBuffer& buffer);
     Kernel& arg(cl_uint index, Real real);
+    // An integer goes in as the kernel's parameter declares it (a std::size_t for a `uint`
+    // converts), when its value fits; UsageError naming the argument when it does not. Other
+    // scalars must match the parameter's size (UsageError otherwise).
     template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
     Kernel& arg(cl_uint index, T value) {
-        return set(index, sizeof(T), &value);
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+            if constexpr (std::is_signed_v<T>)
+                return set_integer(index, static_cast<long long>(value), true, sizeof(T));
+            else
+                return set_integer(index, static_cast<long long>(static_cast<unsigned long long>(value)),
+                                   false, sizeof(T));
+        } else {
+            return set(index, sizeof(T), &value);
+        }
     }
 
     // Sets arguments 0, 1, ... in order.
@@ -78,6 +91,8 @@ public:
 
 private:
     Kernel& set(cl_uint index, std::size_t size, const void* value);
+    // `bits` is the value's two's-complement pattern, `is_signed` its type's signedness.
+    Kernel& set_integer(cl_uint index, long long bits, bool is_signed, std::size_t size);
     Kernel& set_memory(cl_uint index, const Memory& memory);
     Kernel& set_local(cl_uint index, std::size_t bytes);
 
@@ -85,6 +100,7 @@ private:
     Precision precision_;
     Backend backend_;
     std::shared_ptr<detail::KernelImpl> kernel_;
+    std::vector<std::uint8_t> integer_sizes_;  // learnt per argument (0: not yet)
 };
 
 } // namespace partcl

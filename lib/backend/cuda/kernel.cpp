@@ -102,6 +102,16 @@ public:
     std::size_t preferred_multiple(const Device&) const override { return 32; }  // a warp
 
 private:
+    std::optional<std::size_t> parameter_size(unsigned index) const override {
+        std::size_t offset = 0, size = 0;
+        if (cudaFuncGetParamInfo(reinterpret_cast<const void*>(kernels_.front()), index, &offset,
+                                 &size) != cudaSuccess) {
+            cudaGetLastError();  // an index past the parameters: not sticky, but cleared
+            return std::nullopt;
+        }
+        return size;
+    }
+
     static std::size_t max_threads(cudaKernel_t kernel, int device_ordinal) {
         cudaFuncAttributes attributes{};
         use_device(device_ordinal);

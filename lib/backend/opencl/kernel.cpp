@@ -60,6 +60,8 @@ public:
         return size;
     }
 
+    std::optional<std::size_t> parameter_size(unsigned) const override { return std::nullopt; }
+
 private:
     std::string name_;
     cl::Kernel kernel_;
