@@ -107,8 +107,9 @@ public:
     }
 
     // Boost.Compute keeps the programs of its algorithms in a process-wide cache keyed by
-    // context, released only by static destructors at exit, after some drivers (Oclgrind) have
-    // torn down: they go with the context instead, once its queues are idle.
+    // context, released only by its static destructor at exit, long after the context: Oclgrind
+    // aborted there (clReleaseProgram). They go with the context instead, once its queues are
+    // idle.
     ~OpenclContext() override {
         for (const auto& q : queues) q->queue.finish();
         release_programs();
