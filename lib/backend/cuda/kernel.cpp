@@ -54,7 +54,18 @@ private:
 class CudaKernel final : public KernelImpl {
 public:
     CudaKernel(std::string name, std::shared_ptr<const CudaProgram> program)
-        : name_(std::move(name)), program_(std::move(program)), kernels_(program_->kernels(name_)) {}
+        : name_(std::move(name)), program_(std::move(program)), kernels_(program_->kernels(name_)) {
+        // Asked once here, not at every argument of every launch.
+        for (std::size_t index = 0;; ++index) {
+            std::size_t offset = 0, size = 0;
+            if (cudaFuncGetParamInfo(reinterpret_cast<const void*>(kernels_.front()), index,
+                                     &offset, &size) != cudaSuccess) {
+                cudaGetLastError();  // the index past the last parameter: cleared, not sticky
+                break;
+            }
+            parameter_sizes_.push_back(size);
+        }
+    }
 
     void set(unsigned index, std::size_t size, const void* value) override {
         if (args_.size() <= index) args_.resize(index + 1);
@@ -103,13 +114,8 @@ public:
 
 private:
     std::optional<std::size_t> parameter_size(unsigned index) const override {
-        std::size_t offset = 0, size = 0;
-        if (cudaFuncGetParamInfo(reinterpret_cast<const void*>(kernels_.front()), index, &offset,
-                                 &size) != cudaSuccess) {
-            cudaGetLastError();  // an index past the parameters: not sticky, but cleared
-            return std::nullopt;
-        }
-        return size;
+        if (index >= parameter_sizes_.size()) return std::nullopt;
+        return parameter_sizes_[index];
     }
 
     static std::size_t max_threads(cudaKernel_t kernel, int device_ordinal) {
@@ -123,6 +129,7 @@ private:
     std::string name_;
     std::shared_ptr<const CudaProgram> program_;  // the library must outlive its kernels
     std::vector<cudaKernel_t> kernels_;
+    std::vector<std::size_t> parameter_sizes_;
     std::vector<std::vector<char>> args_;
 };
 
