@@ -27,8 +27,6 @@ public:
     void append(const std::string& row);
     void sync();
 
-    bool is_open() const noexcept { return fd_ >= 0; }
-    const std::filesystem::path& path() const noexcept { return file_; }
     const std::string& text() const noexcept { return text_; }
 
 private:

@@ -39,7 +39,6 @@ public:
     const cl::Context& cl_context() const;
 
     detail::ContextImpl& impl() const noexcept { return *impl_; }
-    std::weak_ptr<detail::ContextImpl> impl_handle() const noexcept { return impl_; }
 
 private:
     std::vector<Device> devices_;
