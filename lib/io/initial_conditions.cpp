@@ -160,7 +160,23 @@ Bodies make_bodies(const Scenario& scenario) {
     } else if (scenario.initial == "cube") {
         bodies = uniform_cube(n, scenario.cube, random);
     } else if (scenario.initial == "snapshot") {
-        bodies = read_snapshot(scenario.snapshot).bodies;
+        Snapshot snapshot = read_snapshot(scenario.snapshot);
+        bodies = std::move(snapshot.bodies);
+        // Into the scenario's code units where both name theirs.
+        const UnitSystem to = unit_system(scenario), from = snapshot.units;
+        if (to.known() && from.known() && to != from) {
+            const double length = from.length_cm / to.length_cm, mass = from.mass_g / to.mass_g,
+                         velocity = from.velocity_cm_per_s / to.velocity_cm_per_s;
+            for (std::size_t i = 0; i < bodies.size(); ++i) {
+                bodies.x[i] *= length;
+                bodies.y[i] *= length;
+                bodies.z[i] *= length;
+                bodies.vx[i] *= velocity;
+                bodies.vy[i] *= velocity;
+                bodies.vz[i] *= velocity;
+                bodies.m[i] *= mass;
+            }
+        }
         if (scenario.n != 0 && bodies.size() != scenario.n)
             throw UsageError("snapshot " + scenario.snapshot.string() + " has " +
                              std::to_string(bodies.size()) + " bodies but [bodies] n = " +

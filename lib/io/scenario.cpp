@@ -73,6 +73,11 @@ model = "dense"
 G = 1.0
 softening = 0.04
 
+[units]                  # code units in the physical world, for snapshots' readers
+length = "10 kpc"
+mass = "1e11 Msun"
+velocity = ""            # from G = 1: 207.4 km/s; time unit 47.15 Myr
+
 [integrator]
 name = "leapfrog"
 dt = 0.025
@@ -115,6 +120,11 @@ total_mass = 1.0
 model = "dense"
 G = 1.0
 softening = 0.05
+
+[units]                  # a star cluster
+length = "1 pc"
+mass = "1e4 Msun"
+velocity = ""            # from G = 1: 6.558 km/s; time unit 0.1491 Myr
 
 [integrator]
 name = "leapfrog"
@@ -160,6 +170,11 @@ model = "dense"
 G = 1.0
 softening = 0.0
 
+[units]                  # the Earth and the Sun's mass
+length = "1 au"
+mass = "1 Msun"
+velocity = ""            # from G = 1: 29.78 km/s; time unit 1 yr / 2 pi
+
 [integrator]
 name = "leapfrog"
 dt = 0.006283185307179587   # P / 1000
@@ -203,6 +218,11 @@ velocity = 0.0           # each velocity component uniform in [-velocity, veloci
 model = "dense"
 G = 1.0
 softening = 0.02
+
+[units]                  # a cold cloud
+length = "1 pc"
+mass = "1e4 Msun"
+velocity = ""            # from G = 1: 6.558 km/s; time unit 0.1491 Myr
 
 [integrator]
 name = "leapfrog"
@@ -735,6 +755,45 @@ std::string check_species(const S& s) {
     return ok();
 }
 
+// [units]: each given unit reads as one of its dimension; one given alone is an error (two
+// derive the third from G, three derive G).
+std::string check_unit(const S& s, const std::string& text, Dimension dimension) {
+    if (text.empty()) return ok();
+    try {
+        parse_quantity(text, dimension);
+    } catch (const UsageError& error) {
+        return error.what();
+    }
+    const auto& u = s.units;
+    if (u.length.empty() + u.mass.empty() + u.velocity.empty() == 2)
+        return "is the only unit given: give two of length, mass and velocity ([gravity] G "
+               "derives the third) or all three (they derive G)";
+    return ok();
+}
+
+// The G of [units] with all three units; 0 when they are fewer or do not read.
+double units_G(const S& s) {
+    const auto& u = s.units;
+    if (u.length.empty() || u.mass.empty() || u.velocity.empty()) return 0;
+    try {
+        return unit_system_from(u.length, u.mass, u.velocity).gravitational_constant();
+    } catch (const UsageError&) {
+        return 0;
+    }
+}
+
+// [gravity] G: positive, and within 1e-6 of the G that three [units] give (a G typed with
+// seven digits agrees).
+std::string check_G(const S& s) {
+    if (auto problem = positive(s.gravity.G); !problem.empty()) return problem;
+    const double derived = units_G(s);
+    if (derived > 0 && !(std::fabs(s.gravity.G - derived) <= 1e-6 * derived))
+        return "is " + format_number(s.gravity.G) + " but [units] length, mass and velocity "
+               "give G = " + format_number(derived) + " in code units: leave G out, or give "
+               "two units and G";
+    return ok();
+}
+
 const std::vector<Field>& schema() {
     static const std::vector<Field> fields = {
         {"scenario", "name", TextRef([](S& s) -> std::string& { return s.name; }),
@@ -817,8 +876,8 @@ const std::vector<Field>& schema() {
         {"gravity", "model", TextRef([](S& s) -> std::string& { return s.gravity_model; }),
          [](const S& s) { return one_of(s.gravity_model, gravity_model_names(), "a gravity model"); },
          ""},
-        {"gravity", "G", RealRef([](S& s) -> double& { return s.gravity.G; }),
-         [](const S& s) { return positive(s.gravity.G); }, ""},
+        {"gravity", "G", RealRef([](S& s) -> double& { return s.gravity.G; }), check_G,
+         "[units] with all three units derive it"},
         {"gravity", "softening", RealRef([](S& s) -> double& { return s.gravity.softening; }),
          [](const S& s) { return non_negative(s.gravity.softening); }, "Plummer epsilon"},
         {"gravity", "theta", RealRef([](S& s) -> double& { return s.tree.theta; }),
@@ -849,6 +908,16 @@ const std::vector<Field>& schema() {
                         : "must be a power of two in [1, 1024] (got " + std::to_string(g) + ")";
          },
          "tree: most bodies walking the tree together"},
+
+        {"units", "length", TextRef([](S& s) -> std::string& { return s.units.length; }),
+         [](const S& s) { return check_unit(s, s.units.length, Dimension::length); },
+         "e.g. \"1 kpc\"; \"\" = none"},
+        {"units", "mass", TextRef([](S& s) -> std::string& { return s.units.mass; }),
+         [](const S& s) { return check_unit(s, s.units.mass, Dimension::mass); },
+         "e.g. \"1e10 Msun\""},
+        {"units", "velocity", TextRef([](S& s) -> std::string& { return s.units.velocity; }),
+         [](const S& s) { return check_unit(s, s.units.velocity, Dimension::velocity); },
+         "e.g. \"1 km/s\""},
 
         {"integrator", "name", TextRef([](S& s) -> std::string& { return s.integrator; }),
          [](const S& s) { return one_of(s.integrator, integrator_names(), "an integrator"); },
@@ -1388,6 +1457,11 @@ Scenario parse(const std::string& toml_text, const std::string& source_name, boo
         }
     }
 
+    // Three units fix G (a G given too must agree: check_G).
+    if (!lines.count("gravity.G")) {
+        if (const double G = units_G(s); G > 0) s.gravity.G = G;
+    }
+
     // Defaults that depend on the kind of initial conditions.
     if (!lines.count("bodies.n")) {
         if (s.initial == "kepler") s.n = 2;
@@ -1531,6 +1605,14 @@ std::string to_toml(const Scenario& scenario) {
         out << line << "\n";
     }
     return out.str();
+}
+
+UnitSystem unit_system(const Scenario& s) {
+    try {
+        return unit_system_from(s.units.length, s.units.mass, s.units.velocity, s.gravity.G);
+    } catch (const UsageError& error) {
+        throw UsageError("scenario '" + s.name + "': [units] " + error.what());
+    }
 }
 
 bool operator==(const Scenario& a, const Scenario& b) {

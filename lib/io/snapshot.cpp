@@ -5,7 +5,9 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -127,8 +129,23 @@ struct Writer {
             fail(std::string("attribute ") + name);
     }
 
-    void dataset(hid_t group, const char* name, hid_t file_type, hid_t memory_type,
-                 const void* values, hsize_t rows, hsize_t columns) const {
+    void text_attribute(hid_t location, const char* name, const std::string& text) const {
+        Handle type = checked(H5Tcopy(H5T_C_S1), H5Tclose, "string type");
+        if (H5Tset_size(type.get(), text.size()) < 0) fail(std::string("attribute ") + name);
+        Handle space = checked(H5Screate(H5S_SCALAR), H5Sclose, "dataspace");
+        Handle attribute = checked(
+            H5Acreate2(location, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+            H5Aclose, std::string("attribute ") + name);
+        if (H5Awrite(attribute.get(), type.get(), text.data()) < 0)
+            fail(std::string("attribute ") + name);
+    }
+
+    void real_attribute(hid_t location, const char* name, double value) const {
+        attribute(location, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value, 0);
+    }
+
+    Handle dataset(hid_t group, const char* name, hid_t file_type, hid_t memory_type,
+                   const void* values, hsize_t rows, hsize_t columns) const {
         const hsize_t dims[2] = {rows, columns};
         Handle space = checked(H5Screate_simple(columns ? 2 : 1, dims, nullptr), H5Sclose,
                                "dataspace");
@@ -137,6 +154,18 @@ struct Writer {
                              H5Dclose, std::string("dataset ") + name);
         if (H5Dwrite(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0)
             fail(std::string("dataset ") + name);
+        return set;
+    }
+
+    // What pynbody reads an array's units from (EAGLE's attributes): no cosmological factors
+    // and, with units, the description in U_L, U_M, U_V and the factor to CGS.
+    void describe(hid_t set, const UnitSystem& units, const char* description,
+                  double cgs_factor) const {
+        real_attribute(set, "aexp-scale-exponent", 0.0);
+        real_attribute(set, "h-scale-exponent", 0.0);
+        if (!units.known()) return;
+        text_attribute(set, "VarDescription", description);
+        real_attribute(set, "CGSConversionFactor", cgs_factor);
     }
 };
 
@@ -171,10 +200,29 @@ herr_t image_udata_free(void*) { return 0; }
 // The whole file, built in memory: the disk is written by write_file_atomically alone, so a full
 // disk is one clear error and never an HDF5 file left half closed (which libhdf5 1.10.8 then
 // crashes on at exit, closing it again).
+// The side of the domain of an open-space run: the least power of two above twice the largest
+// |coordinate| with a margin, so that every position + side / 2 rounds to below the side.
+double open_box_side(const fs::path& target, const Bodies& bodies) {
+    double largest = 0;
+    for (const auto* axis : {&bodies.x, &bodies.y, &bodies.z})
+        for (double v : *axis) largest = std::max(largest, std::fabs(v));
+    if (largest == 0) return 1.0;
+    if (!(largest < std::ldexp(1.0, 1020)))
+        throw UsageError("cannot write snapshot " + target.string() +
+                         ": positions too large to place in a domain (|x| up to " +
+                         std::to_string(largest) + ")");
+    int exponent = 0;
+    std::frexp(2 * largest * (1 + 1.0 / 1024), &exponent);
+    return std::ldexp(1.0, exponent);
+}
+
 std::string hdf5_image(const fs::path& target, const Bodies& bodies, double time,
-                       double box_size) {
+                       double box_size, const UnitSystem& units) {
     const Writer w{target};
     const std::size_t n = bodies.size();
+    const bool open_space = box_size == 0;
+    const double box = open_space ? open_box_side(target, bodies) : box_size;
+    const double offset = open_space ? box / 2 : 0.0;
 
     // The 1.8 file format on: its superblock and object headers carry checksums, so a reader
     // refuses damaged metadata before it parses it (HDF5 1.10.8 reads past its buffers on some
@@ -209,7 +257,13 @@ std::string hdf5_image(const fs::path& target, const Bodies& bodies, double time
         const double redshift = 0, omega0 = 0, omega_lambda = 0, hubble = 1;
         w.attribute(g, "Time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &time, 0);
         w.attribute(g, "Redshift", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &redshift, 0);
-        w.attribute(g, "BoxSize", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &box_size, 0);
+        w.attribute(g, "BoxSize", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &box, 0);
+        if (open_space) {
+            const std::array<double, 3> shift{offset, offset, offset};
+            w.attribute(g, "PositionOffset", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, shift.data(), 3);
+        }
+        // pynbody's time of a run that is not cosmological.
+        if (units.known()) w.real_attribute(g, "Time_GYR", time * units.time_s() / (1e9 * cgs::julian_year));
         w.attribute(g, "Omega0", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &omega0, 0);
         w.attribute(g, "OmegaLambda", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &omega_lambda, 0);
         w.attribute(g, "HubbleParam", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &hubble, 0);
@@ -220,6 +274,17 @@ std::string hdf5_image(const fs::path& target, const Bodies& bodies, double time
             w.attribute(g, flag, H5T_STD_I32LE, H5T_NATIVE_INT32, &zero, 0);
         w.attribute(g, "Flag_DoublePrecision", H5T_STD_I32LE, H5T_NATIVE_INT32, &one, 0);
     }
+    if (units.known()) {
+        Handle group = w.checked(
+            H5Gcreate2(file.get(), "Units", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+            "group /Units");
+        const double v = units.velocity_cm_per_s;
+        w.real_attribute(group.get(), "UnitLength_in_cm", units.length_cm);
+        w.real_attribute(group.get(), "UnitMass_in_g", units.mass_g);
+        w.real_attribute(group.get(), "UnitVelocity_in_cm_per_s", v);
+        w.real_attribute(group.get(), "UnitTime_in_s", units.time_s());
+        w.real_attribute(group.get(), "UnitEnergy_in_cgs", units.mass_g * v * v);
+    }
     {
         Handle group = w.checked(
             H5Gcreate2(file.get(), "PartType1", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
@@ -227,24 +292,30 @@ std::string hdf5_image(const fs::path& target, const Bodies& bodies, double time
         // GADGET stores vectors as N x 3 rows; Bodies holds them as three arrays.
         std::vector<double> triples(3 * n);
         auto interleave = [&](const std::vector<double>& a, const std::vector<double>& b,
-                              const std::vector<double>& c) {
+                              const std::vector<double>& c, double shift) {
+            // Adding a zero shift would turn -0.0 into +0.0.
             for (std::size_t i = 0; i < n; ++i) {
-                triples[3 * i] = a[i];
-                triples[3 * i + 1] = b[i];
-                triples[3 * i + 2] = c[i];
+                triples[3 * i] = shift != 0 ? a[i] + shift : a[i];
+                triples[3 * i + 1] = shift != 0 ? b[i] + shift : b[i];
+                triples[3 * i + 2] = shift != 0 ? c[i] + shift : c[i];
             }
             return triples.data();
         };
-        w.dataset(group.get(), "Coordinates", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                  interleave(bodies.x, bodies.y, bodies.z), n, 3);
-        w.dataset(group.get(), "Velocities", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                  interleave(bodies.vx, bodies.vy, bodies.vz), n, 3);
+        const double v = units.velocity_cm_per_s;
+        Handle set = w.dataset(group.get(), "Coordinates", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                               interleave(bodies.x, bodies.y, bodies.z, offset), n, 3);
+        w.describe(set.get(), units, "Positions U_L [cm]", units.length_cm);
+        set = w.dataset(group.get(), "Velocities", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                        interleave(bodies.vx, bodies.vy, bodies.vz, 0.0), n, 3);
+        w.describe(set.get(), units, "Velocities U_V [cm s^-1]", v);
         std::vector<std::uint64_t> ids(n);
         for (std::size_t i = 0; i < n; ++i) ids[i] = i + 1;
-        w.dataset(group.get(), "ParticleIDs", H5T_STD_U64LE, H5T_NATIVE_UINT64, ids.data(), n,
-                  0);
-        w.dataset(group.get(), "Masses", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, bodies.m.data(), n,
-                  0);
+        set = w.dataset(group.get(), "ParticleIDs", H5T_STD_U64LE, H5T_NATIVE_UINT64, ids.data(),
+                        n, 0);
+        w.describe(set.get(), units, "Unique particle identifier", 1.0);
+        set = w.dataset(group.get(), "Masses", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                        bodies.m.data(), n, 0);
+        w.describe(set.get(), units, "Particle mass U_M [g]", units.mass_g);
     }
     if (!file.close()) w.fail("cannot close the file in memory");
     std::string& image = captured.image;
@@ -276,22 +347,23 @@ struct Reader {
         return H5Lexists(location, name, H5P_DEFAULT) > 0;
     }
 
-    // An attribute of up to `count` numbers, converted to T; nullopt-like: returns false when
-    // absent.
+    // An attribute of exactly `count` numbers, converted to T; false when absent.
     template <class T>
     bool attribute(hid_t location, const char* name, hid_t memory_type, std::size_t count,
                    T* out) const {
         if (H5Aexists(location, name) <= 0) return false;
+        char group[64] = "?";
+        H5Iget_name(location, group, sizeof group);
+        const std::string what = std::string(group) + " attribute " + name;
         Handle attribute(H5Aopen(location, name, H5P_DEFAULT), H5Aclose);
-        if (!attribute.valid()) fail(std::string("cannot open /Header attribute ") + name);
+        if (!attribute.valid()) fail("cannot open " + what);
         Handle space(H5Aget_space(attribute.get()), H5Sclose);
         const hssize_t size = space.valid() ? H5Sget_simple_extent_npoints(space.get()) : -1;
         if (size != hssize_t(count))
-            fail(std::string("/Header attribute ") + name + " has " + std::to_string(size) +
-                     " values, expected " + std::to_string(count),
+            fail(what + " has " + std::to_string(size) + " values, expected " +
+                     std::to_string(count),
                  false);
-        if (H5Aread(attribute.get(), memory_type, out) < 0)
-            fail(std::string("cannot read /Header attribute ") + name);
+        if (H5Aread(attribute.get(), memory_type, out) < 0) fail("cannot read " + what);
         return true;
     }
 
@@ -373,6 +445,25 @@ Snapshot read_hdf5(const fs::path& path) {
     if (!r.attribute(header.get(), "Time", H5T_NATIVE_DOUBLE, 1, &snapshot.time))
         r.fail("no /Header attribute Time", false);
     r.attribute(header.get(), "BoxSize", H5T_NATIVE_DOUBLE, 1, &snapshot.box_size);
+    std::array<double, 3> offset{};
+    if (r.attribute(header.get(), "PositionOffset", H5T_NATIVE_DOUBLE, 3, offset.data())) {
+        for (double o : offset)
+            if (!std::isfinite(o)) r.fail("/Header attribute PositionOffset is not finite", false);
+        snapshot.box_size = 0;
+    }
+    if (r.has(file.get(), "Units")) {
+        Handle units(H5Gopen2(file.get(), "Units", H5P_DEFAULT), H5Gclose);
+        if (!units.valid()) r.fail("cannot open /Units");
+        UnitSystem u;
+        const bool all = r.attribute(units.get(), "UnitLength_in_cm", H5T_NATIVE_DOUBLE, 1, &u.length_cm) &
+                         r.attribute(units.get(), "UnitMass_in_g", H5T_NATIVE_DOUBLE, 1, &u.mass_g) &
+                         r.attribute(units.get(), "UnitVelocity_in_cm_per_s", H5T_NATIVE_DOUBLE, 1,
+                                     &u.velocity_cm_per_s);
+        if (all && !u.known())
+            r.fail("/Units has a length, mass or velocity unit that is not positive and finite",
+                   false);
+        if (all) snapshot.units = u;
+    }
     std::int64_t files = 1;
     if (r.attribute(header.get(), "NumFilesPerSnapshot", H5T_NATIVE_INT64, 1, &files) &&
         files != 1)
@@ -425,9 +516,9 @@ Snapshot read_hdf5(const fs::path& path) {
                        std::to_string(n) + " particles",
                    false);
         for (std::size_t i = 0; i < n; ++i) {
-            bodies.x.push_back(position[3 * i]);
-            bodies.y.push_back(position[3 * i + 1]);
-            bodies.z.push_back(position[3 * i + 2]);
+            bodies.x.push_back(offset[0] != 0 ? position[3 * i] - offset[0] : position[3 * i]);
+            bodies.y.push_back(offset[1] != 0 ? position[3 * i + 1] - offset[1] : position[3 * i + 1]);
+            bodies.z.push_back(offset[2] != 0 ? position[3 * i + 2] - offset[2] : position[3 * i + 2]);
             bodies.vx.push_back(velocity[3 * i]);
             bodies.vy.push_back(velocity[3 * i + 1]);
             bodies.vz.push_back(velocity[3 * i + 2]);
@@ -441,8 +532,15 @@ Snapshot read_hdf5(const fs::path& path) {
 
 } // namespace
 
-void write_snapshot(const fs::path& file, const Bodies& bodies, double time, double box_size) {
+void write_snapshot(const fs::path& file, const Bodies& bodies, double time, double box_size,
+                    const UnitSystem& units) {
     bodies.validate();
+    if (!(std::isfinite(box_size) && box_size >= 0))
+        throw UsageError("cannot write snapshot " + file.string() + ": box size " +
+                         std::to_string(box_size) + " is not a finite non-negative number");
+    if (units != UnitSystem{} && !units.known())
+        throw UsageError("cannot write snapshot " + file.string() +
+                         ": units must all be positive and finite");
     if (bodies.size() > 0xffffffffull)
         throw UsageError("cannot write snapshot " + file.string() + ": " +
                          std::to_string(bodies.size()) +
@@ -451,7 +549,7 @@ void write_snapshot(const fs::path& file, const Bodies& bodies, double time, dou
     {
         std::lock_guard<std::mutex> lock(hdf5_mutex());
         const QuietErrors quiet;
-        image = hdf5_image(file, bodies, time, box_size);
+        image = hdf5_image(file, bodies, time, box_size, units);
     }
     write_file_atomically(file, image);
 }

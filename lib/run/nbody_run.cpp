@@ -229,9 +229,10 @@ RunSummary NBodyRun::run() {
         render_density(p, s.bodies->download(s.context.queue(0)), render);
         written(p);
     };
+    const UnitSystem units = unit_system(s.scenario);
     auto snapshot = [&] {
         const fs::path p = s.out / numbered("snapshot", s.step, "h5");
-        write_snapshot(p, s.bodies->download(s.context.queue(0)), s.time);
+        write_snapshot(p, s.bodies->download(s.context.queue(0)), s.time, 0.0, units);
         written(p);
     };
     auto checkpoint = [&] {

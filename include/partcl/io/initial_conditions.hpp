@@ -13,7 +13,8 @@ namespace partcl {
 
 // The bodies a scenario starts from, validated (Bodies::validate). Sampled kinds are shifted
 // to the centre-of-mass frame (total momentum and mass-weighted position 0, to rounding); a
-// snapshot is taken as it is (its time is not part of Bodies: see read_snapshot). Throws
+// snapshot is taken as it is (its time is not part of Bodies: see read_snapshot), converted
+// into the scenario's [units] when both it and the snapshot name their units. Throws
 // UsageError for an invalid scenario or an unreadable snapshot, or when [bodies] n is not 0 and
 // differs from the snapshot's count.
 Bodies make_bodies(const Scenario& scenario);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include <partcl/io/render.hpp>
+#include <partcl/io/units.hpp>
 #include <partcl/models/nbody/gravity.hpp>
 #include <partcl/models/pic/pic_plasma.hpp>
 #include <partcl/runtime/precision.hpp>
@@ -25,7 +26,7 @@
 namespace partcl {
 
 // The members' initialisers are the defaults of missing keys; they are the built-in `galaxies`
-// scenario (the default run) except for [scenario] name and description.
+// scenario (the default run) except for [scenario] name and description and [units] (none).
 struct Scenario {
     // [scenario]
     std::string name = "unnamed";
@@ -75,6 +76,13 @@ struct Scenario {
         std::string traversal = "stackless";
         std::uint64_t group_size = 32;
     } tree;
+
+    // [units]: what one code unit of length, mass and velocity is ("1 kpc", "1e10 Msun",
+    // "1 km/s"; io/units.hpp), written to snapshots for their readers. None ("") is a run
+    // without physical units; two derive the third from [gravity] G; three derive G.
+    struct Units {
+        std::string length, mass, velocity;
+    } units;
 
     // [integrator]
     std::string integrator = "leapfrog";
@@ -173,6 +181,9 @@ std::string to_toml(const Scenario& scenario);
 void validate(const Scenario& scenario);
 
 bool operator==(const Scenario& a, const Scenario& b);
+
+// The scenario's [units] as numbers (io/units.hpp); a default UnitSystem when it has none.
+UnitSystem unit_system(const Scenario& scenario);
 inline bool operator!=(const Scenario& a, const Scenario& b) { return !(a == b); }
 
 // Names accepted for [scenario] model, [fluid] setup, [plasma] setup, [bodies] initial and [gravity] model.

@@ -1,19 +1,32 @@
 #pragma once
-// Snapshots: bodies at one time in the GADGET-2/GADGET-4 HDF5 layout, so h5py, yt and the
-// usual analysis tools read them.
+// Snapshots: bodies at one time in the GADGET-2/GADGET-4 HDF5 layout, so h5py, yt, pynbody and
+// the usual analysis tools read them (docs/scenarios.md, "Snapshots", shows how).
 //
 //   /Header attributes  NumPart_ThisFile, NumPart_Total, NumPart_Total_HighWord (uint32[6]),
 //                       MassTable (double[6], all 0: masses are per body), Time, Redshift (0),
 //                       BoxSize, Omega0 (0), OmegaLambda (0), HubbleParam (1),
 //                       NumFilesPerSnapshot (int32 1), Flag_Sfr, Flag_Cooling,
 //                       Flag_StellarAge, Flag_Metals, Flag_Feedback (int32 0),
-//                       Flag_DoublePrecision (int32 1)
+//                       Flag_DoublePrecision (int32 1);
+//                       PositionOffset (double[3]) when not periodic;
+//                       Time_GYR (double) with units
+//   /Units attributes   UnitLength_in_cm, UnitMass_in_g, UnitVelocity_in_cm_per_s,
+//                       UnitTime_in_s, UnitEnergy_in_cgs (double), with units only
 //   /PartType1/Coordinates (N x 3 double), Velocities (N x 3 double),
-//              ParticleIDs (uint64 N, 1..N in body order), Masses (double N)
+//              ParticleIDs (uint64 N, 1..N in body order), Masses (double N); each with
+//              aexp-scale-exponent and h-scale-exponent 0 (no cosmological factors) and, with
+//              units, VarDescription and CGSConversionFactor (EAGLE's convention)
 //
 // All bodies are written as particle type 1 ("halo"/dark matter, collisionless).
+//
+// A GADGET domain is [0, BoxSize)^3, which yt places particles in. A periodic run's positions
+// lie there already. A run in open space (box_size 0) has its positions shifted by
+// PositionOffset = (B/2, B/2, B/2) into a box of side B, the least power of two that holds
+// every body: Coordinates = position + PositionOffset, so the run's origin is the box's centre.
+// read_snapshot takes the offset back off (the position comes back within one rounding of B/2).
 #include <filesystem>
 
+#include <partcl/io/units.hpp>
 #include <partcl/models/nbody/bodies.hpp>
 
 namespace partcl {
@@ -21,20 +34,25 @@ namespace partcl {
 struct Snapshot {
     Bodies bodies;
     double time = 0;
-    double box_size = 0;
+    double box_size = 0;  // the periodic box's side; 0: open space
+    UnitSystem units;     // from /Units; none (not known()) when the file has none
 };
 
 // Writes atomically (see atomic_file.hpp); throws partcl::Error when the file cannot be
-// written, UsageError when the bodies are invalid (Bodies::validate) or N >= 2^32.
+// written, UsageError when the bodies are invalid (Bodies::validate), N >= 2^32, box_size is
+// negative or not finite, or units are given but not all positive. box_size > 0 is a periodic
+// box: the positions are written as they are (the caller keeps them in [0, box_size)).
 void write_snapshot(const std::filesystem::path& file, const Bodies& bodies, double time,
-                    double box_size = 0);
+                    double box_size = 0, const UnitSystem& units = {});
 
 // Reads every /PartType0..5 group present, in type order (so GADGET files with several
 // particle types read too), converting stored floats to double. Masses come from each group's
 // Masses dataset, or from the header's MassTable entry when the dataset is absent (GADGET's
-// convention). Cosmological factors are not applied. Throws UsageError naming the file and the
-// problem: missing, not HDF5, truncated or damaged, no /Header or no particles, missing
-// datasets, wrong shapes or counts that disagree with the header; the bodies are validated.
+// convention). A PositionOffset is taken off; box_size is 0 then. Units come from /Units
+// when it holds all three of length, mass and velocity. Cosmological factors are not applied.
+// Throws UsageError naming the file and the problem: missing, not HDF5, truncated or damaged,
+// no /Header or no particles, missing datasets, wrong shapes or counts that disagree with the
+// header, a PositionOffset or units that are not finite; the bodies are validated.
 Snapshot read_snapshot(const std::filesystem::path& file);
 
 } // namespace partcl
