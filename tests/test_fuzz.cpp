@@ -232,7 +232,9 @@ TEST_CASE("the snapshot reader reads or refuses every damaged HDF5 file") {
     std::mt19937 rng(seed);
     auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); };
     TempDir dir("fuzz-h5");
-    write_snapshot(dir / "valid.h5", random_bodies(5, seed), 0.25);
+    // With units and an offset, so damaged /Units and PositionOffset are read too.
+    write_snapshot(dir / "valid.h5", random_bodies(5, seed), 0.25, 0.0,
+                   unit_system_from("1 kpc", "1e10 Msun", ""));
     const std::string valid = read_file(dir / "valid.h5");
     const std::size_t inputs = std::max<std::size_t>(1, fuzz_inputs() / 10);
     const fs::path file = dir / "fuzz.h5";
