@@ -192,6 +192,18 @@ particles_per_cell = 2
 TOML
 expect 2 'species_lattice.toml:.*particles_per_cell must be m\^2' run species_lattice.toml --out out
 
+# A CUDA build whose CUDA library is missing: `--backend cuda` says so; `auto` runs on OpenCL.
+library=$(ldd "$partcl" | sed -n 's/^[[:space:]]*libpartcl\.so[^ ]* => \([^ ]*\) .*/\1/p')
+if [ -n "$library" ] && [ -e "$(dirname "$library")/libpartcl-cuda.so" ]; then
+    mkdir lonely
+    cp "$library" "lonely/$(basename "$library")"
+    saved=${LD_LIBRARY_PATH-}
+    export LD_LIBRARY_PATH="$work/lonely"
+    expect 1 "CUDA backend's library $work/lonely/libpartcl-cuda.so is missing" --backend cuda devices
+    expect 0 'selected by the filter' devices
+    export LD_LIBRARY_PATH="$saved"
+fi
+
 after=$(cat out/energy.csv out/checkpoint.bin out/snapshot_000004.h5 out/front.csv out/frame_000000.png pic/diagnostics.csv pic/checkpoint.bin pair/checkpoint.bin | cksum)
 if [ "$before" != "$after" ]; then
     echo "FAIL: a failing run changed the earlier output"

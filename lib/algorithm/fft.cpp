@@ -1,7 +1,7 @@
 #include <partcl/algorithm/fft.hpp>
 #include <partcl/runtime/error.hpp>
 
-#include "detail/fft_plan.hpp"
+#include "backend/interface.hpp"
 
 namespace partcl {
 
@@ -30,13 +30,7 @@ Fft::Fft(Context& context, Precision precision, std::array<std::size_t, 3> shape
                           " MiB in one buffer, but " + info.name + " allows at most " +
                           std::to_string(info.max_allocation >> 20) + " MiB");
     if (points() == 1) return;  // the identity: no plan (VkFFT refuses one point)
-#ifdef PARTCL_WITH_CUDA
-    if (context.backend() == Backend::cuda) {
-        plan_ = detail::fft_with_cufft(context, device, precision, shape);
-        return;
-    }
-#endif
-    plan_ = detail::fft_with_vkfft(context, device, precision, shape);
+    plan_ = detail::backend(context.backend()).fft_plan(context, device, precision, shape);
 }
 
 Fft::~Fft() = default;

@@ -1,9 +1,6 @@
 #include <partcl/algorithm/scan.hpp>
 
-#include <boost/compute/algorithm/exclusive_scan.hpp>
-
-#include "detail/boost_compute.hpp"
-#include "detail/cub.hpp"
+#include "backend/interface.hpp"
 
 namespace partcl {
 
@@ -13,16 +10,8 @@ void exclusive_scan(Queue& queue, const Buffer<std::uint32_t>& in, Buffer<std::u
         throw UsageError("exclusive_scan: " + std::to_string(n) + " elements asked of buffers of " +
                          std::to_string(in.size()) + " and " + std::to_string(out.size()));
     if (n == 0) return;
-#ifdef PARTCL_WITH_CUDA
-    if (queue.backend() == Backend::cuda)
-        return detail::cuda::exclusive_sum(detail::cuda_stream(queue),
-                                           detail::cuda_pointer<std::uint32_t>(in.memory()),
-                                           detail::cuda_pointer<std::uint32_t>(out.memory()), n);
-#endif
-    auto q = detail::boost_queue(queue);
-    boost::compute::exclusive_scan(detail::boost_iterator<std::uint32_t>(in.cl_buffer(), 0),
-                                   detail::boost_iterator<std::uint32_t>(in.cl_buffer(), n),
-                                   detail::boost_iterator<std::uint32_t>(out.cl_buffer(), 0), q);
+    detail::backend(queue.backend())
+        .exclusive_scan(queue, *in.memory().impl(), *out.memory().impl(), n);
 }
 
 } // namespace partcl

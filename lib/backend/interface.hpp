@@ -3,6 +3,7 @@
 // Kernel) are handles over these; each backend folder (opencl/, cuda/) implements them all, so a
 // backend is read, and a new one added, by this shape. Objects of one backend only ever meet
 // objects of the same backend (the public classes check), so implementations downcast freely.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -16,6 +17,7 @@
 #include <partcl/jit/compiler.hpp>
 #include <partcl/runtime/context.hpp>
 #include <partcl/runtime/device.hpp>
+#include <partcl/runtime/real_buffer.hpp>
 
 namespace partcl::detail {
 
@@ -111,11 +113,53 @@ struct BuiltProgram {
     std::vector<DeviceBuild> builds;
 };
 
+// A grid's FFT plan, made by a backend with its FFT library (VkFFT, cuFFT).
+class FftPlan {
+public:
+    virtual ~FftPlan() = default;
+    // direction -1: forward, +1: inverse; in place on the interleaved complex grid.
+    virtual void run(Queue& queue, RealBuffer& data, int direction) = 0;
+};
+
+// The keys sort_by_key sorts: 32-bit unsigned, float or double.
+enum class SortKey { u32, f32, f64 };
+
+// One backend: its devices, contexts and compiler, and the device algorithms (lib/algorithm)
+// done with its own libraries (Boost.Compute and VkFFT for OpenCL, CUB and cuFFT for CUDA).
+// OpenCL's is part of libpartcl; CUDA's lives in libpartcl-cuda, loaded on first use, so a
+// program that never asks for CUDA needs none of the CUDA libraries (backend/loader.cpp).
+class BackendImpl {
+public:
+    virtual ~BackendImpl() = default;
+    // Devices numbered from first_index, platforms from platform_index. Empty when the
+    // driver has none (not an error).
+    virtual std::vector<Device> enumerate_devices(std::size_t first_index,
+                                                  std::size_t platform_index) = 0;
+    virtual std::shared_ptr<ContextImpl> make_context(const std::vector<Device>& devices) = 0;
+    virtual BuiltProgram build(const Context& context, const Source& source,
+                               const BuildOptions& options, ProgramCache& cache) = 0;
+
+    // Stable ascending sort of keys[0, n) carrying values (u32); u32 keys: the low key_bits.
+    virtual void sort_by_key(Queue& queue, const MemoryImpl& keys, SortKey key_type,
+                             const MemoryImpl& values, std::size_t n, unsigned key_bits) = 0;
+    // out[i] = in[0] + ... + in[i - 1] of u32; in == out allowed.
+    virtual void exclusive_scan(Queue& queue, const MemoryImpl& in, const MemoryImpl& out,
+                                std::size_t n) = 0;
+    virtual double reduce_max(Queue& queue, const MemoryImpl& values, Precision precision,
+                              std::size_t n) = 0;
+    virtual std::unique_ptr<FftPlan> fft_plan(Context& context, std::size_t device,
+                                              Precision precision,
+                                              const std::array<std::size_t, 3>& shape) = 0;
+};
+
+// The backend of that name (not `automatic`); throws Unsupported naming why when it is not
+// there (CUDA: not built, or its library or the CUDA libraries it needs cannot be loaded).
+BackendImpl& backend(Backend which);
+// CUDA's backend, or null (with the reason in `why` when given).
+BackendImpl* cuda_backend(std::string* why = nullptr);
+
 namespace opencl {
-std::vector<Device> enumerate_devices();
-std::shared_ptr<ContextImpl> make_context(const std::vector<Device>& devices);
-BuiltProgram build(const Context& context, const Source& source, const BuildOptions& options,
-                   ProgramCache& cache);
+BackendImpl& backend();
 // The OpenCL objects behind handles of the OpenCL backend (UsageError for other backends).
 const cl::Context& cl_context(const ContextImpl& context);
 cl::CommandQueue& cl_queue(QueueImpl& queue);
@@ -123,18 +167,5 @@ const cl::Buffer& cl_buffer(const MemoryImpl& memory);
 const cl::Program& cl_program(const ProgramImpl& program);
 std::shared_ptr<EventImpl> make_event(cl::Event event);
 } // namespace opencl
-
-#ifdef PARTCL_WITH_CUDA
-namespace cuda {
-// Empty when there is no driver or no device (not an error: the machine has no NVIDIA GPU).
-std::vector<Device> enumerate_devices(std::size_t first_index, std::size_t platform_index);
-std::shared_ptr<ContextImpl> make_context(const std::vector<Device>& devices);
-BuiltProgram build(const Context& context, const Source& source, const BuildOptions& options,
-                   ProgramCache& cache);
-void* stream(QueueImpl& queue);       // cudaStream_t
-void* pointer(const MemoryImpl& memory);  // device address
-int ordinal(QueueImpl& queue);
-} // namespace cuda
-#endif
 
 } // namespace partcl::detail

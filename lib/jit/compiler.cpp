@@ -47,13 +47,7 @@ Program build_program(const Context& context, const Source& source, const BuildO
                       ProgramCache& cache) {
     for (const auto& d : context.devices()) require_precision(d.info(), options.precision);
     detail::BuiltProgram built;
-    switch (context.backend()) {
-    case Backend::opencl: built = detail::opencl::build(context, source, options, cache); break;
-#ifdef PARTCL_WITH_CUDA
-    case Backend::cuda: built = detail::cuda::build(context, source, options, cache); break;
-#endif
-    default: throw Unsupported(std::string("backend ") + to_string(context.backend()) + " is not built");
-    }
+    built = detail::backend(context.backend()).build(context, source, options, cache);
     return Program(std::move(built.program), context.backend(), source.name(), options,
                    std::move(built.builds));
 }

@@ -3,6 +3,8 @@
 
 #include <cstdlib>
 
+#include "backend/interface.hpp"
+
 namespace partcl {
 
 const char* to_string(Backend backend) noexcept {
@@ -27,12 +29,7 @@ Backend backend_from_environment(const std::string& cli) {
 }
 
 bool backend_built(Backend backend) noexcept {
-#ifdef PARTCL_WITH_CUDA
-    (void)backend;
-    return true;
-#else
-    return backend != Backend::cuda;
-#endif
+    return backend != Backend::cuda || detail::cuda_backend() != nullptr;
 }
 
 } // namespace partcl

@@ -14,13 +14,7 @@ Context::Context(std::vector<Device> devices) : devices_(std::move(devices)) {
                              "' and '" + d.info().platform +
                              "'): OpenCL contexts are per platform; use make_contexts()");
     }
-    switch (backend()) {
-    case Backend::opencl: impl_ = detail::opencl::make_context(devices_); break;
-#ifdef PARTCL_WITH_CUDA
-    case Backend::cuda: impl_ = detail::cuda::make_context(devices_); break;
-#endif
-    default: throw Unsupported(std::string("backend ") + to_string(backend()) + " is not built");
-    }
+    impl_ = detail::backend(backend()).make_context(devices_);
     for (std::size_t d = 0; d < devices_.size(); ++d)
         queues_.emplace_back(impl_->queue(d), backend(), d);
 }

@@ -44,13 +44,19 @@ bool DeviceInfo::has_extension(const std::string& name) const {
 Device::Device(DeviceInfo info, int ordinal) : ordinal_(ordinal), info_(std::move(info)) {}
 
 std::vector<Device> enumerate_devices(Backend backend) {
-    if (backend == Backend::opencl) return detail::opencl::enumerate_devices();
+    if (backend == Backend::opencl) return detail::opencl::backend().enumerate_devices(0, 0);
     std::vector<Device> opencl;
-    if (backend == Backend::automatic) opencl = detail::opencl::enumerate_devices();
-#ifdef PARTCL_WITH_CUDA
+    if (backend == Backend::automatic) opencl = detail::opencl::backend().enumerate_devices(0, 0);
+    std::string why;
+    detail::BackendImpl* cuda_backend = detail::cuda_backend(&why);
+    if (!cuda_backend) {
+        // Asked for by name it must be there; `automatic` does without it.
+        if (backend == Backend::cuda) throw Unsupported(why);
+        return opencl;
+    }
     std::size_t platforms = 0;
     for (const auto& d : opencl) platforms = std::max(platforms, d.info().platform_index + 1);
-    std::vector<Device> cuda = detail::cuda::enumerate_devices(0, platforms);
+    std::vector<Device> cuda = cuda_backend->enumerate_devices(0, platforms);
     if (backend == Backend::cuda) return cuda;
     if (!cuda.empty()) {
         // The same GPUs would appear twice; CUDA serves them, NVIDIA's OpenCL steps aside.
@@ -60,11 +66,6 @@ std::vector<Device> enumerate_devices(Backend backend) {
         for (auto& d : cuda) devices.push_back(d);
         return renumber(std::move(devices));
     }
-#else
-    if (backend == Backend::cuda)
-        throw Unsupported("the CUDA backend is not built into this partcl (configure with "
-                          "-DPARTCL_CUDA=ON)");
-#endif
     return opencl;
 }
 

@@ -40,7 +40,11 @@ set(configure_args
   -DCMAKE_PREFIX_PATH=${prefix}
   # Only the fresh prefix may provide partcl: no package registries.
   -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
-  -DCMAKE_FIND_USE_SYSTEM_PACKAGE_REGISTRY=OFF)
+  -DCMAKE_FIND_USE_SYSTEM_PACKAGE_REGISTRY=OFF
+  # An OpenCL-only user has no CUDA toolkit: partcl's package must not ask for one, even when
+  # partcl was built with the CUDA backend (it is a library partcl loads, not one users link).
+  -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON
+  -DCMAKE_DISABLE_FIND_PACKAGE_HDF5=ON)
 if(GENERATOR)
   list(APPEND configure_args -G ${GENERATOR})
 endif()

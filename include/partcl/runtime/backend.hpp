@@ -1,7 +1,8 @@
 #pragma once
 // Which compute API runs partcl's kernels. Every build has OpenCL; CUDA exists in builds made
-// with PARTCL_CUDA (backend_built). `automatic` takes CUDA for NVIDIA GPUs when it is built and a
-// driver is present, and OpenCL for everything else.
+// with PARTCL_CUDA, as the library libpartcl-cuda that partcl loads when CUDA is first asked
+// for (backend_built). `automatic` takes CUDA for NVIDIA GPUs when it is there and a driver is
+// present, and OpenCL for everything else.
 #include <string>
 
 namespace partcl {
@@ -13,6 +14,8 @@ const char* to_string(Backend backend) noexcept;
 Backend parse_backend(const std::string& text);
 // `cli` when not empty, else PARTCL_BACKEND when set, else automatic.
 Backend backend_from_environment(const std::string& cli = {});
+// Whether the backend is there to use: OpenCL always; CUDA when partcl was built with it and
+// libpartcl-cuda and the CUDA libraries it needs load (Device enumeration then says why not).
 bool backend_built(Backend backend) noexcept;
 
 } // namespace partcl

@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "backend/cuda/check.hpp"
-#include "backend/interface.hpp"
+#include "backend/cuda/cuda.hpp"
 
 namespace partcl::detail::cuda {
 

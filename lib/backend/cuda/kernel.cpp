@@ -8,7 +8,7 @@
 
 #include "backend/cuda/check.hpp"
 #include "backend/cuda/device_functions.hpp"
-#include "backend/interface.hpp"
+#include "backend/cuda/cuda.hpp"
 
 namespace partcl::detail::cuda {
 

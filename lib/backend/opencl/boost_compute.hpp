@@ -7,7 +7,7 @@
 
 #include <partcl/runtime/context.hpp>
 
-namespace partcl::detail {
+namespace partcl::detail::opencl {
 
 inline boost::compute::command_queue boost_queue(Queue& queue) {
     return boost::compute::command_queue(queue.cl_queue()(), true);
@@ -18,4 +18,4 @@ boost::compute::buffer_iterator<T> boost_iterator(const cl::Buffer& buffer, std:
     return boost::compute::make_buffer_iterator<T>(boost::compute::buffer(buffer(), true), index);
 }
 
-} // namespace partcl::detail
+} // namespace partcl::detail::opencl

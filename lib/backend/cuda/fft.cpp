@@ -3,10 +3,9 @@
 
 #include <partcl/runtime/error.hpp>
 
-#include "cub.hpp"
-#include "fft_plan.hpp"
+#include "backend/cuda/cuda.hpp"
 
-namespace partcl::detail {
+namespace partcl::detail::cuda {
 
 namespace {
 
@@ -20,7 +19,7 @@ public:
     CufftPlan(Context& context, std::size_t device, Precision precision,
               const std::array<std::size_t, 3>& shape)
         : precision_(precision) {
-        cuda::use_device(context.device(device).ordinal());
+        use_device(context.device(device).ordinal());
         const cufftType type = precision == Precision::float64 ? CUFFT_Z2Z : CUFFT_C2C;
         // cuFFT's arrays are row-major (last index fastest); partcl's grids have x fastest.
         const int nx = int(shape[0]), ny = int(shape[1]), nz = int(shape[2]);
@@ -41,13 +40,13 @@ public:
     CufftPlan& operator=(const CufftPlan&) = delete;
 
     void run(Queue& queue, RealBuffer& data, int direction) override {
-        check_cufft(cufftSetStream(plan_, cuda_stream(queue)), "cufftSetStream");
+        check_cufft(cufftSetStream(plan_, stream_of(queue)), "cufftSetStream");
         const int sign = direction < 0 ? CUFFT_FORWARD : CUFFT_INVERSE;
         if (precision_ == Precision::float64) {
-            auto* z = cuda_pointer<cufftDoubleComplex>(data.memory());
+            auto* z = device_address<cufftDoubleComplex>(*data.memory().impl());
             check_cufft(cufftExecZ2Z(plan_, z, z, sign), "cufftExecZ2Z");
         } else {
-            auto* c = cuda_pointer<cufftComplex>(data.memory());
+            auto* c = device_address<cufftComplex>(*data.memory().impl());
             check_cufft(cufftExecC2C(plan_, c, c, sign), "cufftExecC2C");
         }
     }
@@ -64,4 +63,4 @@ std::unique_ptr<FftPlan> fft_with_cufft(Context& context, std::size_t device, Pr
     return std::make_unique<CufftPlan>(context, device, precision, shape);
 }
 
-} // namespace partcl::detail
+} // namespace partcl::detail::cuda

@@ -2,12 +2,12 @@
 // build OpenCL kernels for the exact shape and precision.
 #include <partcl/runtime/error.hpp>
 
-#include "fft_plan.hpp"
+#include "backend/opencl/opencl.hpp"
 
 #define VKFFT_BACKEND 3
 #include <vkFFT.h>
 
-namespace partcl::detail {
+namespace partcl::detail::opencl {
 
 namespace {
 
@@ -55,7 +55,7 @@ public:
     }
 
 private:
-    cl_context context_;
+    ::cl_context context_;
     cl_device_id device_;
     cl_command_queue queue_;
     std::uint64_t bytes_ = 0;
@@ -70,4 +70,4 @@ std::unique_ptr<FftPlan> fft_with_vkfft(Context& context, std::size_t device, Pr
     return std::make_unique<VkfftPlan>(context, device, precision, shape);
 }
 
-} // namespace partcl::detail
+} // namespace partcl::detail::opencl
