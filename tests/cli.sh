@@ -153,9 +153,10 @@ expect 2 'nothing to do' run --resume kepler_checkpoint.bin --out out
 mkdir other && printf 'step,time\n1,2\n' >other/energy.csv
 expect 2 "holds another run's rows" run --resume kepler_checkpoint.bin --steps 8 --out other
 [ "$(cat other/energy.csv)" = "$(printf 'step,time\n1,2')" ] || { echo "FAIL: a refused resume touched other/energy.csv"; failed=1; }
-expect 2 'nothing to do \(--end-time to run on\)' run --resume out/checkpoint.bin --out out
-expect 2 '--steps is for N-body scenarios' run --resume out/checkpoint.bin --steps 9 --out out
-expect 2 '--end-time is for MPS fluid .* N-body run' run --resume kepler_checkpoint.bin --end-time 1 --out out
+expect 2 'nothing to do \(--end-time or --steps to run on\)' run --resume out/checkpoint.bin --out out
+expect 2 'ends at step 9: nothing to do' run --resume out/checkpoint.bin --steps 9 --out out
+expect 2 'end_time must be a whole number of steps of \[integrator\] dt' run --resume kepler_checkpoint.bin --end-time 1 --out out
+expect 2 'not both' run --resume kepler_checkpoint.bin --end-time 1 --steps 9 --out out
 expect 2 'no_such_scenario' run no_such_scenario --out out
 expect 2 'half' run kepler --precision half --out out
 expect 2 'device filter' run kepler --device 'gpu|' --out out
@@ -170,16 +171,23 @@ expect 2 'water_outside.toml:4.*water_width.*outside the tank' run water_outside
 expect 2 're_small.toml:4.*re_ratio.*exceed the spacing' run re_small.toml --out out
 expect 2 'fluid_nan.toml:4.*gravity.*finite' run fluid_nan.toml --out out
 expect 2 'fluid_nbody_key.toml:4.*\[run\] steps.*nbody' run fluid_nbody_key.toml --out out
-expect 2 '\[fluid\] end_time must be positive' run dambreak --end-time -1 --out out
+expect 2 'end time must be positive \(got -1\)' run dambreak --end-time -1 --out out
 expect 2 '--n is for N-body' run dambreak --n 10 --out out
-expect 2 '--end-time is for MPS' run plummer --end-time 1 --out out
+expect 2 '\[run\] end_time must be a whole number of steps.*1.01' run plummer --end-time 1.01 --out out
 expect 2 'plasma_dt.toml:4.*\[plasma\] dt.*unstable' run plasma_dt.toml --out out
 expect 2 'plasma_nan.toml:4.*\[plasma\] length.*finite' run plasma_nan.toml --out out
 expect 2 'plasma_setup.toml:4.*beam.*langmuir, two-stream' run plasma_setup.toml --out out
-expect 2 '\[plasma\] end_time must be positive' run langmuir --end-time -1 --out out
-expect 2 '--steps is for N-body.*PIC plasma' run two-stream --steps 10 --out out
+expect 2 'end time must be positive' run langmuir --end-time -1 --out out
 expect 2 'nothing to do.*--end-time' run --resume pair/checkpoint.bin --out pair
-expect 2 '--steps is for N-body' run --resume pair/checkpoint.bin --steps 20 --out pair
+expect 2 'nothing to do' run --resume pair/checkpoint.bin --steps 5 --out pair
+
+# Both lengths for every model: --end-time for N-body (a whole number of dt, or dopri5's last
+# step shortened onto it), --steps for the fluid and the plasma.
+expect 0 'steps 0\.\.50, t = 1,' run plummer --n 64 --end-time 1 --out lengths/plummer --quiet
+expect 0 'steps 0\.\.[0-9]+, t = 0\.5,' run kepler --integrator dopri5 --end-time 0.5 --out lengths/kepler --quiet
+expect 0 ' s in 3 steps,' run hydrostatic --steps 3 --out lengths/hydrostatic --quiet
+expect 0 'averaged over t >= 0\.0002' run hydrostatic --steps 3 --out lengths/hydrostatic --quiet
+expect 0 't = 0.5 in 5 steps' run langmuir --steps 5 --out lengths/langmuir --quiet
 cat >species_lattice.toml <<'TOML'
 [scenario]
 model = "pic"

@@ -254,13 +254,13 @@ void check_resume(Scenario s, const char* csv_name) {
     Scenario shorter = s;
     shorter.fluid.end_time = 0.03;
     MpsRun(context, shorter, dir / "short").run();
-    MpsRun extended = MpsRun::resume(context, dir / "short" / "checkpoint.bin", dir / "short", 0.06);
+    MpsRun extended = MpsRun::resume(context, dir / "short" / "checkpoint.bin", dir / "short", RunLength{0, 0.06});
     extended.run();
     check_same_run(read_checkpoint(dir / "short" / "checkpoint.bin"), end);
     CHECK(read_file(dir / "short" / csv_name) == read_file(dir / "whole" / csv_name));
 
     // Nothing left to do, the wrong kind of run, a checkpoint of another model.
-    CHECK(contains(usage_error([&] { MpsRun::resume(context, dir / "t004.bin", dir / "x", 0.04); }),
+    CHECK(contains(usage_error([&] { MpsRun::resume(context, dir / "t004.bin", dir / "x", RunLength{0, 0.04}); }),
                    "nothing to do"));
     CHECK(contains(usage_error([&] { NBodyRun::resume(context, dir / "t004.bin", dir / "x"); }),
                    "not an N-body run"));

@@ -314,7 +314,7 @@ width = 64
     // Running on past the end with a later end_time; nothing to do at or before it.
     CHECK(contains(usage_error([&] { PicRun::resume(context, whole / "checkpoint.bin", whole.path()); }),
                    "nothing to do"));
-    PicRun longer = PicRun::resume(context, whole / "checkpoint.bin", whole.path(), 5.0);
+    PicRun longer = PicRun::resume(context, whole / "checkpoint.bin", whole.path(), RunLength{0, 5.0});
     CHECK(longer.steps() == 50);
     CHECK(longer.run().steps == 50);
 }
@@ -329,7 +329,7 @@ TEST_CASE("checkpoints of one model do not resume the other") {
     langmuir.plasma.end_time = 0.3;
     langmuir.plasma.frame_every = 0;
     PicRun(context, langmuir, dir / "pic").run();
-    CHECK(contains(usage_error([&] { NBodyRun::resume(context, dir / "pic" / "checkpoint.bin", dir / "y", 10); }),
+    CHECK(contains(usage_error([&] { NBodyRun::resume(context, dir / "pic" / "checkpoint.bin", dir / "y", RunLength{10}); }),
                    "not an N-body run"));
 }
 

@@ -60,16 +60,16 @@ TEST_CASE("a resumed run is bitwise identical to the uninterrupted one") {
             fs::copy_file(split / "checkpoint.bin", moved / "start.bin");
             write_file(moved / "energy.csv", "step,time\n99,1\n");
             CHECK(contains(usage_error([&] {
-                               NBodyRun::resume(context, moved / "start.bin", moved.path(), 12);
+                               NBodyRun::resume(context, moved / "start.bin", moved.path(), RunLength{12});
                            }),
                            "holds another run's rows"));
             CHECK(read_file(moved / "energy.csv") == "step,time\n99,1\n");
             // ...but into a new one: the checkpoint's rows and then this run's, as in the run's
             // own directory.
             fs::remove(moved / "energy.csv");
-            NBodyRun::resume(context, moved / "start.bin", moved.path(), 12).run();
+            NBodyRun::resume(context, moved / "start.bin", moved.path(), RunLength{12}).run();
             const RunSummary resumed =
-                NBodyRun::resume(context, split / "checkpoint.bin", split.path(), 12).run();
+                NBodyRun::resume(context, split / "checkpoint.bin", split.path(), RunLength{12}).run();
             CHECK(resumed.first_step == 7);
             CHECK(resumed.last_step == 12);
 

@@ -638,7 +638,7 @@ TEST_CASE("a scenario asks for the tree; a run uses it, resumable as any run") {
     Scenario first = s;
     first.steps = 20;
     NBodyRun(test_context(), first, split.path()).run();
-    NBodyRun::resume(test_context(), split / "checkpoint.bin", split.path(), 40).run();
+    NBodyRun::resume(test_context(), split / "checkpoint.bin", split.path(), RunLength{40}).run();
     CHECK(read_checkpoint(whole / "checkpoint.bin").state ==
           read_checkpoint(split / "checkpoint.bin").state);
 }

@@ -239,6 +239,8 @@ const std::vector<std::string>& integrator_names() {
     return names;
 }
 
+bool integrator_adapts_step(const std::string& name) { return name == "dopri5"; }
+
 // Counts of the RealBuffers the classes above allocate: keep them in step.
 std::size_t integrator_work_vectors(const std::string& name) {
     if (name == "rk4") return 5;     // k1..k4, tmp

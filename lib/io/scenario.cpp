@@ -794,6 +794,23 @@ std::string check_G(const S& s) {
     return ok();
 }
 
+// [run] end_time: 0, or a time a fixed-step integrator reaches in a whole number of steps of dt
+// (to 1e-9 of a step) and an adaptive one in at most 10^12 steps of its first dt.
+std::string check_end_time(const S& s) {
+    if (auto problem = non_negative(s.end_time); !problem.empty()) return problem;
+    if (s.end_time == 0 || !(s.dt > 0) || !std::isfinite(s.dt)) return ok();
+    const double steps = s.end_time / s.dt;
+    if (steps > 1e12)
+        return "is more than 10^12 steps of [integrator] dt = " + format_number(s.dt) + " (got " +
+               format_number(s.end_time) + ")";
+    if (integrator_adapts_step(s.integrator)) return ok();
+    if (steps < 1 - 1e-9 || std::fabs(steps - std::round(steps)) > 1e-9 * steps)
+        return "must be a whole number of steps of [integrator] dt = " + format_number(s.dt) +
+               " for " + s.integrator + " (got " + format_number(s.end_time) + ", " +
+               format_number(steps) + " steps); dopri5 shortens its last step instead";
+    return ok();
+}
+
 const std::vector<Field>& schema() {
     static const std::vector<Field> fields = {
         {"scenario", "name", TextRef([](S& s) -> std::string& { return s.name; }),
@@ -942,6 +959,8 @@ const std::vector<Field>& schema() {
              return count_limit(s.steps);
          },
          ""},
+        {"run", "end_time", RealRef([](S& s) -> double& { return s.end_time; }), check_end_time,
+         "> 0: run to this time instead of steps"},
         {"run", "precision", PrecisionRef([](S& s) -> Precision& { return s.precision; }),
          [](const S&) { return ok(); }, "float | double"},
         {"run", "diagnostics_every",
@@ -1071,6 +1090,9 @@ const std::vector<Field>& schema() {
          ""},
         {"fluid", "end_time", RealRef([](S& s) -> double& { return s.fluid.end_time; }),
          [](const S& s) { return positive(s.fluid.end_time); }, "[s]"},
+        {"fluid", "steps", CountRef([](S& s) -> std::uint64_t& { return s.fluid.steps; }),
+         [](const S& s) { return count_limit(s.fluid.steps); },
+         "> 0: stop after this many steps instead of end_time"},
         {"fluid", "sample_every", RealRef([](S& s) -> double& { return s.fluid.sample_every; }),
          [](const S& s) {
              if (auto p = positive(s.fluid.sample_every); !p.empty()) return p;
@@ -1218,7 +1240,7 @@ bool table_applies(const std::string& table, const std::string& model) {
 std::string other_model(const std::string& table, const std::string& model) {
     return "is for model = \"" + model_of_table(table) + "\" scenarios; this one is model = \"" +
            model + "\"" +
-           (model == "mps" ? " ([fluid] end_time sets its length)"
+           (model == "mps" ? " ([fluid] end_time or steps sets its length)"
             : model == "pic" ? " ([plasma] end_time sets its length)" : "");
 }
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <string>
 
@@ -122,17 +123,20 @@ MpsRun::MpsRun(Context& context, Scenario scenario, fs::path out) {
     state_ = std::make_unique<State>(context, std::move(scenario), std::move(out));
 }
 
-MpsRun MpsRun::resume(Context& context, const fs::path& file, fs::path out, double end_time) {
+MpsRun MpsRun::resume(Context& context, const fs::path& file, fs::path out, RunLength length) {
     const Checkpoint c = read_checkpoint(file);
     Scenario scenario = detail::resumed_scenario(
         c, file, "mps", "an MPS fluid one (run/nbody_run.hpp resumes N-body runs)");
     const std::string name = "checkpoint " + file.string();
-    if (end_time != 0) scenario.fluid.end_time = end_time;
+    apply_run_length(scenario, length);
     validate(scenario);
-    if (c.time >= scenario.fluid.end_time)
-        throw UsageError(name + " is at t = " + std::to_string(c.time) + " s and the run ends at " +
-                         std::to_string(scenario.fluid.end_time) +
-                         " s: nothing to do (--end-time to run on)");
+    const Scenario::Fluid& f = scenario.fluid;
+    if (f.steps > 0 ? c.step >= f.steps : c.time >= f.end_time)
+        throw UsageError(name + " is at step " + std::to_string(c.step) + ", t = " +
+                         std::to_string(c.time) + " s and the run ends " +
+                         (f.steps > 0 ? "at step " + std::to_string(f.steps)
+                                      : "at " + std::to_string(f.end_time) + " s") +
+                         ": nothing to do (--end-time or --steps to run on)");
     detail::check_resume_directory(
         out, scenario.fluid.setup == "dambreak" ? "front.csv" : "bottom_pressure.csv",
         c.output_text, file);
@@ -251,6 +255,7 @@ MpsRunSummary MpsRun::run() {
 
     MpsRunProgress progress;
     progress.end_time = f.end_time;
+    progress.steps = f.steps;
     summary.files.push_back(csv);
     if (!s.resumed) {
         const MpsParticles now = fluid.particles();
@@ -262,13 +267,20 @@ MpsRunSummary MpsRun::run() {
     // is shortened to land on it (MpsFluid::advance_to), like the physics tests' sampling. The
     // indices count whole periods (an end between two is no period), so that a resumed run keeps
     // the uninterrupted run's step sequence.
-    while (fluid.time() < f.end_time) {
+    // A run of [fluid] steps ends where its last step lands, sampled and drawn there as a run
+    // to end_time is at end_time.
+    const bool by_steps = f.steps > 0;
+    const double end = by_steps ? std::numeric_limits<double>::infinity() : f.end_time;
+    const auto finished = [&] { return by_steps ? fluid.steps() >= f.steps : fluid.time() >= end; };
+    while (!finished()) {
         const double grid_sample = double(s.sample_index + 1) * f.sample_every;
-        const double grid_frame = f.frame_every > 0 ? double(s.frame_index + 1) * f.frame_every : f.end_time;
-        const double next_sample = std::min(f.end_time, grid_sample);
-        const double next_frame = std::min(f.end_time, grid_frame);
-        fluid.advance_to(std::min(next_sample, next_frame));
-        const bool at_sample = fluid.time() >= next_sample, at_frame = f.frame_every > 0 && fluid.time() >= next_frame;
+        const double grid_frame = f.frame_every > 0 ? double(s.frame_index + 1) * f.frame_every : end;
+        const double next_sample = std::min(end, grid_sample);
+        const double next_frame = std::min(end, grid_frame);
+        fluid.advance_to(std::min(next_sample, next_frame), by_steps ? std::size_t(f.steps) : 0);
+        const bool at_end = finished();
+        const bool at_sample = fluid.time() >= next_sample || at_end,
+                   at_frame = f.frame_every > 0 && (fluid.time() >= next_frame || at_end);
         if (!at_sample && !at_frame) continue;
         const MpsParticles now = fluid.particles();
         const std::vector<double> pressure = fluid.pressure();
@@ -281,7 +293,7 @@ MpsRunSummary MpsRun::run() {
             write_frame(now, pressure);
         }
         if (at_sample) {
-            const bool last = fluid.time() >= f.end_time;
+            const bool last = at_end;
             bool due = false;
             while (f.checkpoint_every > 0 && fluid.time() >= double(s.checkpoint_index + 1) * f.checkpoint_every) {
                 ++s.checkpoint_index;
@@ -308,7 +320,7 @@ MpsRunSummary MpsRun::run() {
     double average_sum = 0, expected_sum = 0;
     std::size_t averaged = 0;
     for (std::size_t i = 0; i + 2 < s.pressure_rows.size(); i += 3)
-        if (s.pressure_rows[i] >= 0.5 * f.end_time) {
+        if (s.pressure_rows[i] >= 0.5 * (by_steps ? fluid.time() : f.end_time)) {
             average_sum += s.pressure_rows[i + 1];
             expected_sum += s.pressure_rows[i + 2];
             ++averaged;

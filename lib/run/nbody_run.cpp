@@ -148,6 +148,15 @@ struct NBodyRun::State {
     }
 };
 
+namespace {
+// A run to [run] end_time by a fixed-step integrator is end_time / dt steps (check_end_time
+// made it whole); an adaptive one goes by time and `steps` plays no part.
+void resolve_length(Scenario& s) {
+    if (s.end_time > 0 && !integrator_adapts_step(s.integrator))
+        s.steps = std::uint64_t(std::llround(s.end_time / s.dt));
+}
+} // namespace
+
 NBodyRun::NBodyRun(std::unique_ptr<State> state) : state_(std::move(state)) {}
 NBodyRun::NBodyRun(NBodyRun&&) noexcept = default;
 NBodyRun::~NBodyRun() = default;
@@ -157,6 +166,7 @@ NBodyRun::NBodyRun(Context& context, Scenario scenario, fs::path out, DenseOptio
         throw UsageError("scenario '" + scenario.name + "' is of model \"" + scenario.model +
                          "\", not an N-body run (run/mps_run.hpp and run/pic_run.hpp run model = \"mps\" and \"pic\")");
     validate(scenario);
+    resolve_length(scenario);
     if (scenario.initial != "snapshot") check_device_memory(context, scenario, scenario.n);
     const Bodies initial = make_bodies(scenario);
     check_device_memory(context, scenario, initial.size());
@@ -166,15 +176,20 @@ NBodyRun::NBodyRun(Context& context, Scenario scenario, fs::path out, DenseOptio
 }
 
 NBodyRun NBodyRun::resume(Context& context, const fs::path& file, fs::path out,
-                          std::uint64_t steps, DenseOptions dense) {
+                          RunLength length, DenseOptions dense) {
     const Checkpoint c = read_checkpoint(file);
     Scenario scenario = detail::resumed_scenario(
         c, file, "nbody", "an N-body run (PicRun and MpsRun resume plasma and fluid runs)");
-    if (steps) scenario.steps = steps;
-    if (scenario.steps <= c.step)
+    apply_run_length(scenario, length);
+    validate(scenario);
+    resolve_length(scenario);
+    const bool by_time = scenario.end_time > 0 && integrator_adapts_step(scenario.integrator);
+    if (by_time ? !(c.time < scenario.end_time) : scenario.steps <= c.step)
         throw UsageError("checkpoint " + file.string() + " is at step " + std::to_string(c.step) +
-                         " and the run asks for " + std::to_string(scenario.steps) +
-                         " steps: nothing to do (ask for more steps to run on)");
+                         " (t = " + std::to_string(c.time) + ") and the run ends " +
+                         (by_time ? "at t = " + std::to_string(scenario.end_time)
+                                  : "at step " + std::to_string(scenario.steps)) +
+                         ": nothing to do (ask for more steps or a later end time)");
     if (c.initial_diagnostics.size() != 2)
         throw UsageError("checkpoint " + file.string() + " lacks the run's initial energy");
     check_device_memory(context, scenario, c.mass.size());
@@ -255,8 +270,13 @@ RunSummary NBodyRun::run() {
     }
     const Derivative f = s.system->derivative();
     const bool adaptive = s.integrator->adaptive();
-    while (s.step < sc.steps) {
-        const double taken = s.integrator->step(f, s.time, s.bodies->state, s.dt);
+    // An adaptive run to an end time shortens its last step to land on it (to rounding).
+    const bool by_time = adaptive && sc.end_time > 0;
+    const auto remaining = [&] { return sc.end_time - s.time; };
+    const auto reached = [&] { return !(remaining() > 1e-12 * sc.end_time); };
+    while (by_time ? !reached() : s.step < sc.steps) {
+        const double dt = by_time ? std::min(s.dt, remaining()) : s.dt;
+        const double taken = s.integrator->step(f, s.time, s.bodies->state, dt);
         s.time += taken;
         s.dt = adaptive ? s.integrator->next_dt() : sc.dt;
         if (sc.damping != 1.0) {
@@ -265,7 +285,7 @@ RunSummary NBodyRun::run() {
                            {{sc.damping - 1.0, &s.bodies->state, 3 * n}});
         }
         ++s.step;
-        const bool last = s.step == sc.steps;
+        const bool last = by_time ? reached() : s.step == sc.steps;
         if (last || every(sc.diagnostics_every)) s.record(s.diagnostics());
         if (every(sc.frame_every) || (last && sc.frame_every)) frame();
         if (last || every(sc.snapshot_every)) snapshot();
@@ -273,7 +293,8 @@ RunSummary NBodyRun::run() {
         if (s.progress) {
             RunProgress p;
             p.step = s.step;
-            p.steps = sc.steps;
+            p.steps = by_time ? 0 : sc.steps;
+            p.end_time = sc.end_time;
             p.time = s.time;
             p.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
             p.steps_per_second = double(s.step - summary.first_step) / p.wall_seconds;

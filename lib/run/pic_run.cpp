@@ -143,10 +143,10 @@ PicRun::PicRun(Context& context, Scenario scenario, fs::path out) {
     state_ = std::make_unique<State>(context, std::move(scenario), std::move(out));
 }
 
-PicRun PicRun::resume(Context& context, const fs::path& file, fs::path out, double end_time) {
+PicRun PicRun::resume(Context& context, const fs::path& file, fs::path out, RunLength length) {
     const Checkpoint c = read_checkpoint(file);
     Scenario scenario = detail::resumed_scenario(c, file, "pic", "a PIC plasma run");
-    if (end_time) scenario.plasma.end_time = end_time;
+    apply_run_length(scenario, length);
     validate(scenario);
     const Scenario::Plasma& p = scenario.plasma;
     const std::size_t n = c.particle_types.size(), d = std::size_t(p.dimensions);
@@ -161,7 +161,7 @@ PicRun PicRun::resume(Context& context, const fs::path& file, fs::path out, doub
     if (steps <= c.step)
         throw UsageError("checkpoint " + file.string() + " is at step " + std::to_string(c.step) +
                          " (t = " + std::to_string(c.time) + ") and the run ends at step " +
-                         std::to_string(steps) + ": nothing to do (ask for a later --end-time)");
+                         std::to_string(steps) + ": nothing to do (ask for more --steps or a later --end-time)");
 
     PicParticles saved;
     saved.dimensions = p.dimensions;

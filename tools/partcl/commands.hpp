@@ -53,7 +53,7 @@ struct RunRequest {
     std::string gravity, traversal;       // overrides of [gravity] model and traversal
     std::optional<double> theta;          // [gravity] theta
     std::optional<std::uint64_t> leaf_size, group_size;
-    std::optional<double> end_time;       // MPS fluid: [fluid] end_time
+    std::optional<double> end_time;       // the simulated time to run to (run/run_length.hpp)
     std::string resume;                   // checkpoint file
     bool quiet = false;
     bool autotune = false;

@@ -37,7 +37,9 @@ CLI::App* add_run(CLI::App& app, RunRequest& request) {
                         "dambreak3d, hydrostatic; PIC plasma: langmuir, two-stream, pair-plasma) "
                         "or a TOML file")
         ->type_name("SCENARIO");
-    command->add_option("--steps", request.steps, "Total number of steps (overrides [run] steps)")
+    command->add_option("--steps", request.steps,
+                        "Number of steps to run (N-body: [run] steps; MPS fluid: [fluid] steps; "
+                        "PIC plasma: steps of [plasma] dt)")
         ->check(whole_number)
         ->type_name("N");
     command->add_option("--n", request.n, "Number of bodies (overrides [bodies] n)")
@@ -76,15 +78,16 @@ CLI::App* add_run(CLI::App& app, RunRequest& request) {
         ->check(whole_number)
         ->type_name("M");
     command->add_option("--resume", request.resume,
-                        "Continue from a checkpoint (its scenario; --steps, or --end-time for a "
-                        "fluid or plasma run, may extend it)")
+                        "Continue from a checkpoint (its scenario; --steps or --end-time may "
+                        "extend it)")
         ->type_name("CHECKPOINT");
     command->add_flag("--autotune", request.autotune,
                       "Time the dense kernel's candidate shapes on each device first and keep "
                       "the fastest (remembered in the program cache)");
     command->add_option("--end-time", request.end_time,
-                        "MPS fluid and PIC plasma: simulated time to run (overrides [fluid] or [plasma] end_time)")
-        ->type_name("SECONDS");
+                        "Simulated time to run to (N-body: [run] end_time; MPS fluid: [fluid] "
+                        "end_time; PIC plasma: [plasma] end_time)")
+        ->type_name("T");
     command->add_flag("--quiet", request.quiet, "No progress bar");
     command->footer(
         "Writes into DIR: energy.csv, snapshot_NNNNNN.h5 (GADGET HDF5 layout), frame_NNNNNN.png,\n"
@@ -109,10 +112,19 @@ public:
     explicit ProgressBar(bool quiet) : quiet_(quiet), terminal_(isatty(STDERR_FILENO)) {}
 
     void operator()(const RunProgress& p) {
-        const double fraction = p.steps ? double(p.step) / double(p.steps) : 1.0;
+        char text[160];
+        if (p.steps == 0) {  // an adaptive run to an end time
+            const double fraction = std::min(1.0, p.time / p.end_time);
+            const double eta = fraction > 0 ? p.wall_seconds * (1 - fraction) / fraction : 0;
+            std::snprintf(text, sizeof text, "t %.4g/%.4g  %llu steps  %.2f steps/s  ETA %s  dE/E %.2e",
+                          p.time, p.end_time, static_cast<unsigned long long>(p.step),
+                          p.steps_per_second, clock_text(eta).c_str(), p.energy_drift);
+            draw(fraction, fraction >= 1, p.wall_seconds, text);
+            return;
+        }
+        const double fraction = double(p.step) / double(p.steps);
         const double eta =
             p.steps_per_second > 0 ? double(p.steps - p.step) / p.steps_per_second : 0;
-        char text[160];
         std::snprintf(text, sizeof text, "%llu/%llu steps  %.2f steps/s  ETA %s  dE/E %.2e",
                       static_cast<unsigned long long>(p.step), static_cast<unsigned long long>(p.steps),
                       p.steps_per_second, clock_text(eta).c_str(), p.energy_drift);
@@ -120,18 +132,19 @@ public:
     }
 
     void operator()(const MpsRunProgress& p, const Scenario::Fluid& f) {
-        const double fraction = std::min(1.0, p.time / p.end_time);
-        const bool done = p.time >= p.end_time;
+        const double fraction = p.steps ? std::min(1.0, double(p.step) / double(p.steps))
+                                        : std::min(1.0, p.time / p.end_time);
+        const bool done = p.steps ? p.step >= p.steps : p.time >= p.end_time;
         const double eta = fraction > 0 ? p.wall_seconds * (1 - fraction) / fraction : 0;
         char text[200];
         if (f.setup == "dambreak")
             std::snprintf(text, sizeof text, "t %.4f/%.4g s  T %.2f  front Z %.3f  %llu steps  %.0f steps/s  ETA %s",
-                          p.time, p.end_time, p.time * std::sqrt(2 * f.gravity / f.water_width),
+                          p.time, p.steps ? p.time : p.end_time, p.time * std::sqrt(2 * f.gravity / f.water_width),
                           p.front / f.water_width, static_cast<unsigned long long>(p.step),
                           p.steps_per_second, clock_text(eta).c_str());
         else
             std::snprintf(text, sizeof text, "t %.4f/%.4g s  bottom pressure %.1f Pa  %llu steps  %.0f steps/s  ETA %s",
-                          p.time, p.end_time, p.bottom_pressure, static_cast<unsigned long long>(p.step),
+                          p.time, p.steps ? p.time : p.end_time, p.bottom_pressure, static_cast<unsigned long long>(p.step),
                           p.steps_per_second, clock_text(eta).c_str());
         draw(fraction, done, p.wall_seconds, text);
     }
@@ -182,10 +195,20 @@ std::string format_tree(const Scenario& s) {
     return text;
 }
 
+// As an ostream prints a double by default (6 significant digits).
+std::string shortest(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", value);
+    return text;
+}
+
+RunLength length_of(const RunRequest& request) {
+    return {request.steps.value_or(0), request.end_time.value_or(0)};
+}
+
 // The first N-body-only option given, or null: fluid and plasma runs refuse them by name.
 const char* nbody_only_option(const RunRequest& request) {
-    return request.steps ? "--steps"
-           : request.n ? "--n"
+    return request.n ? "--n"
            : !request.integrator.empty() ? "--integrator"
            : !request.gravity.empty() ? "--gravity"
            : request.theta ? "--theta"
@@ -203,24 +226,24 @@ int run_mps(const RunRequest& request, const GlobalOptions& global, Scenario sce
     const char* not_for_mps = nbody_only_option(request);
     if (not_for_mps)
         throw UsageError(std::string(not_for_mps) + " is for N-body scenarios; '" + scenario.name +
-                         "' is an MPS fluid scenario (its length: --end-time or [fluid] end_time; "
-                         "its frames: [fluid] frame_every)");
+                         "' is an MPS fluid scenario (its frames: [fluid] frame_every)");
     const bool resume = !request.resume.empty();
     if (!resume) {
         if (!request.precision.empty()) scenario.precision = parse_precision(request.precision);
-        if (request.end_time) scenario.fluid.end_time = *request.end_time;
+        apply_run_length(scenario, length_of(request));
         validate(scenario);
     }
 
     Context context = Context::from_filter(global.filter());
-    MpsRun run = resume ? MpsRun::resume(context, request.resume, request.out, request.end_time.value_or(0))
+    MpsRun run = resume ? MpsRun::resume(context, request.resume, request.out, length_of(request))
                         : MpsRun(context, scenario, request.out);
     const Scenario& s = run.scenario();
     const Scenario::Fluid& f = s.fluid;
     std::cerr << "partcl run: " << s.name << ", MPS " << f.setup << " " << f.dimensions << "-D, "
               << run.particles() << " particles (" << run.fluid_particles() << " water), l0 = "
-              << f.spacing << " m, " << to_string(s.precision) << ", to t = " << f.end_time
-              << " s on " << context.device(0).info().name << " ("
+              << f.spacing << " m, " << to_string(s.precision) << ", "
+              << (f.steps ? std::to_string(f.steps) + " steps" : "to t = " + shortest(f.end_time) + " s")
+              << " on " << context.device(0).info().name << " ("
               << context.device(0).info().platform << ")"
               << (resume ? ", resumed from " + request.resume : std::string()) << "\n";
     ProgressBar bar(request.quiet);
@@ -242,7 +265,8 @@ int run_mps(const RunRequest& request, const GlobalOptions& global, Scenario sce
         std::printf("bottom pressure %.1f Pa against rho g h %.1f Pa (%+.1f%%), averaged over t >= %.4g s\n"
                     "wrote bottom_pressure.csv, checkpoint.bin and %zu frames in %s\n",
                     summary.bottom_pressure, summary.hydrostatic_pressure,
-                    100 * (summary.bottom_pressure / summary.hydrostatic_pressure - 1), 0.5 * f.end_time,
+                    100 * (summary.bottom_pressure / summary.hydrostatic_pressure - 1),
+                    0.5 * (f.steps ? summary.time : f.end_time),
                     frames, request.out.c_str());
     return 0;
 }
@@ -253,18 +277,17 @@ int run_pic(const RunRequest& request, const GlobalOptions& global, Scenario sce
     const char* not_for_pic = nbody_only_option(request);
     if (not_for_pic)
         throw UsageError(std::string(not_for_pic) + " is for N-body scenarios; '" + scenario.name +
-                         "' is a PIC plasma scenario (its length: --end-time or [plasma] end_time; "
-                         "its frames: [plasma] frame_every)");
+                         "' is a PIC plasma scenario (its frames: [plasma] frame_every)");
     if (request.resume.empty()) {
         if (!request.precision.empty()) scenario.precision = parse_precision(request.precision);
-        if (request.end_time) scenario.plasma.end_time = *request.end_time;
+        apply_run_length(scenario, length_of(request));
         validate(scenario);
     }
 
     Context context = Context::from_filter(global.filter());
     PicRun run = request.resume.empty()
                      ? PicRun(context, scenario, request.out)
-                     : PicRun::resume(context, request.resume, request.out, request.end_time.value_or(0));
+                     : PicRun::resume(context, request.resume, request.out, length_of(request));
     const Scenario& s = run.scenario();
     const Scenario::Plasma& p = s.plasma;
     std::string cells = std::to_string(p.cells);
@@ -324,8 +347,10 @@ int run_run(const RunRequest& request, const GlobalOptions& global) {
                            !request.gravity.empty() || request.theta || request.leaf_size ||
                            !request.traversal.empty() || request.group_size;
     if (!request.resume.empty() && overrides)
-        throw UsageError("--resume continues the checkpoint's own scenario: only --steps (N-body), "
-                         "--end-time (MPS fluid, PIC plasma), --out and --device may be given with it");
+        throw UsageError("--resume continues the checkpoint's own scenario: only --steps or "
+                         "--end-time, --out and --device may be given with it");
+    if (request.steps && request.end_time)
+        throw UsageError("give --steps or --end-time, not both");
 
     // Everything the user typed is checked before a device is touched or a file written.
     Scenario scenario;
@@ -333,17 +358,11 @@ int run_run(const RunRequest& request, const GlobalOptions& global) {
         const Scenario saved = parse_scenario(read_checkpoint(request.resume).scenario_toml, request.resume);
         if (saved.model == "pic") return run_pic(request, global, saved);
         if (saved.model == "mps") return run_mps(request, global, saved);
-        if (request.end_time)
-            throw UsageError("--end-time is for MPS fluid and PIC plasma scenarios; " + request.resume +
-                             " is a checkpoint of an N-body run (its length: --steps)");
     } else {
         scenario = find_scenario(request.scenario.empty() ? "galaxies" : request.scenario);
         if (scenario.model == "mps") return run_mps(request, global, scenario);
         if (scenario.model == "pic") return run_pic(request, global, scenario);
-        if (request.end_time)
-            throw UsageError("--end-time is for MPS fluid and PIC plasma scenarios; '" + scenario.name +
-                             "' is an N-body scenario (its length: --steps)");
-        if (request.steps) scenario.steps = *request.steps;
+        apply_run_length(scenario, length_of(request));
         if (request.n) scenario.n = *request.n;
         if (!request.precision.empty()) scenario.precision = parse_precision(request.precision);
         if (!request.integrator.empty()) scenario.integrator = request.integrator;
@@ -363,15 +382,18 @@ int run_run(const RunRequest& request, const GlobalOptions& global) {
     NBodyRun run = request.resume.empty()
                        ? NBodyRun(context, scenario, request.out, dense)
                        : NBodyRun::resume(context, request.resume, request.out,
-                                          request.steps.value_or(0), dense);
+                                          length_of(request), dense);
     const Scenario& s = run.scenario();
     std::string devices;
     for (const auto& d : context.devices()) devices += (devices.empty() ? "" : " + ") + d.info().name;
     std::cerr << "partcl run: " << s.name << ", N = " << run.bodies() << ", "
               << to_string(s.precision) << ", " << s.gravity_model
               << (s.gravity_model == "tree" ? " (theta " + format_tree(s) + ")" : std::string())
-              << ", " << s.integrator << ", " << s.steps
-              << " steps on " << devices << " (" << context.device(0).info().platform << ")"
+              << ", " << s.integrator << ", "
+              << (s.end_time > 0 && integrator_adapts_step(s.integrator)
+                      ? "to t = " + shortest(s.end_time)
+                      : std::to_string(s.steps) + " steps")
+              << " on " << devices << " (" << context.device(0).info().platform << ")"
               << (request.resume.empty() ? "" : ", resumed from " + request.resume) << "\n";
     ProgressBar bar(request.quiet);
     run.on_progress([&bar](const RunProgress& p) { bar(p); });

@@ -60,6 +60,8 @@ std::unique_ptr<Integrator> make_integrator(const std::string& name, VectorOps& 
                                             std::size_t state_size,
                                             AdaptiveTolerances tolerances = {});
 const std::vector<std::string>& integrator_names();
+// Whether the named integrator adapts its step (dopri5) rather than taking dt every step.
+bool integrator_adapts_step(const std::string& name);
 // State-sized vectors the named integrator keeps besides y (for memory estimates before a run).
 std::size_t integrator_work_vectors(const std::string& name);
 

@@ -93,6 +93,9 @@ struct Scenario {
 
     // [run]
     std::uint64_t steps = 200;
+    // > 0: run to this simulated time instead of `steps` (fixed-step integrators take
+    // end_time / dt steps, a whole number; dopri5 shortens its last step to land on it).
+    double end_time = 0;
     Precision precision = Precision::float32;
     std::uint64_t diagnostics_every = 10;  // 0 = first and last step only
     std::uint64_t snapshot_every = 100;    // 0 = only at the end
@@ -122,6 +125,7 @@ struct Scenario {
         double restitution = 0.2;
         double courant = 0.2;
         double end_time = 0.25;          // [s]
+        std::uint64_t steps = 0;         // > 0: stop after this many steps instead of end_time
         double sample_every = 0.0025;    // [s] between CSV rows (front or bottom pressure)
         double frame_every = 0.025;      // [s] between PNG frames; 0 = none
         // [s] between checkpoints, each written at the first sample from then on (so it never

@@ -27,12 +27,13 @@
 
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/scenario.hpp>
+#include <partcl/run/run_length.hpp>
 #include <partcl/runtime/context.hpp>
 
 namespace partcl {
 
 struct MpsRunProgress {
-    std::uint64_t step = 0;
+    std::uint64_t step = 0, steps = 0;  // steps: [fluid] steps, 0 for a run to end_time
     double time = 0, end_time = 0;
     double wall_seconds = 0;
     double steps_per_second = 0;
@@ -61,11 +62,11 @@ public:
     // written before run().
     MpsRun(Context& context, Scenario scenario, std::filesystem::path out);
     // Continues the run a checkpoint holds (its scenario and precision), writing into `out`
-    // (front.csv or bottom_pressure.csv start with the checkpoint's rows). `end_time`, when not
-    // 0, replaces the scenario's (to run on past the original end). UsageError for a checkpoint
-    // that is not of an MPS run, or one already at the end.
+    // (front.csv or bottom_pressure.csv start with the checkpoint's rows). `length`, when given,
+    // replaces the scenario's (to run on past the original end: run_length.hpp). UsageError
+    // for a checkpoint that is not of an MPS run, or one already at the end.
     static MpsRun resume(Context& context, const std::filesystem::path& checkpoint,
-                         std::filesystem::path out, double end_time = 0);
+                         std::filesystem::path out, RunLength length = {});
     MpsRun(MpsRun&&) noexcept;
     ~MpsRun();
 

@@ -21,12 +21,14 @@
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/scenario.hpp>
 #include <partcl/models/nbody/dense_gravity.hpp>
+#include <partcl/run/run_length.hpp>
 #include <partcl/runtime/context.hpp>
 
 namespace partcl {
 
 struct RunProgress {
-    std::uint64_t step = 0, steps = 0;
+    std::uint64_t step = 0, steps = 0;  // steps 0: a run to end_time by an adaptive integrator
+    double end_time = 0;
     double time = 0;
     double wall_seconds = 0;      // since this process started the run
     double steps_per_second = 0;  // over this process's steps
@@ -49,10 +51,10 @@ public:
     // (device tuning, not physics: it is no part of the scenario).
     NBodyRun(Context& context, Scenario scenario, std::filesystem::path out,
              DenseOptions dense = {});
-    // Continues the run a checkpoint holds (its scenario, precision and integrator). `steps`,
-    // when not 0, replaces the scenario's total step count (to run on past the original end).
+    // Continues the run a checkpoint holds (its scenario, precision and integrator). `length`,
+    // when given, replaces the scenario's (to run on past the original end: run_length.hpp).
     static NBodyRun resume(Context& context, const std::filesystem::path& checkpoint,
-                           std::filesystem::path out, std::uint64_t steps = 0,
+                           std::filesystem::path out, RunLength length = {},
                            DenseOptions dense = {});
 
     NBodyRun(NBodyRun&&) noexcept;

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include <partcl/io/scenario.hpp>
+#include <partcl/run/run_length.hpp>
 #include <partcl/runtime/context.hpp>
 
 namespace partcl {
@@ -66,12 +67,12 @@ public:
     // UsageError for a scenario of another model or a bad value (validate()); Unsupported
     // naming [plasma] cells for a grid the FFT cannot take. Nothing is written before run().
     PicRun(Context& context, Scenario scenario, std::filesystem::path out);
-    // Continues the run a checkpoint holds (its scenario, precision and particles).
-    // `end_time`, when not 0, replaces [plasma] end_time (to run on past the original end).
+    // Continues the run a checkpoint holds (its scenario, precision and particles). `length`,
+    // when given, replaces [plasma] end_time (to run on past the original end: run_length.hpp).
     // Keeps the diagnostics.csv rows of the steps done when `out` holds them. UsageError for a
     // checkpoint of another model or at or past the end.
     static PicRun resume(Context& context, const std::filesystem::path& checkpoint,
-                         std::filesystem::path out, double end_time = 0);
+                         std::filesystem::path out, RunLength length = {});
     PicRun(PicRun&&) noexcept;
     ~PicRun();
 

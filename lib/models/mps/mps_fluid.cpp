@@ -163,8 +163,8 @@ void MpsFluid::set_cell_args(Kernel& kernel) const {
 
 double MpsFluid::step() { return step(dt_); }
 
-void MpsFluid::advance_to(double t) {
-    while (time_ < t) step(std::min(dt_, t - time_));
+void MpsFluid::advance_to(double t, std::size_t step_limit) {
+    while (time_ < t && (step_limit == 0 || steps_ < step_limit)) step(std::min(dt_, t - time_));
 }
 
 double MpsFluid::step(double dt) {

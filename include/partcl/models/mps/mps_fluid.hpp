@@ -75,8 +75,9 @@ public:
     // One step on device 0; returns its dt. Throws Error when a particle moved further in one
     // step than the neighbour search allows (the flow outran the CFL limit).
     double step();
-    // Steps until time() >= t (the last step is shortened to land on t).
-    void advance_to(double t);
+    // Steps until time() >= t (the last step is shortened to land on t), or until steps()
+    // reaches step_limit when that is not 0.
+    void advance_to(double t, std::size_t step_limit = 0);
 
     double time() const noexcept { return time_; }
     std::size_t steps() const noexcept { return steps_; }
