@@ -15,5 +15,10 @@ build=${1:-build-sanitize}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPARTCL_SANITIZE=address,undefined \
   -DPARTCL_CUDA=OFF -DPARTCL_BUILD_BENCHMARKS=OFF
 cmake --build "$build" -j2
-export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp"
+# use_tls=0: LeakSanitizer's tracer, reading the dynamic TLS of threads as it stops them at
+# exit, crashed ("Tracer caught signal 11", LeakSanitizer fatal error) in 4 of 60 runs of
+# `partcl run kepler --integrator dopri5` here, a known fault of the tracer
+# (google/sanitizers#1353); without TLS as roots it ran 60 of 60. Not scanning TLS can only
+# add leak reports (an object referenced from TLS alone would count as leaked), never hide one.
+export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:use_tls=0"
 ctest --test-dir "$build" -L unit -E '^package\.' --output-on-failure
