@@ -248,13 +248,10 @@ TEST_CASE("the snapshot reader reads or refuses every damaged HDF5 file") {
         }
         write_file(file, bytes);
         read_or_refuse(tally, file.string(), "(HDF5 bytes)", [&] { read_snapshot(file); });
-        // Nothing of the file stays open in the library, read or refused.
-        ssize_t open_objects = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL);
-        for (const H5I_type_t type : {H5I_DATATYPE, H5I_DATASPACE, H5I_ATTR, H5I_DATASET, H5I_GROUP}) {
-            hsize_t members = 0;
-            H5Inmembers(type, &members);
-            open_objects += ssize_t(members);
-        }
+        // Nothing of the file stays open in the library, read or refused: no file, group,
+        // dataset, named datatype or attribute. (HDF5 1.10 has no count of open dataspaces or
+        // transient datatypes: H5Inmembers refuses library types; partcl's handles close them.)
+        const ssize_t open_objects = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL);
         if (open_objects != 0) {
             write_file(dir / "leak.h5", bytes);
             FAIL(open_objects << " HDF5 objects left open after input " << i);
