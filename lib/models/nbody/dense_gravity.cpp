@@ -19,22 +19,16 @@ std::size_t largest_power_of_two(std::size_t limit) {
     return p;
 }
 
-// Local-memory tiles pay on GPUs (sources are read from global memory once per work-group). On
-// CPUs the plain loop vectorises better and tiling only costs; eight partial sums fill the
-// 256-bit vectors PoCL emits (measured on a 2-core AVX-512 EPYC: in float 8 lanes beat 4 and 16
-// by 1.4-1.9x; in double, where the kernel pairs lanes to share divisions, 8 lanes beat 4
-// unpaired by 1.15x; docs/performance.md).
-// GPUs take 8 targets per work-item in float and 4 in double, with the loop over a full tile
-// unrolled 16 times and source parts filling the GPU. On the H100 (docs/performance.md), with
-// parts: 4 targets were the best or within 5% of the best of 1, 2, 4 and 8 at every N from
-// 16384 to 1M, both precisions and backends (unrolled 4 times); unrolled 16 times, 8 targets in
-// float beat 4 on OpenCL by 1.6-5% at every N and are within 1.5% on CUDA, while in double 8
-// targets lose 4-8%. Measured choices come from autotuning.
+// The shape to use without autotuning (docs/performance.md has the measurements behind it).
+// Local-memory tiles pay on GPUs, where sources are read from global memory once per
+// work-group; GPUs take 8 targets per work-item in float and 4 in double, the faster of the
+// measured choices, over a full tile unrolled 16 times. On CPUs the plain loop vectorises
+// better and tiling only costs; eight partial sums fill the 256-bit vectors PoCL emits.
 DenseShape default_shape(const DeviceInfo& info, Precision precision) {
     if (is_gpu(info))
         return {largest_power_of_two(std::min<std::size_t>(256, info.max_work_group_size)), 0, 16,
                 std::size_t(precision == Precision::float64 ? 4 : 8)};
-    return {0, std::size_t(precision == Precision::float64 ? 8 : 8), 1, 1};
+    return {0, 8, 1, 1};
 }
 
 std::vector<DenseShape> candidates(const DeviceInfo& info) {
