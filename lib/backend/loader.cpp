@@ -7,7 +7,6 @@
 #include <dlfcn.h>
 
 #include <filesystem>
-#include <mutex>
 
 #include "backend/interface.hpp"
 
