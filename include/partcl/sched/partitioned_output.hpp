@@ -28,7 +28,7 @@ namespace partcl {
 // offset + c * stride + i.
 struct SoaLayout {
     std::size_t offset = 0;
-    std::size_t stride = 0;  // >= n when there are several components
+    std::size_t stride = 0;  // >= n with several components; one component takes n
 };
 
 // Where device d writes its range: component c of item i (range.begin <= i < range.end) at
