@@ -252,6 +252,45 @@ TEST_CASE("on the tests' context: every item written once, the guards around the
 
 TEST_SUITE("scheduler_two_devices" * doctest::skip()) {
 
+TEST_CASE("a run re-weights the scheduler from its kernels' profiled times") {
+    const auto devices = pocl_devices();
+    REQUIRE_MESSAGE(devices.size() >= 2, "run with POCL_DEVICES=\"pthread pthread\"");
+    Context context(std::vector<Device>{devices[0], devices[1]});
+    const Program program = build_program(
+        context, Source::from_string("fill.cl", R"(
+            __kernel void fill(const uint begin, const uint end, __global float* out) {
+                const uint i = begin + get_global_id(0);
+                if (i < end) out[i - begin] = (float)i;
+            })"),
+        {}, memory_cache());
+    std::vector<Kernel> kernels{Kernel(program, "fill"), Kernel(program, "fill")};
+    MultiDeviceLaunch spread(context, Scheduler({1.0, 2.0}, 0.5));
+    PartitionedOutput<Buffer<float>> parts(context, 1);
+    for (std::size_t n : {0, 5000, 100000}) {
+        CAPTURE(n);
+        Buffer<float> out(context, n);
+        const Scheduler before = spread.scheduler();
+        const Partition p = spread.split(n, 16);
+        parts.assign(p, out, {});
+        std::vector<Event> events(2);
+        spread.run(p, [&](std::size_t d, Range r) {
+            const auto part = parts.part(d);
+            kernels[d].args(std::uint32_t(r.begin), std::uint32_t(r.end), part.buffer);
+            return events[d] = kernels[d].launch(context.queue(d), r.size(), 16);
+        });
+        parts.gather();
+        // Exactly what the scheduler makes of those times; nothing to learn from N = 0.
+        Scheduler expected = before;
+        expected.record(p, {events[0].seconds(), events[1].seconds()});
+        CHECK(spread.scheduler().weights() == expected.weights());
+        if (n == 0) CHECK(spread.scheduler().weights() == before.weights());
+        std::size_t wrong = 0;
+        const auto got = out.read(context.queue(0));
+        for (std::size_t i = 0; i < n; ++i) wrong += got[i] != float(i);
+        CHECK(wrong == 0);
+    }
+}
+
 TEST_CASE("a partitioned SoA output over two devices: the float64 reference, bit for bit one device") {
     const auto devices = pocl_devices();
     REQUIRE_MESSAGE(devices.size() >= 2, "run with POCL_DEVICES=\"pthread pthread\"");
