@@ -6,9 +6,9 @@
 // OpenCL leaves concurrent writes to one memory object from several devices undefined, so only
 // device 0 writes into the destination (its range begins at 0); every other device writes its
 // part into a slice buffer of its own, which gather() copies into place on device 0's queue, in
-// device order. Copies move bits unchanged, so the destination holds exactly what one device
-// computing all items would have written, for any split: a multi-device result is bit for bit
-// the single-device one whenever the kernel computes each item the same way wherever it runs.
+// device order. Copies move bits unchanged, so the destination holds exactly what the devices
+// computed, for any split: a multi-device result is bit for bit the single-device one whenever
+// the kernel computes each item the same way wherever it runs.
 //
 // Works over RealBuffer (precision chosen at run time) and Buffer<T>. Slice buffers grow to the
 // largest part seen and are kept between launches.
