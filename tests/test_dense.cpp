@@ -177,7 +177,7 @@ TEST_CASE("two devices give the one-device answer") {
             for (int launch = 0; launch < 3; ++launch) {
                 acc.fill(both.queue(0), -1.0);
                 gravity.accelerations(bodies.state, bodies.mass, n, acc, 0, &pot);
-                const auto split = gravity.scheduler().split(n, gravity.granule());
+                const Partition split = gravity.scheduler().split(n, gravity.granule());
                 if (n >= 1000) CHECK(!split[1].empty());
                 // Each target's sum runs the same code in the same order on either device.
                 CHECK(acc.read(both.queue(0)) == a.acc);

@@ -133,7 +133,7 @@ TEST_CASE("one context over two PoCL devices, a queue each, half the range on ea
     }
 }
 
-TEST_CASE("Scheduler::run over two devices: a read-modify-write kernel sees every item once") {
+TEST_CASE("MultiDeviceLaunch over two devices: a read-modify-write kernel sees every item once") {
     // As a user's program would: its own kernel, bounds-checked against the total n only, one
     // buffer shared by the context, each device launching its slice at an offset. Odd n and
     // group sizes of 1, 7 and 64 (a slice end rounded up to whole groups must not run into the
@@ -166,14 +166,16 @@ TEST_CASE("Scheduler::run over two devices: a read-modify-write kernel sees ever
             Buffer<float> bx(context, x), by(context, y);
             context.finish();
             Kernel kernel(program, "saxpy");
-            kernel.args(cl_uint(n), 2.5f, bx, by);
+            kernel.args(std::uint32_t(n), 2.5f, bx, by);
             // Uneven weights put the cut at an odd place.
-            Scheduler scheduler({1.0, 2.7});
-            const auto slices = scheduler.run(n, group, [&](std::size_t d, Range r) {
+            MultiDeviceLaunch spread(context, Scheduler({1.0, 2.7}));
+            const Partition p = spread.split(n, group);
+            spread.run(p, [&](std::size_t d, Range r) {
                 return kernel.launch(context.queue(d), r.size(), group, r.begin);
             });
-            CHECK(slices.front().begin == 0);
-            CHECK(slices.back().end == n);
+            CHECK(p[0].begin == 0);
+            CHECK(p[1].end == n);
+            context.finish();
             const auto got = by.read(context.queue(0));
             std::size_t wrong = 0;
             for (std::size_t i = 0; i < n; ++i) wrong += got[i] != 2.5f * x[i] + y[i];
@@ -183,13 +185,13 @@ TEST_CASE("Scheduler::run over two devices: a read-modify-write kernel sees ever
     // A launch in groups other than the split's is refused, not run twice over some items.
     Buffer<float> bx(context, 1001), by(context, 1001);
     Kernel kernel(program, "saxpy");
-    kernel.args(cl_uint(1001), 2.5f, bx, by);
-    Scheduler scheduler({1.0, 1.0});
-    CHECK_THROWS_WITH_AS(scheduler.run(1001, 7,
-                                       [&](std::size_t d, Range r) {
-                                           return kernel.launch(context.queue(d), r.size(), 64,
-                                                                r.begin);
-                                       }),
+    kernel.args(std::uint32_t(1001), 2.5f, bx, by);
+    MultiDeviceLaunch spread(context, Scheduler({1.0, 1.0}));
+    CHECK_THROWS_WITH_AS(spread.run(spread.split(1001, 7),
+                                    [&](std::size_t d, Range r) {
+                                        return kernel.launch(context.queue(d), r.size(), 64,
+                                                             r.begin);
+                                    }),
                          doctest::Contains("multiple of its group size"), UsageError);
     context.finish();
 }

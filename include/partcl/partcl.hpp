@@ -20,6 +20,9 @@
 #include <partcl/jit/program_cache.hpp>
 #include <partcl/jit/source.hpp>
 
+#include <partcl/sched/multi_device_launch.hpp>
+#include <partcl/sched/partition.hpp>
+#include <partcl/sched/partitioned_output.hpp>
 #include <partcl/sched/scheduler.hpp>
 
 #include <partcl/algorithm/fft.hpp>

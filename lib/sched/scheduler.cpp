@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string>
 
 namespace partcl {
 
@@ -33,34 +34,24 @@ Scheduler Scheduler::for_devices(const std::vector<Device>& devices, double smoo
     return Scheduler(std::move(weights), smoothing);
 }
 
-std::vector<Range> Scheduler::split(std::size_t n, std::size_t granule) const {
-    granule = std::max<std::size_t>(granule, 1);
-    const std::size_t blocks = (n + granule - 1) / granule;
-    std::vector<Range> slices(weights_.size());
-    double cumulative = 0;
-    std::size_t begin = 0;
-    for (std::size_t d = 0; d < weights_.size(); ++d) {
-        cumulative += weights_[d];
-        std::size_t end_block = d + 1 == weights_.size()
-                                    ? blocks
-                                    : static_cast<std::size_t>(std::llround(cumulative * double(blocks)));
-        const std::size_t end = std::min(n, std::max(begin, end_block * granule));
-        slices[d] = Range{begin, end};
-        begin = end;
-    }
-    return slices;
+Partition Scheduler::split(std::size_t n, std::size_t granule) const {
+    return Partition::by_weight(n, weights_, granule);
 }
 
-void Scheduler::record(const std::vector<Range>& slices, const std::vector<double>& seconds) {
-    if (slices.size() != weights_.size() || seconds.size() != weights_.size())
-        throw UsageError("Scheduler::record: one slice and one time per device");
+void Scheduler::record(const Partition& partition, const std::vector<double>& seconds) {
+    if (partition.parts() != weights_.size() || seconds.size() != weights_.size())
+        throw UsageError("Scheduler::record: one part and one time per device (" +
+                         std::to_string(weights_.size()) + " devices, " +
+                         std::to_string(partition.parts()) + " parts, " +
+                         std::to_string(seconds.size()) + " times)");
     // Throughput of the measured devices, rescaled so they keep their current total share:
     // an unmeasured device (empty slice) is neither rewarded nor punished.
     double measured_share = 0, throughput_total = 0;
     std::vector<double> throughput(weights_.size(), 0.0);
     for (std::size_t d = 0; d < weights_.size(); ++d) {
-        if (slices[d].empty() || !(seconds[d] > 0)) continue;
-        throughput[d] = double(slices[d].size()) / seconds[d];
+        const Range part = partition[d];
+        if (part.empty() || !(seconds[d] > 0)) continue;
+        throughput[d] = double(part.size()) / seconds[d];
         throughput_total += throughput[d];
         measured_share += weights_[d];
     }

@@ -4,7 +4,7 @@
 #   GENERATOR    CMake generator                            CXX_COMPILER  the same compiler
 # Installs BUILD_DIR into WORK_DIR/prefix, configures examples/embed against that prefix only,
 # builds it, runs it in float and double (and float again, which must load from the disk
-# cache), and fails on any error.
+# cache), then in float over two PoCL devices, and fails on any error.
 cmake_minimum_required(VERSION 3.25)
 
 foreach(var BUILD_DIR EXAMPLE_DIR WORK_DIR)
@@ -99,4 +99,13 @@ foreach(precision float double float)
   endif()
   set(seen_${precision} TRUE)
 endforeach()
+# Two devices, where PoCL is the platform: the launch split between them must give the same bits
+# as one device.
+set(ENV{POCL_DEVICES} "pthread pthread")
+execute_process(COMMAND ${exe} float --n 1500
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+message(STATUS "package.embed: partcl_embed float --n 1500, POCL_DEVICES=pthread pthread (exit ${rc}):\n${out}")
+if(NOT rc EQUAL 0 OR NOT out MATCHES "\nPASS\n")
+  message(FATAL_ERROR "package.embed: partcl_embed over two devices failed (exit ${rc})")
+endif()
 message(STATUS "package.embed: PASS")

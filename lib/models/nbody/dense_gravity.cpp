@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 
@@ -77,8 +78,8 @@ std::string tuning_key(const Source& source, Precision precision, bool fast_math
 DenseGravity::DenseGravity(Context& context, Precision precision, GravityParameters parameters,
                            DenseOptions options, ProgramCache& cache)
     : context_(context), precision_(precision), parameters_(parameters),
-      fast_math_(options.fast_math), scheduler_(Scheduler::for_devices(context.devices())),
-      source_parts_(options.source_parts) {
+      fast_math_(options.fast_math), launch_(context), source_parts_(options.source_parts),
+      acc_parts_(context, 3), pot_parts_(context, 1) {
     if (!(parameters_.softening >= 0) || !(parameters_.G > 0))
         throw UsageError("gravity: G must be positive and the softening non-negative");
     // The kernel's branch-free form needs eps^2 to stay a normal number in the program's
@@ -225,68 +226,46 @@ void DenseGravity::accelerations(const RealBuffer& positions, const RealBuffer& 
     if (out.size() > 0xffffffffull || positions.size() > 0xffffffffull)
         throw UsageError("DenseGravity: more than 2^32 - 1 elements in one buffer");
 
-    const bool spread = context_.size() > 1;
-    if (spread) {
-        context_.finish();  // positions written on device 0 must be complete before others read
-        slices_.resize(context_.size());
-    }
+    const Partition partition = launch_.split(n, granule_);
+    acc_parts_.assign(partition, out, {out_offset, n});
+    if (potential) pot_parts_.assign(partition, *potential, {0, n});
     const std::size_t potential_offset = potential ? context_.size() : 0;
-    const auto ranges = scheduler_.run(n, granule_, [&](std::size_t d, Range r) {
-        RealBuffer* acc = &out;
-        RealBuffer* pot = potential;
-        cl_uint offset = cl_uint(out_offset), stride = cl_uint(n);
-        if (spread && d > 0) {
-            Slice& slice = slices_[d];
-            if (slice.acc.size() < 3 * r.size()) {
-                slice.acc = RealBuffer(context_, precision_, 3 * r.size());
-                slice.potential = RealBuffer(context_, precision_, r.size());
-            }
-            acc = &slice.acc;
-            pot = potential ? &slice.potential : nullptr;
-            offset = 0;
-            stride = cl_uint(r.size());
-        }
+    launch_.run(partition, [&](std::size_t d, Range r) {
+        const OutputPart<RealBuffer> acc = acc_parts_.part(d);
+        // The kernel writes potentials from the start of their buffer: a slice's start, or
+        // device 0's part of the destination, which begins at item 0.
+        RealBuffer* pot = potential ? &pot_parts_.part(d).buffer : nullptr;
+        const auto offset = std::uint32_t(acc.offset), stride = std::uint32_t(acc.stride);
         const Split s = split(shapes_[d], d, r.size(), n);
         const std::size_t count = r.size();
         // Several parts write their partial sums apart, for dense_sum_parts to add into place.
-        Slice& partial = parts_[d];
+        PartialSums& partial = parts_[d];
         if (s.parts > 1) {
             if (partial.acc.size() < 3 * count * s.parts)
                 partial.acc = RealBuffer(context_, precision_, 3 * count * s.parts);
             if (potential && partial.potential.size() < count * s.parts)
                 partial.potential = RealBuffer(context_, precision_, count * s.parts);
         }
-        RealBuffer& acc_into = s.parts > 1 ? partial.acc : *acc;
+        RealBuffer& acc_into = s.parts > 1 ? partial.acc : acc.buffer;
         RealBuffer* pot_into = !pot ? nullptr : s.parts > 1 ? &partial.potential : pot;
         Kernel& k = kernels_.at(potential_offset + d);
-        k.args(cl_uint(r.begin), cl_uint(r.end), cl_uint(n),
+        k.args(std::uint32_t(r.begin), std::uint32_t(r.end), std::uint32_t(n),
                Real{parameters_.softening * parameters_.softening}, Real{parameters_.G}, positions,
-               mass, acc_into, s.parts > 1 ? cl_uint(0) : offset,
-               s.parts > 1 ? cl_uint(count) : stride, pot_into ? *pot_into : RealBuffer(),
-               cl_uint(s.blocks), cl_uint(s.chunk));
+               mass, acc_into, s.parts > 1 ? std::uint32_t(0) : offset,
+               s.parts > 1 ? std::uint32_t(count) : stride, pot_into ? *pot_into : RealBuffer(),
+               std::uint32_t(s.blocks), std::uint32_t(s.chunk));
         const std::size_t group = shapes_[d].work_group();
         Event done = k.launch(context_.queue(d), s.work_items(group), group);
         if (s.parts > 1) {
             Kernel& sum = sums_.at(potential_offset + d);
-            sum.args(cl_uint(count), cl_uint(s.parts), partial.acc, *acc, offset, stride,
-                     pot ? partial.potential : RealBuffer(), pot ? *pot : RealBuffer());
+            sum.args(std::uint32_t(count), std::uint32_t(s.parts), partial.acc, acc.buffer, offset,
+                     stride, pot ? partial.potential : RealBuffer(), pot ? *pot : RealBuffer());
             sum.launch(context_.queue(d), count);
         }
         return done;  // the scheduler weighs devices by the interactions' time
     });
-    if (spread) {
-        context_.finish();  // the sums of parts too
-        auto& queue = context_.queue(0);
-        for (std::size_t d = 1; d < ranges.size(); ++d) {
-            const Range r = ranges[d];
-            if (r.empty()) continue;
-            for (std::size_t axis = 0; axis < 3; ++axis)
-                slices_[d].acc.copy_to(queue, out, r.size(), axis * r.size(),
-                                       out_offset + axis * n + r.begin);
-            if (potential) slices_[d].potential.copy_to(queue, *potential, r.size(), 0, r.begin);
-        }
-        queue.finish();
-    }
+    acc_parts_.gather();  // waits for the sums of parts too
+    if (potential) pot_parts_.gather();
     interactions_ += double(n) * double(n);
 }
 

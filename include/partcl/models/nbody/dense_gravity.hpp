@@ -1,15 +1,16 @@
 #pragma once
 // DenseGravity: all-pairs gravity (cl/nbody/dense.cl), O(N^2), exact up to rounding. Each
-// evaluation is spread over every device of the context by the Scheduler: positions and masses
-// are read by all devices, each device computes its slice of targets, and the slices are
-// gathered into the output buffer on device 0.
+// evaluation is one MultiDeviceLaunch over every device of the context: positions and masses
+// are read by all devices, each device computes its range of targets, and the accelerations and
+// potentials are PartitionedOutputs gathered into the output buffers on device 0.
 #include <string>
 #include <vector>
 
 #include <partcl/jit/compiler.hpp>
 #include <partcl/jit/kernel.hpp>
 #include <partcl/models/nbody/gravity.hpp>
-#include <partcl/sched/scheduler.hpp>
+#include <partcl/sched/multi_device_launch.hpp>
+#include <partcl/sched/partitioned_output.hpp>
 
 namespace partcl {
 
@@ -75,13 +76,13 @@ public:
     std::size_t source_parts(std::size_t device, std::size_t n) const {
         return split(shapes_.at(device), device, n, n).parts;
     }
-    // Slices of the scheduler's split start at multiples of this.
+    // Devices' ranges of the scheduler's split start at multiples of this.
     std::size_t granule() const noexcept { return granule_; }
-    Scheduler& scheduler() noexcept { return scheduler_; }
+    Scheduler& scheduler() noexcept { return launch_.scheduler(); }
 
 private:
-    struct Slice {
-        RealBuffer acc, potential;  // 3 * length and length
+    struct PartialSums {
+        RealBuffer acc, potential;  // 3 * length x parts and length x parts
     };
     // How a device's slice of `count` targets is cut in `shape`: `blocks` work-groups of
     // targets times `parts` parts of `chunk` sources.
@@ -103,12 +104,13 @@ private:
     std::vector<DenseShape> shapes_;
     std::vector<std::string> origins_;
     std::size_t granule_ = 1;
-    Scheduler scheduler_;
+    MultiDeviceLaunch launch_;
     std::size_t source_parts_ = 0;
     std::vector<Kernel> kernels_;  // [d]: accelerations on device d, [size + d]: with potential
     std::vector<Kernel> sums_;     // dense_sum_parts, indexed as kernels_
-    std::vector<Slice> slices_;    // devices > 0: their part before the gather
-    std::vector<Slice> parts_;     // [d]: the partial sums of source parts
+    PartitionedOutput<RealBuffer> acc_parts_;  // 3 axes
+    PartitionedOutput<RealBuffer> pot_parts_;  // the potential
+    std::vector<PartialSums> parts_;           // [d]: the partial sums of source parts
     double interactions_ = 0;
 };
 

@@ -1,0 +1,85 @@
+#pragma once
+// MultiDeviceLaunch: one launch over [0, n) spread on every device of a Context. It owns the
+// Scheduler whose weights cut the range (split), makes the inputs readable by every device,
+// calls the caller's launch once per device with that device's range, waits, and re-weights
+// the scheduler from the kernels' profiled times (run). Outputs are PartitionedOutput objects
+// (partitioned_output.hpp) beside it:
+//
+//     MultiDeviceLaunch spread(context);
+//     PartitionedOutput<RealBuffer> parts(context, 3);       // a SoA output of 3 components
+//     const Partition p = spread.split(n, group);
+//     parts.assign(p, out, {0, n});                          // out[c * n + i]
+//     spread.run(p, [&](std::size_t d, Range r) {
+//         const auto part = parts.part(d);                   // out itself on device 0
+//         kernel[d].args(std::uint32_t(r.begin), std::uint32_t(r.end), std::uint32_t(n), in,
+//                        part.buffer, std::uint32_t(part.offset), std::uint32_t(part.stride));
+//         return kernel[d].launch(context.queue(d), r.size(), group);
+//     });
+//     parts.gather();                                        // in device order, on queue 0
+//
+// The kernel writes item i's component c at buffer[offset + c * stride + (i - r.begin)] and
+// takes its range's start as an argument (global offsets exist on OpenCL only), so the same
+// launch works on every backend.
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include <partcl/runtime/context.hpp>
+#include <partcl/runtime/event.hpp>
+#include <partcl/sched/partition.hpp>
+#include <partcl/sched/scheduler.hpp>
+
+namespace partcl {
+
+class MultiDeviceLaunch {
+public:
+    // Weights from compute units x clock (Scheduler::for_devices).
+    explicit MultiDeviceLaunch(Context& context);
+    // One weight per device of the context (UsageError otherwise).
+    MultiDeviceLaunch(Context& context, Scheduler scheduler);
+
+    Context& context() const noexcept { return *context_; }
+    Scheduler& scheduler() noexcept { return scheduler_; }
+    const Scheduler& scheduler() const noexcept { return scheduler_; }
+
+    // [0, n) by the scheduler's weights, on multiples of `work_group`: the group size of every
+    // device's launch, or a multiple of each (a launch in groups of `work_group` then runs
+    // whole groups inside its own range, and only the last device's groups pass n, where the
+    // kernel's bound check on n stops them; Kernel::launch refuses a launch begun off its group
+    // size, so one in other groups fails instead of overlapping).
+    Partition split(std::size_t n, std::size_t work_group) const {
+        return scheduler_.split(n, work_group);
+    }
+
+    // Waits for every queue of the context, so that inputs written on any device's queue are
+    // complete before another device reads them (a buffer of one context is readable by all its
+    // devices). run() does this first; call it alone before work that is not a run().
+    void share_inputs() const;
+
+    // One launch: share_inputs() when the context has several devices, then launch(d, range)
+    // for each device with a non-empty range of `partition`, in device order, before any is
+    // waited on; `launch` enqueues on context().queue(d) and returns the event of the kernel
+    // whose time measures the device. Waits for those events and records their times in the
+    // scheduler. Work `launch` enqueues after that event (on the same queue) may still run;
+    // PartitionedOutput::gather waits for it.
+    template <class Launch>
+    void run(const Partition& partition, Launch&& launch) {
+        check(partition);
+        if (partition.parts() > 1) share_inputs();
+        std::vector<Event> events(partition.parts());
+        for (std::size_t d = 0; d < partition.parts(); ++d)
+            if (!partition[d].empty()) events[d] = launch(d, partition[d]);
+        std::vector<double> seconds(partition.parts(), 0.0);
+        for (std::size_t d = 0; d < partition.parts(); ++d) seconds[d] = events[d].seconds();
+        if (partition.parts() > 1) scheduler_.record(partition, seconds);
+    }
+
+private:
+    // A partition of one part per device of the context (UsageError otherwise).
+    void check(const Partition& partition) const;
+
+    Context* context_;
+    Scheduler scheduler_;
+};
+
+} // namespace partcl

@@ -1,0 +1,130 @@
+#pragma once
+// PartitionedOutput: one output of a multi-device launch, a structure of arrays of
+// `components` components (3 axes, a potential, ...) of n items, written by every device for
+// its own range and then gathered into one destination buffer.
+//
+// OpenCL leaves concurrent writes to one memory object from several devices undefined, so only
+// device 0 writes into the destination (its range begins at 0); every other device writes its
+// part into a slice buffer of its own, which gather() copies into place on device 0's queue, in
+// device order. Copies move bits unchanged, so the destination holds exactly what the devices
+// computed, for any split: a multi-device result is bit for bit the single-device one whenever
+// the kernel computes each item the same way wherever it runs.
+//
+// Works over RealBuffer (precision chosen at run time) and Buffer<T>. Slice buffers grow to the
+// largest part seen and are kept between launches.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <partcl/runtime/buffer.hpp>
+#include <partcl/runtime/context.hpp>
+#include <partcl/runtime/error.hpp>
+#include <partcl/runtime/real_buffer.hpp>
+#include <partcl/sched/partition.hpp>
+
+namespace partcl {
+
+// Where a SoA output's values sit in a buffer: component c of item i at
+// offset + c * stride + i.
+struct SoaLayout {
+    std::size_t offset = 0;
+    std::size_t stride = 0;  // >= n with several components; one component takes n
+};
+
+// Where device d writes its range: component c of item i (range.begin <= i < range.end) at
+// buffer[offset + c * stride + (i - range.begin)].
+template <class B>
+struct OutputPart {
+    B& buffer;
+    std::size_t offset;
+    std::size_t stride;
+    Range range;
+};
+
+namespace detail {
+// Checks that `layout` fits `components` x n items in a buffer of `size` elements; UsageError
+// naming the problem otherwise.
+void check_soa_layout(std::size_t components, std::size_t n, SoaLayout layout, std::size_t size);
+// UsageError unless `d` < `parts` and a destination was assigned.
+void check_output_part(std::size_t d, std::size_t parts, bool assigned);
+
+inline RealBuffer buffer_like(const RealBuffer& like, const Context& context, std::size_t size) {
+    return RealBuffer(context, like.precision(), size);
+}
+template <class T>
+Buffer<T> buffer_like(const Buffer<T>&, const Context& context, std::size_t size) {
+    return Buffer<T>(context, size);
+}
+} // namespace detail
+
+template <class B>
+class PartitionedOutput {
+public:
+    PartitionedOutput(Context& context, std::size_t components)
+        : context_(&context), components_(components), slices_(context.size()) {
+        if (components == 0) throw UsageError("a PartitionedOutput needs at least one component");
+    }
+
+    std::size_t components() const noexcept { return components_; }
+
+    // The output of the next launch: `partition`'s items (one part per device of the context)
+    // into `destination`, laid out as `layout`. Grows the slice buffers of devices other than 0
+    // to their parts. `destination` must outlive gather().
+    void assign(const Partition& partition, B& destination, SoaLayout layout) {
+        if (partition.parts() != slices_.size())
+            throw UsageError("PartitionedOutput: a partition of " +
+                             std::to_string(partition.parts()) + " parts for a context of " +
+                             std::to_string(slices_.size()) + " devices");
+        if (components_ == 1) layout.stride = partition.total();
+        detail::check_soa_layout(components_, partition.total(), layout, destination.size());
+        for (std::size_t d = 1; d < slices_.size(); ++d) {
+            const std::size_t needed = components_ * partition[d].size();
+            if (slices_[d].size() < needed)
+                slices_[d] = detail::buffer_like(destination, *context_, needed);
+        }
+        partition_ = partition;
+        destination_ = &destination;
+        layout_ = layout;
+    }
+
+    // Where device d writes its part of the assigned launch: the destination itself for device
+    // 0, its slice buffer (components one after another, `stride` its range's size) for others.
+    OutputPart<B> part(std::size_t d) {
+        detail::check_output_part(d, slices_.size(), destination_ != nullptr);
+        const Range range = partition_[d];
+        if (d == 0)
+            return {*destination_, layout_.offset + range.begin, layout_.stride, range};
+        return {slices_[d], 0, range.size(), range};
+    }
+
+    // Waits for the queues of devices with a part in a slice, copies those parts into place on
+    // device 0's queue, device by device in order, and waits for the copies (so the slices may
+    // be written again). The destination is then complete for commands on device 0's queue,
+    // which also wrote its own part; the assignment ends (assign again before the next launch).
+    void gather() {
+        detail::check_output_part(0, slices_.size(), destination_ != nullptr);
+        Queue& queue = context_->queue(0);
+        bool copied = false;
+        for (std::size_t d = 1; d < slices_.size(); ++d) {
+            const Range range = partition_[d];
+            if (range.empty()) continue;
+            context_->queue(d).finish();
+            for (std::size_t c = 0; c < components_; ++c)
+                slices_[d].copy_to(queue, *destination_, range.size(), c * range.size(),
+                                   layout_.offset + c * layout_.stride + range.begin);
+            copied = true;
+        }
+        if (copied) queue.finish();
+        destination_ = nullptr;
+    }
+
+private:
+    Context* context_;
+    std::size_t components_;
+    std::vector<B> slices_;  // [d]: device d's part before the gather (unused for device 0)
+    Partition partition_;
+    B* destination_ = nullptr;
+    SoaLayout layout_;
+};
+
+} // namespace partcl
