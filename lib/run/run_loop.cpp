@@ -17,11 +17,12 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// The model of the scenario's [scenario] model, fresh or from a checkpoint.
+// The loop with the model [scenario] model names: the one place that knows every model.
 RunLoop make_run(Context& context, Scenario scenario, fs::path out, const RunOptions& options) {
-    if (scenario.model == "nbody") return detail::nbody_run(context, std::move(scenario), std::move(out), options);
-    if (scenario.model == "mps") return detail::mps_run(context, std::move(scenario), std::move(out));
-    if (scenario.model == "pic") return detail::pic_run(context, std::move(scenario), std::move(out));
+    const std::string model = scenario.model;
+    if (model == "nbody") return detail::nbody_run(context, std::move(scenario), std::move(out), options);
+    if (model == "mps") return detail::mps_run(context, std::move(scenario), std::move(out));
+    if (model == "pic") return detail::pic_run(context, std::move(scenario), std::move(out));
     throw UsageError("scenario '" + scenario.name + "' is of model \"" + scenario.model +
                      "\", which partcl cannot run (nbody, mps or pic)");
 }
@@ -31,8 +32,8 @@ RunLoop make_run(Context& context, Scenario scenario, fs::path out, const RunOpt
 RunLoop::RunLoop(Context& context, Scenario scenario, fs::path out, RunOptions options)
     : RunLoop(make_run(context, std::move(scenario), std::move(out), options)) {}
 
-RunLoop RunLoop::resume(Context& context, const Checkpoint& c, const fs::path& source, fs::path out,
-                RunLength length, RunOptions options) {
+RunLoop RunLoop::resume(Context& context, const Checkpoint& c, const fs::path& source,
+                        fs::path out, RunLength length, RunOptions options) {
     const std::string model = parse_scenario(c.scenario_toml, source.string()).model;
     if (model == "mps") return detail::resumed_mps_run(context, c, source, std::move(out), length);
     if (model == "pic") return detail::resumed_pic_run(context, c, source, std::move(out), length);
@@ -49,7 +50,9 @@ RunLoop::RunLoop(RunLoop&&) noexcept = default;
 RunLoop& RunLoop::operator=(RunLoop&&) noexcept = default;
 RunLoop::~RunLoop() = default;
 
-std::string RunLoop::title() const { return model_->title(resumed_ ? resumed_->source : std::string()); }
+std::string RunLoop::title() const {
+    return model_->title(resumed_ ? resumed_->source : std::string());
+}
 
 void RunLoop::on_progress(std::function<void(const RunProgress&)> callback) {
     progress_ = std::move(callback);

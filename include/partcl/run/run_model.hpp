@@ -5,7 +5,8 @@
 // resuming, progress reports and timing. The model owns its physics and what it measures:
 // stepping, a CSV row, a frame, its part of a checkpoint, its lines of text.
 //
-// Adding a model is adding one of these (and a line in run_loop.cpp's make_run and RunLoop::resume).
+// Adding a model is adding one of these, and its name to the dispatch in run_loop.cpp (make_run
+// and RunLoop::resume).
 #include <cstdint>
 #include <filesystem>
 #include <string>
