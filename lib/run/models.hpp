@@ -9,14 +9,14 @@ namespace partcl::detail {
 
 RunLoop nbody_run(Context& context, Scenario scenario, std::filesystem::path out, const RunOptions& options);
 RunLoop resumed_nbody_run(Context& context, const Checkpoint& checkpoint, const std::filesystem::path& source,
-                      std::filesystem::path out, RunLength length, const RunOptions& options);
+                          std::filesystem::path out, RunLength length, const RunOptions& options);
 
-RunLoop mps_run(Context& context, Scenario scenario, std::filesystem::path out);
+RunLoop mps_run(Context& context, Scenario scenario, std::filesystem::path out, const RunOptions& options);
 RunLoop resumed_mps_run(Context& context, const Checkpoint& checkpoint, const std::filesystem::path& source,
-                    std::filesystem::path out, RunLength length);
+                        std::filesystem::path out, RunLength length, const RunOptions& options);
 
-RunLoop pic_run(Context& context, Scenario scenario, std::filesystem::path out);
+RunLoop pic_run(Context& context, Scenario scenario, std::filesystem::path out, const RunOptions& options);
 RunLoop resumed_pic_run(Context& context, const Checkpoint& checkpoint, const std::filesystem::path& source,
-                    std::filesystem::path out, RunLength length);
+                        std::filesystem::path out, RunLength length, const RunOptions& options);
 
 } // namespace partcl::detail

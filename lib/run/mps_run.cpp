@@ -265,7 +265,7 @@ private:
 
 namespace detail {
 
-RunLoop mps_run(Context& context, Scenario scenario, fs::path out) {
+RunLoop mps_run(Context& context, Scenario scenario, fs::path out, const RunOptions&) {
     if (scenario.model != "mps")
         throw UsageError("scenario '" + scenario.name + "' is of model \"" + scenario.model +
                          "\", not an MPS fluid run (run/nbody_run.hpp runs N-body scenarios)");
@@ -274,7 +274,7 @@ RunLoop mps_run(Context& context, Scenario scenario, fs::path out) {
 }
 
 RunLoop resumed_mps_run(Context& context, const Checkpoint& c, const fs::path& file, fs::path out,
-                    RunLength length) {
+                    RunLength length, const RunOptions&) {
     Scenario scenario = detail::resumed_scenario(
         c, file, "mps", "an MPS fluid one (run/nbody_run.hpp resumes N-body runs)");
     const std::string name = "checkpoint " + file.string();
@@ -320,10 +320,10 @@ RunLoop resumed_mps_run(Context& context, const Checkpoint& c, const fs::path& f
 } // namespace detail
 
 MpsRun::MpsRun(Context& context, Scenario scenario, fs::path out)
-    : run_(detail::mps_run(context, std::move(scenario), std::move(out))) {}
+    : run_(detail::mps_run(context, std::move(scenario), std::move(out), {})) {}
 
 MpsRun MpsRun::resume(Context& context, const fs::path& file, fs::path out, RunLength length) {
-    return MpsRun(detail::resumed_mps_run(context, read_checkpoint(file), file, std::move(out), length));
+    return MpsRun(detail::resumed_mps_run(context, read_checkpoint(file), file, std::move(out), length, {}));
 }
 
 std::size_t MpsRun::particles() const noexcept {

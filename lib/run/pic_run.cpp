@@ -312,7 +312,7 @@ std::vector<std::string> PicModel::summary_lines(const RunSummary& loop, const s
 
 namespace detail {
 
-RunLoop pic_run(Context& context, Scenario scenario, fs::path out) {
+RunLoop pic_run(Context& context, Scenario scenario, fs::path out, const RunOptions&) {
     if (scenario.model != "pic")
         throw UsageError("scenario '" + scenario.name + "' is of model \"" + scenario.model +
                          "\", not a PIC plasma run (run/nbody_run.hpp and run/mps_run.hpp run the others)");
@@ -321,7 +321,7 @@ RunLoop pic_run(Context& context, Scenario scenario, fs::path out) {
 }
 
 RunLoop resumed_pic_run(Context& context, const Checkpoint& c, const fs::path& file, fs::path out,
-                    RunLength length) {
+                    RunLength length, const RunOptions&) {
     Scenario scenario = detail::resumed_scenario(c, file, "pic", "a PIC plasma run");
     apply_run_length(scenario, length);
     validate(scenario);
@@ -355,10 +355,10 @@ RunLoop resumed_pic_run(Context& context, const Checkpoint& c, const fs::path& f
 } // namespace detail
 
 PicRun::PicRun(Context& context, Scenario scenario, fs::path out)
-    : run_(detail::pic_run(context, std::move(scenario), std::move(out))) {}
+    : run_(detail::pic_run(context, std::move(scenario), std::move(out), {})) {}
 
 PicRun PicRun::resume(Context& context, const fs::path& file, fs::path out, RunLength length) {
-    return PicRun(detail::resumed_pic_run(context, read_checkpoint(file), file, std::move(out), length));
+    return PicRun(detail::resumed_pic_run(context, read_checkpoint(file), file, std::move(out), length, {}));
 }
 
 std::size_t PicRun::particles() const noexcept { return static_cast<const PicModel&>(run_.model()).particles(); }

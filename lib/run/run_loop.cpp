@@ -17,27 +17,40 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// The loop with the model [scenario] model names: the one place that knows every model.
-RunLoop make_run(Context& context, Scenario scenario, fs::path out, const RunOptions& options) {
-    const std::string model = scenario.model;
-    if (model == "nbody") return detail::nbody_run(context, std::move(scenario), std::move(out), options);
-    if (model == "mps") return detail::mps_run(context, std::move(scenario), std::move(out));
-    if (model == "pic") return detail::pic_run(context, std::move(scenario), std::move(out));
-    throw UsageError("scenario '" + scenario.name + "' is of model \"" + scenario.model +
-                     "\", which partcl cannot run (nbody, mps or pic)");
+// Every model a scenario can name ([scenario] model), each set up fresh or from a checkpoint:
+// the one place that knows them all.
+struct Model {
+    const char* name;
+    RunLoop (*fresh)(Context&, Scenario, fs::path, const RunOptions&);
+    RunLoop (*resumed)(Context&, const Checkpoint&, const fs::path&, fs::path, RunLength,
+                       const RunOptions&);
+};
+constexpr Model models[] = {
+    {"nbody", detail::nbody_run, detail::resumed_nbody_run},
+    {"mps", detail::mps_run, detail::resumed_mps_run},
+    {"pic", detail::pic_run, detail::resumed_pic_run},
+};
+
+const Model& model_named(const std::string& name, const std::string& what) {
+    std::string known;
+    for (const Model& m : models) {
+        if (name == m.name) return m;
+        known += (known.empty() ? "" : ", ") + std::string(m.name);
+    }
+    throw UsageError(what + " is of model \"" + name + "\", which partcl cannot run (" + known + ")");
 }
 
 } // namespace
 
 RunLoop::RunLoop(Context& context, Scenario scenario, fs::path out, RunOptions options)
-    : RunLoop(make_run(context, std::move(scenario), std::move(out), options)) {}
+    : RunLoop(model_named(scenario.model, "scenario '" + scenario.name + "'")
+                  .fresh(context, std::move(scenario), std::move(out), options)) {}
 
 RunLoop RunLoop::resume(Context& context, const Checkpoint& c, const fs::path& source,
                         fs::path out, RunLength length, RunOptions options) {
     const std::string model = parse_scenario(c.scenario_toml, source.string()).model;
-    if (model == "mps") return detail::resumed_mps_run(context, c, source, std::move(out), length);
-    if (model == "pic") return detail::resumed_pic_run(context, c, source, std::move(out), length);
-    return detail::resumed_nbody_run(context, c, source, std::move(out), length, options);
+    return model_named(model, "checkpoint " + source.string())
+        .resumed(context, c, source, std::move(out), length, options);
 }
 
 RunLoop::RunLoop(std::unique_ptr<RunModel> model, fs::path out, std::optional<ResumedLoop> resumed)

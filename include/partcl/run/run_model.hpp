@@ -5,8 +5,7 @@
 // resuming, progress reports and timing. The model owns its physics and what it measures:
 // stepping, a CSV row, a frame, its part of a checkpoint, its lines of text.
 //
-// Adding a model is adding one of these, and its name to the dispatch in run_loop.cpp (make_run
-// and RunLoop::resume).
+// Adding a model is adding one of these, and a line to the table of models in run_loop.cpp.
 #include <cstdint>
 #include <filesystem>
 #include <string>
