@@ -119,7 +119,7 @@ TEST_CASE("a short dam break writes front.csv and pressure frames") {
     MpsRun run(context, s, dir.path());
     CHECK(run.fluid_particles() == 100);
     std::vector<double> times;
-    run.on_progress([&](const MpsRunProgress& p) { times.push_back(p.time); });
+    run.on_progress([&](const RunProgress& p) { times.push_back(p.time); });
     const MpsRunSummary summary = run.run();
 
     std::string header;
@@ -141,7 +141,7 @@ TEST_CASE("a short dam break writes front.csv and pressure frames") {
     CHECK(rows.back()[3] > 1.05);               // it has moved
     CHECK(summary.front == doctest::Approx(rows.back()[2]).epsilon(1e-7));
     CHECK(summary.time == doctest::Approx(0.06));
-    CHECK(summary.steps > 10);
+    CHECK(summary.last_step > 10);
     CHECK(summary.particle_steps_per_second > 0);
     CHECK(times.size() == 6);
     CHECK(count_frames(dir.path()) == 3);  // t = 0, 0.03, 0.06
@@ -227,13 +227,13 @@ void check_resume(Scenario s, const char* csv_name) {
     s.fluid.sample_every = 0.01;
     s.fluid.checkpoint_every = 0.02;
     MpsRun whole(context, s, dir / "whole");
-    whole.on_progress([&](const MpsRunProgress& p) {
+    whole.on_progress([&](const RunProgress& p) {
         if (std::fabs(p.time - 0.04) < 1e-12) fs::copy_file(dir / "whole" / "checkpoint.bin", dir / "t004.bin");
     });
     const MpsRunSummary uninterrupted = whole.run();
     const Checkpoint end = read_checkpoint(dir / "whole" / "checkpoint.bin");
     CHECK(end.time == doctest::Approx(0.06));
-    CHECK(end.step == uninterrupted.steps);
+    CHECK(end.step == uninterrupted.last_step);
     CHECK(end.particle_types.size() == whole.particles());
 
     const Checkpoint mid = read_checkpoint(dir / "t004.bin");
@@ -241,12 +241,12 @@ void check_resume(Scenario s, const char* csv_name) {
     MpsRun resumed = MpsRun::resume(context, dir / "t004.bin", dir / "resumed");
     const MpsRunSummary continued = resumed.run();
     CHECK(continued.first_step == mid.step);
-    CHECK(continued.steps == uninterrupted.steps);
+    CHECK(continued.last_step == uninterrupted.last_step);
     check_same_run(read_checkpoint(dir / "resumed" / "checkpoint.bin"), end);
     CHECK(read_file(dir / "resumed" / csv_name) == read_file(dir / "whole" / csv_name));
     check_same_bits({continued.front, continued.bottom_pressure, continued.hydrostatic_pressure},
                     {uninterrupted.front, uninterrupted.bottom_pressure, uninterrupted.hydrostatic_pressure});
-    const fs::path last_frame = detail_frame(uninterrupted.steps);
+    const fs::path last_frame = detail_frame(uninterrupted.last_step);
     if (s.fluid.frame_every > 0)
         CHECK(read_file(dir / "resumed" / last_frame) == read_file(dir / "whole" / last_frame));
 

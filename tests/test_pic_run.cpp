@@ -140,7 +140,7 @@ TEST_CASE("a short langmuir run writes diagnostics.csv, frames, and measures ome
     CHECK(run.particles() == 64 * 32);
     CHECK(run.steps() == 130);
     std::size_t calls = 0;
-    run.on_progress([&](const PicRunProgress& p) {
+    run.on_progress([&](const RunProgress& p) {
         ++calls;
         CHECK(p.steps == 130);
     });
@@ -165,7 +165,7 @@ TEST_CASE("a short langmuir run writes diagnostics.csv, frames, and measures ome
     CHECK(most_field == doctest::Approx(rows[0][1]).epsilon(0.05));
     CHECK(count_frames(dir.path()) == 4);  // steps 0, 50, 100, 130
     CHECK(fs::exists(dir / "frame_000130.png"));
-    CHECK(summary.steps == 130);
+    CHECK(summary.last_step == 130);
     CHECK(summary.crossings >= 4);
     CHECK(summary.plasma_frequency == 1);
     CHECK(std::abs(summary.frequency - 1) < 0.01);
@@ -284,7 +284,7 @@ width = 64
     struct Stop {};
     {
         PicRun first(context, s, parts.path());
-        first.on_progress([](const PicRunProgress& p) {
+        first.on_progress([](const RunProgress& p) {
             if (p.step == 25) throw Stop{};
         });
         CHECK_THROWS_AS(first.run(), Stop);
@@ -304,7 +304,7 @@ width = 64
     CHECK(same(a.energy_error, b.energy_error));
     CHECK(same(a.momentum_error, b.momentum_error));
     CHECK(same(a.time, b.time));
-    CHECK(b.steps == 40);
+    CHECK(b.last_step == 40);
     const Checkpoint end = read_checkpoint(whole / "checkpoint.bin");
     CHECK(end.particle_types.size() == 16 * 16 * 5);
     CHECK(end.state.size() == 2 * 2 * end.particle_types.size());
@@ -316,7 +316,7 @@ width = 64
                    "nothing to do"));
     PicRun longer = PicRun::resume(context, whole / "checkpoint.bin", whole.path(), RunLength{0, 5.0});
     CHECK(longer.steps() == 50);
-    CHECK(longer.run().steps == 50);
+    CHECK(longer.run().last_step == 50);
 }
 
 TEST_CASE("checkpoints of one model do not resume the other") {

@@ -68,7 +68,7 @@ TEST_CASE("a resumed run is bitwise identical to the uninterrupted one") {
             // own directory.
             fs::remove(moved / "energy.csv");
             NBodyRun::resume(context, moved / "start.bin", moved.path(), RunLength{12}).run();
-            const RunSummary resumed =
+            const NBodyRunSummary resumed =
                 NBodyRun::resume(context, split / "checkpoint.bin", split.path(), RunLength{12}).run();
             CHECK(resumed.first_step == 7);
             CHECK(resumed.last_step == 12);
@@ -103,7 +103,7 @@ TEST_CASE("the run writes energy, snapshots, frames and a checkpoint") {
     std::vector<RunProgress> progress;
     NBodyRun run(test_context(), s, out.path());
     run.on_progress([&](const RunProgress& p) { progress.push_back(p); });
-    const RunSummary summary = run.run();
+    const NBodyRunSummary summary = run.run();
     CHECK(progress.size() == 8);
     CHECK(progress.back().step == 8);
     for (const char* name : {"energy.csv", "checkpoint.bin", "snapshot_000000.h5",

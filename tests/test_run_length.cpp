@@ -70,11 +70,11 @@ TEST_CASE("an N-body run to an end time: the run of that many steps, or dopri5 l
         TempDir by_steps("steps"), by_time("time");
         Scenario s = small_kepler("leapfrog");
         s.steps = 30;
-        const RunSummary a = NBodyRun(context, s, by_steps.path()).run();
+        const NBodyRunSummary a = NBodyRun(context, s, by_steps.path()).run();
         Scenario t = small_kepler("leapfrog");
         t.steps = 1;  // end_time decides
         t.end_time = 30 * t.dt;
-        const RunSummary b = NBodyRun(context, t, by_time.path()).run();
+        const NBodyRunSummary b = NBodyRun(context, t, by_time.path()).run();
         CHECK(b.last_step == 30);
         CHECK(b.time == a.time);
         CHECK(read_file(by_time / "energy.csv") == read_file(by_steps / "energy.csv"));
@@ -85,7 +85,7 @@ TEST_CASE("an N-body run to an end time: the run of that many steps, or dopri5 l
         TempDir dir("dopri5");
         Scenario s = small_kepler("dopri5");
         s.end_time = 3.0;  // about half a period of 2 pi: the steps do not land on it by themselves
-        const RunSummary r = NBodyRun(context, s, dir.path()).run();
+        const NBodyRunSummary r = NBodyRun(context, s, dir.path()).run();
         INFO("t = " << r.time << " after " << r.last_step << " steps");
         CHECK(std::abs(r.time - 3.0) <= 1e-12 * 3.0);
         CHECK(r.last_step > 5);
@@ -98,7 +98,7 @@ TEST_CASE("an N-body run to an end time: the run of that many steps, or dopri5 l
         CHECK(std::abs(r.energy_drift) < 1e-8);
 
         // Resumed to a later end time, it runs on from there.
-        const RunSummary later =
+        const NBodyRunSummary later =
             NBodyRun::resume(context, dir / "checkpoint.bin", dir.path(), RunLength{0, 4.0}).run();
         CHECK(std::abs(later.time - 4.0) <= 1e-12 * 4.0);
         CHECK(later.first_step == r.last_step);
@@ -118,18 +118,18 @@ TEST_CASE("an MPS run of a number of steps, resumed with more, is the uninterrup
     s.fluid.checkpoint_every = 0;
     s.fluid.steps = 12;
     const MpsRunSummary a = MpsRun(context, s, whole.path()).run();
-    CHECK(a.steps == 12);
+    CHECK(a.last_step == 12);
     CHECK(a.time < s.fluid.end_time);
 
     s.fluid.steps = 5;
     const MpsRunSummary first = MpsRun(context, s, split.path()).run();
-    CHECK(first.steps == 5);
+    CHECK(first.last_step == 5);
     const Checkpoint at5 = read_checkpoint(split / "checkpoint.bin");
     CHECK(at5.step == 5);
     const MpsRunSummary rest =
         MpsRun::resume(context, split / "checkpoint.bin", split.path(), RunLength{12}).run();
     CHECK(rest.first_step == 5);
-    CHECK(rest.steps == 12);
+    CHECK(rest.last_step == 12);
     CHECK(rest.time == a.time);
     CHECK(read_checkpoint(split / "checkpoint.bin").state ==
           read_checkpoint(whole / "checkpoint.bin").state);
@@ -148,7 +148,7 @@ TEST_CASE("a PIC run of a number of steps takes that many steps of dt") {
     PicRun run(context, s, dir.path());
     CHECK(run.steps() == 7);
     const PicRunSummary summary = run.run();
-    CHECK(summary.steps == 7);
+    CHECK(summary.last_step == 7);
     CHECK(summary.time == doctest::Approx(7 * s.plasma.dt).epsilon(1e-12));
 }
 

@@ -632,7 +632,7 @@ TEST_CASE("a scenario asks for the tree; a run uses it, resumable as any run") {
     s.frame_every = 0;
     s.snapshot_every = 0;
     TempDir whole("whole"), split("split");
-    const RunSummary summary = NBodyRun(test_context(), s, whole.path()).run();
+    const NBodyRunSummary summary = NBodyRun(test_context(), s, whole.path()).run();
     CHECK(summary.last_step == 40);
     CHECK(contains(read_checkpoint(whole / "checkpoint.bin").scenario_toml, "model = \"tree\""));
     Scenario first = s;

@@ -7,18 +7,18 @@
 #include <partcl/models/mps/mps_tank.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <string>
 
+#include "models.hpp"
 #include "output.hpp"
 
 namespace partcl {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 
 namespace {
 
@@ -54,77 +54,227 @@ MpsParameters parameters_of(const Scenario::Fluid& f) {
     return p;
 }
 
-std::string format_row(std::initializer_list<double> values) {
-    std::string row;
-    char text[40];
-    for (double v : values) {
-        std::snprintf(text, sizeof text, "%.9g", v);
-        row += (row.empty() ? "" : ",") + std::string(text);
-    }
-    return row + "\n";
-}
-
-} // namespace
-
-struct MpsRun::State {
-    Context& context;
-    Scenario scenario;
-    fs::path out;
-    MpsScene scene;
-    std::unique_ptr<MpsFluid> fluid;
-    std::size_t fluid_count = 0;
-    double depth = 0;  // hydrostatic: the water's depth from its volume
-    std::function<void(const MpsRunProgress&)> progress;
-    // What a checkpoint keeps besides the fluid (run_state, in this order): the samples, frames
-    // and checkpoints done (whole periods), then hydrostatic: t, bottom pressure, rho g (h - y)
-    // of every row, exactly (the summary averages those of the second half of the whole run).
-    std::uint64_t sample_index = 0, frame_index = 0, checkpoint_index = 0;
-    std::vector<double> pressure_rows;
-    std::string csv_text;  // the CSV as the run begins it (a resumed run's from its checkpoint)
-    CsvLog csv;
-    bool resumed = false;
-
-    State(Context& c, Scenario s, fs::path o)
-        : context(c), scenario(std::move(s)), out(std::move(o)), scene(mps_tank(tank_of(scenario.fluid))) {
-        fluid = std::make_unique<MpsFluid>(context, scenario.precision, parameters_of(scenario.fluid),
+class MpsModel final : public RunModel {
+public:
+    MpsModel(Context& c, Scenario s)
+        : context(c), scenario_(std::move(s)), scene(mps_tank(tank_of(scenario_.fluid))) {
+        const Scenario::Fluid& f = scenario_.fluid;
+        fluid = std::make_unique<MpsFluid>(context, scenario_.precision, parameters_of(f),
                                            scene.particles, scene.lower, scene.upper);
         fluid_count = scene.particles.count(MpsType::fluid);
-        const Scenario::Fluid& f = scenario.fluid;
         const double floor_area = f.dimensions == 2 ? f.tank_width : f.tank_width * f.tank_depth;
         depth = double(fluid_count) * std::pow(f.spacing, f.dimensions) / floor_area;
+        const int up = f.dimensions - 1;
+        frame.width = scenario_.render.width;
+        frame.lower = {scene.lower[0], scene.lower[up]};
+        frame.upper = {scene.upper[0], f.tank_height + f.spacing};
+        frame.max_pressure = f.density * f.gravity * f.water_height;
+        if (!(frame.max_pressure > 0)) frame.max_pressure = f.density * 9.81 * f.water_height;
     }
 
-    Checkpoint checkpoint() const {
+    const Scenario& scenario() const override { return scenario_; }
+    // Samples, frames and the end fall at whole multiples of their periods: the step before
+    // each is shortened to land on it (MpsFluid::advance_to), like the physics tests' sampling.
+    // A run of [fluid] steps ends where its last step lands, sampled and drawn there as a run
+    // to end_time is at end_time.
+    RunSchedule schedule() const override {
+        const Scenario::Fluid& f = scenario_.fluid;
+        RunSchedule r;
+        r.steps = f.steps;
+        r.end_time = f.end_time;
+        r.sample.time = f.sample_every;
+        r.frame.time = f.frame_every;
+        r.checkpoint.time = f.checkpoint_every;
+        return r;
+    }
+    std::uint64_t step() const override { return fluid->steps(); }
+    double time() const override { return fluid->time(); }
+    bool finished() const override {
+        const Scenario::Fluid& f = scenario_.fluid;
+        return f.steps > 0 ? fluid->steps() >= f.steps : fluid->time() >= f.end_time;
+    }
+    void advance(double until) override { fluid->advance_to(until, std::size_t(scenario_.fluid.steps)); }
+
+    std::string csv_name() const override { return dambreak() ? "front.csv" : "bottom_pressure.csv"; }
+    std::string csv_header() const override { return dambreak() ? "t,T,x,Z\n" : "t,bottom_pressure,rho_g_h\n"; }
+    // A row from the particles as they are now.
+    std::string sample() override {
+        const Scenario::Fluid& f = scenario_.fluid;
+        const Observed& o = observe();
+        const MpsParticles& now = o.particles;
+        const std::size_t n = now.size();
+        for (std::size_t i = 0; i < n; ++i)
+            for (int k = 0; k < f.dimensions; ++k)
+                if (!std::isfinite(now.position[k * n + i]))
+                    throw Error("the fluid is no longer finite at t = " + std::to_string(fluid->time()) +
+                                " s (step " + std::to_string(fluid->steps()) + ")");
+        if (now.count(MpsType::fluid) != fluid_count)
+            throw Error("the run lost fluid particles at t = " + std::to_string(fluid->time()) + " s");
+        const double t = fluid->time();
+        if (dambreak()) {
+            front = mps_front(now, f.spacing);
+            return detail::format_row({t, t * per_time_unit(), front, front / f.water_width});
+        }
+        const int up = f.dimensions - 1;
+        double sum = 0, expected = 0;
+        std::size_t count = 0;
+        for (std::size_t i = 0; i < n; ++i)
+            if (now.type[i] == MpsType::fluid && now.position[up * n + i] < f.spacing) {
+                sum += o.pressure[i];
+                expected += f.density * f.gravity * (depth - now.position[up * n + i]);
+                ++count;
+            }
+        const double mean = count ? sum / double(count) : 0.0;
+        const double mean_expected = count ? expected / double(count) : 0.0;
+        bottom_pressure = mean;
+        if (count) pressure_rows.insert(pressure_rows.end(), {t, mean, mean_expected});
+        return detail::format_row({t, mean, mean_expected});
+    }
+    void write_frame(const fs::path& file) override {
+        const Observed& o = observe();
+        render_pressure(file, o.particles, o.pressure, scenario_.fluid.spacing, frame);
+    }
+    // What a checkpoint keeps besides the fluid, after the loop's counters: hydrostatic: t,
+    // bottom pressure, rho g (h - y) of every row, exactly (the summary averages those of the
+    // second half of the whole run).
+    void save(Checkpoint& c) const override {
         const MpsState now = fluid->state();
-        Checkpoint c;
-        c.scenario_toml = to_toml(scenario);
-        c.step = now.steps;
-        c.time = now.time;
         c.dt = now.next_dt;
-        c.precision = to_string(scenario.precision);
         c.device = detail::device_names(context);
         c.state = now.particles.position;
         c.state.insert(c.state.end(), now.particles.velocity.begin(), now.particles.velocity.end());
         for (MpsType t : now.particles.type) c.particle_types.push_back(std::uint32_t(t));
-        c.output_text = csv.text();
-        c.run_state = {double(sample_index), double(frame_index), double(checkpoint_index)};
         c.run_state.insert(c.run_state.end(), pressure_rows.begin(), pressure_rows.end());
-        return c;
     }
+    void restore(const MpsState& state, std::vector<double> rows) {
+        fluid->restore(state);  // UsageError: not this scenario's particles
+        pressure_rows = std::move(rows);
+    }
+
+    std::string title(const std::string& resumed_from) const override {
+        const Scenario& s = scenario_;
+        const Scenario::Fluid& f = s.fluid;
+        const DeviceInfo& device = context.device(0).info();
+        return s.name + ", MPS " + f.setup + " " + std::to_string(f.dimensions) + "-D, " +
+               std::to_string(fluid->size()) + " particles (" + std::to_string(fluid_count) +
+               " water), l0 = " + detail::shortest(f.spacing) + " m, " + to_string(s.precision) + ", " +
+               (f.steps ? std::to_string(f.steps) + " steps" : "to t = " + detail::shortest(f.end_time) + " s") +
+               " on " + device.name + " (" + device.platform + ")" +
+               (resumed_from.empty() ? "" : ", resumed from " + resumed_from);
+    }
+    std::string progress_text(const RunProgress& p) const override {
+        const Scenario::Fluid& f = scenario_.fluid;
+        const auto step = static_cast<unsigned long long>(p.step);
+        const std::string eta = detail::clock_text(p.eta_seconds);
+        if (dambreak())
+            return detail::format("t %.4f/%.4g s  T %.2f  front Z %.3f  %llu steps  %.0f steps/s  ETA %s",
+                                  p.time, p.steps ? p.time : p.end_time, p.time * per_time_unit(),
+                                  front / f.water_width, step, p.steps_per_second, eta.c_str());
+        return detail::format("t %.4f/%.4g s  bottom pressure %.1f Pa  %llu steps  %.0f steps/s  ETA %s",
+                              p.time, p.steps ? p.time : p.end_time, bottom_pressure, step,
+                              p.steps_per_second, eta.c_str());
+    }
+    MpsRunSummary results(const RunSummary& loop) const {
+        const Scenario::Fluid& f = scenario_.fluid;
+        MpsRunSummary r;
+        static_cast<RunSummary&>(r) = loop;
+        r.particles = fluid->size();
+        r.fluid_particles = fluid_count;
+        r.particle_steps_per_second =
+            r.wall_seconds > 0 ? double(r.last_step - r.first_step) * double(r.particles) / r.wall_seconds : 0;
+        if (dambreak()) {
+            r.front = front;
+            r.front_z = front / f.water_width;
+            return r;
+        }
+        double average_sum = 0, expected_sum = 0;
+        std::size_t averaged = 0;
+        for (std::size_t i = 0; i + 2 < pressure_rows.size(); i += 3)
+            if (pressure_rows[i] >= 0.5 * (f.steps > 0 ? fluid->time() : f.end_time)) {
+                average_sum += pressure_rows[i + 1];
+                expected_sum += pressure_rows[i + 2];
+                ++averaged;
+            }
+        if (averaged) {
+            r.bottom_pressure = average_sum / double(averaged);
+            r.hydrostatic_pressure = expected_sum / double(averaged);
+        }
+        return r;
+    }
+    std::vector<std::string> summary_lines(const RunSummary& loop, const std::string& out) const override {
+        const Scenario::Fluid& f = scenario_.fluid;
+        const MpsRunSummary r = results(loop);
+        std::vector<std::string> lines = {detail::format(
+            "t = %.6g s in %llu steps%s, wall %.2f s, %.3e particle-steps/s", r.time,
+            static_cast<unsigned long long>(r.last_step),
+            r.first_step ? (" (" + std::to_string(r.first_step) + " before the checkpoint)").c_str() : "",
+            r.wall_seconds, r.particle_steps_per_second)};
+        if (dambreak()) {
+            lines.push_back(detail::format("front x = %.4f m, Z = x/a = %.3f at T = t sqrt(2g/a) = %.3f",
+                                           r.front, r.front_z, r.time * per_time_unit()));
+            lines.push_back(detail::format("wrote front.csv, checkpoint.bin and %zu frames in %s", r.frames,
+                                           out.c_str()));
+        } else {
+            lines.push_back(detail::format(
+                "bottom pressure %.1f Pa against rho g h %.1f Pa (%+.1f%%), averaged over t >= %.4g s",
+                r.bottom_pressure, r.hydrostatic_pressure,
+                100 * (r.bottom_pressure / r.hydrostatic_pressure - 1),
+                0.5 * (f.steps ? r.time : f.end_time)));
+            lines.push_back(detail::format("wrote bottom_pressure.csv, checkpoint.bin and %zu frames in %s",
+                                           r.frames, out.c_str()));
+        }
+        return lines;
+    }
+
+    std::size_t fluid_particles() const { return fluid_count; }
+    std::size_t particles() const { return fluid->size(); }
+
+private:
+    // The particles and pressure at one step, read once for its sample and frame.
+    struct Observed {
+        std::size_t step = 0;
+        MpsParticles particles;
+        std::vector<double> pressure;
+    };
+    const Observed& observe() {
+        if (!observed || observed->step != fluid->steps())
+            observed = Observed{fluid->steps(), fluid->particles(), fluid->pressure()};
+        return *observed;
+    }
+    bool dambreak() const { return scenario_.fluid.setup == "dambreak"; }
+    double per_time_unit() const {  // T = t sqrt(2g/a)
+        return std::sqrt(2 * scenario_.fluid.gravity / scenario_.fluid.water_width);
+    }
+
+    Context& context;
+    Scenario scenario_;
+    MpsScene scene;
+    std::unique_ptr<MpsFluid> fluid;
+    std::size_t fluid_count = 0;
+    double depth = 0;  // hydrostatic: the water's depth from its volume
+    PressureFrame frame;
+    std::optional<Observed> observed;
+    // The latest sample's front (dambreak) or bottom pressure (hydrostatic); hydrostatic: t,
+    // bottom pressure, rho g (h - y) of every row.
+    double front = std::numeric_limits<double>::quiet_NaN();
+    double bottom_pressure = std::numeric_limits<double>::quiet_NaN();
+    std::vector<double> pressure_rows;
 };
 
-MpsRun::MpsRun(std::unique_ptr<State> state) : state_(std::move(state)) {}
+} // namespace
 
-MpsRun::MpsRun(Context& context, Scenario scenario, fs::path out) {
+namespace detail {
+
+RunLoop mps_run(Context& context, Scenario scenario, fs::path out, const RunOptions&) {
     if (scenario.model != "mps")
         throw UsageError("scenario '" + scenario.name + "' is of model \"" + scenario.model +
                          "\", not an MPS fluid run (run/nbody_run.hpp runs N-body scenarios)");
     validate(scenario);
-    state_ = std::make_unique<State>(context, std::move(scenario), std::move(out));
+    return RunLoop(std::make_unique<MpsModel>(context, std::move(scenario)), std::move(out));
 }
 
-MpsRun MpsRun::resume(Context& context, const fs::path& file, fs::path out, RunLength length) {
-    const Checkpoint c = read_checkpoint(file);
+RunLoop resumed_mps_run(Context& context, const Checkpoint& c, const fs::path& file, fs::path out,
+                    RunLength length, const RunOptions&) {
     Scenario scenario = detail::resumed_scenario(
         c, file, "mps", "an MPS fluid one (run/nbody_run.hpp resumes N-body runs)");
     const std::string name = "checkpoint " + file.string();
@@ -159,177 +309,37 @@ MpsRun MpsRun::resume(Context& context, const fs::path& file, fs::path out, RunL
     fluid.time = c.time;
     fluid.next_dt = c.dt;
     fluid.steps = c.step;
-    auto state = std::make_unique<State>(context, std::move(scenario), std::move(out));
-    state->fluid->restore(fluid);  // UsageError: not this scenario's particles
-    state->sample_index = std::uint64_t(c.run_state[0]);
-    state->frame_index = std::uint64_t(c.run_state[1]);
-    state->checkpoint_index = std::uint64_t(c.run_state[2]);
-    state->pressure_rows.assign(c.run_state.begin() + 3, c.run_state.end());
-    state->csv_text = c.output_text;
-    state->resumed = true;
-    return MpsRun(std::move(state));
+    auto model = std::make_unique<MpsModel>(context, std::move(scenario));
+    model->restore(fluid, std::vector<double>(c.run_state.begin() + 3, c.run_state.end()));
+    ResumedLoop loop{file.string(), c.output_text,
+                     {std::uint64_t(c.run_state[0]), std::uint64_t(c.run_state[1]),
+                      std::uint64_t(c.run_state[2])}};
+    return RunLoop(std::move(model), std::move(out), std::move(loop));
 }
 
-MpsRun::MpsRun(MpsRun&&) noexcept = default;
-MpsRun::~MpsRun() = default;
+} // namespace detail
 
-const Scenario& MpsRun::scenario() const noexcept { return state_->scenario; }
-std::size_t MpsRun::particles() const noexcept { return state_->fluid->size(); }
-std::size_t MpsRun::fluid_particles() const noexcept { return state_->fluid_count; }
+MpsRun::MpsRun(Context& context, Scenario scenario, fs::path out)
+    : run_(detail::mps_run(context, std::move(scenario), std::move(out), {})) {}
 
-void MpsRun::on_progress(std::function<void(const MpsRunProgress&)> callback) {
-    state_->progress = std::move(callback);
+MpsRun MpsRun::resume(Context& context, const fs::path& file, fs::path out, RunLength length) {
+    return MpsRun(detail::resumed_mps_run(context, read_checkpoint(file), file, std::move(out), length, {}));
+}
+
+std::size_t MpsRun::particles() const noexcept {
+    return static_cast<const MpsModel&>(run_.model()).particles();
+}
+std::size_t MpsRun::fluid_particles() const noexcept {
+    return static_cast<const MpsModel&>(run_.model()).fluid_particles();
+}
+
+void MpsRun::on_progress(std::function<void(const RunProgress&)> callback) {
+    run_.on_progress(std::move(callback));
 }
 
 MpsRunSummary MpsRun::run() {
-    State& s = *state_;
-    const Scenario::Fluid& f = s.scenario.fluid;
-    MpsFluid& fluid = *s.fluid;
-    const bool dambreak = f.setup == "dambreak";
-    const int up = f.dimensions - 1;
-    MpsRunSummary summary;
-    summary.first_step = fluid.steps();
-    summary.particles = fluid.size();
-    summary.fluid_particles = s.fluid_count;
-    detail::create_output_directory(s.out);
-
-    PressureFrame frame;
-    frame.width = s.scenario.render.width;
-    frame.lower = {s.scene.lower[0], s.scene.lower[up]};
-    frame.upper = {s.scene.upper[0], f.tank_height + f.spacing};
-    frame.max_pressure = f.density * f.gravity * f.water_height;
-    if (!(frame.max_pressure > 0)) frame.max_pressure = f.density * 9.81 * f.water_height;
-
-    const fs::path csv = s.out / (dambreak ? "front.csv" : "bottom_pressure.csv");
-    if (!s.resumed) s.csv_text = dambreak ? "t,T,x,Z\n" : "t,bottom_pressure,rho_g_h\n";
-    s.csv.open(csv, s.csv_text);
-    const double per_time_unit = std::sqrt(2 * f.gravity / f.water_width);  // T = t sqrt(2g/a)
-
-    const auto start = Clock::now();
-    auto write_frame = [&](const MpsParticles& now, const std::vector<double>& pressure) {
-        const fs::path p = s.out / detail::numbered("frame", fluid.steps(), "png");
-        render_pressure(p, now, pressure, f.spacing, frame);
-        summary.files.push_back(p);
-    };
-    // One row of the CSV (and the summary's numbers) from the particles as they are now.
-    auto sample = [&](const MpsParticles& now, const std::vector<double>& pressure,
-                      MpsRunProgress& p) {
-        const std::size_t n = now.size();
-        for (std::size_t i = 0; i < n; ++i)
-            for (int k = 0; k < f.dimensions; ++k)
-                if (!std::isfinite(now.position[k * n + i]))
-                    throw Error("the fluid is no longer finite at t = " + std::to_string(fluid.time()) +
-                                " s (step " + std::to_string(fluid.steps()) + ")");
-        if (now.count(MpsType::fluid) != s.fluid_count)
-            throw Error("the run lost fluid particles at t = " + std::to_string(fluid.time()) + " s");
-        const double t = fluid.time();
-        if (dambreak) {
-            const double x = mps_front(now, f.spacing);
-            s.csv.append(format_row({t, t * per_time_unit, x, x / f.water_width}));
-            p.front = x;
-            summary.front = x;
-            summary.front_z = x / f.water_width;
-        } else {
-            double sum = 0, expected = 0;
-            std::size_t count = 0;
-            for (std::size_t i = 0; i < n; ++i)
-                if (now.type[i] == MpsType::fluid && now.position[up * n + i] < f.spacing) {
-                    sum += pressure[i];
-                    expected += f.density * f.gravity * (s.depth - now.position[up * n + i]);
-                    ++count;
-                }
-            const double mean = count ? sum / double(count) : 0.0;
-            const double mean_expected = count ? expected / double(count) : 0.0;
-            s.csv.append(format_row({t, mean, mean_expected}));
-            p.bottom_pressure = mean;
-            if (count) s.pressure_rows.insert(s.pressure_rows.end(), {t, mean, mean_expected});
-        }
-    };
-    const fs::path checkpoint_file = s.out / "checkpoint.bin";
-    auto checkpoint = [&] {
-        s.csv.sync();
-        write_checkpoint(checkpoint_file, s.checkpoint());
-        if (std::find(summary.files.begin(), summary.files.end(), checkpoint_file) == summary.files.end())
-            summary.files.push_back(checkpoint_file);
-    };
-
-    MpsRunProgress progress;
-    progress.end_time = f.end_time;
-    progress.steps = f.steps;
-    summary.files.push_back(csv);
-    if (!s.resumed) {
-        const MpsParticles now = fluid.particles();
-        const std::vector<double> pressure = fluid.pressure();
-        sample(now, pressure, progress);
-        if (f.frame_every > 0) write_frame(now, pressure);
-    }
-    // Samples, frames and the end fall at whole multiples of their periods: the step before each
-    // is shortened to land on it (MpsFluid::advance_to), like the physics tests' sampling. The
-    // indices count whole periods (an end between two is no period), so that a resumed run keeps
-    // the uninterrupted run's step sequence.
-    // A run of [fluid] steps ends where its last step lands, sampled and drawn there as a run
-    // to end_time is at end_time.
-    const bool by_steps = f.steps > 0;
-    const double end = by_steps ? std::numeric_limits<double>::infinity() : f.end_time;
-    const auto finished = [&] { return by_steps ? fluid.steps() >= f.steps : fluid.time() >= end; };
-    while (!finished()) {
-        const double grid_sample = double(s.sample_index + 1) * f.sample_every;
-        const double grid_frame = f.frame_every > 0 ? double(s.frame_index + 1) * f.frame_every : end;
-        const double next_sample = std::min(end, grid_sample);
-        const double next_frame = std::min(end, grid_frame);
-        fluid.advance_to(std::min(next_sample, next_frame), by_steps ? std::size_t(f.steps) : 0);
-        const bool at_end = finished();
-        const bool at_sample = fluid.time() >= next_sample || at_end,
-                   at_frame = f.frame_every > 0 && (fluid.time() >= next_frame || at_end);
-        if (!at_sample && !at_frame) continue;
-        const MpsParticles now = fluid.particles();
-        const std::vector<double> pressure = fluid.pressure();
-        if (at_sample) {
-            if (fluid.time() >= grid_sample) ++s.sample_index;
-            sample(now, pressure, progress);
-        }
-        if (at_frame) {
-            if (fluid.time() >= grid_frame) ++s.frame_index;
-            write_frame(now, pressure);
-        }
-        if (at_sample) {
-            const bool last = at_end;
-            bool due = false;
-            while (f.checkpoint_every > 0 && fluid.time() >= double(s.checkpoint_index + 1) * f.checkpoint_every) {
-                ++s.checkpoint_index;
-                due = true;
-            }
-            if (due || last) checkpoint();
-        }
-        if (at_sample && s.progress) {
-            progress.step = fluid.steps();
-            progress.time = fluid.time();
-            progress.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-            progress.steps_per_second =
-                progress.wall_seconds > 0 ? double(fluid.steps() - summary.first_step) / progress.wall_seconds : 0;
-            s.progress(progress);
-        }
-    }
-    summary.steps = fluid.steps();
-    summary.time = fluid.time();
-    summary.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    summary.particle_steps_per_second =
-        summary.wall_seconds > 0
-            ? double(summary.steps - summary.first_step) * double(fluid.size()) / summary.wall_seconds
-            : 0;
-    double average_sum = 0, expected_sum = 0;
-    std::size_t averaged = 0;
-    for (std::size_t i = 0; i + 2 < s.pressure_rows.size(); i += 3)
-        if (s.pressure_rows[i] >= 0.5 * (by_steps ? fluid.time() : f.end_time)) {
-            average_sum += s.pressure_rows[i + 1];
-            expected_sum += s.pressure_rows[i + 2];
-            ++averaged;
-        }
-    if (!dambreak && averaged) {
-        summary.bottom_pressure = average_sum / double(averaged);
-        summary.hydrostatic_pressure = expected_sum / double(averaged);
-    }
-    return summary;
+    const RunSummary loop = run_.run();
+    return static_cast<const MpsModel&>(run_.model()).results(loop);
 }
 
 } // namespace partcl

@@ -10,23 +10,20 @@
 #include <partcl/models/nbody/tree_gravity.hpp>
 #include <partcl/models/nbody/nbody_system.hpp>
 
+#include "models.hpp"
 #include "output.hpp"
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 
 namespace partcl {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 
 namespace {
 
 using detail::device_names;
-using detail::numbered;
 
 Bodies bodies_from_state(const std::vector<double>& state, const std::vector<double>& mass) {
     const std::size_t n = mass.size();
@@ -61,107 +58,206 @@ void check_device_memory(const Context& context, const Scenario& s, std::size_t 
     }
 }
 
-constexpr const char* csv_header =
+constexpr const char* energy_header =
     "step,time,kinetic,potential,total,px,py,pz,Lx,Ly,Lz,relative_drift\n";
 
-} // namespace
-
-struct NBodyRun::State {
-    Context& context;
-    Scenario scenario;
-    fs::path out;
-    std::unique_ptr<DeviceBodies> bodies;
-    std::unique_ptr<GravityModel> gravity;
-    DenseGravity* dense_gravity = nullptr;  // the model when dense (its scheduler's weights)
-    std::unique_ptr<NBodySystem> system;
-    std::unique_ptr<VectorOps> ops;
-    std::unique_ptr<Integrator> integrator;
-    std::uint64_t step = 0;
-    double time = 0, dt = 0, e0 = 0, extent = 0, drift = 0;
-    std::string csv_text = csv_header;  // energy.csv as the run begins it
-    CsvLog energy;
-    Bodies host;  // the bodies as the diagnostics last read them
-    std::function<void(const RunProgress&)> progress;
-
-    State(Context& c, Scenario s, fs::path o, const Bodies& initial, DenseOptions dense)
-        : context(c), scenario(std::move(s)), out(std::move(o)) {
-        const Precision p = scenario.precision;
-        if (scenario.gravity_model == "dense") {
-            auto model = std::make_unique<DenseGravity>(context, p, scenario.gravity, dense);
-            dense_gravity = model.get();
-            gravity = std::move(model);
-        } else if (scenario.gravity_model == "tree") {
-            const Scenario::Tree& t = scenario.tree;
-            gravity = std::make_unique<TreeGravity>(
-                context, p, scenario.gravity,
-                TreeOptions{t.theta, std::size_t(t.leaf_size), parse_tree_traversal(t.traversal),
-                            std::size_t(t.group_size), std::nullopt});
-        } else {
-            throw UsageError("gravity model '" + scenario.gravity_model + "' is not available");
-        }
-        bodies = std::make_unique<DeviceBodies>(context, p, initial);
-        system = std::make_unique<NBodySystem>(context, *gravity, *bodies);
-        ops = std::make_unique<VectorOps>(context, p);
-        integrator = make_integrator(scenario.integrator, *ops, 6 * initial.size(),
-                                     {scenario.atol, scenario.rtol});
-        dt = scenario.dt;
-    }
-
-    NBodyDiagnostics diagnostics() {
-        const auto potential = system->potentials();
-        if (host.size() != bodies->size()) host = bodies->download(context.queue(0));
-        else bodies->download_motion(context.queue(0), host);  // masses never change
-        const NBodyDiagnostics d = measure(host, potential);
-        if (!std::isfinite(d.total()))
-            throw Error("the state is no longer finite at step " + std::to_string(step) +
-                        " (t = " + std::to_string(time) +
-                        "): the time step is probably too large for the softening");
-        return d;
-    }
-
-    void record(const NBodyDiagnostics& d) {
-        drift = e0 != 0 ? std::abs(d.total() - e0) / std::abs(e0) : 0.0;
-        char row[512];
-        std::snprintf(row, sizeof row,
-                      "%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.6e\n",
-                      static_cast<unsigned long long>(step), time, d.kinetic, d.potential,
-                      d.total(), d.momentum[0], d.momentum[1], d.momentum[2],
-                      d.angular_momentum[0], d.angular_momentum[1], d.angular_momentum[2], drift);
-        energy.append(row);
-    }
-
-    Checkpoint checkpoint() const {
-        Checkpoint c;
-        c.scenario_toml = to_toml(scenario);
-        c.step = step;
-        c.time = time;
-        c.dt = dt;
-        c.precision = to_string(scenario.precision);
-        c.device = device_names(context);
-        c.state = bodies->state.read(context.queue(0));
-        c.mass = bodies->mass.read(context.queue(0));
-        c.integrator = integrator->save();
-        if (dense_gravity) c.scheduler_weights = dense_gravity->scheduler().weights();
-        c.initial_diagnostics = {e0, extent};
-        c.output_text = energy.text();
-        return c;
-    }
-};
-
-namespace {
 // A run to [run] end_time by a fixed-step integrator is end_time / dt steps (check_end_time
 // made it whole); an adaptive one goes by time and `steps` plays no part.
 void resolve_length(Scenario& s) {
     if (s.end_time > 0 && !integrator_adapts_step(s.integrator))
         s.steps = std::uint64_t(std::llround(s.end_time / s.dt));
 }
+
+std::string format_tree(const Scenario& s) {
+    char text[128];
+    std::snprintf(text, sizeof text, "%g, leaves of %llu, %s, groups of %llu", s.tree.theta,
+                  static_cast<unsigned long long>(s.tree.leaf_size), s.tree.traversal.c_str(),
+                  static_cast<unsigned long long>(s.tree.group_size));
+    return text;
+}
+
+
+class NBodyModel final : public RunModel {
+public:
+    NBodyModel(Context& c, Scenario s, const Bodies& initial, DenseOptions dense)
+        : context(c), scenario_(std::move(s)) {
+        const Precision p = scenario_.precision;
+        if (scenario_.gravity_model == "dense") {
+            auto model = std::make_unique<DenseGravity>(context, p, scenario_.gravity, dense);
+            dense_gravity = model.get();
+            gravity = std::move(model);
+        } else if (scenario_.gravity_model == "tree") {
+            const Scenario::Tree& t = scenario_.tree;
+            gravity = std::make_unique<TreeGravity>(
+                context, p, scenario_.gravity,
+                TreeOptions{t.theta, std::size_t(t.leaf_size), parse_tree_traversal(t.traversal),
+                            std::size_t(t.group_size), std::nullopt});
+        } else {
+            throw UsageError("gravity model '" + scenario_.gravity_model + "' is not available");
+        }
+        bodies = std::make_unique<DeviceBodies>(context, p, initial);
+        system = std::make_unique<NBodySystem>(context, *gravity, *bodies);
+        ops = std::make_unique<VectorOps>(context, p);
+        integrator = make_integrator(scenario_.integrator, *ops, 6 * initial.size(),
+                                     {scenario_.atol, scenario_.rtol});
+        dt = scenario_.dt;
+        // An adaptive run to an end time shortens its last step to land on it (to rounding).
+        by_time = integrator->adaptive() && scenario_.end_time > 0;
+        derivative = system->derivative();
+        render = scenario_.render;
+    }
+
+    const Scenario& scenario() const override { return scenario_; }
+    RunSchedule schedule() const override {
+        const Scenario& s = scenario_;
+        RunSchedule r;
+        r.steps = by_time ? 0 : s.steps;
+        r.end_time = s.end_time;
+        r.sample.steps = s.diagnostics_every;
+        r.frame.steps = s.frame_every;
+        r.snapshot.steps = s.snapshot_every;  // 0: at the end only
+        r.snapshot_at_end = true;
+        r.checkpoint.steps = s.checkpoint_every;
+        r.progress_every_step = true;
+        return r;
+    }
+    std::uint64_t step() const override { return step_; }
+    double time() const override { return time_; }
+    bool finished() const override {
+        return by_time ? !(scenario_.end_time - time_ > 1e-12 * scenario_.end_time)
+                       : step_ >= scenario_.steps;
+    }
+    void advance(double) override {
+        const Scenario& s = scenario_;
+        const double taken = integrator->step(derivative, time_, bodies->state,
+                                              by_time ? std::min(dt, s.end_time - time_) : dt);
+        time_ += taken;
+        dt = integrator->adaptive() ? integrator->next_dt() : s.dt;
+        if (s.damping != 1.0) {
+            const std::size_t n = bodies->size();
+            ops->combine(3 * n, bodies->state, 3 * n, bodies->state, 3 * n,
+                         {{s.damping - 1.0, &bodies->state, 3 * n}});
+        }
+        ++step_;
+    }
+
+    void begin(bool) override { interactions0 = gravity->interactions(); }
+    std::string csv_name() const override { return "energy.csv"; }
+    std::string csv_header() const override { return energy_header; }
+    std::string sample() override {
+        const auto potential = system->potentials();
+        if (host.size() != bodies->size()) host = bodies->download(context.queue(0));
+        else bodies->download_motion(context.queue(0), host);  // masses never change
+        const NBodyDiagnostics d = measure(host, potential);
+        if (!std::isfinite(d.total()))
+            throw Error("the state is no longer finite at step " + std::to_string(step_) +
+                        " (t = " + std::to_string(time_) +
+                        "): the time step is probably too large for the softening");
+        if (!have_e0) e0 = d.total();
+        have_e0 = true;
+        drift = e0 != 0 ? std::abs(d.total() - e0) / std::abs(e0) : 0.0;
+        return detail::format(
+            "%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.6e\n",
+            static_cast<unsigned long long>(step_), time_, d.kinetic, d.potential, d.total(),
+            d.momentum[0], d.momentum[1], d.momentum[2], d.angular_momentum[0],
+            d.angular_momentum[1], d.angular_momentum[2], drift);
+    }
+    void write_frame(const fs::path& file) override {
+        render_density(file, bodies->download(context.queue(0)), render);
+    }
+    void write_snapshot(const fs::path& file) override {
+        partcl::write_snapshot(file, bodies->download(context.queue(0)), time_, 0.0, unit_system(scenario_));
+    }
+    void save(Checkpoint& c) const override {
+        c.dt = dt;
+        c.device = device_names(context);
+        c.state = bodies->state.read(context.queue(0));
+        c.mass = bodies->mass.read(context.queue(0));
+        c.integrator = integrator->save();
+        if (dense_gravity) c.scheduler_weights = dense_gravity->scheduler().weights();
+        c.initial_diagnostics = {e0, render.extent};
+    }
+
+    std::string title(const std::string& resumed_from) const override {
+        const Scenario& s = scenario_;
+        std::string devices;
+        for (const auto& d : context.devices()) devices += (devices.empty() ? "" : " + ") + d.info().name;
+        return s.name + ", N = " + std::to_string(bodies->size()) + ", " + to_string(s.precision) +
+               ", " + s.gravity_model +
+               (s.gravity_model == "tree" ? " (theta " + format_tree(s) + ")" : std::string()) +
+               ", " + s.integrator + ", " +
+               (by_time ? "to t = " + detail::shortest(s.end_time) : std::to_string(s.steps) + " steps") +
+               " on " + devices + " (" + context.device(0).info().platform + ")" +
+               (resumed_from.empty() ? "" : ", resumed from " + resumed_from);
+    }
+    std::string progress_text(const RunProgress& p) const override {
+        if (p.steps == 0)
+            return detail::format("t %.4g/%.4g  %llu steps  %.2f steps/s  ETA %s  dE/E %.2e", p.time,
+                                  p.end_time, static_cast<unsigned long long>(p.step), p.steps_per_second,
+                                  detail::clock_text(p.eta_seconds).c_str(), drift);
+        return detail::format("%llu/%llu steps  %.2f steps/s  ETA %s  dE/E %.2e",
+                              static_cast<unsigned long long>(p.step), static_cast<unsigned long long>(p.steps),
+                              p.steps_per_second, detail::clock_text(p.eta_seconds).c_str(), drift);
+    }
+    NBodyRunSummary results(const RunSummary& loop) const {
+        NBodyRunSummary r;
+        static_cast<RunSummary&>(r) = loop;
+        r.energy_drift = drift;
+        r.interactions_per_second = (gravity->interactions() - interactions0) / loop.wall_seconds;
+        return r;
+    }
+    std::vector<std::string> summary_lines(const RunSummary& loop, const std::string& out) const override {
+        const NBodyRunSummary r = results(loop);
+        return {detail::format("steps %llu..%llu, t = %.6g, wall %.2f s, %.2f steps/s",
+                               static_cast<unsigned long long>(r.first_step),
+                               static_cast<unsigned long long>(r.last_step), r.time, r.wall_seconds,
+                               r.steps_per_second),
+                detail::format("relative energy drift %.3e", r.energy_drift),
+                detail::format("%.3e interactions/s (%s)", r.interactions_per_second,
+                               scenario_.gravity_model == "tree"
+                                   ? "N^2 per force evaluation over wall time: the direct-sum equivalent"
+                                   : "force evaluations over wall time"),
+                detail::format("wrote %zu snapshots, %zu frames, energy.csv and checkpoint.bin in %s",
+                               r.snapshots, r.frames, out.c_str())};
+    }
+
+    std::size_t size() const { return bodies->size(); }
+
+    // Where a resumed run starts.
+    void restore(const Checkpoint& c) {
+        integrator->restore(c.integrator);
+        step_ = c.step;
+        time_ = c.time;
+        dt = c.dt;
+        e0 = c.initial_diagnostics[0];
+        have_e0 = true;
+        render.extent = c.initial_diagnostics[1];
+    }
+    void set_extent(double extent) { render.extent = extent; }
+
+private:
+    Context& context;
+    Scenario scenario_;
+    std::unique_ptr<GravityModel> gravity;
+    DenseGravity* dense_gravity = nullptr;  // the model when dense (its scheduler's weights)
+    std::unique_ptr<DeviceBodies> bodies;
+    std::unique_ptr<NBodySystem> system;
+    std::unique_ptr<VectorOps> ops;
+    std::unique_ptr<Integrator> integrator;
+    Derivative derivative;
+    RenderSettings render;  // its extent the run's, fixed at the start
+    bool by_time = false;
+    std::uint64_t step_ = 0;
+    double time_ = 0, dt = 0, e0 = 0, drift = 0, interactions0 = 0;
+    bool have_e0 = false;
+    Bodies host;  // the bodies as the diagnostics last read them
+};
+
 } // namespace
 
-NBodyRun::NBodyRun(std::unique_ptr<State> state) : state_(std::move(state)) {}
-NBodyRun::NBodyRun(NBodyRun&&) noexcept = default;
-NBodyRun::~NBodyRun() = default;
+namespace detail {
 
-NBodyRun::NBodyRun(Context& context, Scenario scenario, fs::path out, DenseOptions dense) {
+RunLoop nbody_run(Context& context, Scenario scenario, fs::path out, const RunOptions& options) {
     if (scenario.model != "nbody")
         throw UsageError("scenario '" + scenario.name + "' is of model \"" + scenario.model +
                          "\", not an N-body run (run/mps_run.hpp and run/pic_run.hpp run model = \"mps\" and \"pic\")");
@@ -170,14 +266,14 @@ NBodyRun::NBodyRun(Context& context, Scenario scenario, fs::path out, DenseOptio
     if (scenario.initial != "snapshot") check_device_memory(context, scenario, scenario.n);
     const Bodies initial = make_bodies(scenario);
     check_device_memory(context, scenario, initial.size());
-    state_ = std::make_unique<State>(context, std::move(scenario), std::move(out), initial, dense);
-    RenderSettings render = state_->scenario.render;
-    state_->extent = render.extent > 0 ? render.extent : auto_extent(initial);
+    const double extent = scenario.render.extent > 0 ? scenario.render.extent : auto_extent(initial);
+    auto model = std::make_unique<NBodyModel>(context, std::move(scenario), initial, options.dense);
+    model->set_extent(extent);
+    return RunLoop(std::move(model), std::move(out));
 }
 
-NBodyRun NBodyRun::resume(Context& context, const fs::path& file, fs::path out,
-                          RunLength length, DenseOptions dense) {
-    const Checkpoint c = read_checkpoint(file);
+RunLoop resumed_nbody_run(Context& context, const Checkpoint& c, const fs::path& file, fs::path out,
+                      RunLength length, const RunOptions& options) {
     Scenario scenario = detail::resumed_scenario(
         c, file, "nbody", "an N-body run (PicRun and MpsRun resume plasma and fluid runs)");
     apply_run_length(scenario, length);
@@ -193,123 +289,53 @@ NBodyRun NBodyRun::resume(Context& context, const fs::path& file, fs::path out,
     if (c.initial_diagnostics.size() != 2)
         throw UsageError("checkpoint " + file.string() + " lacks the run's initial energy");
     check_device_memory(context, scenario, c.mass.size());
-    auto state = std::make_unique<State>(context, std::move(scenario), std::move(out),
-                                         bodies_from_state(c.state, c.mass), dense);
-    state->integrator->restore(c.integrator);
-    state->step = c.step;
-    state->time = c.time;
-    state->dt = c.dt;
-    state->e0 = c.initial_diagnostics[0];
-    state->extent = c.initial_diagnostics[1];
+    auto model = std::make_unique<NBodyModel>(context, std::move(scenario),
+                                              bodies_from_state(c.state, c.mass), options.dense);
+    model->restore(c);
     // energy.csv as it was at the checkpoint (rows written after it, by a run that stopped
     // later, are written again by this one).
-    if (c.output_text.rfind(csv_header, 0) == 0) {
-        detail::check_resume_directory(state->out, "energy.csv", c.output_text, file);
-        state->csv_text = c.output_text;
+    ResumedLoop loop{file.string(), energy_header, {}};
+    if (c.output_text.rfind(energy_header, 0) == 0) {
+        detail::check_resume_directory(out, "energy.csv", c.output_text, file);
+        loop.csv_text = c.output_text;
     } else if (c.output_text.empty()) {
         // Checkpoints of partcl 0.1 hold no rows: those of the output directory's energy.csv up
         // to the checkpoint stand in.
-        std::ifstream csv(state->out / "energy.csv");
+        std::ifstream csv(out / "energy.csv");
         std::string line;
-        if (csv && std::getline(csv, line) && line + "\n" == csv_header) {
+        if (csv && std::getline(csv, line) && line + "\n" == energy_header) {
             while (std::getline(csv, line) && !line.empty() &&
                    std::stoull(line.substr(0, line.find(','))) <= c.step)
-                state->csv_text += line + "\n";
+                loop.csv_text += line + "\n";
         }
     } else {
         throw UsageError("checkpoint " + file.string() + " holds no energy.csv of an N-body run");
     }
-    return NBodyRun(std::move(state));
+    return RunLoop(std::move(model), std::move(out), std::move(loop));
 }
 
-const Scenario& NBodyRun::scenario() const noexcept { return state_->scenario; }
-std::size_t NBodyRun::bodies() const noexcept { return state_->bodies->size(); }
+} // namespace detail
+
+NBodyRun::NBodyRun(Context& context, Scenario scenario, fs::path out, DenseOptions dense)
+    : run_(detail::nbody_run(context, std::move(scenario), std::move(out), RunOptions{dense})) {}
+
+NBodyRun NBodyRun::resume(Context& context, const fs::path& file, fs::path out,
+                          RunLength length, DenseOptions dense) {
+    return NBodyRun(detail::resumed_nbody_run(context, read_checkpoint(file), file, std::move(out),
+                                              length, RunOptions{dense}));
+}
+
+std::size_t NBodyRun::bodies() const noexcept {
+    return static_cast<const NBodyModel&>(run_.model()).size();
+}
 
 void NBodyRun::on_progress(std::function<void(const RunProgress&)> callback) {
-    state_->progress = std::move(callback);
+    run_.on_progress(std::move(callback));
 }
 
-RunSummary NBodyRun::run() {
-    State& s = *state_;
-    const Scenario& sc = s.scenario;
-    RunSummary summary;
-    summary.first_step = s.step;
-    detail::create_output_directory(s.out);
-
-    RenderSettings render = sc.render;
-    render.extent = s.extent;
-    auto written = [&](const fs::path& p) { summary.files.push_back(p); };
-    auto frame = [&] {
-        const fs::path p = s.out / numbered("frame", s.step, "png");
-        render_density(p, s.bodies->download(s.context.queue(0)), render);
-        written(p);
-    };
-    const UnitSystem units = unit_system(s.scenario);
-    auto snapshot = [&] {
-        const fs::path p = s.out / numbered("snapshot", s.step, "h5");
-        write_snapshot(p, s.bodies->download(s.context.queue(0)), s.time, 0.0, units);
-        written(p);
-    };
-    auto checkpoint = [&] {
-        s.energy.sync();
-        write_checkpoint(s.out / "checkpoint.bin", s.checkpoint());
-        written(s.out / "checkpoint.bin");
-    };
-    auto every = [&](std::uint64_t period) { return period && s.step % period == 0; };
-
-    const double interactions0 = s.gravity->interactions();
-    const auto start = Clock::now();
-    s.energy.open(s.out / "energy.csv", s.csv_text);
-    written(s.out / "energy.csv");
-    if (s.step == 0) {
-        const NBodyDiagnostics d = s.diagnostics();
-        s.e0 = d.total();
-        s.record(d);
-        if (sc.frame_every) frame();
-        if (sc.snapshot_every) snapshot();  // 0: at the end only
-    }
-    const Derivative f = s.system->derivative();
-    const bool adaptive = s.integrator->adaptive();
-    // An adaptive run to an end time shortens its last step to land on it (to rounding).
-    const bool by_time = adaptive && sc.end_time > 0;
-    const auto remaining = [&] { return sc.end_time - s.time; };
-    const auto reached = [&] { return !(remaining() > 1e-12 * sc.end_time); };
-    while (by_time ? !reached() : s.step < sc.steps) {
-        const double dt = by_time ? std::min(s.dt, remaining()) : s.dt;
-        const double taken = s.integrator->step(f, s.time, s.bodies->state, dt);
-        s.time += taken;
-        s.dt = adaptive ? s.integrator->next_dt() : sc.dt;
-        if (sc.damping != 1.0) {
-            const std::size_t n = s.bodies->size();
-            s.ops->combine(3 * n, s.bodies->state, 3 * n, s.bodies->state, 3 * n,
-                           {{sc.damping - 1.0, &s.bodies->state, 3 * n}});
-        }
-        ++s.step;
-        const bool last = by_time ? reached() : s.step == sc.steps;
-        if (last || every(sc.diagnostics_every)) s.record(s.diagnostics());
-        if (every(sc.frame_every) || (last && sc.frame_every)) frame();
-        if (last || every(sc.snapshot_every)) snapshot();
-        if (last || every(sc.checkpoint_every)) checkpoint();
-        if (s.progress) {
-            RunProgress p;
-            p.step = s.step;
-            p.steps = by_time ? 0 : sc.steps;
-            p.end_time = sc.end_time;
-            p.time = s.time;
-            p.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-            p.steps_per_second = double(s.step - summary.first_step) / p.wall_seconds;
-            p.energy_drift = s.drift;
-            s.progress(p);
-        }
-    }
-    summary.last_step = s.step;
-    summary.time = s.time;
-    summary.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    summary.energy_drift = s.drift;
-    summary.interactions_per_second =
-        (s.gravity->interactions() - interactions0) / summary.wall_seconds;
-    summary.steps_per_second = double(s.step - summary.first_step) / summary.wall_seconds;
-    return summary;
+NBodyRunSummary NBodyRun::run() {
+    const RunSummary loop = run_.run();
+    return static_cast<const NBodyModel&>(run_.model()).results(loop);
 }
 
 } // namespace partcl

@@ -1,11 +1,12 @@
 #pragma once
-// What the runs of lib/run share: the names of numbered output files, the output directory, the
-// device description checkpoints keep and the checks every resume starts with.
+// What the models of lib/run share: the names of numbered output files, the output directory,
+// the device description checkpoints keep, the checks every resume starts with, and text.
 // Private to the library.
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <string>
 #include <system_error>
 
@@ -72,6 +73,41 @@ inline void check_resume_directory(const std::filesystem::path& out, const std::
         throw UsageError("cannot resume " + checkpoint.string() + " into " + out.string() + ": its " +
                          csv + " holds another run's rows (they differ from the checkpoint's); " +
                          "resume into the run's own directory or a new one");
+}
+
+// A CSV row of `values` as %.9g.
+inline std::string format_row(std::initializer_list<double> values) {
+    std::string row;
+    char text[40];
+    for (double v : values) {
+        std::snprintf(text, sizeof text, "%.9g", v);
+        row += (row.empty() ? "" : ",") + std::string(text);
+    }
+    return row + "\n";
+}
+
+// "m:ss", for a time left.
+inline std::string clock_text(double seconds) {
+    const long s = static_cast<long>(seconds + 0.5);
+    char text[32];
+    std::snprintf(text, sizeof text, "%ld:%02ld", s / 60, s % 60);
+    return text;
+}
+
+// As an ostream prints a double by default (6 significant digits).
+inline std::string shortest(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", value);
+    return text;
+}
+
+// printf into a std::string.
+template <typename... Args>
+std::string format(const char* pattern, Args... args) {
+    const int size = std::snprintf(nullptr, 0, pattern, args...);
+    std::string text(std::size_t(size > 0 ? size : 0), '\0');
+    std::snprintf(text.data(), text.size() + 1, pattern, args...);
+    return text;
 }
 
 } // namespace partcl::detail

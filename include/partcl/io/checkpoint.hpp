@@ -49,7 +49,7 @@ struct Checkpoint {
     std::vector<std::uint32_t> particle_types;
     std::vector<std::vector<double>> series;  // PIC: the measurements made every step so far
     std::string output_text;                  // the run's CSV as written up to the checkpoint
-    std::vector<double> run_state;            // MPS: the run's counters and sums (mps_run.cpp)
+    std::vector<double> run_state;            // MPS: the loop's counters (run_loop.cpp), its sums
 };
 
 // Writes atomically (temporary file, fsync, rename); throws partcl::Error on failure, with

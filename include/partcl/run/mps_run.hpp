@@ -1,8 +1,8 @@
 #pragma once
-// MpsRun: a fluid scenario ([scenario] model = "mps", table [fluid]) turned into a run, what
-// `partcl run dambreak` and `partcl run hydrostatic` do, for programs to call. It builds the
-// tank (models/mps/mps_tank.hpp), advances MpsFluid to [fluid] end_time on device 0 of a
-// Context, and writes into an output directory:
+// MpsRun: a fluid scenario ([scenario] model = "mps", table [fluid]) turned into a run (the loop
+// of run/run_loop.hpp with the MPS model), what `partcl run dambreak` and `partcl run hydrostatic`
+// do, for programs to call. It builds the tank (models/mps/mps_tank.hpp), advances MpsFluid to
+// [fluid] end_time on device 0 of a Context, and writes into an output directory:
 //
 //   front.csv             dambreak: t, T = t sqrt(2 g / a), x, Z = x / a of the surge front
 //                         (mps_front), a the water's width; a row every [fluid] sample_every
@@ -22,30 +22,17 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
-#include <memory>
-#include <vector>
 
-#include <partcl/io/checkpoint.hpp>
 #include <partcl/io/scenario.hpp>
+#include <partcl/run/run_loop.hpp>
 #include <partcl/run/run_length.hpp>
 #include <partcl/runtime/context.hpp>
 
 namespace partcl {
 
-struct MpsRunProgress {
-    std::uint64_t step = 0, steps = 0;  // steps: [fluid] steps, 0 for a run to end_time
-    double time = 0, end_time = 0;
-    double wall_seconds = 0;
-    double steps_per_second = 0;
-    double front = std::numeric_limits<double>::quiet_NaN();            // dambreak: x [m]
-    double bottom_pressure = std::numeric_limits<double>::quiet_NaN();  // hydrostatic [Pa]
-};
-
-struct MpsRunSummary {
-    std::uint64_t first_step = 0;  // 0, or the checkpoint's step for a resumed run
-    std::uint64_t steps = 0;
+// RunProgress comes after every sample (every [fluid] sample_every seconds of simulated time).
+struct MpsRunSummary : RunSummary {
     std::size_t particles = 0, fluid_particles = 0;
-    double time = 0, wall_seconds = 0;
     double particle_steps_per_second = 0;  // all particles (walls and dummies too) x steps / wall
     // dambreak: the front at the end [m] and Z = x / a.
     double front = std::numeric_limits<double>::quiet_NaN();
@@ -53,7 +40,6 @@ struct MpsRunSummary {
     // hydrostatic: the rows with t >= end_time / 2 averaged: bottom pressure and rho g (h - y).
     double bottom_pressure = std::numeric_limits<double>::quiet_NaN();
     double hydrostatic_pressure = std::numeric_limits<double>::quiet_NaN();
-    std::vector<std::filesystem::path> files;  // written by this run
 };
 
 class MpsRun {
@@ -67,24 +53,21 @@ public:
     // for a checkpoint that is not of an MPS run, or one already at the end.
     static MpsRun resume(Context& context, const std::filesystem::path& checkpoint,
                          std::filesystem::path out, RunLength length = {});
-    MpsRun(MpsRun&&) noexcept;
-    ~MpsRun();
 
-    const Scenario& scenario() const noexcept;
+    const Scenario& scenario() const noexcept { return run_.scenario(); }
     std::size_t particles() const noexcept;
     std::size_t fluid_particles() const noexcept;
 
-    // Called after every sample (every [fluid] sample_every seconds of simulated time).
-    void on_progress(std::function<void(const MpsRunProgress&)> callback);
+    // Called after every sample.
+    void on_progress(std::function<void(const RunProgress&)> callback);
 
     // Runs to [fluid] end_time. Throws Error when the flow outruns the neighbour search or
     // stops being finite (with the time), UsageError for files it cannot write.
     MpsRunSummary run();
 
 private:
-    struct State;
-    explicit MpsRun(std::unique_ptr<State> state);
-    std::unique_ptr<State> state_;
+    explicit MpsRun(RunLoop run) : run_(std::move(run)) {}
+    RunLoop run_;
 };
 
 } // namespace partcl

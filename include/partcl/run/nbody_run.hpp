@@ -1,7 +1,8 @@
 #pragma once
-// NBodyRun: a scenario turned into a run, everything `partcl run` does, for programs to call.
-// It builds the initial conditions, advances them with the scenario's model and integrator on a
-// Context, and writes into an output directory:
+// NBodyRun: an N-body scenario turned into a run (run/run_loop.hpp's loop with the N-body model),
+// everything `partcl run` does, for programs to call. It builds the initial conditions,
+// advances them with the scenario's model and integrator on a Context, and writes into an
+// output directory:
 //
 //   energy.csv              step, time, kinetic, potential, total, momentum, angular momentum,
 //                           relative energy drift; a row every [run] diagnostics_every steps
@@ -14,35 +15,20 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
-#include <memory>
-#include <string>
-#include <vector>
 
-#include <partcl/io/checkpoint.hpp>
 #include <partcl/io/scenario.hpp>
 #include <partcl/models/nbody/dense_gravity.hpp>
+#include <partcl/run/run_loop.hpp>
 #include <partcl/run/run_length.hpp>
 #include <partcl/runtime/context.hpp>
 
 namespace partcl {
 
-struct RunProgress {
-    std::uint64_t step = 0, steps = 0;  // steps 0: a run to end_time by an adaptive integrator
-    double end_time = 0;
-    double time = 0;
-    double wall_seconds = 0;      // since this process started the run
-    double steps_per_second = 0;  // over this process's steps
-    double energy_drift = 0;      // relative, at the latest diagnostics
-};
-
-struct RunSummary {
-    std::uint64_t first_step = 0, last_step = 0;
-    double time = 0;
-    double wall_seconds = 0;
+// RunProgress comes after every step; its steps is 0 for a run to end_time by an adaptive
+// integrator.
+struct NBodyRunSummary : RunSummary {
     double energy_drift = 0;  // |E - E0| / |E0| at the end
     double interactions_per_second = 0;
-    double steps_per_second = 0;
-    std::vector<std::filesystem::path> files;  // written by this process
 };
 
 class NBodyRun {
@@ -57,10 +43,7 @@ public:
                            std::filesystem::path out, RunLength length = {},
                            DenseOptions dense = {});
 
-    NBodyRun(NBodyRun&&) noexcept;
-    ~NBodyRun();
-
-    const Scenario& scenario() const noexcept;
+    const Scenario& scenario() const noexcept { return run_.scenario(); }
     std::size_t bodies() const noexcept;
 
     // Called after every step.
@@ -68,12 +51,11 @@ public:
 
     // Runs to the scenario's last step. Throws Error when the state stops being finite (with
     // the step), UsageError for files it cannot write.
-    RunSummary run();
+    NBodyRunSummary run();
 
 private:
-    struct State;
-    explicit NBodyRun(std::unique_ptr<State> state);
-    std::unique_ptr<State> state_;
+    explicit NBodyRun(RunLoop run) : run_(std::move(run)) {}
+    RunLoop run_;
 };
 
 } // namespace partcl

@@ -1,6 +1,7 @@
 #pragma once
-// PicRun: a plasma scenario ([scenario] model = "pic", table [plasma]) turned into a run, what
-// `partcl run langmuir`, `two-stream`, `pair-plasma` or a TOML file do, for programs to call.
+// PicRun: a plasma scenario ([scenario] model = "pic", table [plasma]) turned into a run (the
+// loop of run/run_loop.hpp with the PIC model), what `partcl run langmuir`, `two-stream`,
+// `pair-plasma` or a TOML file do, for programs to call.
 // It loads the set-up (models/pic/pic_plasma.hpp), steps ElectrostaticPic to [plasma] end_time
 // on device 0 of a Context, and writes into an output directory:
 //
@@ -24,27 +25,17 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
-#include <memory>
-#include <vector>
 
 #include <partcl/io/scenario.hpp>
+#include <partcl/run/run_loop.hpp>
 #include <partcl/run/run_length.hpp>
 #include <partcl/runtime/context.hpp>
 
 namespace partcl {
 
-struct PicRunProgress {
-    std::uint64_t step = 0, steps = 0;
-    double time = 0;
-    double wall_seconds = 0;
-    double steps_per_second = 0;
-    double field_energy = 0, total_energy = 0;
-};
-
-struct PicRunSummary {
-    std::uint64_t steps = 0;
+// RunProgress comes after every sampled row, the first included.
+struct PicRunSummary : RunSummary {
     std::size_t particles = 0;
-    double time = 0, wall_seconds = 0;
     double particle_steps_per_second = 0;
     // Over the sampled rows: the largest |E / E(0) - 1| of the total energy, and the largest
     // |P_k - P_k(0)| of a component over the largest sum w m |v_k| (the momentum scale; 0 when
@@ -59,7 +50,6 @@ struct PicRunSummary {
     // two-stream and species: the fitted growth rate (NaN when the run ends before a linear
     // phase of three steps), its window, and (two-stream) linear theory at the seeded k v0.
     double growth_rate = nan, growth_theory = nan, fit_from = nan, fit_to = nan;
-    std::vector<std::filesystem::path> files;  // written by this run
 };
 
 class PicRun {
@@ -73,25 +63,22 @@ public:
     // checkpoint of another model or at or past the end.
     static PicRun resume(Context& context, const std::filesystem::path& checkpoint,
                          std::filesystem::path out, RunLength length = {});
-    PicRun(PicRun&&) noexcept;
-    ~PicRun();
 
-    const Scenario& scenario() const noexcept;
+    const Scenario& scenario() const noexcept { return run_.scenario(); }
     std::size_t particles() const noexcept;
     std::uint64_t steps() const noexcept;  // ceil(end_time / dt), the last step landing on it
     std::uint64_t first_step() const noexcept;  // 0, or the checkpoint's step
 
     // Called after every sampled row.
-    void on_progress(std::function<void(const PicRunProgress&)> callback);
+    void on_progress(std::function<void(const RunProgress&)> callback);
 
     // Runs to [plasma] end_time. Throws Error when the energies stop being finite (with the
     // time), UsageError for files it cannot write.
     PicRunSummary run();
 
 private:
-    struct State;
-    explicit PicRun(std::unique_ptr<State> state);
-    std::unique_ptr<State> state_;
+    explicit PicRun(RunLoop run) : run_(std::move(run)) {}
+    RunLoop run_;
 };
 
 } // namespace partcl

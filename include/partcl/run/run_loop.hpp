@@ -1,0 +1,83 @@
+#pragma once
+// RunLoop: a scenario of any model turned into a run, what `partcl run` does, for programs to call:
+// one loop (progress, samples, frames, snapshots, checkpoints, resume, timing) driving the
+// scenario's model (run/run_model.hpp). It writes into an output directory the model's CSV,
+// its frames and snapshots, and checkpoint.bin, every file atomically; a run resumed from a
+// checkpoint continues bit for bit as the uninterrupted run would have on the same device.
+//
+// The model's own results (energy drift, front, growth rate, ...) come with the typed runs of
+// run/nbody_run.hpp, run/mps_run.hpp and run/pic_run.hpp, which are this loop with their model.
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <partcl/io/checkpoint.hpp>
+#include <partcl/io/csv_log.hpp>
+#include <partcl/io/scenario.hpp>
+#include <partcl/models/nbody/dense_gravity.hpp>
+#include <partcl/run/run_length.hpp>
+#include <partcl/run/run_model.hpp>
+#include <partcl/runtime/context.hpp>
+
+namespace partcl {
+
+// Device tuning, not physics: no part of the scenario.
+struct RunOptions {
+    DenseOptions dense;  // N-body dense gravity's kernel shape per device
+};
+
+// What the loop keeps of a resumed run's checkpoint: the file's name as given, the CSV so far
+// and the counters of periods done (RunSchedule by time).
+struct ResumedLoop {
+    std::string source;
+    std::string csv_text;
+    std::array<std::uint64_t, 3> periods{};  // samples, frames, checkpoints
+};
+
+class RunLoop {
+public:
+    // A fresh run of the scenario's model; UsageError for a bad scenario. Nothing is written
+    // before run().
+    RunLoop(Context& context, Scenario scenario, std::filesystem::path out, RunOptions options = {});
+    // Continues the run checkpoint `checkpoint` holds (read from `source`, which names it in
+    // errors), writing into `out`; `length`, when given, replaces the scenario's (run_length.hpp).
+    // UsageError for a checkpoint the model cannot continue or one already at the end.
+    static RunLoop resume(Context& context, const Checkpoint& checkpoint,
+                      const std::filesystem::path& source, std::filesystem::path out,
+                      RunLength length = {}, RunOptions options = {});
+    // The loop driving a model already set up (fresh, or restored from a checkpoint with
+    // `resumed` taken from it).
+    RunLoop(std::unique_ptr<RunModel> model, std::filesystem::path out,
+        std::optional<ResumedLoop> resumed = std::nullopt);
+
+    RunLoop(RunLoop&&) noexcept;
+    RunLoop& operator=(RunLoop&&) noexcept;
+    ~RunLoop();
+
+    const Scenario& scenario() const noexcept { return model_->scenario(); }
+    RunModel& model() noexcept { return *model_; }
+    const RunModel& model() const noexcept { return *model_; }
+    // "galaxies, N = 16384, float, ..., resumed from FILE": what runs, on what.
+    std::string title() const;
+
+    // Called after every step or sample, as the model's schedule says.
+    void on_progress(std::function<void(const RunProgress&)> callback);
+
+    // Runs to the end. Throws Error when the state stops being finite, UsageError for files it
+    // cannot write.
+    RunSummary run();
+
+private:
+    std::unique_ptr<RunModel> model_;
+    std::filesystem::path out_;
+    std::optional<ResumedLoop> resumed_;
+    std::function<void(const RunProgress&)> progress_;
+    std::unique_ptr<CsvLog> csv_;
+    std::array<std::uint64_t, 3> periods_{};
+};
+
+} // namespace partcl

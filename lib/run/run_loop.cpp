@@ -1,0 +1,196 @@
+#include <partcl/run/run_loop.hpp>
+
+#include <partcl/runtime/error.hpp>
+
+#include "models.hpp"
+#include "output.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+namespace partcl {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// Every model a scenario can name ([scenario] model), each set up fresh or from a checkpoint:
+// the one place that knows them all.
+struct Model {
+    const char* name;
+    RunLoop (*fresh)(Context&, Scenario, fs::path, const RunOptions&);
+    RunLoop (*resumed)(Context&, const Checkpoint&, const fs::path&, fs::path, RunLength,
+                       const RunOptions&);
+};
+constexpr Model models[] = {
+    {"nbody", detail::nbody_run, detail::resumed_nbody_run},
+    {"mps", detail::mps_run, detail::resumed_mps_run},
+    {"pic", detail::pic_run, detail::resumed_pic_run},
+};
+
+const Model& model_named(const std::string& name, const std::string& what) {
+    std::string known;
+    for (const Model& m : models) {
+        if (name == m.name) return m;
+        known += (known.empty() ? "" : ", ") + std::string(m.name);
+    }
+    throw UsageError(what + " is of model \"" + name + "\", which partcl cannot run (" + known + ")");
+}
+
+} // namespace
+
+RunLoop::RunLoop(Context& context, Scenario scenario, fs::path out, RunOptions options)
+    : RunLoop(model_named(scenario.model, "scenario '" + scenario.name + "'")
+                  .fresh(context, std::move(scenario), std::move(out), options)) {}
+
+RunLoop RunLoop::resume(Context& context, const Checkpoint& c, const fs::path& source,
+                        fs::path out, RunLength length, RunOptions options) {
+    const std::string model = parse_scenario(c.scenario_toml, source.string()).model;
+    return model_named(model, "checkpoint " + source.string())
+        .resumed(context, c, source, std::move(out), length, options);
+}
+
+RunLoop::RunLoop(std::unique_ptr<RunModel> model, fs::path out, std::optional<ResumedLoop> resumed)
+    : model_(std::move(model)), out_(std::move(out)), resumed_(std::move(resumed)),
+      csv_(std::make_unique<CsvLog>()) {
+    if (resumed_) periods_ = resumed_->periods;
+}
+
+RunLoop::RunLoop(RunLoop&&) noexcept = default;
+RunLoop& RunLoop::operator=(RunLoop&&) noexcept = default;
+RunLoop::~RunLoop() = default;
+
+std::string RunLoop::title() const {
+    return model_->title(resumed_ ? resumed_->source : std::string());
+}
+
+void RunLoop::on_progress(std::function<void(const RunProgress&)> callback) {
+    progress_ = std::move(callback);
+}
+
+RunSummary RunLoop::run() {
+    RunModel& m = *model_;
+    const RunSchedule sc = m.schedule();
+    const bool fresh = !resumed_;
+    RunSummary summary;
+    summary.first_step = m.step();
+    detail::create_output_directory(out_);
+
+    const auto start = Clock::now();
+    const auto wall = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+    const auto written = [&](const fs::path& p) {
+        if (std::find(summary.files.begin(), summary.files.end(), p) == summary.files.end())
+            summary.files.push_back(p);
+    };
+    const fs::path csv_file = out_ / m.csv_name();
+    csv_->open(csv_file, fresh ? m.csv_header() : resumed_->csv_text);
+    written(csv_file);
+    m.begin(fresh);
+
+    const auto frame = [&] {
+        const fs::path p = out_ / detail::numbered("frame", m.step(), "png");
+        m.write_frame(p);
+        written(p);
+        ++summary.frames;
+    };
+    const auto snapshot = [&] {
+        const fs::path p = out_ / detail::numbered("snapshot", m.step(), "h5");
+        m.write_snapshot(p);
+        written(p);
+        ++summary.snapshots;
+    };
+    const auto checkpoint = [&] {
+        csv_->sync();  // the CSV on disk holds at least the checkpoint's rows
+        Checkpoint c;
+        c.scenario_toml = to_toml(m.scenario());
+        c.step = m.step();
+        c.time = m.time();
+        c.precision = to_string(m.scenario().precision);
+        c.output_text = csv_->text();
+        if (sc.by_time()) c.run_state = {double(periods_[0]), double(periods_[1]), double(periods_[2])};
+        m.save(c);
+        write_checkpoint(out_ / "checkpoint.bin", c);
+        written(out_ / "checkpoint.bin");
+    };
+    // The fraction done, by steps or by time; the time left at the pace of this process.
+    const auto fraction = [&] {
+        return sc.steps ? std::min(1.0, double(m.step()) / double(sc.steps))
+                        : std::min(1.0, m.time() / sc.end_time);
+    };
+    const double fraction0 = fraction();
+    const auto report = [&] {
+        if (!progress_) return;
+        RunProgress p;
+        p.step = m.step();
+        p.steps = sc.steps;
+        p.time = m.time();
+        p.end_time = sc.end_time;
+        p.wall_seconds = wall();
+        p.steps_per_second =
+            p.wall_seconds > 0 ? double(p.step - summary.first_step) / p.wall_seconds : 0;
+        p.fraction = fraction();
+        p.done = sc.steps ? p.step >= sc.steps : p.time >= sc.end_time;
+        p.eta_seconds = p.fraction > fraction0
+                            ? p.wall_seconds * (1 - p.fraction) / (p.fraction - fraction0)
+                            : 0;
+        p.text = m.progress_text(p);
+        progress_(p);
+    };
+
+    if (fresh) {
+        csv_->append(m.sample());
+        if (sc.frame.on()) frame();
+        if (sc.snapshot.on()) snapshot();
+        if (sc.progress_at_start) report();
+    }
+    // By time, the end of a run of steps is none of the periods' times.
+    constexpr double never = std::numeric_limits<double>::infinity();
+    const double end = sc.by_time() && !sc.steps ? sc.end_time : never;
+    const auto grid = [](const Every& e, std::uint64_t done, double otherwise) {
+        return e.time > 0 ? double(done + 1) * e.time : otherwise;
+    };
+    const auto due = [&](const Every& e, double next) {
+        return e.steps ? m.step() % e.steps == 0 : e.time > 0 && m.time() >= next;
+    };
+    while (!m.finished()) {
+        // Samples and frames by time land on whole periods (the end between two is none, so
+        // a resumed run keeps the uninterrupted run's steps).
+        const double grid_sample = grid(sc.sample, periods_[0], end);
+        const double grid_frame = grid(sc.frame, periods_[1], end);
+        const double next_sample = std::min(end, grid_sample), next_frame = std::min(end, grid_frame);
+        m.advance(sc.by_time() ? std::min(next_sample, next_frame) : never);
+        const bool last = m.finished();
+        const bool at_sample = last || due(sc.sample, next_sample);
+        const bool at_frame = sc.frame.on() && (last || due(sc.frame, next_frame));
+        if (at_sample) {
+            if (sc.sample.time > 0 && m.time() >= grid_sample) ++periods_[0];
+            csv_->append(m.sample());
+        }
+        if (at_frame) {
+            if (sc.frame.time > 0 && m.time() >= grid_frame) ++periods_[1];
+            frame();
+        }
+        if ((last && sc.snapshot_at_end) || (sc.snapshot.steps && m.step() % sc.snapshot.steps == 0))
+            snapshot();
+        bool at_checkpoint = last || (sc.checkpoint.steps && m.step() % sc.checkpoint.steps == 0);
+        while (at_sample && sc.checkpoint.time > 0 &&
+               m.time() >= double(periods_[2] + 1) * sc.checkpoint.time) {
+            ++periods_[2];
+            at_checkpoint = true;
+        }
+        if (at_checkpoint) checkpoint();
+        if (sc.progress_every_step || at_sample) report();
+    }
+    summary.last_step = m.step();
+    summary.time = m.time();
+    summary.wall_seconds = wall();
+    summary.steps_per_second =
+        summary.wall_seconds > 0 ? double(summary.last_step - summary.first_step) / summary.wall_seconds : 0;
+    summary.lines = m.summary_lines(summary, out_.string());
+    return summary;
+}
+
+} // namespace partcl
