@@ -51,7 +51,6 @@
 #include <partcl/io/csv_log.hpp>
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/initial_conditions.hpp>
-#include <partcl/io/json.hpp>
 #include <partcl/io/render.hpp>
 #include <partcl/io/scenario.hpp>
 #include <partcl/io/snapshot.hpp>
