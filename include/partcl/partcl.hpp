@@ -2,6 +2,9 @@
 // Everything a program needs to embed partcl.
 #include <partcl/version.hpp>
 
+#include <partcl/support/atomic_file.hpp>
+#include <partcl/support/error.hpp>
+
 #include <partcl/runtime/backend.hpp>
 #include <partcl/runtime/buffer.hpp>
 #include <partcl/runtime/context.hpp>
@@ -47,7 +50,6 @@
 #include <partcl/diag/compensated_sum.hpp>
 #include <partcl/diag/nbody_diagnostics.hpp>
 
-#include <partcl/io/atomic_file.hpp>
 #include <partcl/io/csv_log.hpp>
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/initial_conditions.hpp>

@@ -1,5 +1,6 @@
 #include <partcl/jit/program_cache.hpp>
 #include <partcl/runtime/error.hpp>
+#include <partcl/support/atomic_file.hpp>
 #include <partcl/version.hpp>
 
 #include "backend/interface.hpp"
@@ -7,12 +8,9 @@
 #include <openssl/evp.h>
 
 #include <atomic>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 #include <unistd.h>
@@ -107,36 +105,16 @@ bool is_temporary(const fs::path& path) {
     return path.filename().string().find(".tmp.") != std::string::npos;
 }
 
-// Temporary file in the same directory, then rename: readers see the old file or the new one.
-// Empty on success, else why the entry could not be written.
-std::string write_atomically(const fs::path& final_path, const std::string& header,
-                             const void* data, std::size_t size) {
+// The entry in one atomic write (readers see the old file or the new one). Empty on success,
+// else why the entry could not be written.
+std::string write_entry(const fs::path& path, std::string contents) {
     std::error_code ec;
-    fs::create_directories(final_path.parent_path(), ec);
-    if (ec) return ec.message();
-    // Unique per process and call, so concurrent writers never share a temporary file.
-    static std::atomic<unsigned> counter{0};
-    static const unsigned salt = std::random_device{}();
-    const fs::path temporary = final_path.string() + ".tmp." + std::to_string(getpid()) + "." +
-                               std::to_string(salt) + "." + std::to_string(counter++);
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        if (!out) return std::strerror(errno);
-        out << header;
-        out.write(static_cast<const char*>(data), std::streamsize(size));
-        out.flush();
-        if (!out) {
-            const std::string why = std::strerror(errno);
-            out.close();
-            fs::remove(temporary, ec);
-            return why;
-        }
-    }
-    fs::rename(temporary, final_path, ec);
-    if (ec) {
-        const std::string why = ec.message();
-        fs::remove(temporary, ec);
-        return why;
+    fs::create_directories(path.parent_path(), ec);
+    if (ec) return "cannot create the directory: " + ec.message();
+    try {
+        write_file_atomically(path, contents);
+    } catch (const Error& e) {
+        return e.what();
     }
     return {};
 }
@@ -210,7 +188,8 @@ bool ProgramCache::store(const std::string& key, const CacheEntry& about,
            << "options: " << one_line(about.options) << "\n"
            << "bytes: " << binary.size() << "\n"
            << "sha256: " << sha256_hex(binary.data(), binary.size()) << "\n\n";
-    return stored(write_atomically(entry_path(key), header.str(), binary.data(), binary.size()));
+    header.write(reinterpret_cast<const char*>(binary.data()), std::streamsize(binary.size()));
+    return stored(write_entry(entry_path(key), header.str()));
 }
 
 std::optional<std::string> ProgramCache::load_note(const std::string& key) const {
@@ -226,9 +205,8 @@ std::optional<std::string> ProgramCache::load_note(const std::string& key) const
 
 bool ProgramCache::store_note(const std::string& key, const std::string& text) const {
     if (!settings_.disk) return false;
-    return stored(write_atomically(settings_.directory / (key + ".note"),
-                                   "sha256: " + sha256_hex(text.data(), text.size()) + "\n",
-                                   text.data(), text.size()));
+    return stored(write_entry(settings_.directory / (key + ".note"),
+                              "sha256: " + sha256_hex(text.data(), text.size()) + "\n" + text));
 }
 
 bool ProgramCache::stored(const std::string& failure) const {
