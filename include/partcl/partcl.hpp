@@ -35,15 +35,19 @@
 #include <partcl/integrate/vector_ops.hpp>
 
 #include <partcl/models/nbody/bodies.hpp>
+#include <partcl/models/nbody/device_bodies.hpp>
+#include <partcl/models/nbody/gravity_parameters.hpp>
 #include <partcl/models/nbody/dense_gravity.hpp>
 #include <partcl/models/nbody/dense_reference.hpp>
 #include <partcl/models/nbody/gravity.hpp>
 #include <partcl/models/nbody/nbody_system.hpp>
 #include <partcl/models/nbody/tree_gravity.hpp>
 #include <partcl/models/mps/mps_fluid.hpp>
+#include <partcl/models/mps/mps_particles.hpp>
 #include <partcl/models/mps/mps_reference.hpp>
 #include <partcl/models/mps/mps_tank.hpp>
 #include <partcl/models/pic/electrostatic_pic.hpp>
+#include <partcl/models/pic/pic_particles.hpp>
 #include <partcl/models/pic/pic_plasma.hpp>
 #include <partcl/models/pic/pic_reference.hpp>
 
