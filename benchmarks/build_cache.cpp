@@ -37,21 +37,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
-#include <partcl/io/json.hpp>
 #include <partcl/partcl.hpp>
 
 #include "common.hpp"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-using partcl::json_string;
 
 namespace {
 
@@ -101,14 +99,10 @@ fs::path make_temp_dir(const std::string& stem) {
 }
 
 
-std::string json_number(double value, int digits = 3) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, value);
-    return buf;
-}
-
-std::string json_number(const std::optional<double>& value, int digits = 3) {
-    return value ? json_number(*value, digits) : "null";
+// A figure for the JSON line: `digits` decimals, or null when it was not measured.
+nlohmann::ordered_json rounded(const std::optional<double>& value, int digits = 3) {
+    if (!value) return nullptr;
+    return partcl_bench::decimals(*value, digits);
 }
 
 double median(std::vector<double> values) {
@@ -235,9 +229,12 @@ int main(int argc, char** argv) {
                                      std::to_string(entry++) + "; }\n");
                 const double s = timed_build(context, source, {}, no_disk,
                                              partcl::DeviceBuild::Origin::compiled, "warm-up");
-                std::cout << "{\"bench\":\"build_cache\",\"case\":\"compiler_warmup\",\"device\":"
-                          << json_string(info.name) << ",\"platform\":" << json_string(info.platform)
-                          << ",\"first_build_ms\":" << json_number(s * 1e3) << "}" << std::endl;
+                nlohmann::ordered_json line{{"bench", "build_cache"},
+                                            {"case", "compiler_warmup"},
+                                            {"device", info.name},
+                                            {"platform", info.platform},
+                                            {"first_build_ms", rounded(s * 1e3)}};
+                partcl_bench::print_json_line(line);
             }
 
             for (const auto& kernel : kernels) {
@@ -290,31 +287,33 @@ int main(int argc, char** argv) {
                     const double warm_median = median(warm);
                     const double warm_min = *std::min_element(warm.begin(), warm.end());
                     const bool meets = warm_median * 1e3 <= goal_warm_ms;
-                    std::cerr << " cold " << json_number(cold * 1e3, 1) << " ms, warm "
-                              << json_number(warm_median * 1e3, 2) << " ms\n";
+                    std::cerr << std::fixed << std::setprecision(1) << " cold " << cold * 1e3
+                              << " ms, warm " << std::setprecision(2) << warm_median * 1e3
+                              << " ms\n" << std::defaultfloat;
 
-                    std::cout << "{\"bench\":\"build_cache\",\"case\":\"program\""
-                              << ",\"device\":" << json_string(info.name)
-                              << ",\"platform\":" << json_string(info.platform)
-                              << ",\"driver\":" << json_string(info.driver_version)
-                              << ",\"kernel\":" << json_string(kernel)
-                              << ",\"precision\":" << json_string(partcl::to_string(precision))
-                              << ",\"driver_cache\":" << json_string(options.driver_cache)
-                              << ",\"repeat\":" << options.repeat
-                              << ",\"cold_ms\":" << json_number(cold * 1e3)
-                              << ",\"warm_disk_ms_median\":" << json_number(warm_median * 1e3)
-                              << ",\"warm_disk_ms_min\":" << json_number(warm_min * 1e3)
-                              << ",\"memory_hit_us\":" << json_number(median(memory) * 1e6)
-                              << ",\"rebuild_nocache_ms\":" << json_number(rebuild * 1e3)
-                              << ",\"warm_expand_us\":" << json_number(parts.expand_us)
-                              << ",\"warm_key_us\":" << json_number(parts.key_us)
-                              << ",\"warm_disk_read_us\":" << json_number(parts.disk_read_us)
-                              << ",\"warm_binary_build_us\":" << json_number(parts.binary_build_us)
-                              << ",\"binary_bytes\":" << json_number(parts.binary_bytes, 0)
-                              << ",\"speedup\":" << json_number(cold / warm_median, 1)
-                              << ",\"goal_warm_ms\":" << json_number(goal_warm_ms, 0)
-                              << ",\"meets_goal\":" << (meets ? "true" : "false") << "}"
-                              << std::endl;
+                    nlohmann::ordered_json line{{"bench", "build_cache"},
+                                                {"case", "program"},
+                                                {"device", info.name},
+                                                {"platform", info.platform},
+                                                {"driver", info.driver_version},
+                                                {"kernel", kernel},
+                                                {"precision", partcl::to_string(precision)},
+                                                {"driver_cache", options.driver_cache},
+                                                {"repeat", options.repeat},
+                                                {"cold_ms", rounded(cold * 1e3)},
+                                                {"warm_disk_ms_median", rounded(warm_median * 1e3)},
+                                                {"warm_disk_ms_min", rounded(warm_min * 1e3)},
+                                                {"memory_hit_us", rounded(median(memory) * 1e6)},
+                                                {"rebuild_nocache_ms", rounded(rebuild * 1e3)},
+                                                {"warm_expand_us", rounded(parts.expand_us)},
+                                                {"warm_key_us", rounded(parts.key_us)},
+                                                {"warm_disk_read_us", rounded(parts.disk_read_us)},
+                                                {"warm_binary_build_us", rounded(parts.binary_build_us)},
+                                                {"binary_bytes", rounded(parts.binary_bytes, 0)},
+                                                {"speedup", rounded(cold / warm_median, 1)},
+                                                {"goal_warm_ms", rounded(goal_warm_ms, 0)},
+                                                {"meets_goal", meets}};
+                    partcl_bench::print_json_line(line);
                 }
             }
         }

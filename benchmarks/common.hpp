@@ -12,8 +12,8 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
-#include <partcl/io/json.hpp>
 #include <partcl/runtime/device.hpp>
 #include <partcl/runtime/error.hpp>
 #include <partcl/runtime/precision.hpp>
@@ -62,12 +62,32 @@ inline void parse_or_exit(CLI::App& app, int argc, char** argv) {
     }
 }
 
-// Opens a benchmark's JSON line, {"bench":NAME,"device":...,"platform":..., for the caller to
-// go on with its own fields.
-inline void print_json_head(const char* bench, const partcl::Device& device) {
-    std::printf("{\"bench\":\"%s\",\"device\":%s,\"platform\":%s", bench,
-                partcl::json_string(device.info().name).c_str(),
-                partcl::json_string(device.info().platform).c_str());
+// A benchmark's JSON line, {"bench":NAME,"device":...,"platform":...}, for the caller to add
+// its own fields to (they keep the order they are added in).
+inline nlohmann::ordered_json json_head(const char* bench, const partcl::Device& device) {
+    return {{"bench", bench}, {"device", device.info().name}, {"platform", device.info().platform}};
+}
+
+// Prints `line` as one line of JSON on stdout. Invalid UTF-8 in a driver's string becomes U+FFFD
+// rather than stopping the benchmark.
+inline void print_json_line(const nlohmann::ordered_json& line) {
+    std::cout << line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
+              << std::endl;
+}
+
+// `value` rounded to `digits` significant digits (printf's %g): a timing means no more, and the
+// line stays readable.
+inline double significant(double value, int digits) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*g", digits, value);
+    return std::strtod(text, nullptr);
+}
+
+// `value` rounded to `digits` decimals (printf's %f).
+inline double decimals(double value, int digits) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", digits, value);
+    return std::strtod(text, nullptr);
 }
 
 inline double median(std::vector<double> v) {

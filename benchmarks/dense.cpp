@@ -21,7 +21,6 @@
 
 #include <partcl/models/nbody/dense_gravity.hpp>
 #include <partcl/models/nbody/dense_reference.hpp>
-#include <partcl/io/json.hpp>
 #include <partcl/partcl.hpp>
 
 #include "common.hpp"
@@ -126,27 +125,29 @@ int main(int argc, char** argv) {
                                   : std::function<double()>());
                     const double seconds = turns.device;
                     const double rate = double(n) * double(n) / seconds;
-                    print_json_head("dense", device);
-                    std::printf(",\"backend\":\"%s\",\"n\":%zu,"
-                                "\"precision\":\"%s\",\"tile\":%zu,\"lanes\":%zu,\"unroll\":%zu,\"targets\":%zu,"
-                                "\"shape\":\"%s\",\"parts\":%zu,\"parts_option\":%zu,\"fast_math\":%s,"
-                                "\"seconds\":%.6g,"
-                                "\"interactions_per_s\":%.4g",
-                                to_string(device.backend()), n, to_string(precision),
-                                gravity.shape(0).tile, gravity.shape(0).lanes,
-                                gravity.shape(0).unroll, gravity.shape(0).targets,
-                                gravity.shape_origin(0).c_str(), gravity.source_parts(0, n), o.dense.source_parts,
-                                o.dense.fast_math ? "true" : "false", seconds, rate);
+                    auto line = json_head("dense", device);
+                    line["backend"] = to_string(device.backend());
+                    line["n"] = n;
+                    line["precision"] = to_string(precision);
+                    line["tile"] = gravity.shape(0).tile;
+                    line["lanes"] = gravity.shape(0).lanes;
+                    line["unroll"] = gravity.shape(0).unroll;
+                    line["targets"] = gravity.shape(0).targets;
+                    line["shape"] = gravity.shape_origin(0);
+                    line["parts"] = gravity.source_parts(0, n);
+                    line["parts_option"] = o.dense.source_parts;
+                    line["fast_math"] = o.dense.fast_math;
+                    line["seconds"] = significant(seconds, 6);
+                    line["interactions_per_s"] = significant(rate, 4);
                     if (reference) {
                         const double ref = turns.reference;
-                        std::printf(",\"reference\":\"openmp\",\"reference_threads\":%d,"
-                                    "\"reference_seconds\":%.6g,\"reference_interactions_per_s\":%.4g,"
-                                    "\"ratio\":%.3f",
-                                    omp_get_max_threads(), ref, double(n) * double(n) / ref,
-                                    turns.ratio);
+                        line["reference"] = "openmp";
+                        line["reference_threads"] = omp_get_max_threads();
+                        line["reference_seconds"] = significant(ref, 6);
+                        line["reference_interactions_per_s"] = significant(double(n) * double(n) / ref, 4);
+                        line["ratio"] = decimals(turns.ratio, 3);
                     }
-                    std::printf("}\n");
-                    std::fflush(stdout);
+                    print_json_line(line);
                 }
             }
         }

@@ -19,7 +19,6 @@
 #include <thread>
 #include <vector>
 
-#include <partcl/io/json.hpp>
 #include <partcl/partcl.hpp>
 
 #include "common.hpp"
@@ -115,22 +114,23 @@ int main(int argc, char** argv) {
                                 ? std::function<double()>([&] { return reference_seconds<double>(p, fluid, o.steps); })
                                 : std::function<double()>([&] { return reference_seconds<float>(p, fluid, o.steps); }));
                         const double seconds = turns.device / o.steps;
-                        print_json_head("mps", device);
-                        std::printf(",\"dims\":%d,"
-                                    "\"n\":%zu,\"fluid\":%zu,\"precision\":\"%s\",\"steps\":%d,"
-                                    "\"seconds_per_step\":%.6g,\"particle_steps_per_s\":%.4g",
-                                    dims, n,
-                                    s.particles.count(MpsType::fluid), to_string(precision), o.steps,
-                                    seconds, double(n) / seconds);
+                        auto line = json_head("mps", device);
+                        line["dims"] = dims;
+                        line["n"] = n;
+                        line["fluid"] = s.particles.count(MpsType::fluid);
+                        line["precision"] = to_string(precision);
+                        line["steps"] = o.steps;
+                        line["seconds_per_step"] = significant(seconds, 6);
+                        line["particle_steps_per_s"] = significant(double(n) / seconds, 4);
                         if (o.reference) {
                             const double ref = turns.reference / o.steps;
-                            std::printf(",\"reference\":\"openmp\",\"reference_threads\":%d,"
-                                        "\"reference_seconds_per_step\":%.6g,"
-                                        "\"reference_particle_steps_per_s\":%.4g,\"ratio\":%.3f",
-                                        omp_get_max_threads(), ref, double(n) / ref, turns.ratio);
+                            line["reference"] = "openmp";
+                            line["reference_threads"] = omp_get_max_threads();
+                            line["reference_seconds_per_step"] = significant(ref, 6);
+                            line["reference_particle_steps_per_s"] = significant(double(n) / ref, 4);
+                            line["ratio"] = decimals(turns.ratio, 3);
                         }
-                        std::printf("}\n");
-                        std::fflush(stdout);
+                        print_json_line(line);
                     }
                 }
         }

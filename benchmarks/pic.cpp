@@ -23,7 +23,6 @@
 #include <thread>
 #include <vector>
 
-#include <partcl/io/json.hpp>
 #include <partcl/partcl.hpp>
 
 #include "common.hpp"
@@ -143,23 +142,24 @@ int main(int argc, char** argv) {
                                         ? std::function<double()>([&] { return reference_seconds<double>(grid, pic, dt, o.steps); })
                                         : std::function<double()>([&] { return reference_seconds<float>(grid, pic, dt, o.steps); }));
                                 const double seconds = turns.device / o.steps;
-                                print_json_head("pic", device);
-                                std::printf(",\"dims\":%d,\"grid\":%u,\"n\":%zu,\"precision\":\"%s\","
-                                            "\"deposit\":\"%s\",\"steps\":%d,"
-                                            "\"seconds_per_step\":%.6g,\"particle_steps_per_s\":%.4g",
-                                            dims, side, n,
-                                            to_string(precision), name, o.steps, seconds,
-                                            double(n) / seconds);
+                                auto line = json_head("pic", device);
+                                line["dims"] = dims;
+                                line["grid"] = side;
+                                line["n"] = n;
+                                line["precision"] = to_string(precision);
+                                line["deposit"] = name;
+                                line["steps"] = o.steps;
+                                line["seconds_per_step"] = significant(seconds, 6);
+                                line["particle_steps_per_s"] = significant(double(n) / seconds, 4);
                                 if (o.reference) {
                                     const double ref = turns.reference / o.steps;
-                                    std::printf(",\"reference\":\"openmp\",\"reference_threads\":%d,"
-                                                "\"reference_seconds_per_step\":%.6g,"
-                                                "\"reference_particle_steps_per_s\":%.4g,\"ratio\":%.3f",
-                                                omp_get_max_threads(), ref, double(n) / ref,
-                                                turns.ratio);
+                                    line["reference"] = "openmp";
+                                    line["reference_threads"] = omp_get_max_threads();
+                                    line["reference_seconds_per_step"] = significant(ref, 6);
+                                    line["reference_particle_steps_per_s"] = significant(double(n) / ref, 4);
+                                    line["ratio"] = decimals(turns.ratio, 3);
                                 }
-                                std::printf("}\n");
-                                std::fflush(stdout);
+                                print_json_line(line);
                             }
                         }
                     }

@@ -56,12 +56,14 @@ int main(int argc, char** argv) {
         const Turns turns = take_turns([&] { return run_with_rows(every); },
                                        [&] { return run_with_rows(reference_every); });
         std::filesystem::remove_all(out);
-        print_json_head("run_rows", context.device(0));
-        std::printf(",\"steps\":%llu,\"every\":%llu,\"reference_every\":%llu,\"seconds\":%.4f,"
-                    "\"reference_seconds\":%.4f,\"ratio\":%.4f}\n",
-                    static_cast<unsigned long long>(steps), static_cast<unsigned long long>(every),
-                    static_cast<unsigned long long>(reference_every), turns.device,
-                    turns.reference, 1.0 / turns.ratio);
+        auto line = json_head("run_rows", context.device(0));
+        line["steps"] = steps;
+        line["every"] = every;
+        line["reference_every"] = reference_every;
+        line["seconds"] = decimals(turns.device, 4);
+        line["reference_seconds"] = decimals(turns.reference, 4);
+        line["ratio"] = decimals(1.0 / turns.ratio, 4);
+        print_json_line(line);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "partcl_bench_run_rows: %s\n", e.what());
         return 1;

@@ -28,7 +28,6 @@
 #include <vector>
 
 #include <partcl/io/initial_conditions.hpp>
-#include <partcl/io/json.hpp>
 #include <partcl/models/nbody/dense_gravity.hpp>
 #include <partcl/models/nbody/dense_reference.hpp>
 #include <partcl/models/nbody/tree_gravity.hpp>
@@ -159,24 +158,30 @@ int main(int argc, char** argv) {
                                         errors[i] = std::sqrt(d2 / e2);
                                     }
                                     const double total = build_seconds + force_seconds;
-                                    print_json_head("tree", device);
-                                    std::printf(
-                                        ",\"backend\":\"%s\",\"n\":%zu,"
-                                        "\"precision\":\"%s\",\"theta\":%g,\"leaf_size\":%zu,"
-                                        "\"traversal\":\"%s\",\"group_size\":%zu,\"list_size\":%zu,\"levels\":%zu,\"softening\":%g,"
-                                        "\"build_seconds\":%.6g,\"force_seconds\":%.6g,"
-                                        "\"total_seconds\":%.6g,\"error_targets\":%zu,\"median_error\":%.4g,"
-                                        "\"p99_error\":%.4g",
-                                        to_string(device.backend()), n, to_string(precision), theta, o.leaf_size,
-                                        to_string(traversal), group_size, tree.list_size(), tree.levels(), softening, build_seconds,
-                                        force_seconds, total, m, median(errors), percentile(errors, 0.99));
+                                    auto line = json_head("tree", device);
+                                    line["backend"] = to_string(device.backend());
+                                    line["n"] = n;
+                                    line["precision"] = to_string(precision);
+                                    line["theta"] = significant(theta, 6);
+                                    line["leaf_size"] = o.leaf_size;
+                                    line["traversal"] = to_string(traversal);
+                                    line["group_size"] = group_size;
+                                    line["list_size"] = tree.list_size();
+                                    line["levels"] = tree.levels();
+                                    line["softening"] = significant(softening, 6);
+                                    line["build_seconds"] = significant(build_seconds, 6);
+                                    line["force_seconds"] = significant(force_seconds, 6);
+                                    line["total_seconds"] = significant(total, 6);
+                                    line["error_targets"] = m;
+                                    line["median_error"] = significant(median(errors), 4);
+                                    line["p99_error"] = significant(percentile(errors, 0.99), 4);
                                     if (per_body_force_seconds > 0 && group_size != 1)
-                                        std::printf(",\"walk_speedup\":%.3f", per_body_force_seconds / force_seconds);
-                                    if (o.dense)
-                                        std::printf(",\"dense_seconds\":%.6g,\"speedup\":%.3f",
-                                                    dense_seconds, dense_seconds / total);
-                                    std::printf("}\n");
-                                    std::fflush(stdout);
+                                        line["walk_speedup"] = decimals(per_body_force_seconds / force_seconds, 3);
+                                    if (o.dense) {
+                                        line["dense_seconds"] = significant(dense_seconds, 6);
+                                        line["speedup"] = decimals(dense_seconds / total, 3);
+                                    }
+                                    print_json_line(line);
                                 }
                             }
                         }

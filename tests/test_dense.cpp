@@ -227,7 +227,7 @@ TEST_CASE("autotuning picks a shape once per device and remembers it") {
     }
     // A damaged note is ignored and replaced, like a damaged binary.
     for (const auto& entry : fs::directory_iterator(dir.path()))
-        if (entry.path().extension() == ".note") write_file(entry.path(), "sha1: 0\ntile 7 lanes 3 unroll 1 targets 1\n");
+        if (entry.path().extension() == ".note") write_file(entry.path(), "sha256: 0\ntile 7 lanes 3 unroll 1 targets 1\n");
     {
         ProgramCache cache(ProgramCache::Settings{true, dir.path()});
         DenseGravity retuned(context, Precision::float32, p, DenseOptions{0, 1, true}, cache);

@@ -22,7 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <partcl/io/atomic_file.hpp>
+#include <partcl/support/atomic_file.hpp>
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/scenario.hpp>
 #include <partcl/io/snapshot.hpp>

@@ -100,8 +100,8 @@ INLINE real sum_lanes(const real* v)
 #define DENSE_ADD_POTENTIAL(sum, dx, dy, dz, value)
 #endif
 
-/* 1/sqrt(r2e): softened, r2e >= eps^2 is a normal number (H100: 18 -> 15 issued instructions
- * per interaction with real_rsqrt_normal, docs/performance.md). */
+/* 1/sqrt(r2e): softened, r2e >= eps^2 is a normal number, so the reciprocal square root needs
+ * no handling of denormals (fewer instructions per interaction; docs/performance.md). */
 #if DENSE_SOFTENED
 #define dense_rsqrt(x) real_rsqrt_normal(x)
 #else

@@ -2,6 +2,9 @@
 // Everything a program needs to embed partcl.
 #include <partcl/version.hpp>
 
+#include <partcl/support/atomic_file.hpp>
+#include <partcl/support/error.hpp>
+
 #include <partcl/runtime/backend.hpp>
 #include <partcl/runtime/buffer.hpp>
 #include <partcl/runtime/context.hpp>
@@ -35,26 +38,28 @@
 #include <partcl/integrate/vector_ops.hpp>
 
 #include <partcl/models/nbody/bodies.hpp>
+#include <partcl/models/nbody/device_bodies.hpp>
+#include <partcl/models/nbody/gravity_parameters.hpp>
 #include <partcl/models/nbody/dense_gravity.hpp>
 #include <partcl/models/nbody/dense_reference.hpp>
 #include <partcl/models/nbody/gravity.hpp>
 #include <partcl/models/nbody/nbody_system.hpp>
 #include <partcl/models/nbody/tree_gravity.hpp>
 #include <partcl/models/mps/mps_fluid.hpp>
+#include <partcl/models/mps/mps_particles.hpp>
 #include <partcl/models/mps/mps_reference.hpp>
 #include <partcl/models/mps/mps_tank.hpp>
 #include <partcl/models/pic/electrostatic_pic.hpp>
+#include <partcl/models/pic/pic_particles.hpp>
 #include <partcl/models/pic/pic_plasma.hpp>
 #include <partcl/models/pic/pic_reference.hpp>
 
 #include <partcl/diag/compensated_sum.hpp>
 #include <partcl/diag/nbody_diagnostics.hpp>
 
-#include <partcl/io/atomic_file.hpp>
 #include <partcl/io/csv_log.hpp>
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/initial_conditions.hpp>
-#include <partcl/io/json.hpp>
 #include <partcl/io/render.hpp>
 #include <partcl/io/scenario.hpp>
 #include <partcl/io/snapshot.hpp>

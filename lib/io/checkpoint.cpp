@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include <partcl/io/atomic_file.hpp>
 #include <partcl/runtime/error.hpp>
+#include <partcl/support/atomic_file.hpp>
 
 #include <boost/uuid/detail/sha1.hpp>
 

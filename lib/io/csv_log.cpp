@@ -1,6 +1,7 @@
-#include <partcl/io/atomic_file.hpp>
 #include <partcl/io/csv_log.hpp>
+
 #include <partcl/runtime/error.hpp>
+#include <partcl/support/atomic_file.hpp>
 
 #include <cerrno>
 #include <cstring>

@@ -1,7 +1,7 @@
 #include <partcl/io/snapshot.hpp>
 
-#include <partcl/io/atomic_file.hpp>
 #include <partcl/runtime/error.hpp>
+#include <partcl/support/atomic_file.hpp>
 
 #include <hdf5.h>
 

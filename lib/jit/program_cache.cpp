@@ -1,18 +1,16 @@
 #include <partcl/jit/program_cache.hpp>
 #include <partcl/runtime/error.hpp>
+#include <partcl/support/atomic_file.hpp>
 #include <partcl/version.hpp>
 
 #include "backend/interface.hpp"
 
-#include <boost/uuid/detail/sha1.hpp>
+#include <openssl/evp.h>
 
 #include <atomic>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 #include <unistd.h>
@@ -23,16 +21,24 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* magic = "partcl-program-cache 1";
+// Version 2: SHA-256 keys and checksums (version 1 used SHA-1; its files are never read as
+// entries, and `partcl cache list` shows them as damaged).
+constexpr const char* magic = "partcl-program-cache 2";
+constexpr std::size_t hex_digits = 64;
 
-std::string sha1_hex(const void* data, std::size_t size) {
-    boost::uuids::detail::sha1 hash;
-    hash.process_bytes(data, size);
-    boost::uuids::detail::sha1::digest_type digest;
-    hash.get_digest(digest);
-    char text[41];
-    for (int i = 0; i < 5; ++i) std::snprintf(text + 8 * i, 9, "%08x", digest[i]);
-    return std::string(text, 40);
+std::string sha256_hex(const void* data, std::size_t size) {
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int length = 0;
+    if (EVP_Digest(data, size, digest, &length, EVP_sha256(), nullptr) != 1 ||
+        length * 2 != hex_digits)
+        throw Error("program cache: OpenSSL could not compute a SHA-256 digest");
+    static const char hex[] = "0123456789abcdef";
+    std::string text(hex_digits, '0');
+    for (unsigned i = 0; i < length; ++i) {
+        text[2 * i] = hex[digest[i] >> 4];
+        text[2 * i + 1] = hex[digest[i] & 15];
+    }
+    return text;
 }
 
 std::uint64_t new_identity() noexcept {
@@ -70,7 +76,7 @@ std::optional<Parsed> parse(const fs::path& file) {
         else if (field == "program") parsed.entry.program = value;
         else if (field == "device") parsed.entry.device = value;
         else if (field == "options") parsed.entry.options = value;
-        else if (field == "sha1") checksum = value;
+        else if (field == "sha256") checksum = value;
         else if (field == "bytes") {
             try {
                 bytes = std::stoll(value);
@@ -79,14 +85,14 @@ std::optional<Parsed> parse(const fs::path& file) {
             }
         }
     }
-    if (!in || bytes < 0 || checksum.size() != 40 || parsed.key.empty()) return std::nullopt;
+    if (!in || bytes < 0 || checksum.size() != hex_digits || parsed.key.empty()) return std::nullopt;
     const auto body = in.tellg();
     in.seekg(0, std::ios::end);
     if (!in || in.tellg() - body != bytes) return std::nullopt;  // truncated or padded
     in.seekg(body);
     parsed.binary.resize(static_cast<std::size_t>(bytes));
     if (!in.read(reinterpret_cast<char*>(parsed.binary.data()), bytes)) return std::nullopt;
-    if (sha1_hex(parsed.binary.data(), parsed.binary.size()) != checksum) return std::nullopt;
+    if (sha256_hex(parsed.binary.data(), parsed.binary.size()) != checksum) return std::nullopt;
     std::error_code ec;
     parsed.entry.bytes = fs::file_size(file, ec);
     parsed.entry.valid = true;
@@ -99,36 +105,16 @@ bool is_temporary(const fs::path& path) {
     return path.filename().string().find(".tmp.") != std::string::npos;
 }
 
-// Temporary file in the same directory, then rename: readers see the old file or the new one.
-// Empty on success, else why the entry could not be written.
-std::string write_atomically(const fs::path& final_path, const std::string& header,
-                             const void* data, std::size_t size) {
+// The entry in one atomic write (readers see the old file or the new one). Empty on success,
+// else why the entry could not be written.
+std::string write_entry(const fs::path& path, std::string contents) {
     std::error_code ec;
-    fs::create_directories(final_path.parent_path(), ec);
-    if (ec) return ec.message();
-    // Unique per process and call, so concurrent writers never share a temporary file.
-    static std::atomic<unsigned> counter{0};
-    static const unsigned salt = std::random_device{}();
-    const fs::path temporary = final_path.string() + ".tmp." + std::to_string(getpid()) + "." +
-                               std::to_string(salt) + "." + std::to_string(counter++);
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        if (!out) return std::strerror(errno);
-        out << header;
-        out.write(static_cast<const char*>(data), std::streamsize(size));
-        out.flush();
-        if (!out) {
-            const std::string why = std::strerror(errno);
-            out.close();
-            fs::remove(temporary, ec);
-            return why;
-        }
-    }
-    fs::rename(temporary, final_path, ec);
-    if (ec) {
-        const std::string why = ec.message();
-        fs::remove(temporary, ec);
-        return why;
+    fs::create_directories(path.parent_path(), ec);
+    if (ec) return "cannot create the directory: " + ec.message();
+    try {
+        write_file_atomically(path, contents);
+    } catch (const Error& e) {
+        return e.what();
     }
     return {};
 }
@@ -171,7 +157,7 @@ std::string ProgramCache::key(const std::string& expanded_source, const std::str
             " | " + device.driver_version + "\n";
     text += "options: " + options + "\n";
     text += "source:\n" + expanded_source;
-    return sha1_hex(text.data(), text.size());
+    return sha256_hex(text.data(), text.size());
 }
 
 fs::path ProgramCache::entry_path(const std::string& key) const {
@@ -201,8 +187,9 @@ bool ProgramCache::store(const std::string& key, const CacheEntry& about,
            << "device: " << one_line(about.device) << "\n"
            << "options: " << one_line(about.options) << "\n"
            << "bytes: " << binary.size() << "\n"
-           << "sha1: " << sha1_hex(binary.data(), binary.size()) << "\n\n";
-    return stored(write_atomically(entry_path(key), header.str(), binary.data(), binary.size()));
+           << "sha256: " << sha256_hex(binary.data(), binary.size()) << "\n\n";
+    header.write(reinterpret_cast<const char*>(binary.data()), std::streamsize(binary.size()));
+    return stored(write_entry(entry_path(key), header.str()));
 }
 
 std::optional<std::string> ProgramCache::load_note(const std::string& key) const {
@@ -212,15 +199,14 @@ std::optional<std::string> ProgramCache::load_note(const std::string& key) const
     // First line: the checksum of the rest, so a damaged note is ignored like a damaged binary.
     if (!in || !std::getline(in, first)) return std::nullopt;
     text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (first != "sha1: " + sha1_hex(text.data(), text.size())) return std::nullopt;
+    if (first != "sha256: " + sha256_hex(text.data(), text.size())) return std::nullopt;
     return text;
 }
 
 bool ProgramCache::store_note(const std::string& key, const std::string& text) const {
     if (!settings_.disk) return false;
-    return stored(write_atomically(settings_.directory / (key + ".note"),
-                                   "sha1: " + sha1_hex(text.data(), text.size()) + "\n",
-                                   text.data(), text.size()));
+    return stored(write_entry(settings_.directory / (key + ".note"),
+                              "sha256: " + sha256_hex(text.data(), text.size()) + "\n" + text));
 }
 
 bool ProgramCache::stored(const std::string& failure) const {

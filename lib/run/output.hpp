@@ -10,7 +10,7 @@
 #include <string>
 #include <system_error>
 
-#include <partcl/io/atomic_file.hpp>
+#include <partcl/support/atomic_file.hpp>
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/scenario.hpp>
 #include <partcl/runtime/context.hpp>

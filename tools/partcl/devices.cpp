@@ -1,9 +1,8 @@
 // partcl devices [--json]: every OpenCL device of the machine, and which ones the current
 // filter (--device, PARTCL_DEVICE or the default) would use.
 #include "commands.hpp"
+#include "devices_json.hpp"
 #include "text.hpp"
-
-#include <partcl/io/json.hpp>
 
 #include <cstdlib>
 #include <iostream>
@@ -25,34 +24,6 @@ bool contains(const std::vector<DeviceInfo>& chosen, const DeviceInfo& info) {
     for (const auto& c : chosen)
         if (c.index == info.index) return true;
     return false;
-}
-
-void print_json(const std::vector<DeviceInfo>& devices, const std::vector<DeviceInfo>& chosen) {
-    std::cout << "[";
-    for (std::size_t i = 0; i < devices.size(); ++i) {
-        const DeviceInfo& d = devices[i];
-        std::cout << (i ? ",\n " : "\n ") << "{"
-                  << "\"index\": " << d.index
-                  << ", \"selected\": " << (contains(chosen, d) ? "true" : "false")
-                  << ", \"type\": " << json_string(to_string(d.type))
-                  << ", \"name\": " << json_string(d.name)
-                  << ", \"vendor\": " << json_string(d.vendor)
-                  << ", \"platform\": " << json_string(d.platform)
-                  << ", \"platform_index\": " << d.platform_index
-                  << ", \"platform_version\": " << json_string(d.platform_version)
-                  << ", \"device_version\": " << json_string(d.device_version)
-                  << ", \"driver_version\": " << json_string(d.driver_version)
-                  << ", \"opencl_c_version\": " << json_string(d.opencl_c_version)
-                  << ", \"compute_units\": " << d.compute_units
-                  << ", \"clock_mhz\": " << d.clock_mhz
-                  << ", \"global_memory_bytes\": " << d.global_memory
-                  << ", \"local_memory_bytes\": " << d.local_memory
-                  << ", \"max_allocation_bytes\": " << d.max_allocation
-                  << ", \"max_work_group_size\": " << d.max_work_group_size
-                  << ", \"fp64\": " << (d.fp64 ? "true" : "false")
-                  << ", \"backend\": " << json_string(to_string(d.backend)) << "}";
-    }
-    std::cout << (devices.empty() ? "]\n" : "\n]\n");
 }
 
 void print_table(const std::vector<DeviceInfo>& devices, const std::vector<DeviceInfo>& chosen) {
@@ -88,7 +59,7 @@ int run_devices(const DevicesOptions& options, const GlobalOptions& global) {
     }
     const std::vector<DeviceInfo> chosen = filter.match(devices);
     if (options.json) {
-        print_json(devices, chosen);
+        std::cout << devices_json(devices, chosen);
         return 0;
     }
     print_table(devices, chosen);

@@ -5,9 +5,9 @@
 
 #include <array>
 
-#include <partcl/models/mps/mps_fluid.hpp>
+#include <partcl/models/mps/mps_particles.hpp>
 #include <partcl/models/nbody/bodies.hpp>
-#include <partcl/models/pic/electrostatic_pic.hpp>
+#include <partcl/models/pic/pic_particles.hpp>
 
 namespace partcl {
 

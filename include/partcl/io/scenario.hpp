@@ -19,7 +19,7 @@
 
 #include <partcl/io/render.hpp>
 #include <partcl/io/units.hpp>
-#include <partcl/models/nbody/gravity.hpp>
+#include <partcl/models/nbody/gravity_parameters.hpp>
 #include <partcl/models/pic/pic_plasma.hpp>
 #include <partcl/runtime/precision.hpp>
 

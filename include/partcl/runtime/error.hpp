@@ -2,17 +2,12 @@
 // Errors partcl throws. Every one derives from partcl::Error, so a program can catch that alone;
 // the subclasses exist where a caller reacts differently (a bad filter is a usage error, an
 // OpenCL failure is a run failure).
-#include <stdexcept>
 #include <string>
 
 #include <partcl/runtime/cl.hpp>
+#include <partcl/support/error.hpp>
 
 namespace partcl {
-
-class Error : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
 
 // A failed OpenCL call: keeps the numeric status, its symbolic name and the call.
 // what() reads e.g. "clEnqueueNDRangeKernel failed: CL_OUT_OF_RESOURCES (-5)".

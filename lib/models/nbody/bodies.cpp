@@ -1,4 +1,4 @@
-#include <partcl/models/nbody/bodies.hpp>
+#include <partcl/models/nbody/device_bodies.hpp>
 
 #include <algorithm>
 

@@ -12,8 +12,9 @@ namespace partcl {
 namespace {
 
 // Work-group size of tree_finish (at most): nodes of up to this many bodies are split down to
-// their leaves in local memory, in one launch, instead of by sorts of the whole tree per level
-// (H100, 1M bodies: the levels below 256 bodies took ~1 ms of the 3.5 ms build).
+// their leaves in local memory, in one launch, instead of by sorts of the whole tree per level:
+// the deep levels hold few bodies each, so a whole-tree sort per level costs far more than their
+// work (docs/performance.md has the figures).
 constexpr std::size_t finish_group = 256;
 // Work-group size of tree_root_box, and most work-groups of its first pass (each bounds a
 // share of the bodies; the second pass, one group, bounds their boxes).
@@ -29,7 +30,7 @@ constexpr std::size_t max_list_size = 2048;
 // Per-node arrays (cl/nbody/tree.h): centre of mass, mass, crit2, six second moments.
 constexpr std::size_t node_fields = 11;
 // Nodes listed per batch when list_size is unset (at least a group's): the batch size hardly
-// matters (H100 and PoCL: 64, 128 and 256 within 3 %, docs/performance.md).
+// matters (docs/performance.md).
 constexpr std::size_t default_list = 128;
 // Largest group of the listed walk: its round packs three counts of up to a group into 10 bits
 // each.

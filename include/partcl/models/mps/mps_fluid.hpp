@@ -18,10 +18,9 @@
 #include <vector>
 
 #include <partcl/algorithm/cell_list.hpp>
+#include <partcl/models/mps/mps_particles.hpp>
 
 namespace partcl {
-
-enum class MpsType : std::uint32_t { fluid = 0, wall = 1, dummy = 2 };
 
 struct MpsParameters {
     int dimensions = 2;
@@ -44,15 +43,6 @@ struct MpsLattice {
     double lambda0;  // sum_j r_j^2 w(r_j) / sum_j w(r_j), in units of l0^2
 };
 MpsLattice mps_lattice(int dimensions, double re_ratio);
-
-// Particles on the host: component k of particle i at position[k * size() + i].
-struct MpsParticles {
-    int dimensions = 2;
-    std::vector<double> position, velocity;
-    std::vector<MpsType> type;
-    std::size_t size() const noexcept { return type.size(); }
-    std::size_t count(MpsType t) const;
-};
 
 // Everything a step depends on: a fluid restored from it continues bit for bit as the one it
 // was taken from (on the same device and precision).

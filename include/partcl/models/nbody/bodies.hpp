@@ -1,12 +1,9 @@
 #pragma once
-// Bodies: an N-body system as structure of arrays. The host copy is always double (what files
-// and initial conditions speak). On the device the system is one state vector of 6N reals,
-// x | y | z | vx | vy | vz, so an integrator advances it with whole-vector operations, plus the
-// masses.
-#include <string>
+// Bodies: an N-body system on the host, as structure of arrays, always in double (what files
+// and initial conditions speak). No device code here, so io can read and write bodies without
+// reaching the runtime (device_bodies.hpp holds their device copy).
+#include <cstddef>
 #include <vector>
-
-#include <partcl/runtime/real_buffer.hpp>
 
 namespace partcl {
 
@@ -20,26 +17,6 @@ struct Bodies {
     // Throws UsageError naming the first problem: N = 0, arrays of different lengths, a NaN or
     // infinite value (with its array and index), a negative mass.
     void validate() const;
-};
-
-class DeviceBodies {
-public:
-    DeviceBodies(Context& context, Precision precision, const Bodies& bodies);
-
-    std::size_t size() const noexcept { return n_; }
-    Precision precision() const noexcept { return state.precision(); }
-
-    void upload(Queue& queue, const Bodies& bodies);
-    Bodies download(Queue& queue) const;
-    // Positions and velocities only, into `bodies` (of this size; masses left as they are):
-    // what changes during a run.
-    void download_motion(Queue& queue, Bodies& bodies) const;
-
-    RealBuffer state;  // 6N: positions then velocities, each as x | y | z
-    RealBuffer mass;   // N
-
-private:
-    std::size_t n_;
 };
 
 } // namespace partcl

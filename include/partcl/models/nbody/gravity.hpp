@@ -2,14 +2,10 @@
 // What every gravity model (dense, tree) offers integrators and diagnostics. The potential
 // convention is phi_i = -G sum_j m_j / sqrt(r_ij^2 + eps^2) over j with r_ij > 0, and the
 // potential energy is W = 1/2 sum_i m_i phi_i.
-#include <partcl/models/nbody/bodies.hpp>
+#include <partcl/models/nbody/device_bodies.hpp>
+#include <partcl/models/nbody/gravity_parameters.hpp>
 
 namespace partcl {
-
-struct GravityParameters {
-    double G = 1.0;
-    double softening = 0.0;  // Plummer eps; 0 is allowed (coincident bodies are skipped)
-};
 
 class GravityModel {
 public:

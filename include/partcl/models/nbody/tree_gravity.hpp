@@ -46,7 +46,8 @@ struct TreeOptions {
     // per round off a stack the group shares (the traversal option does not apply); 0: every
     // work-item walks the group's path alone (nested or stackless) and applies each source as
     // it meets it. Groups of 1 are never listed. Unset: max(128, group_size) for groups of at
-    // most 512, else 0 (the listed walk is 1.6x faster on PoCL, 2.2-3.2x on an H100;
+    // most 512, else 0: the group tests its path's nodes in parallel, one per work-item, where a
+    // work-item walking alone tests them all itself (faster on every device measured;
     // docs/performance.md).
     std::optional<std::size_t> list_size = std::nullopt;
 };

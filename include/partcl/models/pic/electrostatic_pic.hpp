@@ -22,34 +22,13 @@
 
 #include <partcl/algorithm/cell_list.hpp>
 #include <partcl/algorithm/fft.hpp>
+#include <partcl/models/pic/pic_particles.hpp>
 
 namespace partcl {
 
 enum class PicDeposit {
     atomic,  // one work-item per particle, float atomics (portable compare-and-swap loops)
     gather,  // one work-item per node over the particles of its 2^D cells: no atomics
-};
-
-struct PicSpecies {
-    double charge = -1;  // per physical particle
-    double mass = 1;
-    double weight = 1;   // physical particles per macro-particle
-};
-
-struct PicGrid {
-    int dimensions = 1;
-    std::array<std::uint32_t, 3> nodes{64, 1, 1};  // per axis; 1 for unused axes
-    double spacing = 1;                            // dx, the same on every axis
-    std::size_t points() const noexcept { return std::size_t(nodes[0]) * nodes[1] * nodes[2]; }
-    double length(int axis) const noexcept { return nodes[axis] * spacing; }
-};
-
-// Particles on the host: component k of particle i at position[k * size() + i] (k < dimensions).
-struct PicParticles {
-    int dimensions = 1;
-    std::vector<double> position, velocity;
-    std::vector<std::uint32_t> species;
-    std::size_t size() const noexcept { return species.size(); }
 };
 
 // Unsupported, naming the device, the extension and the way out, when `device` cannot run

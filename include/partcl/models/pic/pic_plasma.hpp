@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include <partcl/models/pic/electrostatic_pic.hpp>
+#include <partcl/models/pic/pic_particles.hpp>
 
 namespace partcl {
 

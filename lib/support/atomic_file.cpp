@@ -1,6 +1,5 @@
-#include <partcl/io/atomic_file.hpp>
-
-#include <partcl/runtime/error.hpp>
+#include <partcl/support/atomic_file.hpp>
+#include <partcl/support/error.hpp>
 
 #include <atomic>
 #include <cerrno>

@@ -1,0 +1,433 @@
+// The N-body kernels of tests/test_oclgrind.cpp's table: nbody/dense.cl, nbody/tree_build.cl
+// and nbody/tree_force.cl, each against a host computation.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <numeric>
+
+#include "oclgrind_kernels.hpp"
+#include "support.hpp"
+
+using namespace partcl;
+using namespace partcl_test;
+
+namespace partcl_test {
+
+namespace {
+
+// nbody/dense.cl: all-pairs gravity against a float64 host sum, untiled and tiled, with and
+// without the potential, into a derivative-shaped buffer and into a slice buffer.
+template <class T>
+void run_dense_typed(Precision precision) {
+    Context& context = test_context();
+    auto& queue = context.queue(0);
+    const std::uint32_t seed = fresh_seed();
+    INFO("seed " << seed);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> position(-1.0, 1.0), mass(0.5, 1.5);
+    const std::size_t n = 37;
+    std::vector<T> pos(3 * n), m(n);  // x[0, n), then y, then z
+    for (auto& p : pos) p = T(position(rng));
+    for (auto& v : m) v = T(mass(rng));
+    for (std::size_t d = 0; d < 3; ++d) pos[d * n + 3] = pos[d * n + 2];  // coincident bodies
+    m[5] = T(0);                                                          // a massless one
+    const double eps2 = 0.01, G = 0.75;
+    Buffer<T> bpos(context, pos), bm(context, m);
+
+    struct Case {
+        int tile, potential;
+        std::size_t begin, end, acc_offset, stride, acc_size;
+        int vector = 0;   // DENSE_LANES = 8: eight partial sums (the CPU form)
+        int targets = 1;  // DENSE_TARGETS (the tiled form)
+        int fast = 0;     // PARTCL_FAST_MATH (-cl-fast-relaxed-math)
+        int parts = 1;    // source parts (tiled form), summed by dense_sum_parts
+    };
+    const Case cases[] = {
+        {0, 0, 0, n, 3 * n, n, 6 * n},   // straight into a derivative vector [x v | a]
+        {0, 1, 0, n, 0, n, 3 * n},
+        {8, 1, 0, n, 3 * n, n, 6 * n},
+        {8, 0, 5, 30, 0, 25, 75},        // a slice, into a buffer of the slice's length
+        {0, 1, 36, 37, 2, 1, 5},
+        {0, 1, 0, n, 3 * n, n, 6 * n, 1},
+        {0, 0, 5, 30, 0, 25, 75, 1},
+        {8, 1, 0, n, 3 * n, n, 6 * n, 0, 3},
+        {8, 0, 5, 30, 0, 25, 75, 0, 2},
+        {8, 0, 0, n, 3 * n, n, 6 * n, 0, 3, 1},
+        {8, 1, 0, n, 3 * n, n, 6 * n, 0, 2, 0, 3},  // parts of 16, 16 and 5 sources
+        {8, 0, 5, 30, 0, 25, 75, 0, 1, 1, 5},      // five parts of one tile
+    };
+    const double eps = precision == Precision::float64 ? DBL_EPSILON : double(FLT_EPSILON);
+    for (int softened : {0, 1})
+    for (const Case& c : cases) {
+        CAPTURE(softened);
+        CAPTURE(c.tile);
+        CAPTURE(c.potential);
+        CAPTURE(c.begin);
+        CAPTURE(c.end);
+        CAPTURE(c.vector);
+        CAPTURE(c.targets);
+        CAPTURE(c.fast);
+        CAPTURE(c.parts);
+        BuildOptions options;
+        options.precision = precision;
+        if (c.fast) {
+            options.define("PARTCL_FAST_MATH");
+            options.flags.push_back("-cl-fast-relaxed-math");
+        }
+        options.define("DENSE_TILE", c.tile).define("DENSE_POTENTIAL", c.potential);
+        options.define("DENSE_LANES", c.vector ? 8 : 0);
+        options.define("DENSE_UNROLL", c.tile ? 4 : 1);  // full tiles unrolled, the last not
+        options.define("DENSE_TARGETS", c.targets).define("DENSE_SOFTENED", softened);
+        const Program program =
+            build_program(context, Source::builtin("nbody/dense.cl"), options, memory_cache());
+        const std::size_t count = c.end - c.begin;
+        Buffer<T> acc(context, c.acc_size), pot(context, c.potential ? count : 0);
+        acc.fill(queue, T(-999)).wait();
+        Kernel kernel(program, "dense_gravity");
+        const std::size_t items = (count + c.targets - 1) / c.targets;
+        if (c.parts == 1) {
+            kernel.args(cl_uint(c.begin), cl_uint(c.end), cl_uint(n), Real{eps2}, Real{G}, bpos,
+                        bm, acc, cl_uint(c.acc_offset), cl_uint(c.stride), pot,
+                        cl_uint(c.tile ? (items + c.tile - 1) / c.tile : 1), cl_uint(n));
+            kernel.launch(queue, items, c.tile ? std::size_t(c.tile) : 0).wait();
+        } else {
+            // As DenseGravity cuts them: parts of whole tiles, then their sum in part order.
+            const std::size_t blocks = (items + c.tile - 1) / c.tile;
+            const std::size_t tiles = (n + c.tile - 1) / c.tile;
+            const std::size_t chunk = (tiles + c.parts - 1) / c.parts * c.tile;
+            const std::size_t parts = (n + chunk - 1) / chunk;
+            REQUIRE(parts == std::size_t(c.parts));
+            // Written from the host first: Oclgrind 21.10 reports dense_sum_parts' stores as
+            // uninitialized when the parts buffers were only written by dense_gravity (or
+            // filled by clEnqueueFillBuffer), though every element read was written.
+            Buffer<T> partial(context, std::vector<T>(3 * count * parts, T(0))),
+                pot_partial(context, std::vector<T>(count * parts, T(0)));
+            kernel.args(cl_uint(c.begin), cl_uint(c.end), cl_uint(n), Real{eps2}, Real{G}, bpos,
+                        bm, partial, cl_uint(0), cl_uint(count), pot_partial, cl_uint(blocks),
+                        cl_uint(chunk));
+            kernel.launch(queue, blocks * c.tile * parts, c.tile);
+            Kernel sum(program, "dense_sum_parts");
+            sum.args(cl_uint(count), cl_uint(parts), partial, acc, cl_uint(c.acc_offset),
+                     cl_uint(c.stride), pot_partial, pot);
+            sum.launch(queue, count).wait();
+        }
+        const auto a = acc.read(queue);
+        const auto p = pot.read(queue);
+        std::vector<bool> written(c.acc_size, false);
+        const double g = double(T(G));
+        for (std::size_t i = c.begin; i < c.end; ++i) {
+            double s[3] = {0, 0, 0}, sp = 0, scale = 0;
+            for (std::size_t j = 0; j < n; ++j) {
+                double d[3];
+                for (int k = 0; k < 3; ++k) d[k] = double(pos[k * n + j]) - double(pos[k * n + i]);
+                const double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+                if (r2 == 0) continue;
+                const double inv_r = 1 / std::sqrt(r2 + double(T(eps2)));
+                for (int k = 0; k < 3; ++k) s[k] += m[j] * inv_r * inv_r * inv_r * d[k];
+                sp += m[j] * inv_r;
+                scale += m[j] * inv_r * inv_r;
+            }
+            const double tolerance = (32.0 + 4.0 * double(n)) * eps * g;
+            CAPTURE(i);
+            for (int k = 0; k < 3; ++k) {
+                const std::size_t at = c.acc_offset + (i - c.begin) + k * c.stride;
+                REQUIRE(at < c.acc_size);
+                written[at] = true;
+                CHECK(std::fabs(a[at] - g * s[k]) <= tolerance * scale);
+            }
+            if (c.potential) CHECK(std::fabs(p[i - c.begin] + g * sp) <= tolerance * sp);
+        }
+        for (std::size_t at = 0; at < c.acc_size; ++at)
+            if (!written[at]) CHECK(a[at] == T(-999));  // nothing outside its place
+    }
+}
+
+} // namespace
+
+void run_dense_kernel(Precision precision) {
+    if (precision == Precision::float64)
+        run_dense_typed<double>(precision);
+    else
+        run_dense_typed<float>(precision);
+}
+
+namespace {
+
+// nbody/tree_build.cl driven level by level as TreeGravity drives it, with the two sorts of
+// each level done on the host (std::stable_sort: Oclgrind checks partcl's kernels, not
+// Boost.Compute's), for N = 37 (a root box group of 16 looping, leaves of 1 to 3 bodies, some
+// empty with leaf_size 2) and N = 1 (no split). Checked: perm a permutation, every node's mass
+// the sum over its range, the root's box and centre of mass.
+// Oclgrind 21.10 hands a new buffer the slot of a released one and keeps tracking
+// initialisation over the old buffer's length: a kernel's writes past that length stay
+// "uninitialized" and reads of them are reported (seen here: a 37-element buffer released, a
+// 400-element one created, element 300 written by one kernel and read by the next). Each tree
+// run alone is clean; after other runs released their buffers, the tree's were reported. So
+// the tree runners first take the released slots with one-element buffers, and nothing they
+// create is released before the process ends (`kept`). Nor at its end: released from a static
+// destructor, after Oclgrind's runtime has begun to tear down, they corrupted its heap (seen as
+// "corrupted double-linked list" at exit once one more program had been built), so the deque is
+// never destroyed.
+template <class T>
+std::deque<T>& kept() {
+    static std::deque<T>* objects = new std::deque<T>;
+    return *objects;
+}
+
+void take_recycled_slots(Context& context) {
+    for (int i = 0; i < 4096; ++i) kept<Buffer<cl_uint>>().emplace_back(context, 1);
+}
+
+template <class T>
+struct DeviceTree {
+    std::size_t n, levels, nodes;
+    std::vector<T> pos, m;
+    Buffer<T> bpos, bm, box, keys, sorted, node;
+    Buffer<cl_uint> perm, values, node_keys, perm2;
+};
+
+template <class K>
+void host_stable_sort(std::vector<K>& keys, std::vector<cl_uint>& values) {
+    std::vector<std::size_t> order(keys.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
+    std::vector<K> k2(keys.size());
+    std::vector<cl_uint> v2(values.size());
+    for (std::size_t i = 0; i < order.size(); ++i) k2[i] = keys[order[i]], v2[i] = values[order[i]];
+    keys.swap(k2);
+    values.swap(v2);
+}
+
+template <class T>
+DeviceTree<T> build_device_tree(Precision precision, std::size_t n, std::size_t leaf_size, double theta,
+                                std::uint32_t seed) {
+    Context& context = test_context();
+    auto& queue = context.queue(0);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> position(-1.0, 1.0), mass(0.5, 1.5);
+    DeviceTree<T> t;
+    t.n = n;
+    t.levels = 0;
+    while ((std::size_t(1) << t.levels) * leaf_size < n) ++t.levels;
+    t.nodes = std::size_t(2) << t.levels;
+    t.pos.resize(3 * n);
+    t.m.resize(n);
+    for (auto& p : t.pos) p = T(position(rng));
+    for (auto& v : t.m) v = T(mass(rng));
+    if (n > 3)
+        for (std::size_t d = 0; d < 3; ++d) t.pos[d * n + 3] = t.pos[d * n + 2];  // coincident
+    t.bpos = Buffer<T>(context, t.pos);
+    t.bm = Buffer<T>(context, t.m);
+    t.box = Buffer<T>(context, 7 * t.nodes);
+    t.node = Buffer<T>(context, 11 * t.nodes);
+    t.keys = Buffer<T>(context, n);
+    t.sorted = Buffer<T>(context, 4 * n);
+    t.perm = Buffer<cl_uint>(context, n);
+    t.values = Buffer<cl_uint>(context, n);
+    t.node_keys = Buffer<cl_uint>(context, n);
+    t.perm2 = Buffer<cl_uint>(context, n);
+    BuildOptions options;
+    options.precision = precision;
+    options.define("TREE_GROUP", 16).define("TREE_FINISH", 16);
+    const Program program = build_program(context, Source::builtin("nbody/tree_build.cl"), options, memory_cache());
+    // Levels whose nodes hold more than 16 bodies by whole-tree sorts (here on the host), the
+    // rest by tree_finish, as TreeGravity does with its larger work-groups.
+    std::size_t first_finished = 0;
+    while (((n - 1) >> first_finished) + 1 > 16) ++first_finished;
+    const cl_uint un = cl_uint(n), nodes = cl_uint(t.nodes);
+    // The root box in two passes, as TreeGravity runs it: up to 2 groups of 16 into partial
+    // boxes (37 bodies: some work-items take two), then one group over those.
+    const cl_uint partials = cl_uint(std::min<std::size_t>(2, (n + 15) / 16));
+    Buffer<T> partial(context, 6 * 2);
+    Kernel root(program, "tree_root_box");
+    root.args(un, un, cl_uint(0), t.bpos, partials, cl_uint(0), partial, un, t.perm)
+        .launch(queue, partials * 16, 16).wait();
+    root.args(partials, partials, 3 * partials, partial, nodes, cl_uint(1), t.box, cl_uint(0), t.perm)
+        .launch(queue, 16, 16).wait();
+    {
+        const auto box = t.box.read(queue);
+        for (std::size_t a = 0; a < 3; ++a) {
+            const auto first = t.pos.begin() + std::ptrdiff_t(a * n), last = first + std::ptrdiff_t(n);
+            CHECK(box[a * t.nodes + 1] == *std::min_element(first, last));
+            CHECK(box[(3 + a) * t.nodes + 1] == *std::max_element(first, last));
+        }
+    }
+    for (std::size_t level = 0; level < std::min(t.levels, first_finished); ++level) {
+        const cl_uint count = cl_uint(1) << level;
+        Kernel(program, "tree_keys").args(un, count, nodes, t.bpos, t.box, t.perm, t.keys, t.values)
+            .launch(queue, n, 8).wait();
+        auto keys = t.keys.read(queue);
+        auto values = t.values.read(queue);
+        host_stable_sort(keys, values);
+        t.values.write(queue, values).wait();
+        Kernel(program, "tree_regroup").args(un, count, t.values, t.perm, t.node_keys, t.perm2)
+            .launch(queue, n, 8).wait();
+        auto node_keys = t.node_keys.read(queue);
+        auto perm = t.perm2.read(queue);
+        host_stable_sort(node_keys, perm);
+        t.perm.write(queue, perm).wait();
+        Kernel(program, "tree_split").args(un, count, nodes, t.bpos, t.perm, t.box).launch(queue, count, 4).wait();
+    }
+    if (first_finished < t.levels)
+        Kernel(program, "tree_finish")
+            .args(un, cl_uint(first_finished), cl_uint(t.levels), nodes, t.bpos, t.perm, t.box)
+            .launch(queue, (std::size_t(1) << first_finished) * 16, 16)
+            .wait();
+    Kernel(program, "tree_gather").args(un, t.bpos, t.bm, t.perm, t.sorted).launch(queue, n, 8).wait();
+    const cl_uint leaves = cl_uint(1) << t.levels;
+    Kernel(program, "tree_leaves").args(un, leaves, nodes, t.sorted, t.node, t.box, Real{theta})
+        .launch(queue, leaves, 4).wait();
+    for (std::size_t level = t.levels; level-- > 0;)
+        Kernel(program, "tree_nodes").args(cl_uint(1) << level, nodes, t.node, t.box, Real{theta})
+            .launch(queue, std::size_t(1) << level, 4).wait();
+    return t;
+}
+
+template <class T>
+void run_tree_build_typed(Precision precision) {
+    auto& queue = test_context().queue(0);
+    const double eps = precision == Precision::float64 ? DBL_EPSILON : double(FLT_EPSILON);
+    take_recycled_slots(test_context());
+    auto& keep = kept<DeviceTree<T>>();
+    for (std::size_t n : {37, 1})
+        for (std::size_t leaf_size : {2, 3}) {
+            const std::uint32_t seed = fresh_seed();
+            INFO("seed " << seed << ", N " << n << ", leaf " << leaf_size);
+            keep.push_back(build_device_tree<T>(precision, n, leaf_size, 0.6, seed));
+            const DeviceTree<T>& t = keep.back();
+            auto perm = t.perm.read(queue);
+            std::sort(perm.begin(), perm.end());
+            for (std::size_t i = 0; i < n; ++i) REQUIRE(perm[i] == i);
+            const auto node = t.node.read(queue), box = t.box.read(queue);
+            const auto order = t.perm.read(queue);
+            for (std::size_t k = 1; k < t.nodes; ++k) {
+                std::size_t level = 0;
+                while (k >> (level + 1)) ++level;
+                const std::size_t count = std::size_t(1) << level, p = k - count;
+                double mass = 0;
+                for (std::size_t i = p * n / count; i < (p + 1) * n / count; ++i) mass += t.m[order[i]];
+                CAPTURE(k);
+                CHECK(std::fabs(node[3 * t.nodes + k] - mass) <= 4 * double(n) * eps * mass);
+            }
+            double total = 0, w[3] = {0, 0, 0};
+            for (std::size_t i = 0; i < n; ++i) {
+                total += t.m[i];
+                for (int a = 0; a < 3; ++a) w[a] += double(t.m[i]) * t.pos[a * n + i];
+            }
+            for (int a = 0; a < 3; ++a) {
+                const auto lo = *std::min_element(t.pos.begin() + a * n, t.pos.begin() + (a + 1) * n);
+                const auto hi = *std::max_element(t.pos.begin() + a * n, t.pos.begin() + (a + 1) * n);
+                CHECK(box[a * t.nodes + 1] == lo);
+                CHECK(box[(3 + a) * t.nodes + 1] == hi);
+                CHECK(std::fabs(node[a * t.nodes + 1] - w[a] / total) <= 8 * double(n) * eps);
+            }
+        }
+}
+
+} // namespace
+
+void run_tree_build_kernel(Precision precision) {
+    if (precision == Precision::float64)
+        run_tree_build_typed<double>(precision);
+    else
+        run_tree_build_typed<float>(precision);
+}
+
+namespace {
+
+// nbody/tree_force.cl over a tree built as above: both traversals, with and without the
+// potential, walk groups of 1 (per body, n not a power of two: empty groups) and of 4 (the
+// last work-group partly past the groups) alone and listed (a list of 4: applied every round
+// that lists a node; the shared stack at its bound, 2 * 4 * (levels + 1)), into a derivative-shaped buffer (offset 3n). At
+// theta = 0 every node opens, so the result is the direct sum (the dense bound); at
+// theta = 0.6 every output is written and finite.
+template <class T>
+void run_tree_force_typed(Precision precision) {
+    Context& context = test_context();
+    auto& queue = context.queue(0);
+    const double eps = precision == Precision::float64 ? DBL_EPSILON : double(FLT_EPSILON);
+    const double eps2 = 0.01, G = 0.75;
+    take_recycled_slots(context);
+    auto& keep = kept<DeviceTree<T>>();
+    auto& outputs = kept<Buffer<T>>();
+    const std::pair<std::size_t, std::size_t> walks[] = {{1, 0}, {4, 0}, {4, 4}};
+    for (std::size_t n : {37, 1})
+        for (double theta : {0.0, 0.6}) {
+            const std::uint32_t seed = fresh_seed();
+            keep.push_back(build_device_tree<T>(precision, n, 3, theta, seed));
+            const DeviceTree<T>& t = keep.back();
+            for (int stackless : {0, 1})
+                for (int potential : {0, 1})
+                    for (const auto& walk : walks) {
+                        const std::size_t group_size = walk.first, list_size = walk.second;
+                        INFO("seed " << seed << ", N " << n << ", theta " << theta << ", stackless "
+                                     << stackless << ", potential " << potential << ", group " << group_size
+                                     << ", list " << list_size);
+                        std::size_t group_levels = 0;
+                        while ((std::size_t(1) << group_levels) * group_size < n) ++group_levels;
+                        const std::size_t groups = std::size_t(1) << group_levels;
+                        BuildOptions options;
+                        options.precision = precision;
+                        options.define("TREE_STACKLESS", stackless).define("TREE_POTENTIAL", potential);
+                        options.define("TREE_STACK", 34).define("TREE_WALK_GROUP", static_cast<long long>(group_size));
+                        options.define("TREE_LIST", static_cast<long long>(list_size));
+                        options.define("TREE_LIST_STACK", static_cast<long long>(2 * group_size * (t.levels + 1)));
+                        const Program program = build_program(context, Source::builtin("nbody/tree_force.cl"),
+                                                              options, memory_cache());
+                        outputs.emplace_back(context, 6 * n);
+                        outputs.emplace_back(context, potential ? n : 0);
+                        Buffer<T>& acc = outputs[outputs.size() - 2];
+                        Buffer<T>& pot = outputs.back();
+                        acc.write(queue, std::vector<T>(6 * n, T(-999))).wait();  // not fill: in the experiment above, a fill before the kernels brought the reports back
+                        Kernel(program, "tree_gravity")
+                            .args(cl_uint(n), cl_uint(t.nodes / 2), cl_uint(groups), Real{eps2}, Real{G}, t.node,
+                                  t.sorted, t.perm, acc, cl_uint(3 * n), cl_uint(n), pot)
+                            .launch(queue, groups * group_size, list_size ? group_size : 8)
+                            .wait();
+                        const auto a = acc.read(queue);
+                        const auto ph = pot.read(queue);
+                        const double g = double(T(G));
+                        for (std::size_t i = 0; i < n; ++i) {
+                            CAPTURE(i);
+                            double s[3] = {0, 0, 0}, sp = 0, scale = 0;
+                            for (std::size_t j = 0; j < n; ++j) {
+                                double d[3];
+                                for (int k = 0; k < 3; ++k) d[k] = double(t.pos[k * n + j]) - double(t.pos[k * n + i]);
+                                const double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+                                if (r2 == 0) continue;
+                                const double inv_r = 1 / std::sqrt(r2 + double(T(eps2)));
+                                for (int k = 0; k < 3; ++k) s[k] += t.m[j] * inv_r * inv_r * inv_r * d[k];
+                                sp += t.m[j] * inv_r;
+                                scale += t.m[j] * inv_r * inv_r;
+                            }
+                            for (int k = 0; k < 3; ++k) {
+                                CHECK(a[k * n + i] == T(-999));  // the state half is left alone
+                                const double v = a[3 * n + k * n + i];
+                                CHECK(std::isfinite(v));
+                                if (theta == 0)
+                                    CHECK(std::fabs(v - g * s[k]) <= (32.0 + 4.0 * double(n)) * eps * g * scale);
+                            }
+                            if (potential) {
+                                CHECK(std::isfinite(double(ph[i])));
+                                if (theta == 0)
+                                    CHECK(std::fabs(ph[i] + g * sp) <= (32.0 + 4.0 * double(n)) * eps * g * sp);
+                            }
+                        }
+                    }
+        }
+}
+
+} // namespace
+
+void run_tree_force_kernel(Precision precision) {
+    if (precision == Precision::float64)
+        run_tree_force_typed<double>(precision);
+    else
+        run_tree_force_typed<float>(precision);
+}
+
+} // namespace partcl_test

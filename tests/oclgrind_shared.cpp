@@ -1,0 +1,227 @@
+// The kernels every model shares, of tests/test_oclgrind.cpp's table: integrate/combine.cl and
+// algorithm/cell_list.cl, each against a host computation.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <numeric>
+
+#include "oclgrind_kernels.hpp"
+#include "support.hpp"
+
+using namespace partcl;
+using namespace partcl_test;
+
+namespace partcl_test {
+
+namespace {
+
+// integrate/combine.cl: out = base + sum_k c_k t_k with offsets, 1 and 3 terms, in place
+// (out aliasing base) and into another buffer; scaled_error, including a NaN.
+template <class T>
+void run_combine_typed(Precision precision) {
+    Context& context = test_context();
+    auto& queue = context.queue(0);
+    const std::uint32_t seed = fresh_seed();
+    INFO("seed " << seed);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> value(-2.0, 2.0);
+    const std::size_t n = 37, size = 2 * n + 5;
+    auto random_vector = [&] {
+        std::vector<T> v(size);
+        for (auto& e : v) e = T(value(rng));
+        return v;
+    };
+    const double eps = precision == Precision::float64 ? DBL_EPSILON : double(FLT_EPSILON);
+    for (int terms : {1, 3}) {
+        for (bool in_place : {false, true}) {
+            CAPTURE(terms);
+            CAPTURE(in_place);
+            BuildOptions options;
+            options.precision = precision;
+            options.define("COMBINE_TERMS", terms);
+            const Program program = build_program(context, Source::builtin("integrate/combine.cl"),
+                                                  options, memory_cache());
+            const auto base = random_vector(), t0 = random_vector(), t1 = random_vector(),
+                       t2 = random_vector();
+            Buffer<T> bbase(context, base), b0(context, t0), b1(context, t1), b2(context, t2);
+            Buffer<T> bout(context, size);
+            bout.fill(queue, T(-999)).wait();
+            const double c[3] = {0.5, -1.25, 3.0};
+            const std::size_t out_at = in_place ? 5 : 2, base_at = 5, at[3] = {0, n, 3};
+            Buffer<T>& out = in_place ? bbase : bout;
+            Kernel kernel(program, "combine");
+            kernel.args(cl_uint(n), out, cl_uint(out_at), bbase, cl_uint(base_at), Real{c[0]}, b0,
+                        cl_uint(at[0]));
+            if (terms == 3) {
+                kernel.arg(8, Real{c[1]}).arg(9, b1).arg(10, cl_uint(at[1]));
+                kernel.arg(11, Real{c[2]}).arg(12, b2).arg(13, cl_uint(at[2]));
+            }
+            kernel.launch(queue, n, 8).wait();
+            const auto result = out.read(queue);
+            const std::vector<T>* t[3] = {&t0, &t1, &t2};
+            for (std::size_t i = 0; i < size; ++i) {
+                CAPTURE(i);
+                if (i < out_at || i >= out_at + n) {
+                    CHECK(result[i] == (in_place ? base[i] : T(-999)));  // untouched
+                    continue;
+                }
+                const std::size_t e = i - out_at;
+                double want = base[base_at + e], scale = std::fabs(want);
+                for (int k = 0; k < terms; ++k) {
+                    const double term = double(T(c[k])) * double((*t[k])[at[k] + e]);
+                    want += term;
+                    scale += std::fabs(term);
+                }
+                CHECK(std::fabs(result[i] - want) <= 8 * eps * scale);
+            }
+        }
+    }
+
+    const Program program = [&] {
+        BuildOptions options;
+        options.precision = precision;
+        return build_program(context, Source::builtin("integrate/combine.cl"), options,
+                             memory_cache());
+    }();
+    auto err = random_vector(), y = random_vector(), y_new = random_vector();
+    err[4] = T(NAN);
+    Buffer<T> berr(context, err), by(context, y), bnew(context, y_new), bout(context, n);
+    Kernel kernel(program, "scaled_error");
+    const double atol = 1e-3, rtol = 1e-2;
+    kernel.args(cl_uint(n), berr, by, bnew, Real{atol}, Real{rtol}, bout);
+    kernel.launch(queue, n, 8).wait();
+    const auto out = bout.read(queue);
+    for (std::size_t i = 0; i < n; ++i) {
+        CAPTURE(i);
+        if (i == 4) {
+            CHECK(double(out[i]) == double(std::numeric_limits<T>::max()));
+            continue;
+        }
+        const double scale = double(T(atol)) +
+                             double(T(rtol)) * std::max(std::fabs(double(y[i])), std::fabs(double(y_new[i])));
+        const double want = std::fabs(double(err[i])) / scale;
+        CHECK(std::fabs(out[i] - want) <= 8 * eps * want);
+    }
+}
+
+} // namespace
+
+void run_combine_kernel(Precision precision) {
+    if (precision == Precision::float64)
+        run_combine_typed<double>(precision);
+    else
+        run_combine_typed<float>(precision);
+}
+
+namespace {
+
+// algorithm/cell_list.cl, each kernel on its own (the sort between them done on the host):
+// keys against the host's cell of each particle, computed in the kernel's precision, including
+// a particle outside the grid and a NaN one (the status bits); bounds against the host's ranges;
+// both gathers. 2-D and 3-D.
+template <class T>
+void run_cell_list_typed(Precision precision) {
+    Context& context = test_context();
+    auto& queue = context.queue(0);
+    const std::uint32_t seed = fresh_seed();
+    INFO("seed " << seed);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    for (int dims : {2, 3}) {
+        CAPTURE(dims);
+        const std::size_t n = 37, stride = 40;
+        const T origin[3] = {T(-0.5), T(0.25), T(1)};
+        const T inverse = T(1 / 0.3);
+        const cl_uint cells[3] = {4, 3, cl_uint(dims == 3 ? 5 : 1)};
+        const cl_uint count = cells[0] * cells[1] * cells[2];
+        std::vector<T> p(3 * stride, T(0));
+        for (std::size_t i = 0; i < n; ++i)
+            for (int k = 0; k < 3; ++k)
+                p[k * stride + i] = T(double(origin[k]) + 0.3 * cells[k] * u(rng));
+        for (int k = 0; k < 3; ++k) p[k * stride + 5] = p[k * stride + 4];  // coincident
+        for (const int bad : {0, 1, 2}) {  // none, one outside, one NaN
+            CAPTURE(bad);
+            std::vector<T> q = p;
+            if (bad == 1) q[stride + 7] = T(-3);
+            if (bad == 2) q[9] = std::numeric_limits<T>::quiet_NaN();
+            BuildOptions options;
+            options.precision = precision;
+            options.define("CELL_LIST_DIMENSIONS", dims);
+            const Program program = build_program(context, Source::builtin("algorithm/cell_list.cl"),
+                                                  options, memory_cache());
+            Buffer<T> positions(context, q);
+            Buffer<cl_uint> keys(context, n), order(context, n), status(context, 1);
+            status.fill(queue, 0u).wait();
+            Kernel k(program, "cell_list_keys");
+            k.args(cl_uint(n), cl_uint(stride), positions, Real{double(origin[0])},
+                   Real{double(origin[1])}, Real{double(origin[2])}, Real{double(inverse)},
+                   cells[0], cells[1], cells[2], keys, order, status);
+            k.launch(queue, n, 8).wait();
+            auto got = keys.read(queue);
+            const auto got_order = order.read(queue);
+            const auto got_status = status.read(queue);
+            CHECK(got_status[0] == cl_uint(bad == 0 ? 0 : bad == 1 ? 1 : 2));
+            for (std::size_t i = 0; i < n; ++i) {
+                CAPTURE(i);
+                cl_uint want = 0, scale = 1;
+                bool outside = false;
+                for (int a = 0; a < dims; ++a) {
+                    const T t = (q[a * stride + i] - origin[a]) * inverse;
+                    if (!(t >= 0 && t < T(cells[a]))) outside = true;
+                    else want += cl_uint(t) * scale;
+                    scale *= cells[a];
+                }
+                CHECK(got[i] == (outside ? count : want));
+                CHECK(got_order[i] == i);
+            }
+            if (bad) continue;
+            // Bounds of the host-sorted keys; gathers by a random permutation.
+            std::sort(got.begin(), got.end());
+            Buffer<cl_uint> sorted(context, got), start(context, count), end(context, count);
+            Kernel b(program, "cell_list_bounds");
+            b.args(cl_uint(n), count, sorted, start, end);
+            b.launch(queue, count, 8).wait();
+            const auto s = start.read(queue), e = end.read(queue);
+            for (cl_uint c = 0; c < count; ++c) {
+                CAPTURE(c);
+                const auto lo = std::lower_bound(got.begin(), got.end(), c) - got.begin();
+                const auto hi = std::upper_bound(got.begin(), got.end(), c) - got.begin();
+                CHECK((s[c] == cl_uint(lo) && e[c] == cl_uint(hi)));  // empty cells too
+            }
+            std::vector<cl_uint> perm(n);
+            std::iota(perm.begin(), perm.end(), 0u);
+            std::shuffle(perm.begin(), perm.end(), rng);
+            Buffer<cl_uint> bperm(context, perm), gathered_ids(context, n);
+            Buffer<T> gathered(context, 3 * stride);
+            gathered.fill(queue, T(-9)).wait();
+            Kernel g(program, "cell_list_gather_real");
+            g.args(cl_uint(n), cl_uint(stride), cl_uint(3), bperm, positions, gathered);
+            g.launch(queue, n, 8).wait();
+            Kernel gu(program, "cell_list_gather_uint");
+            gu.args(cl_uint(n), bperm, bperm, gathered_ids);
+            gu.launch(queue, n, 8).wait();
+            const auto gr = gathered.read(queue);
+            const auto gi = gathered_ids.read(queue);
+            for (std::size_t i = 0; i < n; ++i) {
+                for (int a = 0; a < 3; ++a) CHECK(gr[a * stride + i] == q[a * stride + perm[i]]);
+                CHECK(gi[i] == perm[perm[i]]);
+            }
+            for (std::size_t i = n; i < stride; ++i) CHECK(gr[i] == T(-9));
+        }
+    }
+}
+
+} // namespace
+
+void run_cell_list_kernel(Precision precision) {
+    if (precision == Precision::float64)
+        run_cell_list_typed<double>(precision);
+    else
+        run_cell_list_typed<float>(precision);
+}
+
+} // namespace partcl_test

@@ -1,0 +1,269 @@
+// The kd-tree TreeGravity builds on the device, checked node by node on the host, and its walk
+// against a host walk of the same tree (test_tree.cpp has the forces against the direct sum).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <array>
+#include <cfloat>
+#include <cmath>
+
+#include <partcl/models/nbody/tree_gravity.hpp>
+
+#include "support.hpp"
+#include "tree_check.hpp"
+
+using namespace partcl;
+using namespace partcl_test;
+
+namespace {
+
+struct Built {
+    TreeSnapshot tree;
+    Forces forces;
+};
+
+Built build_tree(Precision precision, const Bodies& b, GravityParameters p, TreeOptions o) {
+    Context& context = test_context();
+    const std::size_t n = b.size();
+    TreeGravity gravity(context, precision, p, o, memory_cache());
+    DeviceBodies bodies(context, precision, b);
+    RealBuffer acc(context, precision, 3 * n), pot(context, precision, n);
+    gravity.accelerations(bodies.state, bodies.mass, n, acc, 0, &pot);
+    return {gravity.snapshot(), {acc.read(context.queue(0)), pot.read(context.queue(0))}};
+}
+
+// What the build must produce, checked node by node from the bodies (as the device holds
+// them): perm a permutation; leaves of at most leaf_size bodies; each node's tight box the
+// exact min and max of its bodies (min and max do not round); its mass and centre of mass the
+// sums over its bodies to rounding (one rounding per addition, n of them at the root); its
+// second moments about that centre; its radius r at least its farthest body's distance and at
+// most its box's farthest corner's; crit2 = (r / theta)^2 (1 + 8 eps); and the kd-tree
+// property, the split: along some axis every body of the left child lies at or below every
+// body of the right one.
+void check_tree(const TreeSnapshot& t, const Bodies& b, TreeOptions o, Precision precision) {
+    const std::size_t n = b.size(), nodes = t.nodes();
+    const double eps = epsilon(precision);
+    REQUIRE(t.n == n);
+    CHECK(t.levels == TreeGravity::levels_for(n, o.leaf_size));
+    std::vector<std::uint32_t> sorted_perm = t.perm;
+    std::sort(sorted_perm.begin(), sorted_perm.end());
+    for (std::size_t i = 0; i < n; ++i) REQUIRE(sorted_perm[i] == i);
+    const std::vector<double>* axes[3] = {&b.x, &b.y, &b.z};
+    auto lo = [&](std::size_t k, int a) { return t.box[a * nodes + k]; };
+    auto hi = [&](std::size_t k, int a) { return t.box[(3 + a) * nodes + k]; };
+    for (std::size_t k = 1; k < nodes; ++k) {
+        CAPTURE(k);
+        const std::size_t begin = t.begin(k), end = t.end(k);
+        if (k >= nodes / 2) CHECK(end - begin <= o.leaf_size);
+        double m = 0, w[3] = {0, 0, 0}, mabs = 0, l[3], h[3];
+        for (int a = 0; a < 3; ++a) l[a] = DBL_MAX, h[a] = -DBL_MAX;
+        for (std::size_t i = begin; i < end; ++i) {
+            const std::size_t body = t.perm[i];
+            m += b.m[body];
+            mabs += b.m[body];
+            for (int a = 0; a < 3; ++a) {
+                const double v = (*axes[a])[body];
+                w[a] += b.m[body] * v;
+                l[a] = std::min(l[a], v);
+                h[a] = std::max(h[a], v);
+            }
+        }
+        const double mk = t.node[3 * nodes + k];
+        if (m == 0) {
+            CHECK(mk == 0);
+            continue;
+        }
+        CHECK(std::abs(mk - m) <= 2 * double(end - begin) * eps * mabs);
+        // Second moments about the device's centre of mass: each level adds its children's
+        // and their masses at their centres, a few roundings of terms no larger than m D^2
+        // (D the box's diagonal) per level; and the children's centres are off by their
+        // rounding delta (bounded as checked below), which moves the moments by m delta^2.
+        double diagonal2 = 0, delta2 = 0, moments[6] = {0, 0, 0, 0, 0, 0};
+        for (int a = 0; a < 3; ++a) {
+            diagonal2 += (h[a] - l[a]) * (h[a] - l[a]);
+            const double delta = 4 * double(end - begin) * eps * (h[a] - l[a] + std::abs(h[a]) + std::abs(l[a]));
+            delta2 += delta * delta;
+        }
+        for (std::size_t i = begin; i < end; ++i) {
+            const std::size_t body = t.perm[i];
+            double u[3];
+            for (int a = 0; a < 3; ++a) u[a] = (*axes[a])[body] - t.node[a * nodes + k];
+            const double mu[6] = {u[0] * u[0], u[1] * u[1], u[2] * u[2], u[0] * u[1], u[0] * u[2], u[1] * u[2]};
+            for (int c = 0; c < 6; ++c) moments[c] += b.m[body] * mu[c];
+        }
+        for (int c = 0; c < 6; ++c) {
+            CAPTURE(c);
+            CHECK(std::abs(t.node[(5 + c) * nodes + k] - moments[c]) <=
+                  16 * double(t.levels + 2) * eps * mabs * diagonal2 + 4 * mabs * delta2);
+        }
+        double corner2 = 0;
+        for (int a = 0; a < 3; ++a) {
+            CHECK(lo(k, a) == l[a]);
+            CHECK(hi(k, a) == h[a]);
+            const double c = t.node[a * nodes + k], extent = h[a] - l[a] + std::abs(h[a]) + std::abs(l[a]);
+            CHECK(std::abs(c - w[a] / m) <= 4 * double(end - begin) * eps * extent);
+            const double r = std::max(hi(k, a) - c, c - lo(k, a));
+            corner2 += r * r;
+        }
+        // The radius holds every body (about the device's centre) and is no larger than the
+        // box's farthest corner: within rounding of both.
+        double far2 = 0;
+        for (std::size_t i = begin; i < end; ++i) {
+            double d2 = 0;
+            for (int a = 0; a < 3; ++a) {
+                const double u = (*axes[a])[t.perm[i]] - t.node[a * nodes + k];
+                d2 += u * u;
+            }
+            far2 = std::max(far2, d2);
+        }
+        const double radius = t.box[6 * nodes + k];
+        CHECK(radius * radius >= far2 * (1 - 2 * eps));
+        CHECK(radius * radius <= corner2 * (1 + 16 * eps));
+        const double crit2 = t.node[4 * nodes + k];
+        if (o.theta == 0)
+            CHECK(crit2 == (precision == Precision::float64 ? DBL_MAX : double(FLT_MAX)));
+        else
+            CHECK(std::abs(crit2 - radius * radius / (o.theta * o.theta) * (1 + 8 * eps)) <= 8 * eps * crit2);
+        if (k < nodes / 2 && t.node[3 * nodes + 2 * k] > 0 && t.node[3 * nodes + 2 * k + 1] > 0) {
+            bool split = false;
+            for (int a = 0; a < 3; ++a) split = split || hi(2 * k, a) <= lo(2 * k + 1, a);
+            CHECK(split);
+        }
+    }
+}
+
+// The group walk of tree_force.cl on the host, in double, over the device's own tree: what the
+// device must compute from that tree, to rounding. Groups of at most group_size bodies are the
+// tree positions [p n / 2^L, (p + 1) n / 2^L) with L = levels_for(n, group_size); each walks
+// once, deciding with the distance from a node's centre of mass to the group's box.
+Forces host_traversal(const TreeSnapshot& t, const Bodies& b, GravityParameters p, std::size_t group_size) {
+    const std::size_t n = b.size(), nodes = t.nodes(), leaves = nodes / 2;
+    const std::size_t groups = std::size_t(1) << TreeGravity::levels_for(n, group_size);
+    const double eps2 = p.softening * p.softening;
+    const std::vector<double>* axes[3] = {&b.x, &b.y, &b.z};
+    Forces f{std::vector<double>(3 * n, 0.0), std::vector<double>(n, 0.0)};
+    for (std::size_t g = 0; g < groups; ++g) {
+        const std::size_t first = g * n / groups, last = (g + 1) * n / groups;
+        if (first == last) continue;
+        double lo[3], hi[3];
+        for (int a = 0; a < 3; ++a) {
+            lo[a] = DBL_MAX, hi[a] = -DBL_MAX;
+            for (std::size_t j = first; j < last; ++j) {
+                lo[a] = std::min(lo[a], (*axes[a])[t.perm[j]]);
+                hi[a] = std::max(hi[a], (*axes[a])[t.perm[j]]);
+            }
+        }
+        // What acts on the group: nodes taken whole (mass, centre of mass, second moments)
+        // and bodies met one by one (no moments).
+        std::vector<std::array<double, 10>> sources;
+        std::vector<std::size_t> stack{1};
+        while (!stack.empty()) {
+            const std::size_t k = stack.back();
+            stack.pop_back();
+            if (t.node[3 * nodes + k] == 0) continue;
+            double d2 = 0;
+            for (int a = 0; a < 3; ++a) {
+                const double c = t.node[a * nodes + k];
+                const double gap = std::max({lo[a] - c, c - hi[a], 0.0});
+                d2 += gap * gap;
+            }
+            if (d2 > t.node[4 * nodes + k]) {
+                std::array<double, 10> source;
+                for (int c = 0; c < 4; ++c) source[c] = t.node[c * nodes + k];
+                for (int c = 0; c < 6; ++c) source[4 + c] = t.node[(5 + c) * nodes + k];
+                sources.push_back(source);
+            } else if (k >= leaves) {
+                for (std::size_t j = t.begin(k); j < t.end(k); ++j) {
+                    const std::size_t body = t.perm[j];
+                    sources.push_back({b.x[body], b.y[body], b.z[body], b.m[body], 0, 0, 0, 0, 0, 0});
+                }
+            } else {
+                stack.push_back(2 * k + 1);
+                stack.push_back(2 * k);
+            }
+        }
+        for (std::size_t j = first; j < last; ++j) {
+            const std::size_t i = t.perm[j];
+            double s[3] = {0, 0, 0}, sp = 0;
+            for (const auto& [x, y, z, m, sxx, syy, szz, sxy, sxz, syz] : sources) {
+                const double d[3] = {x - b.x[i], y - b.y[i], z - b.z[i]};
+                const double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+                if (r2 == 0) continue;  // only a body meets itself: nodes are farther
+                const double R2 = r2 + eps2, R = std::sqrt(R2);
+                const double sd[3] = {sxx * d[0] + sxy * d[1] + sxz * d[2],
+                                      sxy * d[0] + syy * d[1] + syz * d[2],
+                                      sxz * d[0] + syz * d[1] + szz * d[2]};
+                const double dsd = d[0] * sd[0] + d[1] * sd[1] + d[2] * sd[2], trace = sxx + syy + szz;
+                // The softened sum's second-order expansion about the centre of mass.
+                for (int a = 0; a < 3; ++a)
+                    s[a] += m * d[a] / (R2 * R) - 3 * sd[a] / (R2 * R2 * R) +
+                            7.5 * dsd * d[a] / (R2 * R2 * R2 * R) - 1.5 * trace * d[a] / (R2 * R2 * R);
+                sp += m / R + 1.5 * dsd / (R2 * R2 * R) - 0.5 * trace / (R2 * R);
+            }
+            for (int a = 0; a < 3; ++a) f.acc[a * n + i] = p.G * s[a];
+            f.pot[i] = -p.G * sp;
+        }
+    }
+    return f;
+}
+
+} // namespace
+
+TEST_SUITE("tree") {
+
+TEST_CASE("the device builds a kd-tree of the bodies, for any N") {
+    const std::uint32_t seed = fresh_seed();
+    for (Precision precision : {Precision::float32, Precision::float64})
+        for (std::size_t leaf_size : {1, 3, 8})
+            for (std::size_t n : {1, 2, 3, 5, 31, 1000, 1023}) {
+                INFO("seed " << seed << ", N " << n << ", " << std::string(to_string(precision))
+                             << ", leaf " << leaf_size);
+                const TreeOptions o{0.6, leaf_size};
+                for (const Bodies& b : {random_bodies(n, seed), plummer(n, seed)}) {
+                    const Bodies r = rounded(b, precision);
+                    check_tree(build_tree(precision, r, {1.0, 0.01}, o).tree, r, o, precision);
+                }
+            }
+}
+
+TEST_CASE("the device walks its tree as the host reference walk does") {
+    // In double, the device's sums over its own tree against the host's (same nodes accepted:
+    // a decision could only differ for a group within rounding of a node's crit2). Groups of
+    // 1 (per body), of 2 (smaller than the leaves of 4: slices of leaves) listed 5 at a time,
+    // of 32 (nodes) alone, listed 32 at a time (the list applied every round that lists a
+    // node) and 256 at a time.
+    const std::uint32_t seed = fresh_seed();
+    const Precision precision = Precision::float64;
+    const std::pair<std::size_t, std::size_t> walks[] = {{1, 0}, {2, 5}, {32, 0}, {32, 32}, {32, 256}};
+    for (std::size_t n : {2, 33, 1000}) {
+        const GravityParameters p{0.75, 0.01};
+        const Bodies b = plummer(n, seed);
+        const Reference r = reference_forces(b, p);
+        for (TreeTraversal traversal : {TreeTraversal::stackless, TreeTraversal::nested})
+            for (const auto& walk : walks)
+                for (double theta : {0.3, 0.7, 1.0}) {
+                    const std::size_t group_size = walk.first, list_size = walk.second;
+                    INFO("seed " << seed << ", N " << n << ", " << std::string(to_string(traversal))
+                                 << ", theta " << theta << ", group " << group_size << ", list " << list_size);
+                    const Built built =
+                        build_tree(precision, b, p, {theta, 4, traversal, group_size, list_size});
+                    const Forces want = host_traversal(built.tree, b, p, group_size);
+                    // Against the host walk, relative to the magnitude sums (which bound the
+                    // node terms too, within (1 + theta)^2).
+                    const double bound =
+                        4 * (1 + theta) * (1 + theta) * DBL_EPSILON * (std::sqrt(double(n)) + 8);
+                    for (std::size_t i = 0; i < n; ++i) {
+                        CAPTURE(i);
+                        double d2 = 0;
+                        for (int a = 0; a < 3; ++a) {
+                            const double d = built.forces.acc[a * n + i] - want.acc[a * n + i];
+                            d2 += d * d;
+                        }
+                        CHECK(std::sqrt(d2) <= bound * r.magnitude.acc[i]);
+                        CHECK(std::abs(built.forces.pot[i] - want.pot[i]) <= bound * r.magnitude.pot[i]);
+                    }
+                }
+    }
+}
+
+} // TEST_SUITE tree

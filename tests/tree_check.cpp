@@ -1,0 +1,65 @@
+#include "tree_check.hpp"
+
+#include <cfloat>
+#include <cmath>
+
+#include <partcl/io/initial_conditions.hpp>
+#include <partcl/models/nbody/dense_reference.hpp>
+
+#include "support.hpp"
+
+using namespace partcl;
+
+namespace partcl_test {
+
+Bodies plummer(std::size_t n, std::uint32_t seed) {
+    Random random(seed);
+    return plummer_sphere(n, 1.0, 1.0, 1.0, random);
+}
+
+Bodies rounded(Bodies b, Precision precision) {
+    if (precision == Precision::float32)
+        for (auto* v : {&b.x, &b.y, &b.z, &b.m})
+            for (double& value : *v) value = double(float(value));
+    return b;
+}
+
+Forces tree_forces(Precision precision, const Bodies& b, GravityParameters p, TreeOptions o) {
+    Context& context = test_context();
+    const std::size_t n = b.size();
+    TreeGravity gravity(context, precision, p, o, memory_cache());
+    DeviceBodies bodies(context, precision, b);
+    RealBuffer acc(context, precision, 3 * n), pot(context, precision, n);
+    gravity.accelerations(bodies.state, bodies.mass, n, acc, 0, &pot);
+    return {acc.read(context.queue(0)), pot.read(context.queue(0))};
+}
+
+
+Reference reference_forces(const Bodies& b, GravityParameters p) {
+    const std::size_t n = b.size();
+    const double eps2 = p.softening * p.softening;
+    Reference r;
+    r.exact.acc.assign(3 * n, 0.0);
+    r.exact.pot.assign(n, 0.0);
+    reference::dense_gravity<double>(n, b.x.data(), b.y.data(), b.z.data(), b.m.data(), eps2, p.G,
+                                     0, n, r.exact.acc.data(), r.exact.acc.data() + n,
+                                     r.exact.acc.data() + 2 * n, r.exact.pot.data());
+    r.magnitude.acc.assign(n, 0.0);
+    r.magnitude.pot.assign(n, 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n; ++j) {
+            const double dx = b.x[j] - b.x[i], dy = b.y[j] - b.y[i], dz = b.z[j] - b.z[i];
+            const double r2 = dx * dx + dy * dy + dz * dz;
+            if (r2 == 0) continue;
+            const double s2 = r2 + eps2;
+            r.magnitude.acc[i] += p.G * b.m[j] * std::sqrt(r2) / (s2 * std::sqrt(s2));
+            r.magnitude.pot[i] += p.G * b.m[j] / std::sqrt(s2);
+        }
+    return r;
+}
+
+double epsilon(Precision precision) {
+    return precision == Precision::float64 ? DBL_EPSILON : double(FLT_EPSILON);
+}
+
+} // namespace partcl_test
