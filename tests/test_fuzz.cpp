@@ -24,12 +24,12 @@
 #include <typeinfo>
 #include <vector>
 
-#include <boost/uuid/detail/sha1.hpp>
 #include <hdf5.h>
 
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/scenario.hpp>
 #include <partcl/io/snapshot.hpp>
+#include <partcl/support/digest.hpp>
 
 #include "support.hpp"
 
@@ -99,13 +99,8 @@ std::string garbage(std::mt19937& rng) {
 std::string reseal(const std::string& bytes, std::string payload) {
     std::string out = bytes.substr(0, 16);
     for (int i = 0; i < 8; ++i) out += char((std::uint64_t(payload.size()) >> (8 * i)) & 0xff);
-    boost::uuids::detail::sha1 hash;
-    hash.process_bytes(payload.data(), payload.size());
-    boost::uuids::detail::sha1::digest_type digest;
-    hash.get_digest(digest);
     out += payload;
-    for (int i = 0; i < 5; ++i)
-        for (int b = 0; b < 4; ++b) out += char((digest[i] >> (24 - 8 * b)) & 0xff);
+    out += sha1_digest(payload.data(), payload.size());
     return out;
 }
 

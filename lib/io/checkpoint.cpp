@@ -4,8 +4,7 @@
 
 #include <partcl/runtime/error.hpp>
 #include <partcl/support/atomic_file.hpp>
-
-#include <boost/uuid/detail/sha1.hpp>
+#include <partcl/support/digest.hpp>
 
 #include <cerrno>
 #include <cstring>
@@ -22,18 +21,6 @@ constexpr char magic[8] = {'P', 'A', 'R', 'T', 'C', 'L', 'C', 'K'};
 constexpr std::uint32_t version = 2;  // 1: without the PIC and MPS items, still read
 constexpr std::size_t header_size = 24;
 constexpr std::size_t digest_size = 20;
-
-std::string sha1(const char* data, std::size_t size) {
-    boost::uuids::detail::sha1 hash;
-    hash.process_bytes(data, size);
-    boost::uuids::detail::sha1::digest_type digest;
-    hash.get_digest(digest);
-    std::string bytes(digest_size, '\0');
-    for (int i = 0; i < 5; ++i)  // big-endian words, as SHA-1 is usually written
-        for (int b = 0; b < 4; ++b)
-            bytes[std::size_t(4 * i + b)] = char((digest[i] >> (24 - 8 * b)) & 0xff);
-    return bytes;
-}
 
 class Encoder {
 public:
@@ -160,7 +147,7 @@ std::string encode_checkpoint(const Checkpoint& c) {
     file.u32(0);
     file.u64(payload.bytes().size());
     file.bytes() += payload.bytes();
-    file.bytes() += sha1(payload.bytes().data(), payload.bytes().size());
+    file.bytes() += sha1_digest(payload.bytes().data(), payload.bytes().size());
     return std::move(file.bytes());
 }
 
@@ -194,7 +181,7 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& source
         fail("damaged: " + std::to_string(available - payload_size - digest_size) +
              " unexpected bytes after the checksum");
     const std::size_t end = header_size + std::size_t(payload_size);
-    if (sha1(bytes.data() + header_size, std::size_t(payload_size)) !=
+    if (sha1_digest(bytes.data() + header_size, std::size_t(payload_size)) !=
         bytes.substr(end, digest_size))
         fail("damaged: checksum mismatch");
 

@@ -1,11 +1,10 @@
 #include <partcl/jit/program_cache.hpp>
 #include <partcl/runtime/error.hpp>
 #include <partcl/support/atomic_file.hpp>
+#include <partcl/support/digest.hpp>
 #include <partcl/version.hpp>
 
 #include "backend/interface.hpp"
-
-#include <openssl/evp.h>
 
 #include <atomic>
 #include <cstdio>
@@ -27,18 +26,7 @@ constexpr const char* magic = "partcl-program-cache 2";
 constexpr std::size_t hex_digits = 64;
 
 std::string sha256_hex(const void* data, std::size_t size) {
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned int length = 0;
-    if (EVP_Digest(data, size, digest, &length, EVP_sha256(), nullptr) != 1 ||
-        length * 2 != hex_digits)
-        throw Error("program cache: OpenSSL could not compute a SHA-256 digest");
-    static const char hex[] = "0123456789abcdef";
-    std::string text(hex_digits, '0');
-    for (unsigned i = 0; i < length; ++i) {
-        text[2 * i] = hex[digest[i] >> 4];
-        text[2 * i + 1] = hex[digest[i] & 15];
-    }
-    return text;
+    return to_hex(sha256_digest(data, size));
 }
 
 std::uint64_t new_identity() noexcept {
