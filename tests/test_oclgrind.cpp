@@ -110,9 +110,9 @@ void run_dense_typed(Precision precision) {
         Kernel kernel(program, "dense_gravity");
         const std::size_t items = (count + c.targets - 1) / c.targets;
         if (c.parts == 1) {
-            kernel.args(cl_uint(c.begin), cl_uint(c.end), cl_uint(n), Real{eps2}, Real{G}, bpos,
-                        bm, acc, cl_uint(c.acc_offset), cl_uint(c.stride), pot,
-                        cl_uint(c.tile ? (items + c.tile - 1) / c.tile : 1), cl_uint(n));
+            kernel.args(std::uint32_t(c.begin), std::uint32_t(c.end), std::uint32_t(n), Real{eps2}, Real{G}, bpos,
+                        bm, acc, std::uint32_t(c.acc_offset), std::uint32_t(c.stride), pot,
+                        std::uint32_t(c.tile ? (items + c.tile - 1) / c.tile : 1), std::uint32_t(n));
             kernel.launch(queue, items, c.tile ? std::size_t(c.tile) : 0).wait();
         } else {
             // As DenseGravity cuts them: parts of whole tiles, then their sum in part order.
@@ -126,13 +126,13 @@ void run_dense_typed(Precision precision) {
             // filled by clEnqueueFillBuffer), though every element read was written.
             Buffer<T> partial(context, std::vector<T>(3 * count * parts, T(0))),
                 pot_partial(context, std::vector<T>(count * parts, T(0)));
-            kernel.args(cl_uint(c.begin), cl_uint(c.end), cl_uint(n), Real{eps2}, Real{G}, bpos,
-                        bm, partial, cl_uint(0), cl_uint(count), pot_partial, cl_uint(blocks),
-                        cl_uint(chunk));
+            kernel.args(std::uint32_t(c.begin), std::uint32_t(c.end), std::uint32_t(n), Real{eps2}, Real{G}, bpos,
+                        bm, partial, std::uint32_t(0), std::uint32_t(count), pot_partial, std::uint32_t(blocks),
+                        std::uint32_t(chunk));
             kernel.launch(queue, blocks * c.tile * parts, c.tile);
             Kernel sum(program, "dense_sum_parts");
-            sum.args(cl_uint(count), cl_uint(parts), partial, acc, cl_uint(c.acc_offset),
-                     cl_uint(c.stride), pot_partial, pot);
+            sum.args(std::uint32_t(count), std::uint32_t(parts), partial, acc, std::uint32_t(c.acc_offset),
+                     std::uint32_t(c.stride), pot_partial, pot);
             sum.launch(queue, count).wait();
         }
         const auto a = acc.read(queue);
@@ -208,11 +208,11 @@ void run_combine_typed(Precision precision) {
             const std::size_t out_at = in_place ? 5 : 2, base_at = 5, at[3] = {0, n, 3};
             Buffer<T>& out = in_place ? bbase : bout;
             Kernel kernel(program, "combine");
-            kernel.args(cl_uint(n), out, cl_uint(out_at), bbase, cl_uint(base_at), Real{c[0]}, b0,
-                        cl_uint(at[0]));
+            kernel.args(std::uint32_t(n), out, std::uint32_t(out_at), bbase, std::uint32_t(base_at), Real{c[0]}, b0,
+                        std::uint32_t(at[0]));
             if (terms == 3) {
-                kernel.arg(8, Real{c[1]}).arg(9, b1).arg(10, cl_uint(at[1]));
-                kernel.arg(11, Real{c[2]}).arg(12, b2).arg(13, cl_uint(at[2]));
+                kernel.arg(8, Real{c[1]}).arg(9, b1).arg(10, std::uint32_t(at[1]));
+                kernel.arg(11, Real{c[2]}).arg(12, b2).arg(13, std::uint32_t(at[2]));
             }
             kernel.launch(queue, n, 8).wait();
             const auto result = out.read(queue);
@@ -246,7 +246,7 @@ void run_combine_typed(Precision precision) {
     Buffer<T> berr(context, err), by(context, y), bnew(context, y_new), bout(context, n);
     Kernel kernel(program, "scaled_error");
     const double atol = 1e-3, rtol = 1e-2;
-    kernel.args(cl_uint(n), berr, by, bnew, Real{atol}, Real{rtol}, bout);
+    kernel.args(std::uint32_t(n), berr, by, bnew, Real{atol}, Real{rtol}, bout);
     kernel.launch(queue, n, 8).wait();
     const auto out = bout.read(queue);
     for (std::size_t i = 0; i < n; ++i) {
@@ -291,7 +291,7 @@ std::deque<T>& kept() {
 }
 
 void take_recycled_slots(Context& context) {
-    for (int i = 0; i < 4096; ++i) kept<Buffer<cl_uint>>().emplace_back(context, 1);
+    for (int i = 0; i < 4096; ++i) kept<Buffer<std::uint32_t>>().emplace_back(context, 1);
 }
 
 template <class T>
@@ -299,16 +299,16 @@ struct DeviceTree {
     std::size_t n, levels, nodes;
     std::vector<T> pos, m;
     Buffer<T> bpos, bm, box, keys, sorted, node;
-    Buffer<cl_uint> perm, values, node_keys, perm2;
+    Buffer<std::uint32_t> perm, values, node_keys, perm2;
 };
 
 template <class K>
-void host_stable_sort(std::vector<K>& keys, std::vector<cl_uint>& values) {
+void host_stable_sort(std::vector<K>& keys, std::vector<std::uint32_t>& values) {
     std::vector<std::size_t> order(keys.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
     std::vector<K> k2(keys.size());
-    std::vector<cl_uint> v2(values.size());
+    std::vector<std::uint32_t> v2(values.size());
     for (std::size_t i = 0; i < order.size(); ++i) k2[i] = keys[order[i]], v2[i] = values[order[i]];
     keys.swap(k2);
     values.swap(v2);
@@ -338,10 +338,10 @@ DeviceTree<T> build_device_tree(Precision precision, std::size_t n, std::size_t 
     t.node = Buffer<T>(context, 11 * t.nodes);
     t.keys = Buffer<T>(context, n);
     t.sorted = Buffer<T>(context, 4 * n);
-    t.perm = Buffer<cl_uint>(context, n);
-    t.values = Buffer<cl_uint>(context, n);
-    t.node_keys = Buffer<cl_uint>(context, n);
-    t.perm2 = Buffer<cl_uint>(context, n);
+    t.perm = Buffer<std::uint32_t>(context, n);
+    t.values = Buffer<std::uint32_t>(context, n);
+    t.node_keys = Buffer<std::uint32_t>(context, n);
+    t.perm2 = Buffer<std::uint32_t>(context, n);
     BuildOptions options;
     options.precision = precision;
     options.define("TREE_GROUP", 16).define("TREE_FINISH", 16);
@@ -350,15 +350,15 @@ DeviceTree<T> build_device_tree(Precision precision, std::size_t n, std::size_t 
     // rest by tree_finish, as TreeGravity does with its larger work-groups.
     std::size_t first_finished = 0;
     while (((n - 1) >> first_finished) + 1 > 16) ++first_finished;
-    const cl_uint un = cl_uint(n), nodes = cl_uint(t.nodes);
+    const std::uint32_t un = std::uint32_t(n), nodes = std::uint32_t(t.nodes);
     // The root box in two passes, as TreeGravity runs it: up to 2 groups of 16 into partial
     // boxes (37 bodies: some work-items take two), then one group over those.
-    const cl_uint partials = cl_uint(std::min<std::size_t>(2, (n + 15) / 16));
+    const std::uint32_t partials = std::uint32_t(std::min<std::size_t>(2, (n + 15) / 16));
     Buffer<T> partial(context, 6 * 2);
     Kernel root(program, "tree_root_box");
-    root.args(un, un, cl_uint(0), t.bpos, partials, cl_uint(0), partial, un, t.perm)
+    root.args(un, un, std::uint32_t(0), t.bpos, partials, std::uint32_t(0), partial, un, t.perm)
         .launch(queue, partials * 16, 16).wait();
-    root.args(partials, partials, 3 * partials, partial, nodes, cl_uint(1), t.box, cl_uint(0), t.perm)
+    root.args(partials, partials, 3 * partials, partial, nodes, std::uint32_t(1), t.box, std::uint32_t(0), t.perm)
         .launch(queue, 16, 16).wait();
     {
         const auto box = t.box.read(queue);
@@ -369,7 +369,7 @@ DeviceTree<T> build_device_tree(Precision precision, std::size_t n, std::size_t 
         }
     }
     for (std::size_t level = 0; level < std::min(t.levels, first_finished); ++level) {
-        const cl_uint count = cl_uint(1) << level;
+        const std::uint32_t count = std::uint32_t(1) << level;
         Kernel(program, "tree_keys").args(un, count, nodes, t.bpos, t.box, t.perm, t.keys, t.values)
             .launch(queue, n, 8).wait();
         auto keys = t.keys.read(queue);
@@ -386,15 +386,15 @@ DeviceTree<T> build_device_tree(Precision precision, std::size_t n, std::size_t 
     }
     if (first_finished < t.levels)
         Kernel(program, "tree_finish")
-            .args(un, cl_uint(first_finished), cl_uint(t.levels), nodes, t.bpos, t.perm, t.box)
+            .args(un, std::uint32_t(first_finished), std::uint32_t(t.levels), nodes, t.bpos, t.perm, t.box)
             .launch(queue, (std::size_t(1) << first_finished) * 16, 16)
             .wait();
     Kernel(program, "tree_gather").args(un, t.bpos, t.bm, t.perm, t.sorted).launch(queue, n, 8).wait();
-    const cl_uint leaves = cl_uint(1) << t.levels;
+    const std::uint32_t leaves = std::uint32_t(1) << t.levels;
     Kernel(program, "tree_leaves").args(un, leaves, nodes, t.sorted, t.node, t.box, Real{theta})
         .launch(queue, leaves, 4).wait();
     for (std::size_t level = t.levels; level-- > 0;)
-        Kernel(program, "tree_nodes").args(cl_uint(1) << level, nodes, t.node, t.box, Real{theta})
+        Kernel(program, "tree_nodes").args(std::uint32_t(1) << level, nodes, t.node, t.box, Real{theta})
             .launch(queue, std::size_t(1) << level, 4).wait();
     return t;
 }
@@ -492,8 +492,8 @@ void run_tree_force_typed(Precision precision) {
                         Buffer<T>& pot = outputs.back();
                         acc.write(queue, std::vector<T>(6 * n, T(-999))).wait();  // not fill: in the experiment above, a fill before the kernels brought the reports back
                         Kernel(program, "tree_gravity")
-                            .args(cl_uint(n), cl_uint(t.nodes / 2), cl_uint(groups), Real{eps2}, Real{G}, t.node,
-                                  t.sorted, t.perm, acc, cl_uint(3 * n), cl_uint(n), pot)
+                            .args(std::uint32_t(n), std::uint32_t(t.nodes / 2), std::uint32_t(groups), Real{eps2}, Real{G}, t.node,
+                                  t.sorted, t.perm, acc, std::uint32_t(3 * n), std::uint32_t(n), pot)
                             .launch(queue, groups * group_size, list_size ? group_size : 8)
                             .wait();
                         const auto a = acc.read(queue);
@@ -553,8 +553,8 @@ void run_cell_list_typed(Precision precision) {
         const std::size_t n = 37, stride = 40;
         const T origin[3] = {T(-0.5), T(0.25), T(1)};
         const T inverse = T(1 / 0.3);
-        const cl_uint cells[3] = {4, 3, cl_uint(dims == 3 ? 5 : 1)};
-        const cl_uint count = cells[0] * cells[1] * cells[2];
+        const std::uint32_t cells[3] = {4, 3, std::uint32_t(dims == 3 ? 5 : 1)};
+        const std::uint32_t count = cells[0] * cells[1] * cells[2];
         std::vector<T> p(3 * stride, T(0));
         for (std::size_t i = 0; i < n; ++i)
             for (int k = 0; k < 3; ++k)
@@ -571,25 +571,25 @@ void run_cell_list_typed(Precision precision) {
             const Program program = build_program(context, Source::builtin("algorithm/cell_list.cl"),
                                                   options, memory_cache());
             Buffer<T> positions(context, q);
-            Buffer<cl_uint> keys(context, n), order(context, n), status(context, 1);
+            Buffer<std::uint32_t> keys(context, n), order(context, n), status(context, 1);
             status.fill(queue, 0u).wait();
             Kernel k(program, "cell_list_keys");
-            k.args(cl_uint(n), cl_uint(stride), positions, Real{double(origin[0])},
+            k.args(std::uint32_t(n), std::uint32_t(stride), positions, Real{double(origin[0])},
                    Real{double(origin[1])}, Real{double(origin[2])}, Real{double(inverse)},
                    cells[0], cells[1], cells[2], keys, order, status);
             k.launch(queue, n, 8).wait();
             auto got = keys.read(queue);
             const auto got_order = order.read(queue);
             const auto got_status = status.read(queue);
-            CHECK(got_status[0] == cl_uint(bad == 0 ? 0 : bad == 1 ? 1 : 2));
+            CHECK(got_status[0] == std::uint32_t(bad == 0 ? 0 : bad == 1 ? 1 : 2));
             for (std::size_t i = 0; i < n; ++i) {
                 CAPTURE(i);
-                cl_uint want = 0, scale = 1;
+                std::uint32_t want = 0, scale = 1;
                 bool outside = false;
                 for (int a = 0; a < dims; ++a) {
                     const T t = (q[a * stride + i] - origin[a]) * inverse;
                     if (!(t >= 0 && t < T(cells[a]))) outside = true;
-                    else want += cl_uint(t) * scale;
+                    else want += std::uint32_t(t) * scale;
                     scale *= cells[a];
                 }
                 CHECK(got[i] == (outside ? count : want));
@@ -598,28 +598,28 @@ void run_cell_list_typed(Precision precision) {
             if (bad) continue;
             // Bounds of the host-sorted keys; gathers by a random permutation.
             std::sort(got.begin(), got.end());
-            Buffer<cl_uint> sorted(context, got), start(context, count), end(context, count);
+            Buffer<std::uint32_t> sorted(context, got), start(context, count), end(context, count);
             Kernel b(program, "cell_list_bounds");
-            b.args(cl_uint(n), count, sorted, start, end);
+            b.args(std::uint32_t(n), count, sorted, start, end);
             b.launch(queue, count, 8).wait();
             const auto s = start.read(queue), e = end.read(queue);
-            for (cl_uint c = 0; c < count; ++c) {
+            for (std::uint32_t c = 0; c < count; ++c) {
                 CAPTURE(c);
                 const auto lo = std::lower_bound(got.begin(), got.end(), c) - got.begin();
                 const auto hi = std::upper_bound(got.begin(), got.end(), c) - got.begin();
-                CHECK((s[c] == cl_uint(lo) && e[c] == cl_uint(hi)));  // empty cells too
+                CHECK((s[c] == std::uint32_t(lo) && e[c] == std::uint32_t(hi)));  // empty cells too
             }
-            std::vector<cl_uint> perm(n);
+            std::vector<std::uint32_t> perm(n);
             std::iota(perm.begin(), perm.end(), 0u);
             std::shuffle(perm.begin(), perm.end(), rng);
-            Buffer<cl_uint> bperm(context, perm), gathered_ids(context, n);
+            Buffer<std::uint32_t> bperm(context, perm), gathered_ids(context, n);
             Buffer<T> gathered(context, 3 * stride);
             gathered.fill(queue, T(-9)).wait();
             Kernel g(program, "cell_list_gather_real");
-            g.args(cl_uint(n), cl_uint(stride), cl_uint(3), bperm, positions, gathered);
+            g.args(std::uint32_t(n), std::uint32_t(stride), std::uint32_t(3), bperm, positions, gathered);
             g.launch(queue, n, 8).wait();
             Kernel gu(program, "cell_list_gather_uint");
-            gu.args(cl_uint(n), bperm, bperm, gathered_ids);
+            gu.args(std::uint32_t(n), bperm, bperm, gathered_ids);
             gu.launch(queue, n, 8).wait();
             const auto gr = gathered.read(queue);
             const auto gi = gathered_ids.read(queue);
@@ -735,7 +735,7 @@ TEST_CASE("an out-of-bounds read") {
     for (std::size_t i = 0; i < n; ++i) x[i] = float(i);
     Buffer<float> bx(context, x), by(context, n);
     Kernel kernel(program, "shift");
-    kernel.args(cl_uint(n), bx, by);
+    kernel.args(std::uint32_t(n), bx, by);
     kernel.launch(context.queue(0), n).wait();
     const auto y = by.read(context.queue(0));
     for (std::size_t i = 0; i + 1 < n; ++i) CHECK(y[i] == float(i + 1));

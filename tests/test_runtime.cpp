@@ -271,7 +271,7 @@ void check_axpy(Precision precision, std::size_t n, std::size_t local) {
     Buffer<T> bx(context, x), by(context, n);
     if (n) by.fill(queue, T(-1)).wait();
     const std::size_t group = local ? local : 64;
-    kernel.args(cl_uint(n), Real{1.0 / 3.0}, bx, by, Local<T>{group});
+    kernel.args(std::uint32_t(n), Real{1.0 / 3.0}, bx, by, Local<T>{group});
     const Event event = kernel.launch(queue, n, local);
     if (n == 0) {
         CHECK_FALSE(event.valid());
@@ -313,7 +313,7 @@ TEST_CASE("launch with an offset runs work-items [offset, offset + count) only")
     Buffer<float> bx(context, xs), by(context, ys), out(context, real_check_rows * n);
     out.fill(queue, -1.0f).wait();
     Kernel kernel(program, "real_check");
-    kernel.args(cl_uint(n), bx, by, out);
+    kernel.args(std::uint32_t(n), bx, by, out);
     kernel.launch(queue, 30, 0, 50).wait();   // items 50..79
     kernel.launch(queue, 5, 4, 92).wait();    // items 92..96, rounded up to whole groups: 92..99
     // Off its group size, a launch would follow one whose rounded-up groups ran into it.
@@ -343,7 +343,7 @@ TEST_CASE("kernel names, sizes, and errors that name the call") {
 
     // An argument index past the end: the driver's CL_INVALID_ARG_INDEX, named.
     try {
-        kernel.arg(17, cl_uint(1));
+        kernel.arg(17, std::uint32_t(1));
         FAIL("no exception for argument 17");
     } catch (const ClError& error) {
         CHECK(error.status() == CL_INVALID_ARG_INDEX);

@@ -89,7 +89,7 @@ TEST_CASE("one context over two PoCL devices, a queue each, half the range on ea
             by->write(queue, ys).wait();
             bout->fill(queue, T(-7)).wait();
             auto kernel = std::make_shared<Kernel>(program, "real_check");
-            kernel->args(cl_uint(m), *bx, *by, *bout);
+            kernel->args(std::uint32_t(m), *bx, *by, *bout);
             kernel->launch(queue, m, 32);
             return std::make_tuple(bx, by, bout, kernel);
         };
@@ -166,7 +166,7 @@ TEST_CASE("Scheduler::run over two devices: a read-modify-write kernel sees ever
             Buffer<float> bx(context, x), by(context, y);
             context.finish();
             Kernel kernel(program, "saxpy");
-            kernel.args(cl_uint(n), 2.5f, bx, by);
+            kernel.args(std::uint32_t(n), 2.5f, bx, by);
             // Uneven weights put the cut at an odd place.
             Scheduler scheduler({1.0, 2.7});
             const auto slices = scheduler.run(n, group, [&](std::size_t d, Range r) {
@@ -183,7 +183,7 @@ TEST_CASE("Scheduler::run over two devices: a read-modify-write kernel sees ever
     // A launch in groups other than the split's is refused, not run twice over some items.
     Buffer<float> bx(context, 1001), by(context, 1001);
     Kernel kernel(program, "saxpy");
-    kernel.args(cl_uint(1001), 2.5f, bx, by);
+    kernel.args(std::uint32_t(1001), 2.5f, bx, by);
     Scheduler scheduler({1.0, 1.0});
     CHECK_THROWS_WITH_AS(scheduler.run(1001, 7,
                                        [&](std::size_t d, Range r) {

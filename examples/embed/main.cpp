@@ -117,7 +117,7 @@ bool run(partcl::Context& context, std::size_t d, const partcl::Program& program
     phi.fill(queue, T(0));
 
     partcl::Kernel kernel(program, "softened_potential");
-    kernel.args(static_cast<cl_uint>(n), partcl::Real{options.G}, bx, by, bz, bm, phi);
+    kernel.args(static_cast<std::uint32_t>(n), partcl::Real{options.G}, bx, by, bz, bm, phi);
     const std::size_t local = std::min<std::size_t>(64, kernel.max_work_group_size(device));
     const partcl::Event done = kernel.launch(queue, n, local);
     const double kernel_ms = done.seconds() * 1e3;

@@ -197,8 +197,8 @@ DenseShape DenseGravity::tune(std::size_t d, const Source& source, ProgramCache&
         const Split s = split(shape, d, n, n);
         RealBuffer partial = s.parts > 1 ? RealBuffer(context_, precision_, 3 * n * s.parts) : acc;
         const std::size_t items = s.work_items(shape.work_group());
-        k.args(cl_uint(0), cl_uint(n), cl_uint(n), Real{0.0025}, Real{1.0}, bpos, bmass, partial,
-               cl_uint(0), cl_uint(n), RealBuffer(), cl_uint(s.blocks), cl_uint(s.chunk));
+        k.args(std::uint32_t(0), std::uint32_t(n), std::uint32_t(n), Real{0.0025}, Real{1.0}, bpos, bmass, partial,
+               std::uint32_t(0), std::uint32_t(n), RealBuffer(), std::uint32_t(s.blocks), std::uint32_t(s.chunk));
         k.launch(queue, items, shape.work_group()).wait();  // first launch: driver-side compilation
         double seconds = 1e300;
         for (int repeat = 0; repeat < 3; ++repeat)
@@ -234,7 +234,7 @@ void DenseGravity::accelerations(const RealBuffer& positions, const RealBuffer& 
     const auto ranges = scheduler_.run(n, granule_, [&](std::size_t d, Range r) {
         RealBuffer* acc = &out;
         RealBuffer* pot = potential;
-        cl_uint offset = cl_uint(out_offset), stride = cl_uint(n);
+        std::uint32_t offset = std::uint32_t(out_offset), stride = std::uint32_t(n);
         if (spread && d > 0) {
             Slice& slice = slices_[d];
             if (slice.acc.size() < 3 * r.size()) {
@@ -244,7 +244,7 @@ void DenseGravity::accelerations(const RealBuffer& positions, const RealBuffer& 
             acc = &slice.acc;
             pot = potential ? &slice.potential : nullptr;
             offset = 0;
-            stride = cl_uint(r.size());
+            stride = std::uint32_t(r.size());
         }
         const Split s = split(shapes_[d], d, r.size(), n);
         const std::size_t count = r.size();
@@ -259,16 +259,16 @@ void DenseGravity::accelerations(const RealBuffer& positions, const RealBuffer& 
         RealBuffer& acc_into = s.parts > 1 ? partial.acc : *acc;
         RealBuffer* pot_into = !pot ? nullptr : s.parts > 1 ? &partial.potential : pot;
         Kernel& k = kernels_.at(potential_offset + d);
-        k.args(cl_uint(r.begin), cl_uint(r.end), cl_uint(n),
+        k.args(std::uint32_t(r.begin), std::uint32_t(r.end), std::uint32_t(n),
                Real{parameters_.softening * parameters_.softening}, Real{parameters_.G}, positions,
-               mass, acc_into, s.parts > 1 ? cl_uint(0) : offset,
-               s.parts > 1 ? cl_uint(count) : stride, pot_into ? *pot_into : RealBuffer(),
-               cl_uint(s.blocks), cl_uint(s.chunk));
+               mass, acc_into, s.parts > 1 ? std::uint32_t(0) : offset,
+               s.parts > 1 ? std::uint32_t(count) : stride, pot_into ? *pot_into : RealBuffer(),
+               std::uint32_t(s.blocks), std::uint32_t(s.chunk));
         const std::size_t group = shapes_[d].work_group();
         Event done = k.launch(context_.queue(d), s.work_items(group), group);
         if (s.parts > 1) {
             Kernel& sum = sums_.at(potential_offset + d);
-            sum.args(cl_uint(count), cl_uint(s.parts), partial.acc, *acc, offset, stride,
+            sum.args(std::uint32_t(count), std::uint32_t(s.parts), partial.acc, *acc, offset, stride,
                      pot ? partial.potential : RealBuffer(), pot ? *pot : RealBuffer());
             sum.launch(context_.queue(d), count);
         }
