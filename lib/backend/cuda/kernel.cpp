@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <mutex>
 
 #include "backend/cuda/check.hpp"
 #include "backend/cuda/device_functions.hpp"
@@ -33,6 +34,34 @@ public:
     std::vector<std::string> kernel_names() const override { return names_; }
     std::unique_ptr<KernelImpl> kernel(const std::string& name) const override;
 
+    // Writes a launch's global offset for the kernels of this program on `device` (the
+    // `partcl_global_offset` of cl/common/portable.h), in stream order before the launch that
+    // reads it; nothing when the device already has that offset. The program is its context's,
+    // whose one stream per device orders every launch that reads it.
+    void set_global_offset(std::size_t device, int ordinal, cudaStream_t stream,
+                           std::uint32_t offset, const std::string& kernel) const {
+        std::lock_guard<std::mutex> lock(offsets_mutex_);
+        if (offsets_.size() < device_arch_.size()) offsets_.resize(device_arch_.size());
+        GlobalOffset& slot = offsets_.at(device);
+        if (slot.value == offset) return;  // a module's globals start at zero
+        use_device(ordinal);
+        if (!slot.address) {
+            std::size_t bytes = 0;
+            if (cudaLibraryGetGlobal(&slot.address, &bytes, libraries_.at(device_arch_.at(device)),
+                                     "partcl_global_offset") != cudaSuccess) {
+                cudaGetLastError();
+                slot.address = nullptr;
+                throw Unsupported("kernel '" + kernel + "' launched at an offset: its program has "
+                                  "no partcl_global_offset (cl/common/portable.h's global_id reads "
+                                  "it)");
+            }
+        }
+        slot.value = offset;
+        check(cudaMemcpyAsync(slot.address, &slot.value, sizeof slot.value, cudaMemcpyHostToDevice,
+                              stream),
+              "cudaMemcpyAsync", "the global offset of kernel '" + kernel + "'");
+    }
+
     // The kernel for each device of the context, in its order.
     std::vector<cudaKernel_t> kernels(const std::string& name) const {
         std::vector<cudaKernel_t> list;
@@ -46,9 +75,16 @@ public:
     }
 
 private:
+    struct GlobalOffset {
+        void* address = nullptr;  // on its device
+        std::uint32_t value = 0;
+    };
+
     std::map<std::string, cudaLibrary_t> libraries_;  // by architecture
     std::vector<std::string> device_arch_;
     std::vector<std::string> names_;
+    mutable std::mutex offsets_mutex_;
+    mutable std::vector<GlobalOffset> offsets_;  // per device of the context
 };
 
 class CudaKernel final : public KernelImpl {
@@ -85,16 +121,26 @@ public:
 
     std::shared_ptr<EventImpl> launch(QueueImpl& queue, std::size_t device, std::size_t global,
                                       std::size_t local, std::size_t offset) override {
-        if (offset != 0)
-            throw Unsupported("kernel '" + name_ + "': CUDA has no global offset");
+        if (offset + global > 0xffffffffull)
+            throw Unsupported("kernel '" + name_ + "': work-items up to " +
+                              std::to_string(offset + global) +
+                              ", past the 2^32 that global_id counts on CUDA");
         const cudaKernel_t kernel = kernels_.at(device);
-        if (local == 0) local = std::min<std::size_t>(256, max_threads(kernel, ordinal(queue)));
+        if (local == 0) {
+            local = std::min<std::size_t>(256, max_threads(kernel, ordinal(queue)));
+            // Blocks are whole, and the items after a launch at an offset are the next launch's:
+            // there, a block size that divides the count, so exactly those items run.
+            if (offset)
+                while (global % local) --local;
+        }
         const std::size_t blocks = (global + local - 1) / local;
         if (blocks > 0x7fffffffull)
             throw Unsupported("kernel '" + name_ + "': " + std::to_string(blocks) + " blocks");
         std::vector<void*> pointers;
         for (auto& a : args_) pointers.push_back(a.data());
         const auto stream_handle = static_cast<cudaStream_t>(stream(queue));
+        program_->set_global_offset(device, ordinal(queue), stream_handle, std::uint32_t(offset),
+                                    name_);
         return timed_on(queue, [&] {
             check(cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(unsigned(blocks)),
                                    dim3(unsigned(local)), pointers.data(), 0, stream_handle),
