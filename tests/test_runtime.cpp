@@ -5,6 +5,9 @@
 #include <limits>
 #include <numeric>
 
+#include <partcl/backend/opencl/error.hpp>
+#include <partcl/backend/opencl/interop.hpp>
+
 #include "support.hpp"
 
 using namespace partcl;
@@ -27,7 +30,7 @@ TEST_CASE("enumerate_devices finds PoCL's CPU device with its fields filled") {
         CHECK(info.global_memory > 0);
         CHECK(info.max_work_group_size > 0);
         CHECK(info.max_allocation > 0);
-        CHECK(devices[i].cl_device()() != nullptr);
+        CHECK(opencl::native(devices[i])() != nullptr);
         CHECK(contains(describe(info), info.name));
         if (i > 0) CHECK(info.platform_index >= devices[i - 1].info().platform_index);
         if (info.platform == "Portable Computing Language" && info.type == DeviceType::cpu) {
@@ -74,12 +77,14 @@ TEST_CASE("a context with one in-order profiling queue per device") {
     REQUIRE(context.size() >= 1);
     for (std::size_t i = 0; i < context.size(); ++i) {
         cl_command_queue_properties properties = 0;
-        check(context.queue(i).cl_queue().getInfo(CL_QUEUE_PROPERTIES, &properties), "clGetCommandQueueInfo");
+        opencl::check(opencl::native(context.queue(i)).getInfo(CL_QUEUE_PROPERTIES, &properties),
+                      "clGetCommandQueueInfo");
         CHECK((properties & CL_QUEUE_PROFILING_ENABLE) != 0);
         CHECK((properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) == 0);
         cl::Device device;
-        check(context.queue(i).cl_queue().getInfo(CL_QUEUE_DEVICE, &device), "clGetCommandQueueInfo");
-        CHECK(device() == context.device(i).cl_device()());
+        opencl::check(opencl::native(context.queue(i)).getInfo(CL_QUEUE_DEVICE, &device),
+                      "clGetCommandQueueInfo");
+        CHECK(device() == opencl::native(context.device(i))());
     }
     CHECK_THROWS(context.queue(context.size()));
     CHECK_THROWS_AS(Context(std::vector<Device>{}), partcl::Error);
@@ -132,11 +137,16 @@ TEST_CASE("OpenCL devices and their contexts say which backend they belong to") 
     CHECK(context.backend() == Backend::opencl);
     CHECK(context.queue(0).backend() == Backend::opencl);
     CHECK(context.queue(0).device() == 0);
-    CHECK(context.queue(0).cl_queue()() != nullptr);
+    CHECK(opencl::native(context.queue(0))() != nullptr);
+    CHECK(opencl::native(context)() != nullptr);
+    CHECK(opencl::platform(context.device(0))() != nullptr);
     Buffer<float> buffer(context, 8);
     CHECK(buffer.memory().backend() == Backend::opencl);
-    CHECK(buffer.cl_buffer()() != nullptr);
-    CHECK(Buffer<float>(context, 0).cl_buffer()() == nullptr);
+    CHECK(opencl::native(buffer)() != nullptr);
+    CHECK(opencl::native(buffer)() == opencl::native(buffer.memory())());
+    CHECK(opencl::native(Buffer<float>(context, 0))() == nullptr);
+    const Program program = build_program(context, real_check_source(), {}, memory_cache());
+    CHECK(opencl::native(program)() != nullptr);
 }
 
 } // TEST_SUITE enumeration
@@ -177,12 +187,12 @@ TEST_CASE("round trip, partial reads and writes, fill") {
 namespace {
 
 // True when `f` throws partcl's own range error: a partcl::Error raised before any OpenCL call
-// (not a ClError from the driver refusing what slipped through).
+// (not a BackendError from the driver refusing what slipped through).
 template <class F>
 bool range_error(F&& f) {
     try {
         f();
-    } catch (const partcl::ClError& error) {
+    } catch (const partcl::BackendError& error) {
         MESSAGE("the driver, not the range check, refused: " << error.what());
         return false;
     } catch (const partcl::Error& error) {
@@ -321,7 +331,7 @@ TEST_CASE("kernel names, sizes, and errors that name the call") {
     try {
         kernel.arg(17, std::uint32_t(1));
         FAIL("no exception for argument 17");
-    } catch (const ClError& error) {
+    } catch (const BackendError& error) {
         CHECK(error.status() == CL_INVALID_ARG_INDEX);
         CHECK(error.call() == "clSetKernelArg");
         CHECK(contains(error.what(), "CL_INVALID_ARG_INDEX"));
@@ -331,7 +341,7 @@ TEST_CASE("kernel names, sizes, and errors that name the call") {
     try {
         Kernel missing(program, "no_such_kernel");
         FAIL("no exception for a missing kernel");
-    } catch (const ClError& error) {
+    } catch (const BackendError& error) {
         CHECK(error.status() == CL_INVALID_KERNEL_NAME);
         CHECK(contains(error.what(), "no_such_kernel"));
         CHECK(contains(error.what(), "CL_INVALID_KERNEL_NAME"));
@@ -342,7 +352,7 @@ TEST_CASE("kernel names, sizes, and errors that name the call") {
         unset.launch(context.queue(0), 10);
         context.queue(0).finish();
         FAIL("no exception for a launch without arguments");
-    } catch (const ClError& error) {
+    } catch (const BackendError& error) {
         CHECK(error.status() == CL_INVALID_KERNEL_ARGS);
         CHECK(error.call() == "clEnqueueNDRangeKernel");
     }

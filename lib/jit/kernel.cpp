@@ -67,12 +67,10 @@ Kernel& Kernel::set_integer(std::uint32_t index, long long bits, bool is_signed,
                                  value() + " does not fit");
             continue;
         }
-        try {
+        if (count == 1)
             kernel_->set(index, width, bytes->data());
-        } catch (const ClError& e) {
-            if (e.status() == CL_INVALID_ARG_SIZE && count > 1) continue;
-            throw;
-        }
+        else if (!kernel_->set_if_size(index, width, bytes->data()))
+            continue;
         integer_sizes_[index] = std::uint8_t(width);
         return *this;
     }
@@ -124,11 +122,11 @@ Event Kernel::launch(Queue& queue, std::size_t count, std::size_t local, std::si
 }
 
 std::size_t Kernel::max_work_group_size(const Device& device) const {
-    return kernel_->max_work_group_size(device);
+    return kernel_->max_work_group_size(device.backend_device());
 }
 
 std::size_t Kernel::preferred_multiple(const Device& device) const {
-    return kernel_->preferred_multiple(device);
+    return kernel_->preferred_multiple(device.backend_device());
 }
 
 } // namespace partcl

@@ -6,6 +6,7 @@
 
 #include <boost/uuid/detail/sha1.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>

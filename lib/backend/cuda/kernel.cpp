@@ -1,23 +1,12 @@
-// The CUDA backend's programs and kernels: PTX from NVRTC (through the program cache), loaded
-// as a CUDA library (one handle that serves every device), launched on a stream.
-#include <partcl/backend/cuda/compiler.hpp>
-
-#include <chrono>
-#include <cstring>
-#include <map>
+// The CUDA backend's programs and kernels: a program is a CUDA library per architecture (one
+// handle that serves every device of it), its kernels launched on a stream.
 #include <mutex>
 
-#include "backend/cuda/check.hpp"
-#include "backend/cuda/device_functions.hpp"
 #include "backend/cuda/cuda.hpp"
 
 namespace partcl::detail::cuda {
 
 namespace {
-
-std::string arch_of(const DeviceInfo& info) {
-    return "compute_" + std::to_string(info.compute_capability);
-}
 
 class CudaProgram final : public ProgramImpl, public std::enable_shared_from_this<CudaProgram> {
 public:
@@ -31,6 +20,7 @@ public:
     CudaProgram(const CudaProgram&) = delete;
     CudaProgram& operator=(const CudaProgram&) = delete;
 
+    void* native() const override { return nullptr; }
     std::vector<std::string> kernel_names() const override { return names_; }
     std::unique_ptr<KernelImpl> kernel(const std::string& name) const override;
 
@@ -108,6 +98,13 @@ public:
         args_[index].assign(static_cast<const char*>(value), static_cast<const char*>(value) + size);
     }
 
+    // CUDA takes any bytes; the parameter's size, where known, says what fits.
+    bool set_if_size(unsigned index, std::size_t size, const void* value) override {
+        if (const auto want = parameter_size(index); want && *want != size) return false;
+        set(index, size, value);
+        return true;
+    }
+
     void set_memory(unsigned index, const MemoryImpl* memory) override {
         void* address = memory ? pointer(*memory) : nullptr;
         set(index, sizeof address, &address);
@@ -138,10 +135,10 @@ public:
             throw Unsupported("kernel '" + name_ + "': " + std::to_string(blocks) + " blocks");
         std::vector<void*> pointers;
         for (auto& a : args_) pointers.push_back(a.data());
-        const auto stream_handle = static_cast<cudaStream_t>(stream(queue));
+        const cudaStream_t stream_handle = stream(queue);
         program_->set_global_offset(device, ordinal(queue), stream_handle, std::uint32_t(offset),
                                     name_);
-        return timed_on(queue, [&] {
+        return timed(ordinal(queue), stream_handle, [&] {
             check(cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(unsigned(blocks)),
                                    dim3(unsigned(local)), pointers.data(), 0, stream_handle),
                   "cudaLaunchKernel",
@@ -152,17 +149,18 @@ public:
 
     // Kernels are per device of the context; all share a library per architecture, so any of
     // them answers for a device of the same architecture.
-    std::size_t max_work_group_size(const Device& device) const override {
-        return max_threads(kernels_.front(), device.ordinal());
+    std::size_t max_work_group_size(const BackendDevice& device) const override {
+        return max_threads(kernels_.front(), device.ordinal);
     }
 
-    std::size_t preferred_multiple(const Device&) const override { return 32; }  // a warp
+    std::size_t preferred_multiple(const BackendDevice&) const override { return 32; }  // a warp
 
-private:
     std::optional<std::size_t> parameter_size(unsigned index) const override {
         if (index >= parameter_sizes_.size()) return std::nullopt;
         return parameter_sizes_[index];
     }
+
+private:
 
     static std::size_t max_threads(cudaKernel_t kernel, int device_ordinal) {
         cudaFuncAttributes attributes{};
@@ -183,51 +181,13 @@ std::unique_ptr<KernelImpl> CudaProgram::kernel(const std::string& name) const {
     return std::make_unique<CudaKernel>(name, shared_from_this());
 }
 
-// Entry names from the PTX text (`.entry name(` or `.entry name`).
-std::vector<std::string> entries(const std::string& ptx) {
-    std::vector<std::string> names;
-    for (std::size_t at = ptx.find(".entry "); at != std::string::npos; at = ptx.find(".entry ", at + 1)) {
-        std::size_t start = at + 7, end = start;
-        while (end < ptx.size() && ptx[end] != '(' && ptx[end] != ' ' && ptx[end] != '\n') ++end;
-        names.push_back(ptx.substr(start, end - start));
-    }
-    return names;
-}
-
 } // namespace
 
-BuiltProgram build(const Context& context, const Source& source, const BuildOptions& options,
-                   ProgramCache& cache) {
-    std::map<std::string, cudaLibrary_t> libraries;
-    std::map<std::string, partcl::cuda::Ptx> ptx;
-    std::vector<std::string> device_arch;
-    std::vector<DeviceBuild> builds;
-    try {
-        for (const auto& d : context.devices()) {
-            const std::string arch = arch_of(d.info());
-            device_arch.push_back(arch);
-            auto it = ptx.find(arch);
-            if (it == ptx.end()) {
-                it = ptx.emplace(arch, partcl::cuda::compile(source, options, arch, cache)).first;
-                use_device(d.ordinal());
-                cudaLibrary_t library = nullptr;
-                check(cudaLibraryLoadData(&library, it->second.text.c_str(), nullptr, nullptr, 0,
-                                          nullptr, nullptr, 0),
-                      "cudaLibraryLoadData", source.name() + " for " + arch);
-                libraries[arch] = library;
-            }
-            DeviceBuild build = it->second.build;
-            build.device = d.info().name;
-            builds.push_back(std::move(build));
-        }
-    } catch (...) {
-        for (auto& [arch, library] : libraries) cudaLibraryUnload(library);
-        throw;
-    }
-    auto names = entries(ptx.begin()->second.text);
-    return BuiltProgram{std::make_shared<CudaProgram>(std::move(libraries), std::move(device_arch),
-                                                      std::move(names)),
-                        std::move(builds)};
+std::shared_ptr<ProgramImpl> make_program(std::map<std::string, cudaLibrary_t> libraries,
+                                          std::vector<std::string> device_arch,
+                                          std::vector<std::string> names) {
+    return std::make_shared<CudaProgram>(std::move(libraries), std::move(device_arch),
+                                         std::move(names));
 }
 
 } // namespace partcl::detail::cuda
