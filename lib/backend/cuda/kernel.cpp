@@ -46,10 +46,10 @@ public:
                                   "it)");
             }
         }
-        slot.value = offset;
-        check(cudaMemcpyAsync(slot.address, &slot.value, sizeof slot.value, cudaMemcpyHostToDevice,
-                              stream),
+        // From pageable memory, the copy takes the value before it returns.
+        check(cudaMemcpyAsync(slot.address, &offset, sizeof offset, cudaMemcpyHostToDevice, stream),
               "cudaMemcpyAsync", "the global offset of kernel '" + kernel + "'");
+        slot.value = offset;
     }
 
     // The kernel for each device of the context, in its order.

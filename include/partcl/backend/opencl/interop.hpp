@@ -40,8 +40,8 @@ inline cl::Buffer native(const Memory& memory) {
     return buffer ? cl::Buffer(static_cast<cl_mem>(buffer), true) : cl::Buffer();
 }
 // Buffer<T> and RealBuffer: their memory's.
-template <class Buffer, class = decltype(std::declval<const Buffer&>().memory())>
-cl::Buffer native(const Buffer& buffer) {
+template <class TypedBuffer, class = decltype(std::declval<const TypedBuffer&>().memory())>
+cl::Buffer native(const TypedBuffer& buffer) {
     return native(buffer.memory());
 }
 inline cl::Program native(const Program& program) {
