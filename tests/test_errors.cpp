@@ -56,6 +56,14 @@ TEST_CASE("a BackendError names the call and the error") {
         CHECK(contains(e.what(), "CL_INVALID_COMMAND_QUEUE"));
     }
     CHECK_THROWS_AS(opencl::check(-5, "clFinish"), partcl::Error);
+
+    // A backend with words for its status (CUDA) gives them in place of the number.
+    const BackendError cuda("cudaMalloc", 1, "cudaErrorInvalidValue", "invalid argument",
+                            "allocating 8 bytes");
+    CHECK(std::string(cuda.what()) ==
+          "cudaMalloc failed: cudaErrorInvalidValue (invalid argument): allocating 8 bytes");
+    CHECK(cuda.status() == 1);
+    CHECK(cuda.status_name() == "cudaErrorInvalidValue");
 }
 
 TEST_CASE("double precision is refused on a device without fp64, naming the device") {

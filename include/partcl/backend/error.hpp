@@ -14,12 +14,16 @@ public:
 };
 
 // A failed call into a backend's API: the call, the backend's numeric status and its name for it
-// (OpenCL's CL_... names, include/partcl/backend/opencl/error.hpp). what() reads e.g.
-// "clEnqueueNDRangeKernel failed: CL_OUT_OF_RESOURCES (-5)".
+// (OpenCL's CL_... names, include/partcl/backend/opencl/error.hpp; CUDA's cudaError...). what()
+// reads e.g. "clEnqueueNDRangeKernel failed: CL_OUT_OF_RESOURCES (-5)", or with the backend's
+// own words for the status in place of the number where it has them ("cudaMalloc failed:
+// cudaErrorInvalidValue (invalid argument)").
 class BackendError : public Error {
 public:
     BackendError(std::string call, int status, std::string status_name,
                  const std::string& detail = {});
+    BackendError(std::string call, int status, std::string status_name,
+                 const std::string& explanation, const std::string& detail);
     int status() const noexcept { return status_; }
     const std::string& status_name() const noexcept { return status_name_; }
     const std::string& call() const noexcept { return call_; }

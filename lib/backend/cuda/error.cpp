@@ -7,11 +7,11 @@ namespace partcl::detail::cuda {
 void check(cudaError_t status, const char* call, const std::string& detail) {
     if (status == cudaSuccess) return;
     cudaGetLastError();  // clear a sticky-free error so the next call starts clean
-    std::string what = std::string(call) + " failed: " + cudaGetErrorName(status) + " (" +
-                       cudaGetErrorString(status) + ")";
-    if (!detail.empty()) what += ": " + detail;
-    if (status == cudaErrorMemoryAllocation) throw Unsupported(what);
-    throw Error(what);
+    BackendError error(call, int(status), cudaGetErrorName(status), cudaGetErrorString(status),
+                       detail);
+    // Out of device memory is the hardware's limit, as a buffer above its largest is.
+    if (status == cudaErrorMemoryAllocation) throw Unsupported(error.what());
+    throw error;
 }
 
 void use_device(int ordinal) { check(cudaSetDevice(ordinal), "cudaSetDevice"); }

@@ -1,6 +1,7 @@
 #pragma once
-// CUDA runtime calls that fail become partcl::Error naming the call and CUDA's own words (an
-// allocation that fails: Unsupported). Plain declarations, for nvcc's files too.
+// CUDA runtime calls that fail become a partcl::BackendError naming the call, CUDA's status and
+// its own words for it (an allocation that fails: Unsupported). Plain declarations, for nvcc's
+// files too.
 #include <string>
 
 #include <cuda_runtime_api.h>
