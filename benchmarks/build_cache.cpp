@@ -44,6 +44,8 @@
 #include <string>
 #include <vector>
 
+#include <partcl/backend/opencl/error.hpp>
+#include <partcl/backend/opencl/interop.hpp>
 #include <partcl/partcl.hpp>
 
 #include "common.hpp"
@@ -162,10 +164,11 @@ Breakdown breakdown(const partcl::Context& context, const partcl::Source& source
         if (!binary) break;
 
         start = Clock::now();
-        cl::Program program(context.cl_context(), {device.cl_device()},
+        const cl::Device cl_device = partcl::opencl::native(device);
+        cl::Program program(partcl::opencl::native(context), {cl_device},
                             cl::Program::Binaries{*binary});
-        partcl::check(program.build({device.cl_device()}, compiler_options.c_str()),
-                      "clBuildProgram");
+        partcl::opencl::check(program.build({cl_device}, compiler_options.c_str()),
+                              "clBuildProgram");
         build.push_back(seconds_since(start));
     }
     result.expand_us = median(expand) * 1e6;

@@ -15,8 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include <partcl/runtime/device.hpp>
-#include <partcl/runtime/error.hpp>
-#include <partcl/runtime/precision.hpp>
+#include <partcl/backend/error.hpp>
+#include <partcl/backend/precision.hpp>
 
 namespace partcl_bench {
 

@@ -39,7 +39,7 @@ void check_typed(Precision precision, int dims, std::size_t per_axis) {
     // Positions r (jittered lattice) and r* (r moved by less than max_shift): no pair of r* may
     // lie within 1e-3 of a threshold (re, re_lap, the collision distance), where results jump.
     std::vector<T> r(dims * n), rs(dims * n), u(dims * n), us(dims * n), p(n);
-    std::vector<cl_uint> type(n);
+    std::vector<std::uint32_t> type(n);
     auto coord = [&](const std::vector<T>& a, std::size_t i, int k) { return double(a[k * n + i]); };
     auto distance = [&](const std::vector<T>& a, std::size_t i, std::size_t j) {
         double s = 0;
@@ -91,15 +91,15 @@ void check_typed(Precision precision, int dims, std::size_t per_axis) {
 
     // Cells of r on the host, in T as the device computes them; sort every array by cell.
     const T origin = T(lo), inverse = T(1 / (cell * (1 + 1e-3)));
-    cl_uint cells_per_axis = cl_uint(std::floor(side / (cell * (1 + 1e-3)))) + 1;
-    const cl_uint nz = dims == 3 ? cells_per_axis : 1, cell_count = cells_per_axis * cells_per_axis * nz;
-    std::vector<cl_uint> key(n);
+    std::uint32_t cells_per_axis = std::uint32_t(std::floor(side / (cell * (1 + 1e-3)))) + 1;
+    const std::uint32_t nz = dims == 3 ? cells_per_axis : 1, cell_count = cells_per_axis * cells_per_axis * nz;
+    std::vector<std::uint32_t> key(n);
     for (std::size_t i = 0; i < n; ++i) {
-        cl_uint c = 0, scale = 1;
+        std::uint32_t c = 0, scale = 1;
         for (int k = 0; k < dims; ++k) {
             const T t = (r[k * n + i] - origin) * inverse;
             REQUIRE((t >= 0 && t < T(cells_per_axis)));
-            c += cl_uint(t) * scale;
+            c += std::uint32_t(t) * scale;
             scale *= cells_per_axis;
         }
         key[i] = c;
@@ -115,10 +115,10 @@ void check_typed(Precision precision, int dims, std::size_t per_axis) {
     permute(r, dims), permute(rs, dims), permute(u, dims), permute(us, dims), permute(p, 1);
     permute(type, 1), permute(key, 1);
     // CellList's bounds: an empty cell's range is empty and sits where its particles would.
-    std::vector<cl_uint> start(cell_count, 0), end(cell_count, 0);
+    std::vector<std::uint32_t> start(cell_count, 0), end(cell_count, 0);
     for (std::size_t c = 0; c < cell_count; ++c) {
-        start[c] = cl_uint(std::lower_bound(key.begin(), key.end(), c) - key.begin());
-        end[c] = cl_uint(std::upper_bound(key.begin(), key.end(), c) - key.begin());
+        start[c] = std::uint32_t(std::lower_bound(key.begin(), key.end(), c) - key.begin());
+        end[c] = std::uint32_t(std::upper_bound(key.begin(), key.end(), c) - key.begin());
     }
 
     BuildOptions options;
@@ -126,9 +126,9 @@ void check_typed(Precision precision, int dims, std::size_t per_axis) {
     options.define("MPS_DIMENSIONS", dims).define("MPS_GROUP", 16);
     const Program program = build_program(context, Source::builtin("mps/mps.cl"), options, memory_cache());
     Buffer<T> br(context, r), brs(context, rs), bu(context, u), bus(context, us), bp(context, p);
-    Buffer<cl_uint> btype(context, type), bkey(context, key), bstart(context, start), bend(context, end);
+    Buffer<std::uint32_t> btype(context, type), bkey(context, key), bstart(context, start), bend(context, end);
     auto cell_args = [&](Kernel& k) {
-        k.args(cl_uint(n), Real{double(origin)}, Real{double(origin)}, Real{double(origin)},
+        k.args(std::uint32_t(n), Real{double(origin)}, Real{double(origin)}, Real{double(origin)},
                Real{double(inverse)}, cells_per_axis, cells_per_axis, nz, bkey, bstart, bend);
     };
 
@@ -227,7 +227,7 @@ void check_typed(Precision precision, int dims, std::size_t per_axis) {
         std::vector<T> moved = rs;
         if (too_far) moved[n / 2] = T(coord(r, n / 2, 0) + 1.2 * max_shift);
         Buffer<T> bmoved(context, moved), density(context, n), pressure(context, n);
-        Buffer<cl_uint> status(context, 1);
+        Buffer<std::uint32_t> status(context, 1);
         status.fill(queue, 0u).wait();
         const double n0 = 6.5, factor = 40.0;
         Kernel k(program, "mps_pressure");
@@ -301,7 +301,7 @@ void check_typed(Precision precision, int dims, std::size_t per_axis) {
         const std::size_t groups = (n + 15) / 16;
         Buffer<T> partial(context, groups);
         Kernel k(program, "mps_max_speed");
-        k.args(cl_uint(n), btype, bu, partial);
+        k.args(std::uint32_t(n), btype, bu, partial);
         k.launch(queue, n, 16).wait();
         const auto got = partial.read(queue);
         for (std::size_t gi = 0; gi < groups; ++gi) {

@@ -2,7 +2,7 @@
 // Runs of tests/test_oclgrind.cpp's kernel table that live in their own files: each runs one
 // kernel file of cl/ at small N in `precision` on the test device and checks it against the
 // host (oclgrind_nbody.cpp, oclgrind_shared.cpp).
-#include <partcl/runtime/precision.hpp>
+#include <partcl/backend/precision.hpp>
 
 namespace partcl_test {
 

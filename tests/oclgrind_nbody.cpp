@@ -90,9 +90,9 @@ void run_dense_typed(Precision precision) {
         Kernel kernel(program, "dense_gravity");
         const std::size_t items = (count + c.targets - 1) / c.targets;
         if (c.parts == 1) {
-            kernel.args(cl_uint(c.begin), cl_uint(c.end), cl_uint(n), Real{eps2}, Real{G}, bpos,
-                        bm, acc, cl_uint(c.acc_offset), cl_uint(c.stride), pot,
-                        cl_uint(c.tile ? (items + c.tile - 1) / c.tile : 1), cl_uint(n));
+            kernel.args(std::uint32_t(c.begin), std::uint32_t(c.end), std::uint32_t(n), Real{eps2}, Real{G}, bpos,
+                        bm, acc, std::uint32_t(c.acc_offset), std::uint32_t(c.stride), pot,
+                        std::uint32_t(c.tile ? (items + c.tile - 1) / c.tile : 1), std::uint32_t(n));
             kernel.launch(queue, items, c.tile ? std::size_t(c.tile) : 0).wait();
         } else {
             // As DenseGravity cuts them: parts of whole tiles, then their sum in part order.
@@ -106,13 +106,13 @@ void run_dense_typed(Precision precision) {
             // filled by clEnqueueFillBuffer), though every element read was written.
             Buffer<T> partial(context, std::vector<T>(3 * count * parts, T(0))),
                 pot_partial(context, std::vector<T>(count * parts, T(0)));
-            kernel.args(cl_uint(c.begin), cl_uint(c.end), cl_uint(n), Real{eps2}, Real{G}, bpos,
-                        bm, partial, cl_uint(0), cl_uint(count), pot_partial, cl_uint(blocks),
-                        cl_uint(chunk));
+            kernel.args(std::uint32_t(c.begin), std::uint32_t(c.end), std::uint32_t(n), Real{eps2}, Real{G}, bpos,
+                        bm, partial, std::uint32_t(0), std::uint32_t(count), pot_partial, std::uint32_t(blocks),
+                        std::uint32_t(chunk));
             kernel.launch(queue, blocks * c.tile * parts, c.tile);
             Kernel sum(program, "dense_sum_parts");
-            sum.args(cl_uint(count), cl_uint(parts), partial, acc, cl_uint(c.acc_offset),
-                     cl_uint(c.stride), pot_partial, pot);
+            sum.args(std::uint32_t(count), std::uint32_t(parts), partial, acc, std::uint32_t(c.acc_offset),
+                     std::uint32_t(c.stride), pot_partial, pot);
             sum.launch(queue, count).wait();
         }
         const auto a = acc.read(queue);
@@ -179,7 +179,7 @@ std::deque<T>& kept() {
 }
 
 void take_recycled_slots(Context& context) {
-    for (int i = 0; i < 4096; ++i) kept<Buffer<cl_uint>>().emplace_back(context, 1);
+    for (int i = 0; i < 4096; ++i) kept<Buffer<std::uint32_t>>().emplace_back(context, 1);
 }
 
 template <class T>
@@ -187,16 +187,16 @@ struct DeviceTree {
     std::size_t n, levels, nodes;
     std::vector<T> pos, m;
     Buffer<T> bpos, bm, box, keys, sorted, node;
-    Buffer<cl_uint> perm, values, node_keys, perm2;
+    Buffer<std::uint32_t> perm, values, node_keys, perm2;
 };
 
 template <class K>
-void host_stable_sort(std::vector<K>& keys, std::vector<cl_uint>& values) {
+void host_stable_sort(std::vector<K>& keys, std::vector<std::uint32_t>& values) {
     std::vector<std::size_t> order(keys.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
     std::vector<K> k2(keys.size());
-    std::vector<cl_uint> v2(values.size());
+    std::vector<std::uint32_t> v2(values.size());
     for (std::size_t i = 0; i < order.size(); ++i) k2[i] = keys[order[i]], v2[i] = values[order[i]];
     keys.swap(k2);
     values.swap(v2);
@@ -226,10 +226,10 @@ DeviceTree<T> build_device_tree(Precision precision, std::size_t n, std::size_t 
     t.node = Buffer<T>(context, 11 * t.nodes);
     t.keys = Buffer<T>(context, n);
     t.sorted = Buffer<T>(context, 4 * n);
-    t.perm = Buffer<cl_uint>(context, n);
-    t.values = Buffer<cl_uint>(context, n);
-    t.node_keys = Buffer<cl_uint>(context, n);
-    t.perm2 = Buffer<cl_uint>(context, n);
+    t.perm = Buffer<std::uint32_t>(context, n);
+    t.values = Buffer<std::uint32_t>(context, n);
+    t.node_keys = Buffer<std::uint32_t>(context, n);
+    t.perm2 = Buffer<std::uint32_t>(context, n);
     BuildOptions options;
     options.precision = precision;
     options.define("TREE_GROUP", 16).define("TREE_FINISH", 16);
@@ -238,15 +238,15 @@ DeviceTree<T> build_device_tree(Precision precision, std::size_t n, std::size_t 
     // rest by tree_finish, as TreeGravity does with its larger work-groups.
     std::size_t first_finished = 0;
     while (((n - 1) >> first_finished) + 1 > 16) ++first_finished;
-    const cl_uint un = cl_uint(n), nodes = cl_uint(t.nodes);
+    const std::uint32_t un = std::uint32_t(n), nodes = std::uint32_t(t.nodes);
     // The root box in two passes, as TreeGravity runs it: up to 2 groups of 16 into partial
     // boxes (37 bodies: some work-items take two), then one group over those.
-    const cl_uint partials = cl_uint(std::min<std::size_t>(2, (n + 15) / 16));
+    const std::uint32_t partials = std::uint32_t(std::min<std::size_t>(2, (n + 15) / 16));
     Buffer<T> partial(context, 6 * 2);
     Kernel root(program, "tree_root_box");
-    root.args(un, un, cl_uint(0), t.bpos, partials, cl_uint(0), partial, un, t.perm)
+    root.args(un, un, std::uint32_t(0), t.bpos, partials, std::uint32_t(0), partial, un, t.perm)
         .launch(queue, partials * 16, 16).wait();
-    root.args(partials, partials, 3 * partials, partial, nodes, cl_uint(1), t.box, cl_uint(0), t.perm)
+    root.args(partials, partials, 3 * partials, partial, nodes, std::uint32_t(1), t.box, std::uint32_t(0), t.perm)
         .launch(queue, 16, 16).wait();
     {
         const auto box = t.box.read(queue);
@@ -257,7 +257,7 @@ DeviceTree<T> build_device_tree(Precision precision, std::size_t n, std::size_t 
         }
     }
     for (std::size_t level = 0; level < std::min(t.levels, first_finished); ++level) {
-        const cl_uint count = cl_uint(1) << level;
+        const std::uint32_t count = std::uint32_t(1) << level;
         Kernel(program, "tree_keys").args(un, count, nodes, t.bpos, t.box, t.perm, t.keys, t.values)
             .launch(queue, n, 8).wait();
         auto keys = t.keys.read(queue);
@@ -274,15 +274,15 @@ DeviceTree<T> build_device_tree(Precision precision, std::size_t n, std::size_t 
     }
     if (first_finished < t.levels)
         Kernel(program, "tree_finish")
-            .args(un, cl_uint(first_finished), cl_uint(t.levels), nodes, t.bpos, t.perm, t.box)
+            .args(un, std::uint32_t(first_finished), std::uint32_t(t.levels), nodes, t.bpos, t.perm, t.box)
             .launch(queue, (std::size_t(1) << first_finished) * 16, 16)
             .wait();
     Kernel(program, "tree_gather").args(un, t.bpos, t.bm, t.perm, t.sorted).launch(queue, n, 8).wait();
-    const cl_uint leaves = cl_uint(1) << t.levels;
+    const std::uint32_t leaves = std::uint32_t(1) << t.levels;
     Kernel(program, "tree_leaves").args(un, leaves, nodes, t.sorted, t.node, t.box, Real{theta})
         .launch(queue, leaves, 4).wait();
     for (std::size_t level = t.levels; level-- > 0;)
-        Kernel(program, "tree_nodes").args(cl_uint(1) << level, nodes, t.node, t.box, Real{theta})
+        Kernel(program, "tree_nodes").args(std::uint32_t(1) << level, nodes, t.node, t.box, Real{theta})
             .launch(queue, std::size_t(1) << level, 4).wait();
     return t;
 }
@@ -384,8 +384,8 @@ void run_tree_force_typed(Precision precision) {
                         Buffer<T>& pot = outputs.back();
                         acc.write(queue, std::vector<T>(6 * n, T(-999))).wait();  // not fill: in the experiment above, a fill before the kernels brought the reports back
                         Kernel(program, "tree_gravity")
-                            .args(cl_uint(n), cl_uint(t.nodes / 2), cl_uint(groups), Real{eps2}, Real{G}, t.node,
-                                  t.sorted, t.perm, acc, cl_uint(3 * n), cl_uint(n), pot)
+                            .args(std::uint32_t(n), std::uint32_t(t.nodes / 2), std::uint32_t(groups), Real{eps2}, Real{G}, t.node,
+                                  t.sorted, t.perm, acc, std::uint32_t(3 * n), std::uint32_t(n), pot)
                             .launch(queue, groups * group_size, list_size ? group_size : 8)
                             .wait();
                         const auto a = acc.read(queue);

@@ -54,11 +54,11 @@ void run_combine_typed(Precision precision) {
             const std::size_t out_at = in_place ? 5 : 2, base_at = 5, at[3] = {0, n, 3};
             Buffer<T>& out = in_place ? bbase : bout;
             Kernel kernel(program, "combine");
-            kernel.args(cl_uint(n), out, cl_uint(out_at), bbase, cl_uint(base_at), Real{c[0]}, b0,
-                        cl_uint(at[0]));
+            kernel.args(std::uint32_t(n), out, std::uint32_t(out_at), bbase, std::uint32_t(base_at), Real{c[0]}, b0,
+                        std::uint32_t(at[0]));
             if (terms == 3) {
-                kernel.arg(8, Real{c[1]}).arg(9, b1).arg(10, cl_uint(at[1]));
-                kernel.arg(11, Real{c[2]}).arg(12, b2).arg(13, cl_uint(at[2]));
+                kernel.arg(8, Real{c[1]}).arg(9, b1).arg(10, std::uint32_t(at[1]));
+                kernel.arg(11, Real{c[2]}).arg(12, b2).arg(13, std::uint32_t(at[2]));
             }
             kernel.launch(queue, n, 8).wait();
             const auto result = out.read(queue);
@@ -92,7 +92,7 @@ void run_combine_typed(Precision precision) {
     Buffer<T> berr(context, err), by(context, y), bnew(context, y_new), bout(context, n);
     Kernel kernel(program, "scaled_error");
     const double atol = 1e-3, rtol = 1e-2;
-    kernel.args(cl_uint(n), berr, by, bnew, Real{atol}, Real{rtol}, bout);
+    kernel.args(std::uint32_t(n), berr, by, bnew, Real{atol}, Real{rtol}, bout);
     kernel.launch(queue, n, 8).wait();
     const auto out = bout.read(queue);
     for (std::size_t i = 0; i < n; ++i) {
@@ -136,8 +136,8 @@ void run_cell_list_typed(Precision precision) {
         const std::size_t n = 37, stride = 40;
         const T origin[3] = {T(-0.5), T(0.25), T(1)};
         const T inverse = T(1 / 0.3);
-        const cl_uint cells[3] = {4, 3, cl_uint(dims == 3 ? 5 : 1)};
-        const cl_uint count = cells[0] * cells[1] * cells[2];
+        const std::uint32_t cells[3] = {4, 3, std::uint32_t(dims == 3 ? 5 : 1)};
+        const std::uint32_t count = cells[0] * cells[1] * cells[2];
         std::vector<T> p(3 * stride, T(0));
         for (std::size_t i = 0; i < n; ++i)
             for (int k = 0; k < 3; ++k)
@@ -154,25 +154,25 @@ void run_cell_list_typed(Precision precision) {
             const Program program = build_program(context, Source::builtin("algorithm/cell_list.cl"),
                                                   options, memory_cache());
             Buffer<T> positions(context, q);
-            Buffer<cl_uint> keys(context, n), order(context, n), status(context, 1);
+            Buffer<std::uint32_t> keys(context, n), order(context, n), status(context, 1);
             status.fill(queue, 0u).wait();
             Kernel k(program, "cell_list_keys");
-            k.args(cl_uint(n), cl_uint(stride), positions, Real{double(origin[0])},
+            k.args(std::uint32_t(n), std::uint32_t(stride), positions, Real{double(origin[0])},
                    Real{double(origin[1])}, Real{double(origin[2])}, Real{double(inverse)},
                    cells[0], cells[1], cells[2], keys, order, status);
             k.launch(queue, n, 8).wait();
             auto got = keys.read(queue);
             const auto got_order = order.read(queue);
             const auto got_status = status.read(queue);
-            CHECK(got_status[0] == cl_uint(bad == 0 ? 0 : bad == 1 ? 1 : 2));
+            CHECK(got_status[0] == std::uint32_t(bad == 0 ? 0 : bad == 1 ? 1 : 2));
             for (std::size_t i = 0; i < n; ++i) {
                 CAPTURE(i);
-                cl_uint want = 0, scale = 1;
+                std::uint32_t want = 0, scale = 1;
                 bool outside = false;
                 for (int a = 0; a < dims; ++a) {
                     const T t = (q[a * stride + i] - origin[a]) * inverse;
                     if (!(t >= 0 && t < T(cells[a]))) outside = true;
-                    else want += cl_uint(t) * scale;
+                    else want += std::uint32_t(t) * scale;
                     scale *= cells[a];
                 }
                 CHECK(got[i] == (outside ? count : want));
@@ -181,28 +181,28 @@ void run_cell_list_typed(Precision precision) {
             if (bad) continue;
             // Bounds of the host-sorted keys; gathers by a random permutation.
             std::sort(got.begin(), got.end());
-            Buffer<cl_uint> sorted(context, got), start(context, count), end(context, count);
+            Buffer<std::uint32_t> sorted(context, got), start(context, count), end(context, count);
             Kernel b(program, "cell_list_bounds");
-            b.args(cl_uint(n), count, sorted, start, end);
+            b.args(std::uint32_t(n), count, sorted, start, end);
             b.launch(queue, count, 8).wait();
             const auto s = start.read(queue), e = end.read(queue);
-            for (cl_uint c = 0; c < count; ++c) {
+            for (std::uint32_t c = 0; c < count; ++c) {
                 CAPTURE(c);
                 const auto lo = std::lower_bound(got.begin(), got.end(), c) - got.begin();
                 const auto hi = std::upper_bound(got.begin(), got.end(), c) - got.begin();
-                CHECK((s[c] == cl_uint(lo) && e[c] == cl_uint(hi)));  // empty cells too
+                CHECK((s[c] == std::uint32_t(lo) && e[c] == std::uint32_t(hi)));  // empty cells too
             }
-            std::vector<cl_uint> perm(n);
+            std::vector<std::uint32_t> perm(n);
             std::iota(perm.begin(), perm.end(), 0u);
             std::shuffle(perm.begin(), perm.end(), rng);
-            Buffer<cl_uint> bperm(context, perm), gathered_ids(context, n);
+            Buffer<std::uint32_t> bperm(context, perm), gathered_ids(context, n);
             Buffer<T> gathered(context, 3 * stride);
             gathered.fill(queue, T(-9)).wait();
             Kernel g(program, "cell_list_gather_real");
-            g.args(cl_uint(n), cl_uint(stride), cl_uint(3), bperm, positions, gathered);
+            g.args(std::uint32_t(n), std::uint32_t(stride), std::uint32_t(3), bperm, positions, gathered);
             g.launch(queue, n, 8).wait();
             Kernel gu(program, "cell_list_gather_uint");
-            gu.args(cl_uint(n), bperm, bperm, gathered_ids);
+            gu.args(std::uint32_t(n), bperm, bperm, gathered_ids);
             gu.launch(queue, n, 8).wait();
             const auto gr = gathered.read(queue);
             const auto gi = gathered_ids.read(queue);

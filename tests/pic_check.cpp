@@ -32,8 +32,8 @@ void check_typed(Precision precision, int dims, unsigned per_axis, std::size_t n
     const double eps = std::numeric_limits<T>::epsilon();
 
     // Unequal axes catch a swapped index; dx not a power of 2 makes x / dx round.
-    const cl_uint nodes[3] = {per_axis, cl_uint(dims >= 2 ? per_axis + 1 : 1),
-                              cl_uint(dims >= 3 ? per_axis + 2 : 1)};
+    const std::uint32_t nodes[3] = {per_axis, std::uint32_t(dims >= 2 ? per_axis + 1 : 1),
+                              std::uint32_t(dims >= 3 ? per_axis + 2 : 1)};
     const std::size_t points = std::size_t(nodes[0]) * nodes[1] * nodes[2];
     const double dx = 0.3, inverse_dx = 1 / dx;
     const std::size_t stride = n + 3;  // padding after the particles must stay untouched
@@ -43,7 +43,7 @@ void check_typed(Precision precision, int dims, unsigned per_axis, std::size_t n
     options.define("PIC_DIMENSIONS", dims);
     const Program program = build_program(context, Source::builtin("pic/pic.cl"), options,
                                           memory_cache());
-    auto grid_args = [&](Kernel& k, cl_uint first) {
+    auto grid_args = [&](Kernel& k, std::uint32_t first) {
         k.arg(first, nodes[0]).arg(first + 1, nodes[1]).arg(first + 2, nodes[2])
             .arg(first + 3, Real{inverse_dx});
     };
@@ -51,9 +51,9 @@ void check_typed(Precision precision, int dims, unsigned per_axis, std::size_t n
     // Particles in the box, three species; a few on cell faces and at the lower edge.
     const double density[3] = {-1.5, 0.75, 2.0}, qm[3] = {-3.0, 0.5, 1.25};
     std::vector<T> x(3 * stride, T(0)), v(3 * stride, T(0));
-    std::vector<cl_uint> species(n);
+    std::vector<std::uint32_t> species(n);
     for (std::size_t i = 0; i < n; ++i) {
-        species[i] = cl_uint(rng() % 3);
+        species[i] = std::uint32_t(rng() % 3);
         for (int k = 0; k < dims; ++k) {
             const double t = i % 7 == 3 ? double(rng() % nodes[k]) : u01(rng) * nodes[k];
             x[k * stride + i] = T(std::min(t * dx, std::nextafter(nodes[k] * dx, 0.0)));
@@ -63,14 +63,14 @@ void check_typed(Precision precision, int dims, unsigned per_axis, std::size_t n
     // The cell and fraction of a particle as the kernel finds them (t in T), in double.
     auto locate = [&](const std::vector<T>& pos, std::size_t i, int k, double& f) {
         const T t = pos[k * stride + i] * T(inverse_dx);
-        const cl_uint c = std::min(cl_uint(t), nodes[k] - 1);
+        const std::uint32_t c = std::min(std::uint32_t(t), nodes[k] - 1);
         f = double(t) - c;
         return c;
     };
-    auto corner = [&](const cl_uint cell[3], int b) {
+    auto corner = [&](const std::uint32_t cell[3], int b) {
         std::size_t node = 0, scale = 1;
         for (int k = 0; k < dims; ++k) {
-            const cl_uint c = (cell[k] + ((b >> k) & 1)) % nodes[k];
+            const std::uint32_t c = (cell[k] + ((b >> k) & 1)) % nodes[k];
             node += c * scale;
             scale *= nodes[k];
         }
@@ -98,13 +98,13 @@ void check_typed(Precision precision, int dims, unsigned per_axis, std::size_t n
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return cell_of[a] < cell_of[b]; });
     std::vector<T> xs(3 * stride, T(0));
-    std::vector<cl_uint> ss(n), start(points, 0), end(points, 0);
+    std::vector<std::uint32_t> ss(n), start(points, 0), end(points, 0);
     for (std::size_t s = 0; s < n; ++s) {
         for (int k = 0; k < 3; ++k) xs[k * stride + s] = x[k * stride + order[s]];
         ss[s] = species[order[s]];
         const std::size_t c = cell_of[order[s]];
-        if (s == 0 || cell_of[order[s - 1]] != c) start[c] = cl_uint(s);
-        end[c] = cl_uint(s + 1);
+        if (s == 0 || cell_of[order[s - 1]] != c) start[c] = std::uint32_t(s);
+        end[c] = std::uint32_t(s + 1);
     }
 
     // Reference density, and the sum of |contributions| per node for the bound.
@@ -112,7 +112,7 @@ void check_typed(Precision precision, int dims, unsigned per_axis, std::size_t n
     std::vector<std::size_t> count(points, 0);
     double total = 0;
     for (std::size_t i = 0; i < n; ++i) {
-        cl_uint cell[3] = {0, 0, 0};
+        std::uint32_t cell[3] = {0, 0, 0};
         double f[3] = {0, 0, 0};
         for (int k = 0; k < dims; ++k) cell[k] = locate(x, i, k, f[k]);
         const double q = double(T(density[species[i]]));
@@ -138,17 +138,17 @@ void check_typed(Precision precision, int dims, unsigned per_axis, std::size_t n
         // uninitialized, and the compare-and-swap loop of the atomic deposit reads it.
         Buffer<T> positions(context, atomic ? x : xs),
             out(context, std::vector<T>(2 * points + 2, atomic ? T(0) : T(-7)));
-        Buffer<cl_uint> sp(context, atomic ? species : ss), bstart(context, start),
+        Buffer<std::uint32_t> sp(context, atomic ? species : ss), bstart(context, start),
             bend(context, end);
         if (atomic) {
             Kernel k(program, "pic_deposit_atomic");
-            k.args(cl_uint(n), cl_uint(stride), positions, sp, species_density);
+            k.args(std::uint32_t(n), std::uint32_t(stride), positions, sp, species_density);
             grid_args(k, 5);
             k.arg(9, out);
             k.launch(queue, n, 16).wait();
         } else {
             Kernel k(program, "pic_deposit_gather");
-            k.args(cl_uint(points), cl_uint(stride), positions, sp, species_density, bstart, bend);
+            k.args(std::uint32_t(points), std::uint32_t(stride), positions, sp, species_density, bstart, bend);
             grid_args(k, 7);
             k.arg(11, out);
             k.launch(queue, points, 16).wait();
@@ -179,7 +179,7 @@ void check_typed(Precision precision, int dims, unsigned per_axis, std::size_t n
         for (auto& d : data) d = T(2 * u01(rng) - 1);
         Buffer<T> b(context, data);
         Kernel k(program, "pic_poisson");
-        k.arg(0, cl_uint(points));
+        k.arg(0, std::uint32_t(points));
         grid_args(k, 1);
         k.arg(5, b);
         k.launch(queue, points, 16).wait();
@@ -210,7 +210,7 @@ void check_typed(Precision precision, int dims, unsigned per_axis, std::size_t n
         Buffer<T> b(context, phi), field(context, dims * points + 1);
         field.fill(queue, T(-7)).wait();
         Kernel k(program, "pic_field");
-        k.args(cl_uint(points), b);
+        k.args(std::uint32_t(points), b);
         grid_args(k, 2);
         k.arg(6, field);
         k.launch(queue, points, 16).wait();
@@ -241,16 +241,16 @@ void check_typed(Precision precision, int dims, unsigned per_axis, std::size_t n
         std::vector<T> vv = v;
         for (std::size_t i = 0; i < n; i += 5) vv[i] = T(i % 2 ? 30.0 : -30.0);
         Buffer<T> positions(context, x), velocities(context, vv), bfield(context, field);
-        Buffer<cl_uint> sp(context, species);
+        Buffer<std::uint32_t> sp(context, species);
         Kernel k(program, "pic_push");
-        k.args(cl_uint(n), cl_uint(stride), positions, velocities, sp, species_qm, bfield);
+        k.args(std::uint32_t(n), std::uint32_t(stride), positions, velocities, sp, species_qm, bfield);
         grid_args(k, 7);
         k.arg(11, Real{dt_v}).arg(12, Real{dt_x});
         k.launch(queue, n, 16).wait();
         const auto gx = positions.read(queue), gv = velocities.read(queue);
         for (std::size_t i = 0; i < n; ++i) {
             CAPTURE(i);
-            cl_uint cell[3] = {0, 0, 0};
+            std::uint32_t cell[3] = {0, 0, 0};
             double f[3] = {0, 0, 0};
             for (int a = 0; a < dims; ++a) cell[a] = locate(x, i, a, f[a]);
             for (int a = 0; a < dims; ++a) {

@@ -6,7 +6,7 @@
 // (tests/test_oclgrind.cpp) and at larger ones by the pic suite.
 #include <cstddef>
 
-#include <partcl/runtime/precision.hpp>
+#include <partcl/backend/precision.hpp>
 
 namespace partcl_test {
 

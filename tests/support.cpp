@@ -191,7 +191,7 @@ RealCheckRun run_typed(partcl::Context& context, std::size_t device, const partc
     // Poison the output so a row the kernel does not write cannot pass by accident.
     bout.fill(queue, T(-12345)).wait();
     partcl::Kernel kernel(program, "real_check");
-    kernel.args(cl_uint(n), bx, by, bout);
+    kernel.args(std::uint32_t(n), bx, by, bout);
     kernel.launch(queue, n, local).wait();
     std::vector<T> out = bout.read(queue);
     RealCheckRun run;

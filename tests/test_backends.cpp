@@ -10,6 +10,8 @@
 #include <cstring>
 #include <numeric>
 
+#include <partcl/backend/cuda/interop.hpp>
+#include <partcl/backend/opencl/interop.hpp>
 #include <partcl/models/nbody/dense_gravity.hpp>
 
 #include "support.hpp"
@@ -105,7 +107,7 @@ TEST_CASE("kernels on CUDA: real_check in both precisions, with and without a gr
         const Program program = build_program(context, real_check_source(), options, memory_cache());
         CHECK(program.backend() == Backend::cuda);
         CHECK(!program.kernel_names().empty());
-        CHECK_THROWS_AS(program.cl_program(), UsageError);
+        CHECK_THROWS_AS(opencl::native(program), UsageError);
         for (std::size_t local : {0, 64}) {
             const auto run = run_real_check(context, 0, program, real_check_input(4099, seed), local);
             CHECK(check_real_check(run, precision, seed) == 0);
@@ -119,8 +121,13 @@ TEST_CASE("launch events time the kernel; what CUDA cannot do is refused clearly
     const Program program = build_program(context, real_check_source(), options, memory_cache());
     Kernel kernel(program, program.kernel_names().front());
     CHECK_THROWS_AS(kernel.arg(0, Local<float>{16}), Unsupported);
-    CHECK_THROWS_AS(context.queue(0).cl_queue(), UsageError);
-    CHECK_THROWS_AS(context.cl_context(), UsageError);
+    CHECK_THROWS_AS(opencl::native(context.queue(0)), UsageError);
+    CHECK_THROWS_AS(opencl::native(context), UsageError);
+    CHECK(cuda::native(context.queue(0)) != nullptr);
+    Buffer<float> buffer(context, 4);
+    CHECK(cuda::native(buffer.memory()) != nullptr);
+    CHECK_THROWS_AS(cuda::native(Context::from_filter(DeviceFilter("all", Backend::opencl)).queue(0)),
+                    UsageError);
     // A kernel of one backend on a queue of another.
     Context opencl = Context::from_filter(DeviceFilter("all", Backend::opencl));
     CHECK_THROWS_AS(kernel.launch(opencl.queue(0), 1), UsageError);

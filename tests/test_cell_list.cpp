@@ -154,7 +154,7 @@ void check_neighbours(Precision precision, int dims, int reach, int query_reach)
         Buffer<std::uint32_t> count(context, std::max<std::size_t>(n, 1)),
             list(context, std::max<std::size_t>(n, 1) * max_neighbours);
         Kernel kernel(program, "neighbours");
-        kernel.args(cl_uint(n), cl_uint(stride), positions, Real{radius2});
+        kernel.args(std::uint32_t(n), std::uint32_t(stride), positions, Real{radius2});
         cells.grid_args(kernel, 4);
         kernel.arg(11, cells.order()).arg(12, cells.cell_start()).arg(13, cells.cell_end());
         kernel.arg(14, count).arg(15, list);

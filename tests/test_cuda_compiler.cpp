@@ -140,6 +140,13 @@ TEST_CASE("the PIC kernels compile in 1-D, 2-D and 3-D, with every entry point")
     }
 }
 
+TEST_CASE("a kernel's global_id reads the global offset the backend writes before a launch") {
+    const cuda::Ptx ptx = compile_fresh(partcl_test::real_check_source(), {});
+    // The backend finds it by this name (cudaLibraryGetGlobal): unmangled, in constant memory.
+    CHECK(ptx.text.find(".const .align 4 .u32 partcl_global_offset") != std::string::npos);
+    CHECK(ptx.text.find("[partcl_global_offset]") != std::string::npos);
+}
+
 TEST_CASE("OpenCL flags become NVRTC options, and one without a meaning there is refused") {
     BuildOptions options;
     options.flags = {"-cl-fast-relaxed-math", "-cl-denorms-are-zero", "-cl-mad-enable"};

@@ -3,6 +3,8 @@
 
 #include <climits>
 
+#include <partcl/backend/opencl/error.hpp>
+
 #include "support.hpp"
 
 using namespace partcl;
@@ -11,48 +13,57 @@ using partcl_test::contains;
 TEST_SUITE("errors") {
 
 TEST_CASE("OpenCL status codes have their symbolic names") {
-    CHECK(std::string(cl_status_name(-5)) == "CL_OUT_OF_RESOURCES");
-    CHECK(std::string(cl_status_name(CL_SUCCESS)) == "CL_SUCCESS");
-    CHECK(std::string(cl_status_name(-1)) == "CL_DEVICE_NOT_FOUND");
-    CHECK(std::string(cl_status_name(-4)) == "CL_MEM_OBJECT_ALLOCATION_FAILURE");
-    CHECK(std::string(cl_status_name(-11)) == "CL_BUILD_PROGRAM_FAILURE");
-    CHECK(std::string(cl_status_name(-30)) == "CL_INVALID_VALUE");
-    CHECK(std::string(cl_status_name(-36)) == "CL_INVALID_COMMAND_QUEUE");
-    CHECK(std::string(cl_status_name(-46)) == "CL_INVALID_KERNEL_NAME");
-    CHECK(std::string(cl_status_name(-49)) == "CL_INVALID_ARG_INDEX");
-    CHECK(std::string(cl_status_name(-52)) == "CL_INVALID_KERNEL_ARGS");
-    CHECK(std::string(cl_status_name(-54)) == "CL_INVALID_WORK_GROUP_SIZE");
-    CHECK(std::string(cl_status_name(-1001)) == "CL_PLATFORM_NOT_FOUND_KHR");
-    CHECK(std::string(cl_status_name(12345)) == "CL_UNKNOWN_ERROR");
-    CHECK(std::string(cl_status_name(-9999)) == "CL_UNKNOWN_ERROR");
-    CHECK(std::string(cl_status_name(INT_MIN)) == "CL_UNKNOWN_ERROR");
+    CHECK(std::string(opencl::status_name(-5)) == "CL_OUT_OF_RESOURCES");
+    CHECK(std::string(opencl::status_name(CL_SUCCESS)) == "CL_SUCCESS");
+    CHECK(std::string(opencl::status_name(-1)) == "CL_DEVICE_NOT_FOUND");
+    CHECK(std::string(opencl::status_name(-4)) == "CL_MEM_OBJECT_ALLOCATION_FAILURE");
+    CHECK(std::string(opencl::status_name(-11)) == "CL_BUILD_PROGRAM_FAILURE");
+    CHECK(std::string(opencl::status_name(-30)) == "CL_INVALID_VALUE");
+    CHECK(std::string(opencl::status_name(-36)) == "CL_INVALID_COMMAND_QUEUE");
+    CHECK(std::string(opencl::status_name(-46)) == "CL_INVALID_KERNEL_NAME");
+    CHECK(std::string(opencl::status_name(-49)) == "CL_INVALID_ARG_INDEX");
+    CHECK(std::string(opencl::status_name(-52)) == "CL_INVALID_KERNEL_ARGS");
+    CHECK(std::string(opencl::status_name(-54)) == "CL_INVALID_WORK_GROUP_SIZE");
+    CHECK(std::string(opencl::status_name(-1001)) == "CL_PLATFORM_NOT_FOUND_KHR");
+    CHECK(std::string(opencl::status_name(12345)) == "CL_UNKNOWN_ERROR");
+    CHECK(std::string(opencl::status_name(-9999)) == "CL_UNKNOWN_ERROR");
+    CHECK(std::string(opencl::status_name(INT_MIN)) == "CL_UNKNOWN_ERROR");
 }
 
-TEST_CASE("ClError names the call and the error") {
-    const ClError error(-5, "clEnqueueNDRangeKernel");
+TEST_CASE("a BackendError names the call and the error") {
+    const BackendError error = opencl::error(-5, "clEnqueueNDRangeKernel");
     const std::string what = error.what();
     CHECK(contains(what, "clEnqueueNDRangeKernel"));
     CHECK(contains(what, "CL_OUT_OF_RESOURCES"));
     CHECK(contains(what, "-5"));
     CHECK(error.status() == -5);
     CHECK(error.call() == "clEnqueueNDRangeKernel");
-    CHECK(std::string(error.status_name()) == "CL_OUT_OF_RESOURCES");
+    CHECK(error.status_name() == "CL_OUT_OF_RESOURCES");
 
-    const ClError detailed(CL_INVALID_KERNEL_ARGS, "clEnqueueNDRangeKernel", "kernel 'step'");
+    const BackendError detailed =
+        opencl::error(CL_INVALID_KERNEL_ARGS, "clEnqueueNDRangeKernel", "kernel 'step'");
     CHECK(contains(detailed.what(), "kernel 'step'"));
     CHECK(contains(detailed.what(), "CL_INVALID_KERNEL_ARGS"));
 
     // check() throws exactly then, as a partcl::Error.
-    CHECK_NOTHROW(check(CL_SUCCESS, "clFinish"));
+    CHECK_NOTHROW(opencl::check(CL_SUCCESS, "clFinish"));
     try {
-        check(CL_INVALID_COMMAND_QUEUE, "clFinish");
+        opencl::check(CL_INVALID_COMMAND_QUEUE, "clFinish");
         FAIL("check() did not throw");
-    } catch (const ClError& e) {
+    } catch (const BackendError& e) {
         CHECK(e.status() == CL_INVALID_COMMAND_QUEUE);
         CHECK(e.call() == "clFinish");
         CHECK(contains(e.what(), "CL_INVALID_COMMAND_QUEUE"));
     }
-    CHECK_THROWS_AS(check(-5, "clFinish"), partcl::Error);
+    CHECK_THROWS_AS(opencl::check(-5, "clFinish"), partcl::Error);
+
+    // A backend with words for its status (CUDA) gives them in place of the number.
+    const BackendError cuda("cudaMalloc", 1, "cudaErrorInvalidValue", "invalid argument",
+                            "allocating 8 bytes");
+    CHECK(std::string(cuda.what()) ==
+          "cudaMalloc failed: cudaErrorInvalidValue (invalid argument): allocating 8 bytes");
+    CHECK(cuda.status() == 1);
+    CHECK(cuda.status_name() == "cudaErrorInvalidValue");
 }
 
 TEST_CASE("double precision is refused on a device without fp64, naming the device") {

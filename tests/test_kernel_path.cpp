@@ -71,7 +71,7 @@ TEST_CASE("a modified tree on disk is used, includes work, edits show without re
         const Program program = build_program(context, Source::builtin("probe/probe.cl"), {}, cache);
         Kernel kernel(program, "probe");
         Buffer<float> out(context, 5);
-        kernel.args(cl_uint(5), out);
+        kernel.args(std::uint32_t(5), out);
         kernel.launch(context.queue(0), 5).wait();
         return out.read(context.queue(0));
     };

@@ -132,7 +132,7 @@ TEST_CASE("an out-of-bounds read") {
     for (std::size_t i = 0; i < n; ++i) x[i] = float(i);
     Buffer<float> bx(context, x), by(context, n);
     Kernel kernel(program, "shift");
-    kernel.args(cl_uint(n), bx, by);
+    kernel.args(std::uint32_t(n), bx, by);
     kernel.launch(context.queue(0), n).wait();
     const auto y = by.read(context.queue(0));
     for (std::size_t i = 0; i + 1 < n; ++i) CHECK(y[i] == float(i + 1));

@@ -5,6 +5,9 @@
 #include <limits>
 #include <numeric>
 
+#include <partcl/backend/opencl/error.hpp>
+#include <partcl/backend/opencl/interop.hpp>
+
 #include "support.hpp"
 
 using namespace partcl;
@@ -27,7 +30,7 @@ TEST_CASE("enumerate_devices finds PoCL's CPU device with its fields filled") {
         CHECK(info.global_memory > 0);
         CHECK(info.max_work_group_size > 0);
         CHECK(info.max_allocation > 0);
-        CHECK(devices[i].cl_device()() != nullptr);
+        CHECK(opencl::native(devices[i])() != nullptr);
         CHECK(contains(describe(info), info.name));
         if (i > 0) CHECK(info.platform_index >= devices[i - 1].info().platform_index);
         if (info.platform == "Portable Computing Language" && info.type == DeviceType::cpu) {
@@ -74,12 +77,14 @@ TEST_CASE("a context with one in-order profiling queue per device") {
     REQUIRE(context.size() >= 1);
     for (std::size_t i = 0; i < context.size(); ++i) {
         cl_command_queue_properties properties = 0;
-        check(context.queue(i).cl_queue().getInfo(CL_QUEUE_PROPERTIES, &properties), "clGetCommandQueueInfo");
+        opencl::check(opencl::native(context.queue(i)).getInfo(CL_QUEUE_PROPERTIES, &properties),
+                      "clGetCommandQueueInfo");
         CHECK((properties & CL_QUEUE_PROFILING_ENABLE) != 0);
         CHECK((properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) == 0);
         cl::Device device;
-        check(context.queue(i).cl_queue().getInfo(CL_QUEUE_DEVICE, &device), "clGetCommandQueueInfo");
-        CHECK(device() == context.device(i).cl_device()());
+        opencl::check(opencl::native(context.queue(i)).getInfo(CL_QUEUE_DEVICE, &device),
+                      "clGetCommandQueueInfo");
+        CHECK(device() == opencl::native(context.device(i))());
     }
     CHECK_THROWS(context.queue(context.size()));
     CHECK_THROWS_AS(Context(std::vector<Device>{}), partcl::Error);
@@ -132,11 +137,16 @@ TEST_CASE("OpenCL devices and their contexts say which backend they belong to") 
     CHECK(context.backend() == Backend::opencl);
     CHECK(context.queue(0).backend() == Backend::opencl);
     CHECK(context.queue(0).device() == 0);
-    CHECK(context.queue(0).cl_queue()() != nullptr);
+    CHECK(opencl::native(context.queue(0))() != nullptr);
+    CHECK(opencl::native(context)() != nullptr);
+    CHECK(opencl::platform(context.device(0))() != nullptr);
     Buffer<float> buffer(context, 8);
     CHECK(buffer.memory().backend() == Backend::opencl);
-    CHECK(buffer.cl_buffer()() != nullptr);
-    CHECK(Buffer<float>(context, 0).cl_buffer()() == nullptr);
+    CHECK(opencl::native(buffer)() != nullptr);
+    CHECK(opencl::native(buffer)() == opencl::native(buffer.memory())());
+    CHECK(opencl::native(Buffer<float>(context, 0))() == nullptr);
+    const Program program = build_program(context, real_check_source(), {}, memory_cache());
+    CHECK(opencl::native(program)() != nullptr);
 }
 
 } // TEST_SUITE enumeration
@@ -177,12 +187,12 @@ TEST_CASE("round trip, partial reads and writes, fill") {
 namespace {
 
 // True when `f` throws partcl's own range error: a partcl::Error raised before any OpenCL call
-// (not a ClError from the driver refusing what slipped through).
+// (not a BackendError from the driver refusing what slipped through).
 template <class F>
 bool range_error(F&& f) {
     try {
         f();
-    } catch (const partcl::ClError& error) {
+    } catch (const partcl::BackendError& error) {
         MESSAGE("the driver, not the range check, refused: " << error.what());
         return false;
     } catch (const partcl::Error& error) {
@@ -271,7 +281,7 @@ void check_axpy(Precision precision, std::size_t n, std::size_t local) {
     Buffer<T> bx(context, x), by(context, n);
     if (n) by.fill(queue, T(-1)).wait();
     const std::size_t group = local ? local : 64;
-    kernel.args(cl_uint(n), Real{1.0 / 3.0}, bx, by, Local<T>{group});
+    kernel.args(std::uint32_t(n), Real{1.0 / 3.0}, bx, by, Local<T>{group});
     const Event event = kernel.launch(queue, n, local);
     if (n == 0) {
         CHECK_FALSE(event.valid());
@@ -304,30 +314,6 @@ TEST_CASE("launch rounds up to whole groups; kernels bounds-check; Real follows 
     check_axpy<float>(Precision::float32, 0, 16);
 }
 
-TEST_CASE("launch with an offset runs work-items [offset, offset + count) only") {
-    Context& context = test_context();
-    auto& queue = context.queue(0);
-    const Program program = build_program(context, real_check_source(), {}, memory_cache());
-    const std::size_t n = 100;
-    std::vector<float> xs(n, 4.0f), ys(n, 2.0f);
-    Buffer<float> bx(context, xs), by(context, ys), out(context, real_check_rows * n);
-    out.fill(queue, -1.0f).wait();
-    Kernel kernel(program, "real_check");
-    kernel.args(cl_uint(n), bx, by, out);
-    kernel.launch(queue, 30, 0, 50).wait();   // items 50..79
-    kernel.launch(queue, 5, 4, 92).wait();    // items 92..96, rounded up to whole groups: 92..99
-    // Off its group size, a launch would follow one whose rounded-up groups ran into it.
-    CHECK_THROWS_WITH_AS(kernel.launch(queue, 7, 4, 93), doctest::Contains("multiple of its group size"),
-                         UsageError);
-    const auto result = out.read(queue);
-    for (std::size_t i = 0; i < n; ++i) {
-        CAPTURE(i);
-        const bool ran = (i >= 50 && i < 80) || i >= 92;
-        CHECK(result[1 * n + i] == (ran ? 2.0f : -1.0f));  // sqrt(4)
-        CHECK(result[8 * n + i] == (ran ? 2.0f : -1.0f));  // 4 / 2
-    }
-}
-
 TEST_CASE("kernel names, sizes, and errors that name the call") {
     Context& context = test_context();
     const Program program = build_program(context, real_check_source(), {}, memory_cache());
@@ -343,9 +329,9 @@ TEST_CASE("kernel names, sizes, and errors that name the call") {
 
     // An argument index past the end: the driver's CL_INVALID_ARG_INDEX, named.
     try {
-        kernel.arg(17, cl_uint(1));
+        kernel.arg(17, std::uint32_t(1));
         FAIL("no exception for argument 17");
-    } catch (const ClError& error) {
+    } catch (const BackendError& error) {
         CHECK(error.status() == CL_INVALID_ARG_INDEX);
         CHECK(error.call() == "clSetKernelArg");
         CHECK(contains(error.what(), "CL_INVALID_ARG_INDEX"));
@@ -355,7 +341,7 @@ TEST_CASE("kernel names, sizes, and errors that name the call") {
     try {
         Kernel missing(program, "no_such_kernel");
         FAIL("no exception for a missing kernel");
-    } catch (const ClError& error) {
+    } catch (const BackendError& error) {
         CHECK(error.status() == CL_INVALID_KERNEL_NAME);
         CHECK(contains(error.what(), "no_such_kernel"));
         CHECK(contains(error.what(), "CL_INVALID_KERNEL_NAME"));
@@ -366,13 +352,44 @@ TEST_CASE("kernel names, sizes, and errors that name the call") {
         unset.launch(context.queue(0), 10);
         context.queue(0).finish();
         FAIL("no exception for a launch without arguments");
-    } catch (const ClError& error) {
+    } catch (const BackendError& error) {
         CHECK(error.status() == CL_INVALID_KERNEL_ARGS);
         CHECK(error.call() == "clEnqueueNDRangeKernel");
     }
 }
 
 } // TEST_SUITE kernel
+
+// Launches at a global offset, on every backend (CUDA has none of its own: cl/common/portable.h
+// adds the one partcl writes before the launch).
+TEST_SUITE("launch") {
+
+TEST_CASE("launch with an offset runs work-items [offset, offset + count) only") {
+    Context& context = test_context();
+    auto& queue = context.queue(0);
+    const Program program = build_program(context, real_check_source(), {}, memory_cache());
+    const std::size_t n = 100;
+    std::vector<float> xs(n, 4.0f), ys(n, 2.0f);
+    Buffer<float> bx(context, xs), by(context, ys), out(context, real_check_rows * n);
+    out.fill(queue, -1.0f).wait();
+    Kernel kernel(program, "real_check");
+    kernel.args(std::uint32_t(n), bx, by, out);
+    kernel.launch(queue, 30, 0, 50).wait();   // items 50..79
+    kernel.launch(queue, 5, 4, 92).wait();    // items 92..96, rounded up to whole groups: 92..99
+    // Off its group size, a launch would follow one whose rounded-up groups ran into it.
+    CHECK_THROWS_WITH_AS(kernel.launch(queue, 7, 4, 93), doctest::Contains("multiple of its group size"),
+                         UsageError);
+    kernel.launch(queue, 10).wait();          // at no offset again: items 0..9
+    const auto result = out.read(queue);
+    for (std::size_t i = 0; i < n; ++i) {
+        CAPTURE(i);
+        const bool ran = i < 10 || (i >= 50 && i < 80) || i >= 92;
+        CHECK(result[1 * n + i] == (ran ? 2.0f : -1.0f));  // sqrt(4)
+        CHECK(result[8 * n + i] == (ran ? 2.0f : -1.0f));  // 4 / 2
+    }
+}
+
+} // TEST_SUITE launch
 
 TEST_SUITE("kernel_args") {
 

@@ -11,7 +11,7 @@
 
 #include <partcl/jit/compiler.hpp>
 #include <partcl/jit/kernel.hpp>
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 #include <partcl/sched/multi_device_launch.hpp>
 #include <partcl/sched/partitioned_output.hpp>
 #include <partcl/sched/scheduler.hpp>

@@ -6,6 +6,8 @@
 #include <random>
 #include <tuple>
 
+#include <partcl/backend/opencl/interop.hpp>
+
 #include "support.hpp"
 
 using namespace partcl;
@@ -26,11 +28,11 @@ TEST_CASE("one context over two PoCL devices, a queue each, half the range on ea
     CHECK(DeviceFilter("pthread").select().size() >= 2);
     const auto second = DeviceFilter(std::to_string(two[1].info().index)).select();
     REQUIRE(second.size() == 1);
-    CHECK(second[0].cl_device()() == two[1].cl_device()());
+    CHECK(opencl::native(second[0])() == opencl::native(two[1])());
 
     Context context(two);
     REQUIRE(context.size() == 2);
-    CHECK(context.cl_context().getInfo<CL_CONTEXT_NUM_DEVICES>() == 2);
+    CHECK(opencl::native(context).getInfo<CL_CONTEXT_NUM_DEVICES>() == 2);
     CHECK(make_contexts(two).size() == 1);
 
     // Through the disk cache: both devices' binaries come back in a fresh cache.
@@ -89,7 +91,7 @@ TEST_CASE("one context over two PoCL devices, a queue each, half the range on ea
             by->write(queue, ys).wait();
             bout->fill(queue, T(-7)).wait();
             auto kernel = std::make_shared<Kernel>(program, "real_check");
-            kernel->args(cl_uint(m), *bx, *by, *bout);
+            kernel->args(std::uint32_t(m), *bx, *by, *bout);
             kernel->launch(queue, m, 32);
             return std::make_tuple(bx, by, bout, kernel);
         };

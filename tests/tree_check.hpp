@@ -7,7 +7,7 @@
 #include <partcl/models/nbody/bodies.hpp>
 #include <partcl/models/nbody/gravity_parameters.hpp>
 #include <partcl/models/nbody/tree_gravity.hpp>
-#include <partcl/runtime/precision.hpp>
+#include <partcl/backend/precision.hpp>
 
 namespace partcl_test {
 

@@ -3,7 +3,8 @@
 /* The few spellings that differ between OpenCL C and CUDA C++, so one kernel file serves both
  * backends. Kernels write KERNEL, GLOBAL, LOCAL (local arrays), LOCAL_SPACE (pointers into
  * them: `LOCAL_SPACE real* p`), CONSTANT, INLINE (helper functions),
- * WORK_GROUP_SIZE(n) (between KERNEL and the return type), global_id(0), BARRIER_LOCAL,
+ * WORK_GROUP_SIZE(n) (between KERNEL and the return type), global_id(0) (global_offset(0)
+ * included, as OpenCL's get_global_id), BARRIER_LOCAL,
  * ATOMIC_OR(p, v) (p: GLOBAL uint*; 32-bit atomics are core in OpenCL C 1.1),
  * ATOMIC_ADD_FLOAT(p, v) and ATOMIC_ADD_DOUBLE(p, v) (p: GLOBAL float* / double*; statements,
  * not expressions: OpenCL C 1.2 has no float atomics, so there they are compare-and-swap loops
@@ -48,7 +49,11 @@ typedef unsigned long long ulong;
 #define group_id(d) ((d) == 0 ? blockIdx.x : blockIdx.y)
 #define local_size(d) ((d) == 0 ? blockDim.x : blockDim.y)
 #define num_groups(d) ((d) == 0 ? gridDim.x : gridDim.y)
-#define global_id(d) (group_id(d) * local_size(d) + local_id(d))
+/* CUDA has no global offset: the backend writes a launch's offset here before it runs the
+ * kernel (only along dimension 0, the one partcl splits). */
+__constant__ unsigned int partcl_global_offset;
+#define global_offset(d) ((d) == 0 ? partcl_global_offset : 0u)
+#define global_id(d) (global_offset(d) + group_id(d) * local_size(d) + local_id(d))
 #define global_size(d) (num_groups(d) * local_size(d))
 #define BARRIER_LOCAL __syncthreads()
 #define BARRIER_GLOBAL __syncthreads()
@@ -72,6 +77,7 @@ typedef unsigned long long ulong;
 #define group_id(d) get_group_id(d)
 #define local_size(d) get_local_size(d)
 #define num_groups(d) get_num_groups(d)
+#define global_offset(d) get_global_offset(d)
 #define global_id(d) get_global_id(d)
 #define global_size(d) get_global_size(d)
 #define BARRIER_LOCAL barrier(CLK_LOCAL_MEM_FENCE)

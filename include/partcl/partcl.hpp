@@ -5,21 +5,21 @@
 #include <partcl/support/atomic_file.hpp>
 #include <partcl/support/error.hpp>
 
-#include <partcl/runtime/backend.hpp>
+#include <partcl/backend/backend.hpp>
 #include <partcl/runtime/buffer.hpp>
 #include <partcl/runtime/context.hpp>
 #include <partcl/runtime/device.hpp>
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 #include <partcl/runtime/event.hpp>
 #include <partcl/runtime/filter.hpp>
 #include <partcl/runtime/memory.hpp>
-#include <partcl/runtime/precision.hpp>
+#include <partcl/backend/precision.hpp>
 #include <partcl/runtime/queue.hpp>
 #include <partcl/runtime/real_buffer.hpp>
 
 #include <partcl/jit/compiler.hpp>
 #include <partcl/jit/kernel.hpp>
-#include <partcl/jit/options.hpp>
+#include <partcl/backend/build.hpp>
 #include <partcl/jit/program_cache.hpp>
 #include <partcl/jit/source.hpp>
 

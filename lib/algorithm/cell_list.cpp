@@ -63,14 +63,14 @@ CellList::CellList(Context& context, Precision precision, const CellGrid& grid,
         throw UsageError("cell list: a malformed grid (use CellGrid::covering)");
 }
 
-Kernel& CellList::grid_args(Kernel& kernel, cl_uint first) const {
+Kernel& CellList::grid_args(Kernel& kernel, std::uint32_t first) const {
     return kernel.arg(first, Real{grid_.origin[0]})
         .arg(first + 1, Real{grid_.origin[1]})
         .arg(first + 2, Real{grid_.origin[2]})
         .arg(first + 3, Real{1 / grid_.cell_size})
-        .arg(first + 4, cl_uint(grid_.cells[0]))
-        .arg(first + 5, cl_uint(grid_.cells[1]))
-        .arg(first + 6, cl_uint(grid_.cells[2]));
+        .arg(first + 4, std::uint32_t(grid_.cells[0]))
+        .arg(first + 5, std::uint32_t(grid_.cells[1]))
+        .arg(first + 6, std::uint32_t(grid_.cells[2]));
 }
 
 void CellList::build(Queue& queue, const RealBuffer& positions, std::size_t stride,
@@ -95,7 +95,7 @@ void CellList::build(Queue& queue, const RealBuffer& positions, std::size_t stri
         return;
     }
     status_.fill(queue, 0u);
-    keys_kernel_.args(cl_uint(n), cl_uint(stride), positions);
+    keys_kernel_.args(std::uint32_t(n), std::uint32_t(stride), positions);
     grid_args(keys_kernel_, 3);
     keys_kernel_.arg(10, keys_).arg(11, order_).arg(12, status_);
     keys_kernel_.launch(queue, n, 64);
@@ -124,7 +124,7 @@ void CellList::build(Queue& queue, const RealBuffer& positions, std::size_t stri
                          std::to_string(first) + " at " + where + ")");
     }
     sort_by_key(queue, keys_, order_, n, bits_for(grid_.count() + 1));  // keys <= count()
-    bounds_kernel_.args(cl_uint(n), cl_uint(grid_.count()), keys_, start_, end_);
+    bounds_kernel_.args(std::uint32_t(n), std::uint32_t(grid_.count()), keys_, start_, end_);
     bounds_kernel_.launch(queue, grid_.count(), 64);
 }
 
@@ -138,7 +138,7 @@ void CellList::gather(Queue& queue, const RealBuffer& in, RealBuffer& out,
         throw UsageError("cell list gather: buffers too short for " + std::to_string(size_) +
                          " particles of " + std::to_string(components) + " components");
     if (&in == &out) throw UsageError("cell list gather: `in` and `out` must differ");
-    gather_real_.args(cl_uint(size_), cl_uint(stride), cl_uint(components), order_, in, out);
+    gather_real_.args(std::uint32_t(size_), std::uint32_t(stride), std::uint32_t(components), order_, in, out);
     gather_real_.launch(queue, size_, 64);
 }
 
@@ -148,7 +148,7 @@ void CellList::gather(Queue& queue, const Buffer<std::uint32_t>& in, Buffer<std:
         throw UsageError("cell list gather: buffers too short for " + std::to_string(size_) +
                          " particles");
     if (&in == &out) throw UsageError("cell list gather: `in` and `out` must differ");
-    gather_uint_.args(cl_uint(size_), order_, in, out);
+    gather_uint_.args(std::uint32_t(size_), order_, in, out);
     gather_uint_.launch(queue, size_, 64);
 }
 

@@ -1,5 +1,5 @@
 #include <partcl/algorithm/fft.hpp>
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 
 #include "backend/interface.hpp"
 
@@ -30,7 +30,9 @@ Fft::Fft(Context& context, Precision precision, std::array<std::size_t, 3> shape
                           " MiB in one buffer, but " + info.name + " allows at most " +
                           std::to_string(info.max_allocation >> 20) + " MiB");
     if (points() == 1) return;  // the identity: no plan (VkFFT refuses one point)
-    plan_ = detail::backend(context.backend()).fft_plan(context, device, precision, shape);
+    plan_ = detail::backend(context.backend())
+                .fft_plan(context.impl(), context.device(device).backend_device(), device, precision,
+                          shape);
 }
 
 Fft::~Fft() = default;
@@ -48,12 +50,12 @@ void Fft::check(const RealBuffer& data) const {
 
 void Fft::forward(RealBuffer& data) {
     check(data);
-    if (plan_) plan_->run(context_->queue(device_), data, -1);
+    if (plan_) plan_->run(context_->queue(device_).impl(), *data.memory().impl(), -1);
 }
 
 void Fft::inverse(RealBuffer& data) {
     check(data);
-    if (plan_) plan_->run(context_->queue(device_), data, +1);
+    if (plan_) plan_->run(context_->queue(device_).impl(), *data.memory().impl(), +1);
 }
 
 } // namespace partcl

@@ -11,7 +11,7 @@ void exclusive_scan(Queue& queue, const Buffer<std::uint32_t>& in, Buffer<std::u
                          std::to_string(in.size()) + " and " + std::to_string(out.size()));
     if (n == 0) return;
     detail::backend(queue.backend())
-        .exclusive_scan(queue, *in.memory().impl(), *out.memory().impl(), n);
+        .exclusive_scan(queue.impl(), *in.memory().impl(), *out.memory().impl(), n);
 }
 
 } // namespace partcl

@@ -25,7 +25,7 @@ void sort_by_key(Queue& queue, Buffer<std::uint32_t>& keys, Buffer<std::uint32_t
     if (key_bits > 32) throw UsageError("sort_by_key: key_bits " + std::to_string(key_bits) + " above 32");
     if (n < 2 || key_bits == 0) return;
     detail::backend(queue.backend())
-        .sort_by_key(queue, *keys.memory().impl(), detail::SortKey::u32, *values.memory().impl(), n,
+        .sort_by_key(queue.impl(), *keys.memory().impl(), detail::SortKey::u32, *values.memory().impl(), n,
                      key_bits);
 }
 
@@ -35,7 +35,7 @@ void sort_by_key(Queue& queue, RealBuffer& keys, Buffer<std::uint32_t>& values, 
     const auto key_type = keys.precision() == Precision::float64 ? detail::SortKey::f64
                                                                 : detail::SortKey::f32;
     detail::backend(queue.backend())
-        .sort_by_key(queue, *keys.memory().impl(), key_type, *values.memory().impl(), n, 0);
+        .sort_by_key(queue.impl(), *keys.memory().impl(), key_type, *values.memory().impl(), n, 0);
 }
 
 } // namespace partcl

@@ -1,8 +1,11 @@
 #pragma once
 // What a backend implements. The public classes (Context, Queue, Memory, Event, Program,
-// Kernel) are handles over these; each backend folder (opencl/, cuda/) implements them all, so a
-// backend is read, and a new one added, by this shape. Objects of one backend only ever meet
-// objects of the same backend (the public classes check), so implementations downcast freely.
+// Kernel) are handles over these; each backend folder (opencl/, cuda/) implements them all, in
+// the same files, so a backend is read, and a new one added, by this shape. Objects of one
+// backend only ever meet objects of the same backend (the public classes check), so
+// implementations downcast freely. Everything here is of the backend layer (the bottom one):
+// plain values (DeviceInfo, BuildOptions, Precision) and these interfaces, never the runtime's
+// or jit's classes, so the layers above use the backends and not the other way round.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -14,10 +17,10 @@
 #include <utility>
 #include <vector>
 
-#include <partcl/jit/compiler.hpp>
-#include <partcl/runtime/context.hpp>
-#include <partcl/runtime/device.hpp>
-#include <partcl/runtime/real_buffer.hpp>
+#include <partcl/backend/backend.hpp>
+#include <partcl/backend/build.hpp>
+#include <partcl/backend/device_info.hpp>
+#include <partcl/backend/precision.hpp>
 
 namespace partcl::detail {
 
@@ -31,11 +34,13 @@ public:
 class MemoryImpl {
 public:
     virtual ~MemoryImpl() = default;
+    virtual void* native() const = 0;  // cl_mem, or the device address
 };
 
 class QueueImpl {
 public:
     virtual ~QueueImpl() = default;
+    virtual void* native() const = 0;  // cl_command_queue, or cudaStream_t
     virtual void finish() = 0;
     virtual std::shared_ptr<EventImpl> write(MemoryImpl& memory, std::size_t offset,
                                              std::size_t bytes, const void* host, bool blocking) = 0;
@@ -55,7 +60,9 @@ class ProgramImpl;
 class ContextImpl {
 public:
     virtual ~ContextImpl() = default;
+    virtual void* native() const = 0;  // cl_context; CUDA has none (null)
     virtual std::shared_ptr<QueueImpl> queue(std::size_t device) = 0;
+    // Refuses more than a device's largest buffer (DeviceInfo::max_allocation), naming both.
     virtual std::shared_ptr<MemoryImpl> allocate(std::size_t bytes) = 0;
 
     // The memory tier of the program caches: programs built for this context, by cache and
@@ -88,13 +95,16 @@ class KernelImpl {
 public:
     virtual ~KernelImpl() = default;
     virtual void set(unsigned index, std::size_t size, const void* value) = 0;
+    // As set(), but false, setting nothing, where the backend refuses the size for that
+    // parameter (OpenCL's CL_INVALID_ARG_SIZE): how an integer finds its parameter's size.
+    virtual bool set_if_size(unsigned index, std::size_t size, const void* value) = 0;
     virtual void set_memory(unsigned index, const MemoryImpl* memory) = 0;  // null: no buffer
     virtual void set_local(unsigned index, std::size_t bytes) = 0;
     virtual std::shared_ptr<EventImpl> launch(QueueImpl& queue, std::size_t device,
                                               std::size_t global, std::size_t local,
                                               std::size_t offset) = 0;
-    virtual std::size_t max_work_group_size(const Device& device) const = 0;
-    virtual std::size_t preferred_multiple(const Device& device) const = 0;
+    virtual std::size_t max_work_group_size(const BackendDevice& device) const = 0;
+    virtual std::size_t preferred_multiple(const BackendDevice& device) const = 0;
     // Bytes of scalar parameter `index` where the backend can tell (CUDA); OpenCL cannot
     // without kernel argument info, but its clSetKernelArg refuses a size that differs.
     virtual std::optional<std::size_t> parameter_size(unsigned index) const = 0;
@@ -103,6 +113,7 @@ public:
 class ProgramImpl {
 public:
     virtual ~ProgramImpl() = default;
+    virtual void* native() const = 0;  // cl_program; CUDA's are per architecture (null)
     virtual std::vector<std::string> kernel_names() const = 0;
     virtual std::unique_ptr<KernelImpl> kernel(const std::string& name) const = 0;
 };
@@ -113,12 +124,37 @@ struct BuiltProgram {
     std::vector<DeviceBuild> builds;
 };
 
+// What a backend compiles: a program's source with its includes inlined (Source::expand, whose
+// `#line` markers map_log_locations reads), and the name messages give it.
+struct ProgramSource {
+    std::string name;
+    std::string expanded;
+};
+
+// The program cache as a backend's compiler sees it: binaries on disk by key, and the programs
+// already built for the context in memory. The jit layer's ProgramCache is behind it
+// (lib/jit/binary_cache.hpp).
+class BinaryCache {
+public:
+    virtual ~BinaryCache() = default;
+    virtual std::string key(const std::string& expanded, const std::string& options,
+                            const DeviceInfo& device) const = 0;
+    virtual std::optional<std::vector<unsigned char>> load(const std::string& key) const = 0;
+    // `program`, `device` and `options` describe the entry for `partcl cache list`.
+    virtual void store(const std::string& key, const std::string& program,
+                       const std::string& device, const std::string& options,
+                       const std::vector<unsigned char>& binary) const = 0;
+    virtual void remove(const std::string& key) const = 0;
+    virtual std::shared_ptr<ProgramImpl> find(const std::string& key) const = 0;
+    virtual void remember(const std::string& key, std::shared_ptr<ProgramImpl> program) const = 0;
+};
+
 // A grid's FFT plan, made by a backend with its FFT library (VkFFT, cuFFT).
 class FftPlan {
 public:
     virtual ~FftPlan() = default;
     // direction -1: forward, +1: inverse; in place on the interleaved complex grid.
-    virtual void run(Queue& queue, RealBuffer& data, int direction) = 0;
+    virtual void run(QueueImpl& queue, MemoryImpl& data, int direction) = 0;
 };
 
 // The keys sort_by_key sorts: 32-bit unsigned, float or double.
@@ -133,22 +169,25 @@ public:
     virtual ~BackendImpl() = default;
     // Devices numbered from first_index, platforms from platform_index. Empty when the
     // driver has none (not an error).
-    virtual std::vector<Device> enumerate_devices(std::size_t first_index,
-                                                  std::size_t platform_index) = 0;
-    virtual std::shared_ptr<ContextImpl> make_context(const std::vector<Device>& devices) = 0;
-    virtual BuiltProgram build(const Context& context, const Source& source,
-                               const BuildOptions& options, ProgramCache& cache) = 0;
+    virtual std::vector<BackendDevice> enumerate_devices(std::size_t first_index,
+                                                         std::size_t platform_index) = 0;
+    virtual std::shared_ptr<ContextImpl> make_context(const std::vector<BackendDevice>& devices) = 0;
+    // For every device of `context` (`devices`, in its order).
+    virtual BuiltProgram build(ContextImpl& context, const std::vector<BackendDevice>& devices,
+                               const ProgramSource& source, const BuildOptions& options,
+                               const BinaryCache& cache) = 0;
 
     // Stable ascending sort of keys[0, n) carrying values (u32); u32 keys: the low key_bits.
-    virtual void sort_by_key(Queue& queue, const MemoryImpl& keys, SortKey key_type,
+    virtual void sort_by_key(QueueImpl& queue, const MemoryImpl& keys, SortKey key_type,
                              const MemoryImpl& values, std::size_t n, unsigned key_bits) = 0;
     // out[i] = in[0] + ... + in[i - 1] of u32; in == out allowed.
-    virtual void exclusive_scan(Queue& queue, const MemoryImpl& in, const MemoryImpl& out,
+    virtual void exclusive_scan(QueueImpl& queue, const MemoryImpl& in, const MemoryImpl& out,
                                 std::size_t n) = 0;
-    virtual double reduce_max(Queue& queue, const MemoryImpl& values, Precision precision,
+    virtual double reduce_max(QueueImpl& queue, const MemoryImpl& values, Precision precision,
                               std::size_t n) = 0;
-    virtual std::unique_ptr<FftPlan> fft_plan(Context& context, std::size_t device,
-                                              Precision precision,
+    // For device `index` of `context` (`device`).
+    virtual std::unique_ptr<FftPlan> fft_plan(ContextImpl& context, const BackendDevice& device,
+                                              std::size_t index, Precision precision,
                                               const std::array<std::size_t, 3>& shape) = 0;
 };
 
@@ -160,12 +199,6 @@ BackendImpl* cuda_backend(std::string* why = nullptr);
 
 namespace opencl {
 BackendImpl& backend();
-// The OpenCL objects behind handles of the OpenCL backend (UsageError for other backends).
-const cl::Context& cl_context(const ContextImpl& context);
-cl::CommandQueue& cl_queue(QueueImpl& queue);
-const cl::Buffer& cl_buffer(const MemoryImpl& memory);
-const cl::Program& cl_program(const ProgramImpl& program);
-std::shared_ptr<EventImpl> make_event(cl::Event event);
 } // namespace opencl
 
 } // namespace partcl::detail

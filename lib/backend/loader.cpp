@@ -2,7 +2,7 @@
 // dlopen the first time it is asked for, from the directory libpartcl itself was loaded from
 // (the build tree or the install's library directory). A program that never asks for CUDA, and
 // every machine without the CUDA libraries, runs without them.
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 
 #include <dlfcn.h>
 

@@ -1,6 +1,6 @@
 #include <partcl/diag/compensated_sum.hpp>
 #include <partcl/diag/nbody_diagnostics.hpp>
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 
 namespace partcl {
 

@@ -34,14 +34,14 @@ void VectorOps::combine(std::size_t n, RealBuffer& out, std::size_t out_at, cons
     if (out.size() < out_at + n || base.size() < base_at + n)
         throw UsageError("VectorOps::combine: output or base shorter than the range");
     Kernel& k = combine_kernel(terms.size());
-    k.args(cl_uint(n), out, cl_uint(out_at), base, cl_uint(base_at));
-    cl_uint index = 5;
+    k.args(std::uint32_t(n), out, std::uint32_t(out_at), base, std::uint32_t(base_at));
+    std::uint32_t index = 5;
     for (const Term& term : terms) {
         if (term.vector->size() < term.at + n)
             throw UsageError("VectorOps::combine: a term is shorter than the range");
         k.arg(index++, Real{term.c});
         k.arg(index++, *term.vector);
-        k.arg(index++, cl_uint(term.at));
+        k.arg(index++, std::uint32_t(term.at));
     }
     k.launch(context_.queue(0), n, local_size);
 }
@@ -57,7 +57,7 @@ double VectorOps::max_scaled_error(std::size_t n, const RealBuffer& err, const R
     // The one-term combine program holds this kernel too (the program cache returns it).
     if (!scaled_error_) scaled_error_ = std::make_unique<Kernel>(program(1), "scaled_error");
     if (scratch_.size() < n) scratch_ = RealBuffer(context_, precision_, n);
-    scaled_error_->args(cl_uint(n), err, y, y_new, Real{atol}, Real{rtol}, scratch_);
+    scaled_error_->args(std::uint32_t(n), err, y, y_new, Real{atol}, Real{rtol}, scratch_);
     scaled_error_->launch(context_.queue(0), n, local_size);
     return reduce_max(context_.queue(0), scratch_, n);
 }

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 #include <partcl/support/atomic_file.hpp>
 #include <partcl/support/digest.hpp>
 

@@ -1,6 +1,6 @@
 #include <partcl/io/csv_log.hpp>
 
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 #include <partcl/support/atomic_file.hpp>
 
 #include <cerrno>

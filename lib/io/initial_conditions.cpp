@@ -1,7 +1,7 @@
 #include <partcl/io/initial_conditions.hpp>
 
 #include <partcl/io/snapshot.hpp>
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 
 #include <cmath>
 

@@ -1,7 +1,7 @@
 #include <partcl/io/scenario.hpp>
 
 #include <partcl/integrate/integrator.hpp>
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 
 // toml++ is used header-only and privately: nothing of it reaches partcl's headers or its link
 // interface.

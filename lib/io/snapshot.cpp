@@ -1,6 +1,6 @@
 #include <partcl/io/snapshot.hpp>
 
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 #include <partcl/support/atomic_file.hpp>
 
 #include <hdf5.h>

@@ -1,6 +1,6 @@
 #include "io/toml_text.hpp"
 
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 
 namespace partcl::detail {
 

@@ -1,6 +1,6 @@
 #include <partcl/io/units.hpp>
 
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 
 #include <cerrno>
 #include <cmath>

@@ -11,7 +11,7 @@ Kernel::Kernel(const Program& program, const std::string& name)
     : name_(name), precision_(program.precision()), backend_(program.backend()),
       kernel_(program.impl().kernel(name)) {}
 
-Kernel& Kernel::set(cl_uint index, std::size_t size, const void* value) {
+Kernel& Kernel::set(std::uint32_t index, std::size_t size, const void* value) {
     // CUDA takes any bytes for a parameter; a wrong size would be read as garbage.
     if (const auto want = kernel_->parameter_size(index); want && *want != size)
         throw UsageError("argument " + std::to_string(index) + " of kernel '" + name_ + "' takes " +
@@ -40,7 +40,7 @@ std::optional<std::array<unsigned char, 8>> narrowed(long long bits, bool is_sig
 
 } // namespace
 
-Kernel& Kernel::set_integer(cl_uint index, long long bits, bool is_signed, std::size_t size) {
+Kernel& Kernel::set_integer(std::uint32_t index, long long bits, bool is_signed, std::size_t size) {
     if (integer_sizes_.size() <= index) integer_sizes_.resize(index + 1, 0);
     // The parameter's size where known (learnt before, or from the backend); else each integer
     // size, the value's own first: OpenCL's driver refuses the sizes that differ.
@@ -67,12 +67,10 @@ Kernel& Kernel::set_integer(cl_uint index, long long bits, bool is_signed, std::
                                  value() + " does not fit");
             continue;
         }
-        try {
+        if (count == 1)
             kernel_->set(index, width, bytes->data());
-        } catch (const ClError& e) {
-            if (e.status() == CL_INVALID_ARG_SIZE && count > 1) continue;
-            throw;
-        }
+        else if (!kernel_->set_if_size(index, width, bytes->data()))
+            continue;
         integer_sizes_[index] = std::uint8_t(width);
         return *this;
     }
@@ -80,7 +78,7 @@ Kernel& Kernel::set_integer(cl_uint index, long long bits, bool is_signed, std::
                      "': the integer " + value() + " fits no integer type the kernel takes there");
 }
 
-Kernel& Kernel::set_memory(cl_uint index, const Memory& memory) {
+Kernel& Kernel::set_memory(std::uint32_t index, const Memory& memory) {
     if (!memory.empty() && memory.impl() && memory.backend() != backend_)
         throw UsageError("argument " + std::to_string(index) + " of kernel '" + name_ +
                          "': memory of another backend");
@@ -88,12 +86,12 @@ Kernel& Kernel::set_memory(cl_uint index, const Memory& memory) {
     return *this;
 }
 
-Kernel& Kernel::set_local(cl_uint index, std::size_t bytes) {
+Kernel& Kernel::set_local(std::uint32_t index, std::size_t bytes) {
     kernel_->set_local(index, bytes);
     return *this;
 }
 
-Kernel& Kernel::arg(cl_uint index, const RealBuffer& buffer) {
+Kernel& Kernel::arg(std::uint32_t index, const RealBuffer& buffer) {
     // An empty buffer is a null pointer, which has no element type to check.
     if (!buffer.empty() && buffer.precision() != precision_)
         throw UsageError("argument " + std::to_string(index) + " of kernel '" + name_ + "' is a " +
@@ -102,7 +100,7 @@ Kernel& Kernel::arg(cl_uint index, const RealBuffer& buffer) {
     return set_memory(index, buffer.memory());
 }
 
-Kernel& Kernel::arg(cl_uint index, Real real) {
+Kernel& Kernel::arg(std::uint32_t index, Real real) {
     if (precision_ == Precision::float64) return set(index, sizeof(double), &real.value);
     const float value = static_cast<float>(real.value);
     return set(index, sizeof(float), &value);
@@ -124,11 +122,11 @@ Event Kernel::launch(Queue& queue, std::size_t count, std::size_t local, std::si
 }
 
 std::size_t Kernel::max_work_group_size(const Device& device) const {
-    return kernel_->max_work_group_size(device);
+    return kernel_->max_work_group_size(device.backend_device());
 }
 
 std::size_t Kernel::preferred_multiple(const Device& device) const {
-    return kernel_->preferred_multiple(device);
+    return kernel_->preferred_multiple(device.backend_device());
 }
 
 } // namespace partcl

@@ -1,11 +1,12 @@
 #include <partcl/jit/program_cache.hpp>
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 #include <partcl/support/atomic_file.hpp>
 #include <partcl/support/digest.hpp>
 #include <partcl/version.hpp>
 
 #include "backend/interface.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>

@@ -205,44 +205,6 @@ std::string Source::expand(const std::vector<fs::path>& include_dirs) const {
     return expander.take();
 }
 
-std::string map_log_locations(const std::string& log, const std::string& expanded) {
-    // (file, line) of every line of the expanded source, from the #line markers it carries.
-    static const std::regex marker(R"re(^#line ([0-9]+) "((?:[^"\\]|\\.)*)"$)re");
-    std::vector<std::pair<std::string, std::size_t>> origin{{"", 0}};  // 1-based
-    std::istringstream lines(expanded);
-    std::string line, file;
-    std::size_t next = 1;
-    std::smatch match;
-    while (std::getline(lines, line)) {
-        if (std::regex_match(line, match, marker)) {
-            origin.emplace_back(file, 0);
-            next = std::stoul(match[1].str());
-            file.clear();
-            const std::string quoted_name = match[2].str();
-            for (std::size_t i = 0; i < quoted_name.size(); ++i) {
-                if (quoted_name[i] == '\\' && i + 1 < quoted_name.size()) ++i;
-                file += quoted_name[i];
-            }
-            continue;
-        }
-        origin.emplace_back(file, next++);
-    }
-    static const std::regex location(R"re((<kernel>|<source>|<stdin>|input\.cl):([0-9]+))re");
-    std::string out;
-    auto begin = log.cbegin();
-    for (std::sregex_iterator it(log.begin(), log.end(), location), end; it != end; ++it) {
-        const std::size_t at = std::stoul((*it)[2].str());
-        out.append(begin, log.cbegin() + it->position());
-        if (at < origin.size() && origin[at].second > 0)
-            out += origin[at].first + ":" + std::to_string(origin[at].second);
-        else
-            out += it->str();
-        begin = log.cbegin() + it->position() + it->length();
-    }
-    out.append(begin, log.cend());
-    return out;
-}
-
 std::vector<std::string> builtin_kernels() {
     std::vector<std::string> names;
     if (const auto dir = kernel_path()) {

@@ -14,7 +14,7 @@
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/scenario.hpp>
 #include <partcl/runtime/context.hpp>
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 
 namespace partcl::detail {
 

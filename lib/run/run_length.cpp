@@ -1,6 +1,6 @@
 #include <partcl/run/run_length.hpp>
 
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 
 #include <cmath>
 #include <cstdio>

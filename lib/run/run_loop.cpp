@@ -1,6 +1,6 @@
 #include <partcl/run/run_loop.hpp>
 
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 
 #include "models.hpp"
 #include "output.hpp"

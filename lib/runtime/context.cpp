@@ -1,5 +1,5 @@
 #include <partcl/runtime/context.hpp>
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 
 #include "backend/interface.hpp"
 
@@ -14,7 +14,9 @@ Context::Context(std::vector<Device> devices) : devices_(std::move(devices)) {
                              "' and '" + d.info().platform +
                              "'): OpenCL contexts are per platform; use make_contexts()");
     }
-    impl_ = detail::backend(backend()).make_context(devices_);
+    std::vector<detail::BackendDevice> handles;
+    for (const auto& d : devices_) handles.push_back(d.backend_device());
+    impl_ = detail::backend(backend()).make_context(handles);
     for (std::size_t d = 0; d < devices_.size(); ++d)
         queues_.emplace_back(impl_->queue(d), backend(), d);
 }
@@ -32,21 +34,7 @@ void Context::finish() const {
     for (const auto& q : queues_) q.impl().finish();
 }
 
-const cl::Context& Context::cl_context() const {
-    if (backend() != Backend::opencl)
-        throw UsageError(std::string("cl_context(): this context belongs to the ") +
-                         to_string(backend()) + " backend");
-    return detail::opencl::cl_context(*impl_);
-}
-
 void Queue::finish() { impl_->finish(); }
-
-cl::CommandQueue& Queue::cl_queue() {
-    if (backend_ != Backend::opencl)
-        throw UsageError(std::string("cl_queue(): this queue belongs to the ") +
-                         to_string(backend_) + " backend");
-    return detail::opencl::cl_queue(*impl_);
-}
 
 std::vector<Context> make_contexts(const std::vector<Device>& devices) {
     std::vector<Context> contexts;

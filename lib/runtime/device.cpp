@@ -1,5 +1,5 @@
 #include <partcl/runtime/device.hpp>
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -8,15 +8,6 @@
 #include "backend/interface.hpp"
 
 namespace partcl {
-
-const char* to_string(DeviceType type) noexcept {
-    switch (type) {
-    case DeviceType::cpu: return "cpu";
-    case DeviceType::gpu: return "gpu";
-    case DeviceType::accelerator: return "accelerator";
-    default: return "other";
-    }
-}
 
 namespace {
 // Indices are positions in the list, platforms numbered in order of first appearance.
@@ -33,20 +24,18 @@ std::vector<Device> renumber(std::vector<Device> devices) {
 }
 } // namespace
 
-bool DeviceInfo::has_extension(const std::string& name) const {
-    std::istringstream words(extensions);
-    std::string word;
-    while (words >> word)
-        if (word == name) return true;
-    return false;
+namespace {
+std::vector<Device> devices_of(detail::BackendImpl& backend, std::size_t platform_index) {
+    std::vector<Device> devices;
+    for (auto& d : backend.enumerate_devices(0, platform_index)) devices.emplace_back(std::move(d));
+    return devices;
 }
-
-Device::Device(DeviceInfo info, int ordinal) : ordinal_(ordinal), info_(std::move(info)) {}
+} // namespace
 
 std::vector<Device> enumerate_devices(Backend backend) {
-    if (backend == Backend::opencl) return detail::opencl::backend().enumerate_devices(0, 0);
+    if (backend == Backend::opencl) return devices_of(detail::opencl::backend(), 0);
     std::vector<Device> opencl;
-    if (backend == Backend::automatic) opencl = detail::opencl::backend().enumerate_devices(0, 0);
+    if (backend == Backend::automatic) opencl = devices_of(detail::opencl::backend(), 0);
     std::string why;
     detail::BackendImpl* cuda_backend = detail::cuda_backend(&why);
     if (!cuda_backend) {
@@ -56,7 +45,7 @@ std::vector<Device> enumerate_devices(Backend backend) {
     }
     std::size_t platforms = 0;
     for (const auto& d : opencl) platforms = std::max(platforms, d.info().platform_index + 1);
-    std::vector<Device> cuda = cuda_backend->enumerate_devices(0, platforms);
+    std::vector<Device> cuda = devices_of(*cuda_backend, platforms);
     if (backend == Backend::cuda) return cuda;
     if (!cuda.empty()) {
         // The same GPUs would appear twice; CUDA serves them, NVIDIA's OpenCL steps aside.

@@ -1,4 +1,4 @@
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 #include <partcl/runtime/memory.hpp>
 
 #include "backend/interface.hpp"
@@ -7,16 +7,7 @@ namespace partcl {
 
 Memory::Memory(const Context& context, std::size_t bytes)
     : bytes_(bytes), backend_(context.backend()) {
-    if (bytes_ == 0) return;
-    for (const auto& d : context.devices()) {
-        if (bytes_ <= d.info().max_allocation) continue;
-        const std::string what = std::to_string(bytes_) + " bytes asked, but " + d.info().name +
-                                 " allows at most " + std::to_string(d.info().max_allocation) +
-                                 " bytes in one buffer";
-        if (backend_ == Backend::opencl) throw ClError(CL_INVALID_BUFFER_SIZE, "clCreateBuffer", what);
-        throw Unsupported(what);
-    }
-    impl_ = context.impl().allocate(bytes_);
+    if (bytes_ > 0) impl_ = context.impl().allocate(bytes_);
 }
 
 void Memory::check_range(std::size_t offset, std::size_t bytes, const char* what) const {
@@ -69,14 +60,6 @@ Event Memory::fill(Queue& queue, const void* pattern, std::size_t pattern_size, 
         throw UsageError("Memory::fill: range not a whole number of patterns");
     if (bytes == 0) return Event();
     return Event(queue.impl().fill(*impl_, pattern, pattern_size, offset, bytes));
-}
-
-const cl::Buffer& Memory::cl_buffer() const {
-    static const cl::Buffer none;
-    if (backend_ != Backend::opencl)
-        throw UsageError("cl_buffer(): this memory belongs to the " +
-                         std::string(to_string(backend_)) + " backend");
-    return impl_ ? detail::opencl::cl_buffer(*impl_) : none;
 }
 
 } // namespace partcl

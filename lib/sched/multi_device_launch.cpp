@@ -1,4 +1,4 @@
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 #include <partcl/sched/multi_device_launch.hpp>
 
 #include <string>

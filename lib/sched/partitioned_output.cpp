@@ -1,4 +1,4 @@
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 #include <partcl/sched/partitioned_output.hpp>
 
 #include <string>

@@ -1,4 +1,4 @@
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 #include <partcl/sched/scheduler.hpp>
 
 #include <algorithm>

@@ -63,7 +63,7 @@ public:
     void gather(Queue& queue, const Buffer<std::uint32_t>& in, Buffer<std::uint32_t>& out);
 
     // Sets the seven arguments of CELL_LIST_GRID_PARAMS, from index `first` on.
-    Kernel& grid_args(Kernel& kernel, cl_uint first) const;
+    Kernel& grid_args(Kernel& kernel, std::uint32_t first) const;
 
     const CellGrid& grid() const noexcept { return grid_; }
     Precision precision() const noexcept { return precision_; }

@@ -21,7 +21,7 @@
 #include <partcl/io/units.hpp>
 #include <partcl/models/nbody/gravity_parameters.hpp>
 #include <partcl/models/pic/pic_plasma.hpp>
-#include <partcl/runtime/precision.hpp>
+#include <partcl/backend/precision.hpp>
 
 namespace partcl {
 

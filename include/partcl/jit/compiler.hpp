@@ -1,40 +1,18 @@
 #pragma once
 // build_program: source + options -> a program built for every device of a context, through the
-// program cache, by the context's backend (OpenCL's compiler, or NVRTC for CUDA). Double precision on a device without fp64 is refused before any build.
+// program cache, by the context's backend (OpenCL's compiler, or NVRTC for CUDA). Double
+// precision on a device without fp64 is refused before any build. BuildError and DeviceBuild
+// are the backends' (partcl/backend/error.hpp, build.hpp).
 #include <memory>
 #include <string>
 #include <vector>
 
-#include <partcl/jit/options.hpp>
+#include <partcl/backend/build.hpp>
 #include <partcl/jit/program_cache.hpp>
 #include <partcl/jit/source.hpp>
 #include <partcl/runtime/context.hpp>
 
 namespace partcl {
-
-// A kernel that does not compile. what() carries the device name and the compiler log, whose
-// locations name the user's files (`my_kernel.cl:12:5: error: ...`).
-class BuildError : public Error {
-public:
-    BuildError(std::string program, std::string device, std::string log);
-    const std::string& program() const noexcept { return program_; }
-    const std::string& device() const noexcept { return device_; }
-    const std::string& log() const noexcept { return log_; }
-
-private:
-    std::string program_, device_, log_;
-};
-
-// How one device got its binary.
-struct DeviceBuild {
-    enum class Origin { compiled, disk_cache, memory_cache };
-    std::string device;
-    Origin origin = Origin::compiled;
-    double seconds = 0;  // wall time of the whole build (all devices of the context together)
-    std::string log;     // compiler warnings, if any
-};
-
-const char* to_string(DeviceBuild::Origin origin) noexcept;
 
 namespace detail {
 class ProgramImpl;
@@ -47,8 +25,6 @@ public:
             BuildOptions options, std::vector<DeviceBuild> builds);
 
     Backend backend() const noexcept { return backend_; }
-    // The OpenCL program behind it; UsageError on other backends.
-    const cl::Program& cl_program() const;
     detail::ProgramImpl& impl() const noexcept { return *program_; }
     const std::string& name() const noexcept { return name_; }
     const BuildOptions& options() const noexcept { return options_; }

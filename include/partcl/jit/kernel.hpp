@@ -38,23 +38,23 @@ public:
     Backend backend() const noexcept { return backend_; }
 
     template <class T>
-    Kernel& arg(cl_uint index, const Buffer<T>& buffer) {
+    Kernel& arg(std::uint32_t index, const Buffer<T>& buffer) {
         return set_memory(index, buffer.memory());
     }
     // Dynamic local memory exists on OpenCL only (CUDA: Unsupported); partcl's kernels size
     // their local arrays with macros instead.
     template <class T>
-    Kernel& arg(cl_uint index, Local<T> local) {
+    Kernel& arg(std::uint32_t index, Local<T> local) {
         return set_local(index, local.count * sizeof(T));
     }
     // Throws UsageError when the buffer's precision is not the program's.
-    Kernel& arg(cl_uint index, const RealBuffer& buffer);
-    Kernel& arg(cl_uint index, Real real);
+    Kernel& arg(std::uint32_t index, const RealBuffer& buffer);
+    Kernel& arg(std::uint32_t index, Real real);
     // An integer goes in as the kernel's parameter declares it (a std::size_t for a `uint`
     // converts), when its value fits; UsageError naming the argument when it does not. Other
     // scalars must match the parameter's size (UsageError otherwise).
     template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
-    Kernel& arg(cl_uint index, T value) {
+    Kernel& arg(std::uint32_t index, T value) {
         if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
             if constexpr (std::is_signed_v<T>)
                 return set_integer(index, static_cast<long long>(value), true, sizeof(T));
@@ -69,7 +69,7 @@ public:
     // Sets arguments 0, 1, ... in order.
     template <class... Args>
     Kernel& args(const Args&... values) {
-        cl_uint index = 0;
+        std::uint32_t index = 0;
         (arg(index++, values), ...);
         return *this;
     }
@@ -80,8 +80,8 @@ public:
     // on the total length. So launches that share a range must begin on multiples of `local`,
     // or the one before would run into the next one's items: an offset that is not a multiple of
     // `local` is a UsageError (Scheduler::run splits on multiples of the group size).
-    // count == 0 enqueues nothing and returns an empty Event. A non-zero offset is OpenCL only
-    // (CUDA has no global offset: Unsupported).
+    // count == 0 enqueues nothing and returns an empty Event. Kernels see the offset in
+    // global_id(0) on every backend (CUDA: through cl/common/portable.h).
     Event launch(Queue& queue, std::size_t count, std::size_t local = 0, std::size_t offset = 0);
 
     // Largest work-group this kernel can use on `device`, and the size groups should be a
@@ -90,11 +90,11 @@ public:
     std::size_t preferred_multiple(const Device& device) const;
 
 private:
-    Kernel& set(cl_uint index, std::size_t size, const void* value);
+    Kernel& set(std::uint32_t index, std::size_t size, const void* value);
     // `bits` is the value's two's-complement pattern, `is_signed` its type's signedness.
-    Kernel& set_integer(cl_uint index, long long bits, bool is_signed, std::size_t size);
-    Kernel& set_memory(cl_uint index, const Memory& memory);
-    Kernel& set_local(cl_uint index, std::size_t bytes);
+    Kernel& set_integer(std::uint32_t index, long long bits, bool is_signed, std::size_t size);
+    Kernel& set_memory(std::uint32_t index, const Memory& memory);
+    Kernel& set_local(std::uint32_t index, std::size_t bytes);
 
     std::string name_;
     Precision precision_;

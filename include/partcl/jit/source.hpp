@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/build.hpp>
+#include <partcl/backend/error.hpp>
 
 namespace partcl {
 
@@ -46,11 +47,6 @@ private:
     std::string text_;
     std::string directory_;  // tree-relative or on-disk directory its own includes start from
 };
-
-// Compiler logs in the user's terms. Some compilers ignore `#line` and name the expanded source
-// as a whole (NVIDIA: `<kernel>:4:12`, Oclgrind: `input.cl:106`); this rewrites such locations
-// to `file.cl:LINE` by reading the `#line` markers of `expanded` (Source::expand's output).
-std::string map_log_locations(const std::string& log, const std::string& expanded);
 
 // Every `.cl` file of partcl's kernel tree (headers excluded), sorted.
 std::vector<std::string> builtin_kernels();

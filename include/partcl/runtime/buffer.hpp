@@ -7,7 +7,7 @@
 #include <type_traits>
 #include <vector>
 
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 #include <partcl/runtime/memory.hpp>
 
 namespace partcl {
@@ -27,7 +27,6 @@ public:
     std::size_t bytes() const noexcept { return size_ * sizeof(T); }
     bool empty() const noexcept { return size_ == 0; }
     const Memory& memory() const noexcept { return memory_; }
-    const cl::Buffer& cl_buffer() const { return memory_.cl_buffer(); }
 
     // Copies host[0, count) to elements [offset, offset + count). Non-blocking: the returned
     // event completes when the copy has; `host` must live until then.

@@ -35,9 +35,6 @@ public:
     // Blocks until every queue is empty.
     void finish() const;
 
-    // The OpenCL context behind it; UsageError on other backends.
-    const cl::Context& cl_context() const;
-
     detail::ContextImpl& impl() const noexcept { return *impl_; }
 
 private:

@@ -36,9 +36,6 @@ public:
     Event fill(Queue& queue, const void* pattern, std::size_t pattern_size, std::size_t offset,
                std::size_t bytes);
 
-    // The OpenCL buffer behind it (a null handle when empty); UsageError on other backends.
-    const cl::Buffer& cl_buffer() const;
-
     detail::MemoryImpl* impl() const noexcept { return impl_.get(); }
 
 private:

@@ -1,12 +1,12 @@
 #pragma once
 // Queue: the in-order, profiling command queue of one device of a Context (an OpenCL command
 // queue, or a CUDA stream). Commands on one queue run in the order given; buffers and kernels
-// take the queue to run on.
+// take the queue to run on. The OpenCL queue or CUDA stream behind one:
+// partcl/backend/{opencl,cuda}/interop.hpp.
 #include <cstddef>
 #include <memory>
 
-#include <partcl/runtime/backend.hpp>
-#include <partcl/runtime/cl.hpp>
+#include <partcl/backend/backend.hpp>
 
 namespace partcl {
 
@@ -24,10 +24,6 @@ public:
     std::size_t device() const noexcept { return device_; }
     // Blocks until every command given so far has finished.
     void finish();
-
-    // The OpenCL queue behind it, for interoperation (Boost.Compute, clFFT, ...); UsageError on
-    // other backends.
-    cl::CommandQueue& cl_queue();
 
     detail::QueueImpl& impl() const noexcept { return *impl_; }
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include <partcl/runtime/buffer.hpp>
-#include <partcl/runtime/precision.hpp>
+#include <partcl/backend/precision.hpp>
 
 namespace partcl {
 
@@ -20,7 +20,6 @@ public:
     std::size_t bytes() const noexcept { return size_ * size_of(precision_); }
     bool empty() const noexcept { return size_ == 0; }
     const Memory& memory() const noexcept { return memory_; }
-    const cl::Buffer& cl_buffer() const { return memory_.cl_buffer(); }
 
     // Blocking: converts and copies host[0, count) to elements [offset, offset + count).
     void write(Queue& queue, const double* host, std::size_t count, std::size_t offset = 0);

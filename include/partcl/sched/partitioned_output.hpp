@@ -18,7 +18,7 @@
 
 #include <partcl/runtime/buffer.hpp>
 #include <partcl/runtime/context.hpp>
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 #include <partcl/runtime/real_buffer.hpp>
 #include <partcl/sched/partition.hpp>
 

@@ -1,6 +1,6 @@
 #pragma once
 // The base of every error partcl throws, in the lowest layer so that every layer can throw it
-// (runtime/error.hpp adds the kinds a caller reacts to differently).
+// (backend/error.hpp adds the kinds a caller reacts to differently).
 #include <stdexcept>
 
 namespace partcl {

@@ -1,8 +1,7 @@
-// The CUDA backend as one BackendImpl: the files of this folder, and the device algorithms with
-// CUB (device_functions.cu) and cuFFT (fft.cpp). It is the whole of libpartcl-cuda, which
-// libpartcl loads on first use through partcl_cuda_backend() (backend/loader.cpp).
+// The CUDA backend as one BackendImpl, assembled from the files of this folder. It is the whole
+// of libpartcl-cuda, which libpartcl loads on first use through partcl_cuda_backend()
+// (backend/loader.cpp).
 #include "backend/cuda/cuda.hpp"
-#include "backend/cuda/device_functions.hpp"
 
 namespace partcl::detail::cuda {
 
@@ -10,43 +9,35 @@ namespace {
 
 class CudaBackend final : public BackendImpl {
 public:
-    std::vector<Device> enumerate_devices(std::size_t first_index,
-                                          std::size_t platform_index) override {
+    std::vector<BackendDevice> enumerate_devices(std::size_t first_index,
+                                                 std::size_t platform_index) override {
         return cuda::enumerate_devices(first_index, platform_index);
     }
-    std::shared_ptr<ContextImpl> make_context(const std::vector<Device>& devices) override {
+    std::shared_ptr<ContextImpl> make_context(const std::vector<BackendDevice>& devices) override {
         return cuda::make_context(devices);
     }
-    BuiltProgram build(const Context& context, const Source& source, const BuildOptions& options,
-                       ProgramCache& cache) override {
-        return cuda::build(context, source, options, cache);
+    BuiltProgram build(ContextImpl& context, const std::vector<BackendDevice>& devices,
+                       const ProgramSource& source, const BuildOptions& options,
+                       const BinaryCache& cache) override {
+        return cuda::build(context, devices, source, options, cache);
     }
 
-    void sort_by_key(Queue& queue, const MemoryImpl& keys, SortKey key_type,
+    void sort_by_key(QueueImpl& queue, const MemoryImpl& keys, SortKey key_type,
                      const MemoryImpl& values, std::size_t n, unsigned key_bits) override {
-        auto* v = device_address<std::uint32_t>(values);
-        switch (key_type) {
-        case SortKey::u32:
-            return sort_pairs(stream_of(queue), device_address<std::uint32_t>(keys), v, n,
-                              key_bits);
-        case SortKey::f32: return sort_pairs(stream_of(queue), device_address<float>(keys), v, n);
-        case SortKey::f64: return sort_pairs(stream_of(queue), device_address<double>(keys), v, n);
-        }
+        cuda::sort_by_key(queue, keys, key_type, values, n, key_bits);
     }
-    void exclusive_scan(Queue& queue, const MemoryImpl& in, const MemoryImpl& out,
+    void exclusive_scan(QueueImpl& queue, const MemoryImpl& in, const MemoryImpl& out,
                         std::size_t n) override {
-        exclusive_sum(stream_of(queue), device_address<std::uint32_t>(in),
-                      device_address<std::uint32_t>(out), n);
+        cuda::exclusive_scan(queue, in, out, n);
     }
-    double reduce_max(Queue& queue, const MemoryImpl& values, Precision precision,
+    double reduce_max(QueueImpl& queue, const MemoryImpl& values, Precision precision,
                       std::size_t n) override {
-        return precision == Precision::float64
-                   ? max_of(stream_of(queue), device_address<double>(values), n)
-                   : double(max_of(stream_of(queue), device_address<float>(values), n));
+        return cuda::reduce_max(queue, values, precision, n);
     }
-    std::unique_ptr<FftPlan> fft_plan(Context& context, std::size_t device, Precision precision,
+    std::unique_ptr<FftPlan> fft_plan(ContextImpl&, const BackendDevice& device, std::size_t,
+                                      Precision precision,
                                       const std::array<std::size_t, 3>& shape) override {
-        return fft_with_cufft(context, device, precision, shape);
+        return cuda::fft_plan(device, precision, shape);
     }
 };
 

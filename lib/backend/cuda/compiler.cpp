@@ -1,10 +1,13 @@
-#include <partcl/backend/cuda/compiler.hpp>
-#include <partcl/runtime/error.hpp>
+// The CUDA backend's compiler: NVRTC's PTX, kept in the program cache per architecture, loaded
+// as a CUDA library for the devices of a context.
+#include <partcl/backend/error.hpp>
 
 #include <chrono>
 #include <regex>
 
 #include <nvrtc.h>
+
+#include "backend/cuda/cuda.hpp"
 #include "backend/text.hpp"
 
 namespace partcl::cuda {
@@ -64,15 +67,44 @@ std::vector<std::string> nvrtc_options(const BuildOptions& options, const std::s
     return list;
 }
 
-Ptx compile(const Source& source, const BuildOptions& options, const std::string& arch,
-            ProgramCache& cache) {
+} // namespace partcl::cuda
+
+namespace partcl::detail::cuda {
+
+namespace {
+
+using partcl::cuda::check_nvrtc;
+using partcl::cuda::Clock;
+using partcl::cuda::colon_locations;
+using partcl::cuda::target;
+
+std::string arch_of(const DeviceInfo& info) {
+    return "compute_" + std::to_string(info.compute_capability);
+}
+
+// Entry names from the PTX text (`.entry name(` or `.entry name`).
+std::vector<std::string> entries(const std::string& ptx) {
+    std::vector<std::string> names;
+    for (std::size_t at = ptx.find(".entry "); at != std::string::npos; at = ptx.find(".entry ", at + 1)) {
+        std::size_t start = at + 7, end = start;
+        while (end < ptx.size() && ptx[end] != '(' && ptx[end] != ' ' && ptx[end] != '\n') ++end;
+        names.push_back(ptx.substr(start, end - start));
+    }
+    return names;
+}
+
+} // namespace
+
+partcl::cuda::Ptx compile(const ProgramSource& source, const BuildOptions& options,
+                          const std::string& arch, const BinaryCache& cache) {
+    using partcl::cuda::Ptx;
     const Clock::time_point start = Clock::now();
-    const std::vector<std::string> list = nvrtc_options(options, arch);
+    const std::vector<std::string> list = partcl::cuda::nvrtc_options(options, arch);
     std::string joined;
     for (const auto& o : list) joined += (joined.empty() ? "" : " ") + o;
-    const std::string expanded = source.expand(options.include_dirs);
+    const std::string& expanded = source.expanded;
     const DeviceInfo device = target(arch);
-    const std::string key = ProgramCache::key(expanded, joined, device);
+    const std::string key = cache.key(expanded, joined, device);
 
     Ptx ptx;
     ptx.arch = arch;
@@ -99,17 +131,17 @@ Ptx compile(const Source& source, const BuildOptions& options, const std::string
     check_nvrtc(nvrtcGetProgramLogSize(program, &log_size), "nvrtcGetProgramLogSize");
     std::string log(log_size, '\0');
     if (log_size > 0) check_nvrtc(nvrtcGetProgramLog(program, log.data()), "nvrtcGetProgramLog");
-    log = map_log_locations(colon_locations(detail::trim_end(log)), expanded);
+    log = map_log_locations(colon_locations(trim_end(log)), expanded);
     if (result != NVRTC_SUCCESS) {
         if (log.empty()) log = std::string("(no compiler log; ") + nvrtcGetErrorString(result) + ")";
-        throw BuildError(source.name(), ptx.build.device, log);
+        throw BuildError(source.name, ptx.build.device, log);
     }
     std::size_t size = 0;
     check_nvrtc(nvrtcGetPTXSize(program, &size), "nvrtcGetPTXSize");
     ptx.text.assign(size, '\0');
     check_nvrtc(nvrtcGetPTX(program, ptx.text.data()), "nvrtcGetPTX");
     while (!ptx.text.empty() && ptx.text.back() == '\0') ptx.text.pop_back();
-    cache.store(key, CacheEntry{{}, source.name(), ptx.build.device, joined},
+    cache.store(key, source.name, ptx.build.device, joined,
                 std::vector<unsigned char>(ptx.text.begin(), ptx.text.end()));
     ptx.build.origin = DeviceBuild::Origin::compiled;
     ptx.build.log = log;
@@ -117,4 +149,38 @@ Ptx compile(const Source& source, const BuildOptions& options, const std::string
     return ptx;
 }
 
-} // namespace partcl::cuda
+BuiltProgram build(ContextImpl&, const std::vector<BackendDevice>& devices,
+                   const ProgramSource& source, const BuildOptions& options,
+                   const BinaryCache& cache) {
+    std::map<std::string, cudaLibrary_t> libraries;
+    std::map<std::string, partcl::cuda::Ptx> ptx;
+    std::vector<std::string> device_arch;
+    std::vector<DeviceBuild> builds;
+    try {
+        for (const auto& d : devices) {
+            const std::string arch = arch_of(d.info);
+            device_arch.push_back(arch);
+            auto it = ptx.find(arch);
+            if (it == ptx.end()) {
+                it = ptx.emplace(arch, compile(source, options, arch, cache)).first;
+                use_device(d.ordinal);
+                cudaLibrary_t library = nullptr;
+                check(cudaLibraryLoadData(&library, it->second.text.c_str(), nullptr, nullptr, 0,
+                                          nullptr, nullptr, 0),
+                      "cudaLibraryLoadData", source.name + " for " + arch);
+                libraries[arch] = library;
+            }
+            DeviceBuild build = it->second.build;
+            build.device = d.info.name;
+            builds.push_back(std::move(build));
+        }
+    } catch (...) {
+        for (auto& [arch, library] : libraries) cudaLibraryUnload(library);
+        throw;
+    }
+    auto names = entries(ptx.begin()->second.text);
+    return BuiltProgram{make_program(std::move(libraries), std::move(device_arch), std::move(names)),
+                        std::move(builds)};
+}
+
+} // namespace partcl::detail::cuda

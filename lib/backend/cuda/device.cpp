@@ -1,12 +1,11 @@
 // The CUDA backend's devices, from the CUDA runtime. A machine without driver or GPU has none.
 #include <cstdio>
 
-#include "backend/cuda/check.hpp"
 #include "backend/cuda/cuda.hpp"
 
 namespace partcl::detail::cuda {
 
-std::vector<Device> enumerate_devices(std::size_t first_index, std::size_t platform_index) {
+std::vector<BackendDevice> enumerate_devices(std::size_t first_index, std::size_t platform_index) {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess) {
         cudaGetLastError();  // no driver, no device: an empty list
@@ -17,7 +16,7 @@ std::vector<Device> enumerate_devices(std::size_t first_index, std::size_t platf
     cudaRuntimeGetVersion(&runtime);
     auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
 
-    std::vector<Device> devices;
+    std::vector<BackendDevice> devices;
     for (int ordinal = 0; ordinal < count; ++ordinal) {
         cudaDeviceProp prop{};
         check(cudaGetDeviceProperties(&prop, ordinal), "cudaGetDeviceProperties");
@@ -47,7 +46,7 @@ std::vector<Device> enumerate_devices(std::size_t first_index, std::size_t platf
         info.fp64 = true;
         info.backend = Backend::cuda;
         info.compute_capability = unsigned(prop.major * 10 + prop.minor);
-        devices.emplace_back(std::move(info), ordinal);
+        devices.push_back(BackendDevice{std::move(info), nullptr, nullptr, ordinal});
     }
     return devices;
 }

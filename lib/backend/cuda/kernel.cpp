@@ -1,22 +1,12 @@
-// The CUDA backend's programs and kernels: PTX from NVRTC (through the program cache), loaded
-// as a CUDA library (one handle that serves every device), launched on a stream.
-#include <partcl/backend/cuda/compiler.hpp>
+// The CUDA backend's programs and kernels: a program is a CUDA library per architecture (one
+// handle that serves every device of it), its kernels launched on a stream.
+#include <mutex>
 
-#include <chrono>
-#include <cstring>
-#include <map>
-
-#include "backend/cuda/check.hpp"
-#include "backend/cuda/device_functions.hpp"
 #include "backend/cuda/cuda.hpp"
 
 namespace partcl::detail::cuda {
 
 namespace {
-
-std::string arch_of(const DeviceInfo& info) {
-    return "compute_" + std::to_string(info.compute_capability);
-}
 
 class CudaProgram final : public ProgramImpl, public std::enable_shared_from_this<CudaProgram> {
 public:
@@ -30,8 +20,37 @@ public:
     CudaProgram(const CudaProgram&) = delete;
     CudaProgram& operator=(const CudaProgram&) = delete;
 
+    void* native() const override { return nullptr; }
     std::vector<std::string> kernel_names() const override { return names_; }
     std::unique_ptr<KernelImpl> kernel(const std::string& name) const override;
+
+    // Writes a launch's global offset for the kernels of this program on `device` (the
+    // `partcl_global_offset` of cl/common/portable.h), in stream order before the launch that
+    // reads it; nothing when the device already has that offset. The program is its context's,
+    // whose one stream per device orders every launch that reads it.
+    void set_global_offset(std::size_t device, int ordinal, cudaStream_t stream,
+                           std::uint32_t offset, const std::string& kernel) const {
+        std::lock_guard<std::mutex> lock(offsets_mutex_);
+        if (offsets_.size() < device_arch_.size()) offsets_.resize(device_arch_.size());
+        GlobalOffset& slot = offsets_.at(device);
+        if (slot.value == offset) return;  // a module's globals start at zero
+        use_device(ordinal);
+        if (!slot.address) {
+            std::size_t bytes = 0;
+            if (cudaLibraryGetGlobal(&slot.address, &bytes, libraries_.at(device_arch_.at(device)),
+                                     "partcl_global_offset") != cudaSuccess) {
+                cudaGetLastError();
+                slot.address = nullptr;
+                throw Unsupported("kernel '" + kernel + "' launched at an offset: its program has "
+                                  "no partcl_global_offset (cl/common/portable.h's global_id reads "
+                                  "it)");
+            }
+        }
+        // From pageable memory, the copy takes the value before it returns.
+        check(cudaMemcpyAsync(slot.address, &offset, sizeof offset, cudaMemcpyHostToDevice, stream),
+              "cudaMemcpyAsync", "the global offset of kernel '" + kernel + "'");
+        slot.value = offset;
+    }
 
     // The kernel for each device of the context, in its order.
     std::vector<cudaKernel_t> kernels(const std::string& name) const {
@@ -46,9 +65,16 @@ public:
     }
 
 private:
+    struct GlobalOffset {
+        void* address = nullptr;  // on its device
+        std::uint32_t value = 0;
+    };
+
     std::map<std::string, cudaLibrary_t> libraries_;  // by architecture
     std::vector<std::string> device_arch_;
     std::vector<std::string> names_;
+    mutable std::mutex offsets_mutex_;
+    mutable std::vector<GlobalOffset> offsets_;  // per device of the context
 };
 
 class CudaKernel final : public KernelImpl {
@@ -72,6 +98,13 @@ public:
         args_[index].assign(static_cast<const char*>(value), static_cast<const char*>(value) + size);
     }
 
+    // CUDA takes any bytes; the parameter's size, where known, says what fits.
+    bool set_if_size(unsigned index, std::size_t size, const void* value) override {
+        if (const auto want = parameter_size(index); want && *want != size) return false;
+        set(index, size, value);
+        return true;
+    }
+
     void set_memory(unsigned index, const MemoryImpl* memory) override {
         void* address = memory ? pointer(*memory) : nullptr;
         set(index, sizeof address, &address);
@@ -85,17 +118,27 @@ public:
 
     std::shared_ptr<EventImpl> launch(QueueImpl& queue, std::size_t device, std::size_t global,
                                       std::size_t local, std::size_t offset) override {
-        if (offset != 0)
-            throw Unsupported("kernel '" + name_ + "': CUDA has no global offset");
+        if (offset + global > 0xffffffffull)
+            throw Unsupported("kernel '" + name_ + "': work-items up to " +
+                              std::to_string(offset + global) +
+                              ", past the 2^32 that global_id counts on CUDA");
         const cudaKernel_t kernel = kernels_.at(device);
-        if (local == 0) local = std::min<std::size_t>(256, max_threads(kernel, ordinal(queue)));
+        if (local == 0) {
+            local = std::min<std::size_t>(256, max_threads(kernel, ordinal(queue)));
+            // Blocks are whole, and the items after a launch at an offset are the next launch's:
+            // there, a block size that divides the count, so exactly those items run.
+            if (offset)
+                while (global % local) --local;
+        }
         const std::size_t blocks = (global + local - 1) / local;
         if (blocks > 0x7fffffffull)
             throw Unsupported("kernel '" + name_ + "': " + std::to_string(blocks) + " blocks");
         std::vector<void*> pointers;
         for (auto& a : args_) pointers.push_back(a.data());
-        const auto stream_handle = static_cast<cudaStream_t>(stream(queue));
-        return timed_on(queue, [&] {
+        const cudaStream_t stream_handle = stream(queue);
+        program_->set_global_offset(device, ordinal(queue), stream_handle, std::uint32_t(offset),
+                                    name_);
+        return timed(ordinal(queue), stream_handle, [&] {
             check(cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(unsigned(blocks)),
                                    dim3(unsigned(local)), pointers.data(), 0, stream_handle),
                   "cudaLaunchKernel",
@@ -106,17 +149,18 @@ public:
 
     // Kernels are per device of the context; all share a library per architecture, so any of
     // them answers for a device of the same architecture.
-    std::size_t max_work_group_size(const Device& device) const override {
-        return max_threads(kernels_.front(), device.ordinal());
+    std::size_t max_work_group_size(const BackendDevice& device) const override {
+        return max_threads(kernels_.front(), device.ordinal);
     }
 
-    std::size_t preferred_multiple(const Device&) const override { return 32; }  // a warp
+    std::size_t preferred_multiple(const BackendDevice&) const override { return 32; }  // a warp
 
-private:
     std::optional<std::size_t> parameter_size(unsigned index) const override {
         if (index >= parameter_sizes_.size()) return std::nullopt;
         return parameter_sizes_[index];
     }
+
+private:
 
     static std::size_t max_threads(cudaKernel_t kernel, int device_ordinal) {
         cudaFuncAttributes attributes{};
@@ -137,51 +181,13 @@ std::unique_ptr<KernelImpl> CudaProgram::kernel(const std::string& name) const {
     return std::make_unique<CudaKernel>(name, shared_from_this());
 }
 
-// Entry names from the PTX text (`.entry name(` or `.entry name`).
-std::vector<std::string> entries(const std::string& ptx) {
-    std::vector<std::string> names;
-    for (std::size_t at = ptx.find(".entry "); at != std::string::npos; at = ptx.find(".entry ", at + 1)) {
-        std::size_t start = at + 7, end = start;
-        while (end < ptx.size() && ptx[end] != '(' && ptx[end] != ' ' && ptx[end] != '\n') ++end;
-        names.push_back(ptx.substr(start, end - start));
-    }
-    return names;
-}
-
 } // namespace
 
-BuiltProgram build(const Context& context, const Source& source, const BuildOptions& options,
-                   ProgramCache& cache) {
-    std::map<std::string, cudaLibrary_t> libraries;
-    std::map<std::string, partcl::cuda::Ptx> ptx;
-    std::vector<std::string> device_arch;
-    std::vector<DeviceBuild> builds;
-    try {
-        for (const auto& d : context.devices()) {
-            const std::string arch = arch_of(d.info());
-            device_arch.push_back(arch);
-            auto it = ptx.find(arch);
-            if (it == ptx.end()) {
-                it = ptx.emplace(arch, partcl::cuda::compile(source, options, arch, cache)).first;
-                use_device(d.ordinal());
-                cudaLibrary_t library = nullptr;
-                check(cudaLibraryLoadData(&library, it->second.text.c_str(), nullptr, nullptr, 0,
-                                          nullptr, nullptr, 0),
-                      "cudaLibraryLoadData", source.name() + " for " + arch);
-                libraries[arch] = library;
-            }
-            DeviceBuild build = it->second.build;
-            build.device = d.info().name;
-            builds.push_back(std::move(build));
-        }
-    } catch (...) {
-        for (auto& [arch, library] : libraries) cudaLibraryUnload(library);
-        throw;
-    }
-    auto names = entries(ptx.begin()->second.text);
-    return BuiltProgram{std::make_shared<CudaProgram>(std::move(libraries), std::move(device_arch),
-                                                      std::move(names)),
-                        std::move(builds)};
+std::shared_ptr<ProgramImpl> make_program(std::map<std::string, cudaLibrary_t> libraries,
+                                          std::vector<std::string> device_arch,
+                                          std::vector<std::string> names) {
+    return std::make_shared<CudaProgram>(std::move(libraries), std::move(device_arch),
+                                         std::move(names));
 }
 
 } // namespace partcl::detail::cuda

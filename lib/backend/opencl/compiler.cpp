@@ -1,12 +1,9 @@
 // The OpenCL backend's compiler: the driver's clBuildProgram, with binaries kept in the program
 // cache per device.
-#include <partcl/jit/compiler.hpp>
-
 #include <chrono>
 
-#include "backend/interface.hpp"
+#include "backend/opencl/opencl.hpp"
 #include "backend/text.hpp"
-#include "backend/opencl/kernel.hpp"
 
 namespace partcl::detail::opencl {
 
@@ -26,7 +23,7 @@ std::string build_log(const cl::Program& program, const cl::Device& device) {
 
 // Binaries in the order of `devices`, whatever order the program lists its devices in.
 std::vector<std::vector<unsigned char>> program_binaries(const cl::Program& program,
-                                                         const std::vector<Device>& devices) {
+                                                         const std::vector<cl::Device>& devices) {
     std::vector<cl::Device> program_devices;
     check(program.getInfo(CL_PROGRAM_DEVICES, &program_devices), "clGetProgramInfo");
     cl::Program::Binaries binaries;
@@ -34,38 +31,37 @@ std::vector<std::vector<unsigned char>> program_binaries(const cl::Program& prog
     std::vector<std::vector<unsigned char>> ordered(devices.size());
     for (std::size_t i = 0; i < devices.size(); ++i)
         for (std::size_t j = 0; j < program_devices.size() && j < binaries.size(); ++j)
-            if (program_devices[j]() == devices[i].cl_device()()) ordered[i] = binaries[j];
+            if (program_devices[j]() == devices[i]()) ordered[i] = binaries[j];
     return ordered;
 }
 
 // NVIDIA's OpenCL compiler takes inline PTX, as CUDA does (cl/common/portable.h: PARTCL_PTX).
-BuildOptions with_platform_defines(BuildOptions options, const std::vector<Device>& devices) {
+BuildOptions with_platform_defines(BuildOptions options, const std::vector<BackendDevice>& devices) {
     bool nvidia = true;
     for (const auto& d : devices)
-        nvidia = nvidia && d.info().platform.find("NVIDIA") != std::string::npos;
+        nvidia = nvidia && d.info.platform.find("NVIDIA") != std::string::npos;
     if (nvidia) options.define("PARTCL_PTX");
     return options;
 }
 
 } // namespace
 
-BuiltProgram build(const Context& context, const Source& source, const BuildOptions& options,
-                   ProgramCache& cache) {
-    const auto& devices = context.devices();
-
+BuiltProgram build(ContextImpl& context, const std::vector<BackendDevice>& devices,
+                   const ProgramSource& source, const BuildOptions& options,
+                   const BinaryCache& cache) {
     const Clock::time_point start = Clock::now();
-    const std::string expanded = source.expand(options.include_dirs);
+    const std::string& expanded = source.expanded;
     const std::string compiler_options = with_platform_defines(options, devices).compiler_options();
     std::vector<std::string> keys;
     std::string combined;
     for (const auto& d : devices) {
-        keys.push_back(ProgramCache::key(expanded, compiler_options, d.info()));
+        keys.push_back(cache.key(expanded, compiler_options, d.info));
         combined += keys.back();
     }
     std::vector<DeviceBuild> builds(devices.size());
-    for (std::size_t i = 0; i < devices.size(); ++i) builds[i].device = devices[i].info().name;
+    for (std::size_t i = 0; i < devices.size(); ++i) builds[i].device = devices[i].info.name;
     std::vector<cl::Device> handles;
-    for (const auto& d : devices) handles.push_back(d.cl_device());
+    for (const auto& d : devices) handles.push_back(cl_device(d));
 
     auto finish = [&](cl::Program program, DeviceBuild::Origin origin) {
         const double seconds = since(start);
@@ -74,13 +70,13 @@ BuiltProgram build(const Context& context, const Source& source, const BuildOpti
             builds[i].seconds = seconds;
             builds[i].log = map_log_locations(build_log(program, handles[i]), expanded);
         }
-        auto impl = std::make_shared<OpenclProgram>(std::move(program));
-        cache.remember(context, combined, impl);
+        auto impl = make_program(std::move(program));
+        cache.remember(combined, impl);
         return BuiltProgram{impl, std::move(builds)};
     };
 
-    if (auto program = cache.find(context, combined))
-        return finish(static_cast<OpenclProgram&>(*program).program, DeviceBuild::Origin::memory_cache);
+    if (auto program = cache.find(combined))
+        return finish(cl_program(*program), DeviceBuild::Origin::memory_cache);
 
     // Disk: only when every device has its binary; a device the driver rejects drops them all.
     cl::Program::Binaries binaries;
@@ -92,14 +88,14 @@ BuiltProgram build(const Context& context, const Source& source, const BuildOpti
     if (binaries.size() == devices.size()) {
         cl_int status = CL_SUCCESS;
         std::vector<cl_int> binary_status;
-        cl::Program program(context.cl_context(), handles, binaries, &binary_status, &status);
+        cl::Program program(cl_context(context), handles, binaries, &binary_status, &status);
         if (status == CL_SUCCESS) status = program.build(handles, compiler_options.c_str());
         if (status == CL_SUCCESS) return finish(std::move(program), DeviceBuild::Origin::disk_cache);
         for (const auto& key : keys) cache.remove(key);
     }
 
     cl_int status = CL_SUCCESS;
-    cl::Program program(context.cl_context(), expanded, false, &status);
+    cl::Program program(cl_context(context), expanded, false, &status);
     check(status, "clCreateProgramWithSource");
     status = program.build(handles, compiler_options.c_str());
     if (status != CL_SUCCESS) {
@@ -109,15 +105,14 @@ BuiltProgram build(const Context& context, const Source& source, const BuildOpti
             if (state == CL_BUILD_SUCCESS) continue;
             std::string log = map_log_locations(build_log(program, handles[i]), expanded);
             if (log.empty()) log = std::string("(no compiler log; clBuildProgram returned ") +
-                                   cl_status_name(status) + ")";
-            throw BuildError(source.name(), devices[i].info().name, log);
+                                   partcl::opencl::status_name(status) + ")";
+            throw BuildError(source.name, devices[i].info.name, log);
         }
-        throw ClError(status, "clBuildProgram", source.name());
+        throw error(status, "clBuildProgram", source.name);
     }
-    const auto built = program_binaries(program, devices);
+    const auto built = program_binaries(program, handles);
     for (std::size_t i = 0; i < devices.size(); ++i)
-        cache.store(keys[i], CacheEntry{{}, source.name(), devices[i].info().name, compiler_options},
-                    built[i]);
+        cache.store(keys[i], source.name, devices[i].info.name, compiler_options, built[i]);
     return finish(std::move(program), DeviceBuild::Origin::compiled);
 }
 

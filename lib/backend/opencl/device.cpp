@@ -1,10 +1,7 @@
 // The OpenCL backend's devices: every device of every platform the ICD loader knows.
-#include <partcl/runtime/device.hpp>
-#include <partcl/runtime/error.hpp>
+#include "backend/opencl/opencl.hpp"
 
-#include "backend/interface.hpp"
-
-namespace partcl {
+namespace partcl::detail::opencl {
 
 namespace {
 
@@ -36,51 +33,55 @@ DeviceType device_type(cl_device_type type) {
     return DeviceType::other;
 }
 
-} // namespace
-
-Device::Device(cl::Platform platform, cl::Device device, std::size_t index,
-               std::size_t platform_index)
-    : platform_(std::move(platform)), device_(std::move(device)) {
-    info_.index = index;
-    info_.platform_index = platform_index;
-    info_.name = trim(device_info<CL_DEVICE_NAME>(device_));
-    info_.vendor = trim(device_info<CL_DEVICE_VENDOR>(device_));
-    info_.platform = trim(platform_info<CL_PLATFORM_NAME>(platform_));
-    info_.platform_version = trim(platform_info<CL_PLATFORM_VERSION>(platform_));
-    info_.device_version = trim(device_info<CL_DEVICE_VERSION>(device_));
-    info_.driver_version = trim(device_info<CL_DRIVER_VERSION>(device_));
-    info_.opencl_c_version = trim(device_info<CL_DEVICE_OPENCL_C_VERSION>(device_));
-    info_.type = device_type(device_info<CL_DEVICE_TYPE>(device_));
-    info_.compute_units = device_info<CL_DEVICE_MAX_COMPUTE_UNITS>(device_);
-    info_.clock_mhz = device_info<CL_DEVICE_MAX_CLOCK_FREQUENCY>(device_);
-    info_.global_memory = device_info<CL_DEVICE_GLOBAL_MEM_SIZE>(device_);
-    info_.local_memory = device_info<CL_DEVICE_LOCAL_MEM_SIZE>(device_);
-    info_.max_allocation = device_info<CL_DEVICE_MAX_MEM_ALLOC_SIZE>(device_);
-    info_.max_work_group_size = device_info<CL_DEVICE_MAX_WORK_GROUP_SIZE>(device_);
-    info_.extensions = trim(device_info<CL_DEVICE_EXTENSIONS>(device_));
+BackendDevice describe(const cl::Platform& platform, const cl::Device& device, std::size_t index,
+                       std::size_t platform_index) {
+    DeviceInfo info;
+    info.index = index;
+    info.platform_index = platform_index;
+    info.name = trim(device_info<CL_DEVICE_NAME>(device));
+    info.vendor = trim(device_info<CL_DEVICE_VENDOR>(device));
+    info.platform = trim(platform_info<CL_PLATFORM_NAME>(platform));
+    info.platform_version = trim(platform_info<CL_PLATFORM_VERSION>(platform));
+    info.device_version = trim(device_info<CL_DEVICE_VERSION>(device));
+    info.driver_version = trim(device_info<CL_DRIVER_VERSION>(device));
+    info.opencl_c_version = trim(device_info<CL_DEVICE_OPENCL_C_VERSION>(device));
+    info.type = device_type(device_info<CL_DEVICE_TYPE>(device));
+    info.compute_units = device_info<CL_DEVICE_MAX_COMPUTE_UNITS>(device);
+    info.clock_mhz = device_info<CL_DEVICE_MAX_CLOCK_FREQUENCY>(device);
+    info.global_memory = device_info<CL_DEVICE_GLOBAL_MEM_SIZE>(device);
+    info.local_memory = device_info<CL_DEVICE_LOCAL_MEM_SIZE>(device);
+    info.max_allocation = device_info<CL_DEVICE_MAX_MEM_ALLOC_SIZE>(device);
+    info.max_work_group_size = device_info<CL_DEVICE_MAX_WORK_GROUP_SIZE>(device);
+    info.extensions = trim(device_info<CL_DEVICE_EXTENSIONS>(device));
     // An fp64 config of zero means no double, whatever the extension string claims.
-    info_.fp64 = device_info<CL_DEVICE_DOUBLE_FP_CONFIG>(device_) != 0;
+    info.fp64 = device_info<CL_DEVICE_DOUBLE_FP_CONFIG>(device) != 0;
+    return BackendDevice{std::move(info), device(), platform(), -1};
 }
 
-namespace detail::opencl {
-std::vector<Device> enumerate_devices() {
+} // namespace
+
+
+std::vector<BackendDevice> enumerate_devices() {
     std::vector<cl::Platform> platforms;
     const cl_int status = cl::Platform::get(&platforms);
     // The ICD loader reports "no platform" as an error; for us it is an empty machine.
     if (status == CL_PLATFORM_NOT_FOUND_KHR || platforms.empty()) return {};
     check(status, "clGetPlatformIDs");
 
-    std::vector<Device> devices;
+    std::vector<BackendDevice> devices;
     for (std::size_t p = 0; p < platforms.size(); ++p) {
         std::vector<cl::Device> found;
         const cl_int s = platforms[p].getDevices(CL_DEVICE_TYPE_ALL, &found);
         if (s == CL_DEVICE_NOT_FOUND) continue;
         check(s, "clGetDeviceIDs");
-        for (auto& d : found) devices.emplace_back(platforms[p], d, devices.size(), p);
+        for (auto& d : found) devices.push_back(describe(platforms[p], d, devices.size(), p));
     }
     return devices;
 }
 
-} // namespace detail::opencl
+// Retained: a root device's retain and release do nothing, a sub-device's must balance.
+cl::Device cl_device(const BackendDevice& device) {
+    return cl::Device(static_cast<cl_device_id>(device.device), true);
+}
 
-} // namespace partcl
+} // namespace partcl::detail::opencl

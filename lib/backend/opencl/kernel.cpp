@@ -1,13 +1,22 @@
-#include "backend/opencl/kernel.hpp"
-#include "backend/text.hpp"
-
+// The OpenCL backend's programs and their kernels.
 #include <algorithm>
 
-#include <partcl/runtime/error.hpp>
+#include "backend/opencl/opencl.hpp"
+#include "backend/text.hpp"
 
 namespace partcl::detail::opencl {
 
 namespace {
+
+class OpenclProgram final : public ProgramImpl {
+public:
+    explicit OpenclProgram(cl::Program program) : program(std::move(program)) {}
+    void* native() const override { return program(); }
+    std::vector<std::string> kernel_names() const override;
+    std::unique_ptr<KernelImpl> kernel(const std::string& name) const override;
+
+    cl::Program program;
+};
 
 class OpenclKernel final : public KernelImpl {
 public:
@@ -15,14 +24,18 @@ public:
         : name_(name) {
         cl_int status = CL_SUCCESS;
         kernel_ = cl::Kernel(program.program, name.c_str(), &status);
-        if (status != CL_SUCCESS) throw ClError(status, "clCreateKernel", "kernel '" + name + "'");
+        if (status != CL_SUCCESS) throw error(status, "clCreateKernel", "kernel '" + name + "'");
     }
 
     void set(unsigned index, std::size_t size, const void* value) override {
+        check_argument(index, ::clSetKernelArg(kernel_(), index, size, value));
+    }
+
+    bool set_if_size(unsigned index, std::size_t size, const void* value) override {
         const cl_int status = ::clSetKernelArg(kernel_(), index, size, value);
-        if (status != CL_SUCCESS)
-            throw ClError(status, "clSetKernelArg",
-                          "argument " + std::to_string(index) + " of kernel '" + name_ + "'");
+        if (status == CL_INVALID_ARG_SIZE) return false;
+        check_argument(index, status);
+        return true;
     }
 
     void set_memory(unsigned index, const MemoryImpl* memory) override {
@@ -38,23 +51,23 @@ public:
             kernel_, offset ? cl::NDRange(offset) : cl::NullRange, cl::NDRange(global),
             local ? cl::NDRange(local) : cl::NullRange, nullptr, &event);
         if (status != CL_SUCCESS)
-            throw ClError(status, "clEnqueueNDRangeKernel",
-                          "kernel '" + name_ + "', " + std::to_string(global) +
-                              " work-items in groups of " +
-                              (local ? std::to_string(local) : std::string("any size")));
+            throw error(status, "clEnqueueNDRangeKernel",
+                        "kernel '" + name_ + "', " + std::to_string(global) +
+                            " work-items in groups of " +
+                            (local ? std::to_string(local) : std::string("any size")));
         return make_event(std::move(event));
     }
 
-    std::size_t max_work_group_size(const Device& device) const override {
+    std::size_t max_work_group_size(const BackendDevice& device) const override {
         std::size_t size = 0;
-        check(kernel_.getWorkGroupInfo(device.cl_device(), CL_KERNEL_WORK_GROUP_SIZE, &size),
+        check(kernel_.getWorkGroupInfo(cl_device(device), CL_KERNEL_WORK_GROUP_SIZE, &size),
               "clGetKernelWorkGroupInfo");
         return size;
     }
 
-    std::size_t preferred_multiple(const Device& device) const override {
+    std::size_t preferred_multiple(const BackendDevice& device) const override {
         std::size_t size = 0;
-        check(kernel_.getWorkGroupInfo(device.cl_device(),
+        check(kernel_.getWorkGroupInfo(cl_device(device),
                                        CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, &size),
               "clGetKernelWorkGroupInfo");
         return size;
@@ -63,11 +76,15 @@ public:
     std::optional<std::size_t> parameter_size(unsigned) const override { return std::nullopt; }
 
 private:
+    void check_argument(unsigned index, cl_int status) const {
+        if (status != CL_SUCCESS)
+            throw error(status, "clSetKernelArg",
+                        "argument " + std::to_string(index) + " of kernel '" + name_ + "'");
+    }
+
     std::string name_;
     cl::Kernel kernel_;
 };
-
-} // namespace
 
 std::vector<std::string> OpenclProgram::kernel_names() const {
     std::string names;
@@ -84,6 +101,12 @@ std::vector<std::string> OpenclProgram::kernel_names() const {
 
 std::unique_ptr<KernelImpl> OpenclProgram::kernel(const std::string& name) const {
     return std::make_unique<OpenclKernel>(*this, name);
+}
+
+} // namespace
+
+std::shared_ptr<ProgramImpl> make_program(cl::Program program) {
+    return std::make_shared<OpenclProgram>(std::move(program));
 }
 
 const cl::Program& cl_program(const ProgramImpl& program) {

@@ -156,7 +156,7 @@ void MpsFluid::upload(const MpsParticles& p) {
 }
 
 void MpsFluid::set_cell_args(Kernel& kernel) const {
-    kernel.arg(0, cl_uint(n_));
+    kernel.arg(0, std::uint32_t(n_));
     cells_->grid_args(kernel, 1);
     kernel.arg(8, cells_->keys()).arg(9, cells_->cell_start()).arg(10, cells_->cell_end());
 }
@@ -206,7 +206,7 @@ double MpsFluid::step(double dt) {
     correct_.arg(17, Real{dt}).arg(18, Real{re}).arg(19, Real{d / n0_ / p.density * dt});
     correct_.launch(queue, n_, group);
 
-    max_speed_kernel_.args(cl_uint(n_), type_, u_, partial_);
+    max_speed_kernel_.args(std::uint32_t(n_), type_, u_, partial_);
     max_speed_kernel_.launch(queue, n_, group);
     std::uint32_t status = 0;
     status_.read(queue, &status, 1);

@@ -198,8 +198,8 @@ DenseShape DenseGravity::tune(std::size_t d, const Source& source, ProgramCache&
         const Split s = split(shape, d, n, n);
         RealBuffer partial = s.parts > 1 ? RealBuffer(context_, precision_, 3 * n * s.parts) : acc;
         const std::size_t items = s.work_items(shape.work_group());
-        k.args(cl_uint(0), cl_uint(n), cl_uint(n), Real{0.0025}, Real{1.0}, bpos, bmass, partial,
-               cl_uint(0), cl_uint(n), RealBuffer(), cl_uint(s.blocks), cl_uint(s.chunk));
+        k.args(std::uint32_t(0), std::uint32_t(n), std::uint32_t(n), Real{0.0025}, Real{1.0}, bpos, bmass, partial,
+               std::uint32_t(0), std::uint32_t(n), RealBuffer(), std::uint32_t(s.blocks), std::uint32_t(s.chunk));
         k.launch(queue, items, shape.work_group()).wait();  // first launch: driver-side compilation
         double seconds = 1e300;
         for (int repeat = 0; repeat < 3; ++repeat)

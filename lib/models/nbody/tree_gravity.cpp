@@ -236,36 +236,36 @@ void TreeGravity::build(const RealBuffer& positions, const RealBuffer& mass, std
     n_ = n;
     levels_ = levels_for(n, options_.leaf_size);
     Queue& queue = context_.queue(0);
-    const cl_uint un = cl_uint(n), nodes = cl_uint(std::size_t(2) << levels_);
+    const std::uint32_t un = std::uint32_t(n), nodes = std::uint32_t(std::size_t(2) << levels_);
     const Real theta{options_.theta};
 
-    const cl_uint partials = cl_uint(std::min(root_partials, (n + root_group - 1) / root_group));
-    kernels_[k_root_box].args(un, un, cl_uint(0), positions, partials, cl_uint(0), root_box_, un, perm_)
+    const std::uint32_t partials = std::uint32_t(std::min(root_partials, (n + root_group - 1) / root_group));
+    kernels_[k_root_box].args(un, un, std::uint32_t(0), positions, partials, std::uint32_t(0), root_box_, un, perm_)
         .launch(queue, partials * root_group, root_group);
-    kernels_[k_root_box].args(partials, partials, 3 * partials, root_box_, nodes, cl_uint(1), box_,
-                              cl_uint(0), perm_)
+    kernels_[k_root_box].args(partials, partials, 3 * partials, root_box_, nodes, std::uint32_t(1), box_,
+                              std::uint32_t(0), perm_)
         .launch(queue, root_group, root_group);
     // Whole-tree sorts down to the first level whose nodes fit a finishing work-group.
     std::size_t first_finished = 0;
     while (((n - 1) >> first_finished) + 1 > finish_size_) ++first_finished;
     for (std::size_t level = 0; level < std::min(levels_, first_finished); ++level) {
-        const cl_uint count = cl_uint(1) << level;
+        const std::uint32_t count = std::uint32_t(1) << level;
         kernels_[k_keys].args(un, count, nodes, positions, box_, perm_, keys_buffer_, values_)
             .launch(queue, n);
         sort_by_key(queue, keys_buffer_, values_, n);
         kernels_[k_regroup].args(un, count, values_, perm_, node_keys_, perm_scratch_).launch(queue, n);
-        sort_by_key(queue, node_keys_, perm_scratch_, n, cl_uint(level));  // node keys < 2^level
+        sort_by_key(queue, node_keys_, perm_scratch_, n, std::uint32_t(level));  // node keys < 2^level
         std::swap(perm_, perm_scratch_);
         kernels_[k_split].args(un, count, nodes, positions, perm_, box_).launch(queue, count);
     }
     if (first_finished < levels_)
-        kernels_[k_finish].args(un, cl_uint(first_finished), cl_uint(levels_), nodes, positions, perm_, box_)
+        kernels_[k_finish].args(un, std::uint32_t(first_finished), std::uint32_t(levels_), nodes, positions, perm_, box_)
             .launch(queue, (std::size_t(1) << first_finished) * finish_size_, finish_size_);
     kernels_[k_gather].args(un, positions, mass, perm_, sorted_).launch(queue, n);
-    const cl_uint leaf_count = cl_uint(1) << levels_;
+    const std::uint32_t leaf_count = std::uint32_t(1) << levels_;
     kernels_[k_leaves].args(un, leaf_count, nodes, sorted_, node_, box_, theta).launch(queue, leaf_count);
     for (std::size_t level = levels_; level-- > 0;) {
-        const cl_uint count = cl_uint(1) << level;
+        const std::uint32_t count = std::uint32_t(1) << level;
         kernels_[k_nodes].args(count, nodes, node_, box_, theta).launch(queue, count);
     }
 }
@@ -284,9 +284,9 @@ void TreeGravity::evaluate(RealBuffer& out, std::size_t out_offset, RealBuffer* 
     Queue& queue = context_.queue(0);
     Kernel& k = kernels_[potential ? k_force_potential : k_force];
     const std::size_t g = options_.group_size, groups = this->groups(n);
-    k.args(cl_uint(n), cl_uint(leaves()), cl_uint(groups),
+    k.args(std::uint32_t(n), std::uint32_t(leaves()), std::uint32_t(groups),
            Real{parameters_.softening * parameters_.softening}, Real{parameters_.G}, node_, sorted_,
-           perm_, out, cl_uint(out_offset), cl_uint(n), potential ? *potential : RealBuffer());
+           perm_, out, std::uint32_t(out_offset), std::uint32_t(n), potential ? *potential : RealBuffer());
     const std::size_t local = list_size() > 0
                                   ? g
                                   : std::min(walk_work_group(g), k.max_work_group_size(context_.device(0)));

@@ -154,10 +154,10 @@ ElectrostaticPic::ElectrostaticPic(Context& context, Precision precision, const 
     solve_field();  // particles outside the box: UsageError from the cell list here
 }
 
-Kernel& ElectrostaticPic::grid_args(Kernel& kernel, cl_uint first) {
-    return kernel.arg(first, cl_uint(grid_.nodes[0]))
-        .arg(first + 1, cl_uint(grid_.nodes[1]))
-        .arg(first + 2, cl_uint(grid_.nodes[2]))
+Kernel& ElectrostaticPic::grid_args(Kernel& kernel, std::uint32_t first) {
+    return kernel.arg(first, std::uint32_t(grid_.nodes[0]))
+        .arg(first + 1, std::uint32_t(grid_.nodes[1]))
+        .arg(first + 2, std::uint32_t(grid_.nodes[2]))
         .arg(first + 3, Real{1 / grid_.spacing});
 }
 
@@ -175,12 +175,12 @@ void ElectrostaticPic::deposit(RealBuffer& rho) {
     auto& queue = context_.queue(0);
     if (deposit_ == PicDeposit::atomic) {
         rho.fill(queue, 0);
-        deposit_atomic_->args(cl_uint(n_), cl_uint(n_), r_, species_index_, species_density_);
+        deposit_atomic_->args(std::uint32_t(n_), std::uint32_t(n_), r_, species_index_, species_density_);
         grid_args(*deposit_atomic_, 5).arg(9, rho);
         deposit_atomic_->launch(queue, n_, group);
     } else {
         const std::size_t points = grid_.points();
-        deposit_gather_.args(cl_uint(points), cl_uint(n_), r_, species_index_, species_density_,
+        deposit_gather_.args(std::uint32_t(points), std::uint32_t(n_), r_, species_index_, species_density_,
                              cells_->cell_start(), cells_->cell_end());
         grid_args(deposit_gather_, 7).arg(11, rho);
         deposit_gather_.launch(queue, points, group);
@@ -202,11 +202,11 @@ void ElectrostaticPic::solve_field() {
 
     deposit(work_);  // rho, transformed in place
     fft_.forward(work_);
-    poisson_.arg(0, cl_uint(points));
+    poisson_.arg(0, std::uint32_t(points));
     grid_args(poisson_, 1).arg(5, work_);
     poisson_.launch(queue, points, group);
     fft_.inverse(work_);
-    field_kernel_.args(cl_uint(points), work_);
+    field_kernel_.args(std::uint32_t(points), work_);
     grid_args(field_kernel_, 2).arg(6, field_);
     field_kernel_.launch(queue, points, group);
 }
@@ -214,7 +214,7 @@ void ElectrostaticPic::solve_field() {
 void ElectrostaticPic::step(double dt) {
     if (!std::isfinite(dt)) throw UsageError("pic: the time step must be finite");
     auto& queue = context_.queue(0);
-    push_.args(cl_uint(n_), cl_uint(n_), r_, v_, species_index_, species_qm_, field_);
+    push_.args(std::uint32_t(n_), std::uint32_t(n_), r_, v_, species_index_, species_qm_, field_);
     grid_args(push_, 7).arg(11, Real{steps_ == 0 ? dt / 2 : dt}).arg(12, Real{dt});
     push_.launch(queue, n_, group);
     solve_field();  // a NaN position: UsageError from the cell list

@@ -6,7 +6,7 @@
 #include <random>
 #include <string>
 
-#include <partcl/runtime/error.hpp>
+#include <partcl/backend/error.hpp>
 
 namespace partcl {
 

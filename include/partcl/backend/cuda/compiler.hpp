@@ -4,16 +4,20 @@
 // with the same precision macros and defines, through the same ProgramCache. NVRTC runs on the
 // host and needs no GPU, so this layer is built and tested wherever the CUDA toolkit is.
 //
-// Only present when partcl is built with the CUDA backend (PARTCL_WITH_CUDA).
+// Only present when partcl is built with the CUDA backend (PARTCL_WITH_CUDA); libpartcl-cuda
+// defines it. compile() takes the jit layer's Source and ProgramCache (partcl/jit/), declared
+// here only by name.
 #include <string>
 #include <vector>
 
-#include <partcl/jit/compiler.hpp>
-#include <partcl/jit/options.hpp>
-#include <partcl/jit/program_cache.hpp>
-#include <partcl/jit/source.hpp>
+#include <partcl/backend/build.hpp>
 
-namespace partcl::cuda {
+namespace partcl {
+
+class ProgramCache;
+class Source;
+
+namespace cuda {
 
 // PTX for one virtual architecture.
 struct Ptx {
@@ -31,10 +35,14 @@ std::string nvrtc_version();
 // --ftz=true, -cl-mad-enable -> --fmad=true). A flag with no NVRTC meaning is a UsageError.
 std::vector<std::string> nvrtc_options(const BuildOptions& options, const std::string& arch);
 
-// Compiles `source` for `arch` (a virtual architecture such as "compute_90"). A compile error
-// throws BuildError whose log names the user's files and lines (`nbody/dense.cl:12: error:
-// ...`), as on OpenCL.
+// Compiles `source` for `arch` (a virtual architecture such as "compute_90"), through `cache`
+// (or ProgramCache::global()). A compile error throws BuildError whose log names the user's
+// files and lines (`nbody/dense.cl:12: error: ...`), as on OpenCL.
+Ptx compile(const Source& source, const BuildOptions& options, const std::string& arch,
+            ProgramCache& cache);
 Ptx compile(const Source& source, const BuildOptions& options = {},
-            const std::string& arch = "compute_90", ProgramCache& cache = ProgramCache::global());
+            const std::string& arch = "compute_90");
 
-} // namespace partcl::cuda
+} // namespace cuda
+
+} // namespace partcl

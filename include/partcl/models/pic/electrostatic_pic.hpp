@@ -97,7 +97,7 @@ private:
     RealBuffer r_, v_, r_b_, v_b_, species_density_, species_qm_, work_, field_;
     Buffer<std::uint32_t> species_index_, species_index_b_;
 
-    Kernel& grid_args(Kernel& kernel, cl_uint first);
+    Kernel& grid_args(Kernel& kernel, std::uint32_t first);
     void deposit(RealBuffer& rho);  // step 2 into rho (2 points() reals, interleaved complex)
     void solve_field();             // steps 1-4 at the current positions
 };

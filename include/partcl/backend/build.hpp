@@ -1,12 +1,13 @@
 #pragma once
-// BuildOptions: what a kernel build is specialised on. Precision is chosen at run time per
-// program; cl/common/real.h turns it into the `real` vocabulary inside kernels.
+// What the backends' compilers take and give: BuildOptions, what a kernel build is specialised
+// on (precision is chosen at run time per program; cl/common/real.h turns it into the `real`
+// vocabulary inside kernels), and DeviceBuild, how each device got its binary.
 #include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include <partcl/runtime/precision.hpp>
+#include <partcl/backend/precision.hpp>
 
 namespace partcl {
 
@@ -33,5 +34,21 @@ struct BuildOptions {
     // The option string handed to the OpenCL compiler (part of the program cache key).
     std::string compiler_options() const;
 };
+
+// How one device got its binary.
+struct DeviceBuild {
+    enum class Origin { compiled, disk_cache, memory_cache };
+    std::string device;
+    Origin origin = Origin::compiled;
+    double seconds = 0;  // wall time of the whole build (all devices of the context together)
+    std::string log;     // compiler warnings, if any
+};
+
+const char* to_string(DeviceBuild::Origin origin) noexcept;
+
+// Compiler logs in the user's terms. Some compilers ignore `#line` and name the expanded source
+// as a whole (NVIDIA: `<kernel>:4:12`, Oclgrind: `input.cl:106`); this rewrites such locations
+// to `file.cl:LINE` by reading the `#line` markers of `expanded` (Source::expand's output).
+std::string map_log_locations(const std::string& log, const std::string& expanded);
 
 } // namespace partcl

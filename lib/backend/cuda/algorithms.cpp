@@ -1,8 +1,8 @@
-// Fft on CUDA through cuFFT, on the queue's stream.
+// The CUDA backend's device algorithms: sort, scan and reduce with CUB (algorithms.cu, compiled
+// by nvcc), and FFTs with cuFFT, on the queue's stream.
 #include <cufft.h>
 
-#include <partcl/runtime/error.hpp>
-
+#include "backend/cuda/algorithms.hpp"
 #include "backend/cuda/cuda.hpp"
 
 namespace partcl::detail::cuda {
@@ -16,10 +16,10 @@ void check_cufft(cufftResult status, const char* call) {
 
 class CufftPlan final : public FftPlan {
 public:
-    CufftPlan(Context& context, std::size_t device, Precision precision,
+    CufftPlan(const BackendDevice& device, Precision precision,
               const std::array<std::size_t, 3>& shape)
         : precision_(precision) {
-        use_device(context.device(device).ordinal());
+        use_device(device.ordinal);
         const cufftType type = precision == Precision::float64 ? CUFFT_Z2Z : CUFFT_C2C;
         // cuFFT's arrays are row-major (last index fastest); partcl's grids have x fastest.
         const int nx = int(shape[0]), ny = int(shape[1]), nz = int(shape[2]);
@@ -39,14 +39,14 @@ public:
     CufftPlan(const CufftPlan&) = delete;
     CufftPlan& operator=(const CufftPlan&) = delete;
 
-    void run(Queue& queue, RealBuffer& data, int direction) override {
+    void run(QueueImpl& queue, MemoryImpl& data, int direction) override {
         check_cufft(cufftSetStream(plan_, stream_of(queue)), "cufftSetStream");
         const int sign = direction < 0 ? CUFFT_FORWARD : CUFFT_INVERSE;
         if (precision_ == Precision::float64) {
-            auto* z = device_address<cufftDoubleComplex>(*data.memory().impl());
+            auto* z = device_address<cufftDoubleComplex>(data);
             check_cufft(cufftExecZ2Z(plan_, z, z, sign), "cufftExecZ2Z");
         } else {
-            auto* c = device_address<cufftComplex>(*data.memory().impl());
+            auto* c = device_address<cufftComplex>(data);
             check_cufft(cufftExecC2C(plan_, c, c, sign), "cufftExecC2C");
         }
     }
@@ -58,9 +58,31 @@ private:
 
 } // namespace
 
-std::unique_ptr<FftPlan> fft_with_cufft(Context& context, std::size_t device, Precision precision,
-                                        const std::array<std::size_t, 3>& shape) {
-    return std::make_unique<CufftPlan>(context, device, precision, shape);
+void sort_by_key(QueueImpl& queue, const MemoryImpl& keys, SortKey key_type,
+                 const MemoryImpl& values, std::size_t n, unsigned key_bits) {
+    auto* v = device_address<std::uint32_t>(values);
+    switch (key_type) {
+    case SortKey::u32:
+        return sort_pairs(stream_of(queue), device_address<std::uint32_t>(keys), v, n, key_bits);
+    case SortKey::f32: return sort_pairs(stream_of(queue), device_address<float>(keys), v, n);
+    case SortKey::f64: return sort_pairs(stream_of(queue), device_address<double>(keys), v, n);
+    }
+}
+
+void exclusive_scan(QueueImpl& queue, const MemoryImpl& in, const MemoryImpl& out, std::size_t n) {
+    exclusive_sum(stream_of(queue), device_address<std::uint32_t>(in),
+                  device_address<std::uint32_t>(out), n);
+}
+
+double reduce_max(QueueImpl& queue, const MemoryImpl& values, Precision precision, std::size_t n) {
+    return precision == Precision::float64
+               ? max_of(stream_of(queue), device_address<double>(values), n)
+               : double(max_of(stream_of(queue), device_address<float>(values), n));
+}
+
+std::unique_ptr<FftPlan> fft_plan(const BackendDevice& device, Precision precision,
+                                  const std::array<std::size_t, 3>& shape) {
+    return std::make_unique<CufftPlan>(device, precision, shape);
 }
 
 } // namespace partcl::detail::cuda

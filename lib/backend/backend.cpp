@@ -1,5 +1,6 @@
-#include <partcl/runtime/backend.hpp>
-#include <partcl/runtime/error.hpp>
+// Backends by name, and whether each is there to use.
+#include <partcl/backend/backend.hpp>
+#include <partcl/backend/error.hpp>
 
 #include <cstdlib>
 

@@ -1,18 +1,11 @@
 #pragma once
-// The CUDA backend's precompiled device code (device_functions.cu, compiled by nvcc): buffer
-// fills, and CUB's radix sort, scan and reduction behind partcl's device algorithms. Plain C++
+// The CUDA backend's precompiled device code (algorithms.cu, compiled by nvcc): buffer fills,
+// and CUB's radix sort, scan and reduction behind partcl's device algorithms. Plain C++
 // declarations, so the rest of the backend is compiled by the host compiler.
 #include <cstddef>
 #include <cstdint>
-#include <functional>
-#include <memory>
 
 #include <cuda_runtime_api.h>
-
-namespace partcl::detail {
-class EventImpl;
-class QueueImpl;
-}
 
 namespace partcl::detail::cuda {
 
@@ -31,8 +24,5 @@ void exclusive_sum(cudaStream_t stream, const std::uint32_t* in, std::uint32_t* 
 // Largest of values[0, n) (CUB DeviceReduce), returned to the host.
 float max_of(cudaStream_t stream, const float* values, std::size_t n);
 double max_of(cudaStream_t stream, const double* values, std::size_t n);
-
-// Runs `command` on `queue`'s stream between the records of a timing event.
-std::shared_ptr<EventImpl> timed_on(QueueImpl& queue, const std::function<void()>& command);
 
 } // namespace partcl::detail::cuda

@@ -1,5 +1,5 @@
-#include <partcl/runtime/error.hpp>
-#include <partcl/runtime/precision.hpp>
+#include <partcl/backend/error.hpp>
+#include <partcl/backend/precision.hpp>
 
 namespace partcl {
 

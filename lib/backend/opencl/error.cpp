@@ -1,8 +1,9 @@
-#include <partcl/runtime/error.hpp>
+// OpenCL's status codes by name, for the messages of failed calls.
+#include <partcl/backend/opencl/error.hpp>
 
-namespace partcl {
+namespace partcl::opencl {
 
-const char* cl_status_name(cl_int status) noexcept {
+const char* status_name(cl_int status) noexcept {
     switch (status) {
 #define PARTCL_CASE(x) \
     case x: return #x;
@@ -79,17 +80,8 @@ const char* cl_status_name(cl_int status) noexcept {
     }
 }
 
-namespace {
-std::string message(cl_int status, const std::string& call, const std::string& detail) {
-    std::string text = call + " failed: " + cl_status_name(status) + " (" + std::to_string(status) + ")";
-    if (!detail.empty()) text += ": " + detail;
-    return text;
+BackendError error(cl_int status, std::string call, const std::string& detail) {
+    return BackendError(std::move(call), status, status_name(status), detail);
 }
-} // namespace
 
-ClError::ClError(cl_int status, std::string call, const std::string& detail)
-    : Error(message(status, call, detail)), status_(status), call_(std::move(call)) {}
-
-const char* ClError::status_name() const noexcept { return cl_status_name(status_); }
-
-} // namespace partcl
+} // namespace partcl::opencl

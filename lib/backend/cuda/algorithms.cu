@@ -1,10 +1,13 @@
-#include "backend/cuda/device_functions.hpp"
+#include "backend/cuda/algorithms.hpp"
+
+#include <algorithm>
+#include <cstring>
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
-#include "backend/cuda/check.hpp"
+#include "backend/cuda/error.hpp"
 
 namespace partcl::detail::cuda {
 

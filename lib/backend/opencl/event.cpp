@@ -1,0 +1,30 @@
+// The OpenCL backend's events: a command's cl::Event, timed by the queue's profiling.
+#include "backend/opencl/opencl.hpp"
+
+namespace partcl::detail::opencl {
+
+namespace {
+
+class OpenclEvent final : public EventImpl {
+public:
+    explicit OpenclEvent(cl::Event event) : event_(std::move(event)) {}
+    void wait() override { check(event_.wait(), "clWaitForEvents"); }
+    double seconds() override {
+        wait();
+        cl_ulong start = 0, end = 0;
+        check(event_.getProfilingInfo(CL_PROFILING_COMMAND_START, &start), "clGetEventProfilingInfo");
+        check(event_.getProfilingInfo(CL_PROFILING_COMMAND_END, &end), "clGetEventProfilingInfo");
+        return end > start ? double(end - start) * 1e-9 : 0.0;
+    }
+
+private:
+    cl::Event event_;
+};
+
+} // namespace
+
+std::shared_ptr<EventImpl> make_event(cl::Event event) {
+    return std::make_shared<OpenclEvent>(std::move(event));
+}
+
+} // namespace partcl::detail::opencl

@@ -1,0 +1,37 @@
+// The OpenCL backend's memory: a cl::Buffer of the context, which counts its own references.
+#include "backend/opencl/opencl.hpp"
+
+namespace partcl::detail::opencl {
+
+namespace {
+
+class OpenclMemory final : public MemoryImpl {
+public:
+    explicit OpenclMemory(cl::Buffer buffer) : buffer(std::move(buffer)) {}
+    void* native() const override { return buffer(); }
+    cl::Buffer buffer;
+};
+
+} // namespace
+
+std::shared_ptr<MemoryImpl> allocate(const cl::Context& context,
+                                     const std::vector<BackendDevice>& devices, std::size_t bytes) {
+    for (const auto& d : devices) {
+        if (bytes <= d.info.max_allocation) continue;
+        throw error(CL_INVALID_BUFFER_SIZE, "clCreateBuffer",
+                    std::to_string(bytes) + " bytes asked, but " + d.info.name +
+                        " allows at most " + std::to_string(d.info.max_allocation) +
+                        " bytes in one buffer");
+    }
+    cl_int status = CL_SUCCESS;
+    cl::Buffer buffer(context, CL_MEM_READ_WRITE, bytes, nullptr, &status);
+    if (status != CL_SUCCESS)
+        throw error(status, "clCreateBuffer", "allocating " + std::to_string(bytes) + " bytes");
+    return std::make_shared<OpenclMemory>(std::move(buffer));
+}
+
+const cl::Buffer& cl_buffer(const MemoryImpl& memory) {
+    return static_cast<const OpenclMemory&>(memory).buffer;
+}
+
+} // namespace partcl::detail::opencl
