@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include <partcl/io/checkpoint.hpp>
-#include <partcl/io/scenario.hpp>
+#include <partcl/run/scenario.hpp>
 #include <partcl/run/mps_run.hpp>
 #include <partcl/run/nbody_run.hpp>
 

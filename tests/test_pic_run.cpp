@@ -14,7 +14,7 @@
 
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/render.hpp>
-#include <partcl/io/scenario.hpp>
+#include <partcl/run/scenario.hpp>
 #include <partcl/run/nbody_run.hpp>
 #include <partcl/run/pic_run.hpp>
 

@@ -15,7 +15,7 @@
 #include <partcl/models/nbody/nbody_system.hpp>
 #include <partcl/models/nbody/tree_gravity.hpp>
 #include <partcl/io/checkpoint.hpp>
-#include <partcl/io/scenario.hpp>
+#include <partcl/run/scenario.hpp>
 #include <partcl/run/nbody_run.hpp>
 
 #include "support.hpp"

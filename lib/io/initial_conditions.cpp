@@ -3,6 +3,8 @@
 #include <partcl/io/snapshot.hpp>
 #include <partcl/runtime/error.hpp>
 
+#include "io/scenario_schema.hpp"
+
 #include <cmath>
 
 namespace partcl {
@@ -146,7 +148,7 @@ Bodies uniform_cube(std::size_t n, const Scenario::Cube& settings, Random& rando
 }
 
 Bodies make_bodies(const Scenario& scenario) {
-    validate(scenario);
+    detail::validate_initial_conditions(scenario);
     Random random(scenario.seed);
     const double G = scenario.gravity.G;
     const std::size_t n = std::size_t(scenario.n);

@@ -3,6 +3,7 @@
 #include <partcl/io/csv_log.hpp>
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/render.hpp>
+#include <partcl/run/scenario.hpp>
 #include <partcl/models/mps/mps_fluid.hpp>
 #include <partcl/models/mps/mps_tank.hpp>
 

@@ -6,6 +6,7 @@
 #include <partcl/io/initial_conditions.hpp>
 #include <partcl/io/render.hpp>
 #include <partcl/io/snapshot.hpp>
+#include <partcl/run/scenario.hpp>
 #include <partcl/models/nbody/dense_gravity.hpp>
 #include <partcl/models/nbody/tree_gravity.hpp>
 #include <partcl/models/nbody/nbody_system.hpp>

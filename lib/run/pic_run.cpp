@@ -3,6 +3,7 @@
 #include <partcl/io/csv_log.hpp>
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/render.hpp>
+#include <partcl/run/scenario.hpp>
 #include <partcl/models/pic/electrostatic_pic.hpp>
 #include <partcl/models/pic/pic_plasma.hpp>
 

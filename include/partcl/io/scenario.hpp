@@ -1,10 +1,11 @@
 #pragma once
-// Scenarios: every setting of a run, read from TOML (docs/scenarios.md documents each key). A
+// Scenarios: every setting of a run, read from TOML (docs/scenarios.md documents each key;
+// run/scenario.hpp reads, checks and writes them). A
 // scenario is of one model: N-body gravity ([scenario] model = "nbody", the default; tables
 // [bodies], [gravity], [integrator], ...), the MPS fluid (model = "mps"; table [fluid]) or the
 // electrostatic PIC plasma (model = "pic"; table [plasma]). A
-// table or key of the other model is an error. Built-in scenarios are TOML text inside the
-// library, parsed like a user's file.
+// table or key of the other model is an error. Built-in scenarios are the TOML files of
+// examples/scenarios/, compiled into the library and parsed like a user's file.
 //
 // Every problem in a scenario throws partcl::UsageError with a one-line message that names the
 // source, the line, the table and the key, e.g.
@@ -159,43 +160,16 @@ struct Scenario {
     } plasma;
 };
 
-// Reads a scenario file. A relative [bodies] snapshot path is taken relative to the file's
-// directory (and stored resolved that way); without [scenario] name, the name is the file's
-// stem. A missing or unreadable file is a UsageError.
-Scenario load_scenario(const std::filesystem::path& file);
-
-// Parses scenario TOML; `source_name` is used in messages ("scenario.toml", "builtin:plummer").
-// Missing tables and keys keep their defaults (the members' initialisers above).
-Scenario parse_scenario(const std::string& toml_text, const std::string& source_name);
-
-// The built-in scenarios by name; UsageError naming the known ones for an unknown name.
-Scenario builtin_scenario(const std::string& name);
+// The built-in scenarios' TOML (examples/scenarios/NAME.toml, compiled into the library), by
+// name; UsageError naming the known ones for an unknown name. run/scenario.hpp parses them.
 const std::string& builtin_scenario_toml(const std::string& name);
 std::vector<std::string> builtin_scenario_names();
 
-// `argument` is a built-in name when it is one and no file of that name exists, else a file.
-Scenario find_scenario(const std::string& argument);
-
-// Every setting as TOML; parse_scenario(to_toml(s), ...) gives back s exactly (doubles are
-// written with enough digits to round-trip). Used to store the scenario inside checkpoints.
-std::string to_toml(const Scenario& scenario);
-
-// Checks every value (what parse_scenario checks, without line numbers); throws UsageError.
-// For scenarios built or changed in code, e.g. after command-line overrides.
-void validate(const Scenario& scenario);
-
-bool operator==(const Scenario& a, const Scenario& b);
-
 // The scenario's [units] as numbers (io/units.hpp); a default UnitSystem when it has none.
 UnitSystem unit_system(const Scenario& scenario);
-inline bool operator!=(const Scenario& a, const Scenario& b) { return !(a == b); }
 
-// Names accepted for [scenario] model, [fluid] setup, [plasma] setup, [bodies] initial and [gravity] model.
+// Names accepted for [scenario] model and [bodies] initial.
 const std::vector<std::string>& model_names();
-const std::vector<std::string>& fluid_setup_names();
-const std::vector<std::string>& plasma_setup_names();
-const std::vector<std::string>& pic_deposit_names();  // [plasma] deposit
 const std::vector<std::string>& initial_condition_names();
-const std::vector<std::string>& gravity_model_names();
 
 } // namespace partcl
