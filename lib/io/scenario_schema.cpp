@@ -188,10 +188,22 @@ const Field* find_field(const Schema& schema, const std::string& table, const st
 
 std::string label(const Field& field) { return std::string("[") + field.table + "] " + field.key; }
 
+std::string key_of(const Field& field) { return std::string(field.table) + "." + field.key; }
+
+// What is wrong with the field's value: an unknown name, or what its check says.
+std::string problem(const Field& field, const Scenario& s, const UnknownNames& unknown) {
+    if (auto it = unknown.find(key_of(field)); it != unknown.end()) {
+        const auto& ref = std::get<EnumRef>(field.ref);
+        return one_of(it->second, ref.names(), ref.what);
+    }
+    return field.check(s);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reading
 
-void read_value(Scenario& s, const Field& field, const toml::node& node, const Location& at) {
+void read_value(Scenario& s, const Field& field, const toml::node& node, const Location& at,
+                UnknownNames& unknown) {
     const auto line = node.source().begin.line;
     const auto type_error = [&](const char* wanted) {
         at.fail(line, label(field) + " must be " + wanted + " (got " + describe(node) + ")");
@@ -248,6 +260,10 @@ void read_value(Scenario& s, const Field& field, const toml::node& node, const L
                 ref(s) = mode;
             } else if constexpr (std::is_same_v<T, CustomRef>) {
                 ref.read(s, node, at);
+            } else if constexpr (std::is_same_v<T, EnumRef>) {
+                const auto* v = node.as_string();
+                if (!v) type_error("a string");
+                if (!ref.set(s, v->get())) unknown[key_of(field)] = v->get();
             } else if constexpr (std::is_same_v<T, PrecisionRef>) {
                 const auto* v = node.as_string();
                 if (!v) type_error("a string");
@@ -280,6 +296,7 @@ Scenario parse(const Schema& schema, const std::string& toml_text, const std::st
     const Location at{source_name};
     Scenario s;
     lines.clear();
+    UnknownNames unknown;
     const auto known_tables = table_names(schema);
     for (auto&& [table_key, table_node] : document) {
         const std::string table_name(table_key.str());
@@ -303,7 +320,7 @@ Scenario parse(const Schema& schema, const std::string& toml_text, const std::st
                 at.fail(key.source().begin.line,
                         "unknown key '" + key_name + "' in [" + table_name +
                             "] (known: " + join(key_names(schema, table_name)) + ")");
-            read_value(s, *field, node, at);
+            read_value(s, *field, node, at, unknown);
             lines[table_name + "." + key_name] = node.source().begin.line;
         }
     }
@@ -327,24 +344,43 @@ Scenario parse(const Schema& schema, const std::string& toml_text, const std::st
 
     for (const auto& field : schema.fields) {
         if (!applies(field, s.model)) continue;
-        const std::string problem = field.check(s);
-        if (problem.empty()) continue;
-        const std::string key = std::string(field.table) + "." + field.key;
+        const std::string what = problem(field, s, unknown);
+        if (what.empty()) continue;
         std::int64_t line = 0;
-        if (auto it = lines.find(key); it != lines.end()) line = it->second;
+        if (auto it = lines.find(key_of(field)); it != lines.end()) line = it->second;
         else if (auto table = lines.find(field.table); table != lines.end()) line = table->second;
-        at.fail(line, label(field) + " " + problem);
+        at.fail(line, label(field) + " " + what);
     }
     return s;
 }
 
-void validate(const Schema& schema, const Scenario& scenario) {
+void validate(const Schema& schema, const Scenario& scenario, const UnknownNames& unknown) {
     for (const auto& field : schema.fields) {
         if (!applies(field, scenario.model)) continue;
-        const std::string problem = field.check(scenario);
-        if (!problem.empty())
-            throw UsageError("scenario '" + scenario.name + "': " + label(field) + " " + problem);
+        const std::string what = problem(field, scenario, unknown);
+        if (!what.empty())
+            throw UsageError("scenario '" + scenario.name + "': " + label(field) + " " + what);
     }
+}
+
+void set_by_name(const Schema& schema, Scenario& scenario, const std::string& key,
+                 const std::string& name, UnknownNames& unknown) {
+    const auto dot = key.find('.');
+    const Field* field = dot == std::string::npos
+                             ? nullptr
+                             : find_field(schema, key.substr(0, dot), key.substr(dot + 1));
+    if (field) {
+        if (const auto* ref = std::get_if<EnumRef>(&field->ref)) {
+            if (ref->set(scenario, name)) unknown.erase(key);
+            else unknown[key] = name;
+            return;
+        }
+        if (const auto* ref = std::get_if<TextRef>(&field->ref)) {
+            (*ref)(scenario) = name;
+            return;
+        }
+    }
+    throw UsageError("no key '" + key + "' set by name in scenarios");
 }
 
 std::string to_toml(const Schema& schema, const Scenario& scenario) {
@@ -367,6 +403,7 @@ std::string to_toml(const Schema& schema, const Scenario& scenario) {
                 if constexpr (std::is_same_v<T, RealRef>) return format_double(ref(s));
                 else if constexpr (std::is_same_v<T, ModeRef>) return format_mode(ref(s));
                 else if constexpr (std::is_same_v<T, CustomRef>) return {};  // above
+                else if constexpr (std::is_same_v<T, EnumRef>) return quote(ref.name(s));
                 else if constexpr (std::is_same_v<T, CountRef>) return std::to_string(ref(s));
                 else if constexpr (std::is_same_v<T, IntRef>) return std::to_string(ref(s));
                 else if constexpr (std::is_same_v<T, TextRef>) return quote(ref(s));

@@ -39,8 +39,16 @@ struct CustomRef {
     void (*read)(S&, const toml::node&, const Location&);
     void (*write)(const S&, std::ostream&);  // whole lines, after the table's other keys
 };
+// An enum option, written by its name (its table: models/option_names.hpp). A name it does not
+// know is reported when the key is checked, so problems come in the schema's order.
+struct EnumRef {
+    const char* (*name)(const S&);
+    bool (*set)(S&, const std::string& name);  // false for an unknown name
+    std::vector<std::string> (*names)();
+    const char* what;  // "a tree traversal"
+};
 using Ref = std::variant<RealRef, CountRef, IntRef, TextRef, PathRef, PairRef, PrecisionRef,
-                         ModeRef, CustomRef>;
+                         ModeRef, CustomRef, EnumRef>;
 // "" when the value is fine, else what is wrong, e.g. "must be positive (got -1)".
 using Check = std::string (*)(const S&);
 
@@ -60,6 +68,8 @@ std::vector<Field> of_model(const char* model, std::vector<Field> fields);
 
 // Keys given in a file: "table" and "table.key" -> line.
 using Given = std::map<std::string, std::int64_t>;
+// Unknown names given to enum keys: "table.key" -> the name.
+using UnknownNames = std::map<std::string, std::string>;
 
 // What one model adds to a schema beside its fields.
 struct ModelRules {
@@ -78,8 +88,14 @@ struct Schema {
 // The engine.
 Scenario parse(const Schema& schema, const std::string& toml_text, const std::string& source_name,
                Given& given);
-void validate(const Schema& schema, const Scenario& scenario);  // UsageError "scenario 'NAME': ..."
+// UsageError "scenario 'NAME': ..." for the first problem in the schema's order.
+void validate(const Schema& schema, const Scenario& scenario, const UnknownNames& unknown = {});
 std::string to_toml(const Schema& schema, const Scenario& scenario);
+// Sets the enum or text key "table.key" by name; an enum's unknown name goes to `unknown`.
+void set_by_name(const Schema& schema, Scenario& scenario, const std::string& key,
+                 const std::string& name, UnknownNames& unknown);
+// Nothing to check: an enum's value is always one of its names.
+inline std::string any_value(const S&) { return {}; }
 
 // Values in TOML and in messages.
 std::string format_double(double value);  // round-trips, always a TOML float

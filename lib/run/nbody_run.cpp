@@ -87,18 +87,12 @@ struct NBodyRun::State {
     State(Context& c, Scenario s, fs::path o, const Bodies& initial, DenseOptions dense)
         : context(c), scenario(std::move(s)), out(std::move(o)) {
         const Precision p = scenario.precision;
-        if (scenario.gravity_model == "dense") {
+        if (scenario.gravity_model == GravityModelKind::dense) {
             auto model = std::make_unique<DenseGravity>(context, p, scenario.gravity, dense);
             dense_gravity = model.get();
             gravity = std::move(model);
-        } else if (scenario.gravity_model == "tree") {
-            const Scenario::Tree& t = scenario.tree;
-            gravity = std::make_unique<TreeGravity>(
-                context, p, scenario.gravity,
-                TreeOptions{t.theta, std::size_t(t.leaf_size), parse_tree_traversal(t.traversal),
-                            std::size_t(t.group_size), std::nullopt});
         } else {
-            throw UsageError("gravity model '" + scenario.gravity_model + "' is not available");
+            gravity = std::make_unique<TreeGravity>(context, p, scenario.gravity, scenario.tree);
         }
         bodies = std::make_unique<DeviceBodies>(context, p, initial);
         system = std::make_unique<NBodySystem>(context, *gravity, *bodies);

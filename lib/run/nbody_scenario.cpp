@@ -10,7 +10,7 @@
 namespace partcl {
 
 const std::vector<std::string>& gravity_model_names() {
-    static const std::vector<std::string> names = {"dense", "tree"};
+    static const std::vector<std::string> names = names_of(gravity_model_kinds);
     return names;
 }
 
@@ -34,9 +34,11 @@ std::string check_G(const S& s) {
 
 const std::vector<Field>& gravity_table() {
     static const std::vector<Field> fields = of_model("nbody", {
-        {"gravity", "model", TextRef([](S& s) -> std::string& { return s.gravity_model; }),
-         [](const S& s) { return one_of(s.gravity_model, gravity_model_names(), "a gravity model"); },
-         ""},
+        {"gravity", "model",
+         EnumRef{[](const S& s) { return to_string(s.gravity_model); },
+                 [](S& s, const std::string& name) { return from_name(gravity_model_kinds, name, s.gravity_model); },
+                 [] { return names_of(gravity_model_kinds); }, "a gravity model"},
+         any_value, ""},
         {"gravity", "G", RealRef([](S& s) -> double& { return s.gravity.G; }), check_G,
          "[units] with all three units derive it"},
         {"gravity", "softening", RealRef([](S& s) -> double& { return s.gravity.softening; }),
@@ -45,28 +47,30 @@ const std::vector<Field>& gravity_table() {
          [](const S& s) {
              const double t = s.tree.theta;
              if (!std::isfinite(t)) return finite(t);
-             return t >= 0 && t <= 1 ? ok() : "must be in [0, 1] (got " + format_number(t) + ")";
+             return TreeOptions::valid_theta(t) ? ok() : "must be in [0, 1] (got " + format_number(t) + ")";
          },
          "tree: opening angle, 0 = direct sum"},
         {"gravity", "leaf_size", CountRef([](S& s) -> std::uint64_t& { return s.tree.leaf_size; }),
          [](const S& s) {
              const std::uint64_t l = s.tree.leaf_size;
-             return l >= 1 && l <= (1u << 20)
+             return TreeOptions::valid_leaf_size(l)
                         ? ok()
-                        : "must be in [1, 1048576] (got " + std::to_string(l) + ")";
+                        : "must be in [1, " + std::to_string(TreeOptions::max_leaf_size) +
+                              "] (got " + std::to_string(l) + ")";
          },
          "tree: most bodies in a leaf"},
-        {"gravity", "traversal", TextRef([](S& s) -> std::string& { return s.tree.traversal; }),
-         [](const S& s) {
-             return one_of(s.tree.traversal, {"stackless", "nested"}, "a tree traversal");
-         },
-         "tree: stackless | nested"},
+        {"gravity", "traversal",
+         EnumRef{[](const S& s) { return to_string(s.tree.traversal); },
+                 [](S& s, const std::string& name) { return from_name(tree_traversals, name, s.tree.traversal); },
+                 [] { return names_of(tree_traversals); }, "a tree traversal"},
+         any_value, "tree: stackless | nested"},
         {"gravity", "group_size", CountRef([](S& s) -> std::uint64_t& { return s.tree.group_size; }),
          [](const S& s) {
              const std::uint64_t g = s.tree.group_size;
-             return g >= 1 && g <= 1024 && (g & (g - 1)) == 0
+             return TreeOptions::valid_group_size(g)
                         ? ok()
-                        : "must be a power of two in [1, 1024] (got " + std::to_string(g) + ")";
+                        : "must be a power of two in [1, " + std::to_string(TreeOptions::max_group_size) +
+                              "] (got " + std::to_string(g) + ")";
          },
          "tree: most bodies walking the tree together"},
     });

@@ -91,11 +91,11 @@ struct PicRun::State {
     State(Context& c, Scenario s, fs::path o, const PicParticles* saved = nullptr)
         : context(c), scenario(std::move(s)), out(std::move(o)), grid(grid_of(scenario.plasma)) {
         const Scenario::Plasma& p = scenario.plasma;
-        const PicDeposit deposit = p.deposit == "atomic" ? PicDeposit::atomic : PicDeposit::gather;
+        const PicDeposit deposit = p.deposit;
         try {
             require_deposit(context.device(0).info(), scenario.precision, deposit);
         } catch (const Unsupported& e) {
-            throw Unsupported("scenario '" + scenario.name + "': [plasma] deposit = \"" + p.deposit +
+            throw Unsupported("scenario '" + scenario.name + "': [plasma] deposit = \"" + to_string(p.deposit) +
                               "\": " + e.what());
         }
         const PicParticles particles = saved ? *saved : particles_of(p, grid);

@@ -15,7 +15,7 @@ const std::vector<std::string>& plasma_setup_names() {
 }
 
 const std::vector<std::string>& pic_deposit_names() {
-    static const std::vector<std::string> names = {"gather", "atomic"};
+    static const std::vector<std::string> names = names_of(pic_deposits);
     return names;
 }
 
@@ -241,9 +241,11 @@ const std::vector<Field>& plasma_table() {
                         : "must be at most 10^7 steps of dt (got " + format_number(s.plasma.end_time) + ")";
          },
          "[1/omega_p]"},
-        {"plasma", "deposit", TextRef([](S& s) -> std::string& { return s.plasma.deposit; }),
-         [](const S& s) { return one_of(s.plasma.deposit, pic_deposit_names(), "a deposit strategy"); },
-         "gather | atomic"},
+        {"plasma", "deposit",
+         EnumRef{[](const S& s) { return to_string(s.plasma.deposit); },
+                 [](S& s, const std::string& name) { return from_name(pic_deposits, name, s.plasma.deposit); },
+                 [] { return names_of(pic_deposits); }, "a deposit strategy"},
+         any_value, "gather | atomic"},
         {"plasma", "sample_every", CountRef([](S& s) -> std::uint64_t& { return s.plasma.sample_every; }),
          [](const S& s) {
              return s.plasma.sample_every >= 1 && s.plasma.sample_every <= 10000000

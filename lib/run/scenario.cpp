@@ -45,6 +45,15 @@ Scenario parse_scenario(const std::string& toml_text, const std::string& source_
 
 void validate(const Scenario& scenario) { detail::validate(schema(), scenario); }
 
+void validate(const Scenario& scenario, const UnknownNames& unknown) {
+    detail::validate(schema(), scenario, unknown);
+}
+
+void set_by_name(Scenario& scenario, const std::string& key, const std::string& name,
+                 UnknownNames& unknown) {
+    detail::set_by_name(schema(), scenario, key, name, unknown);
+}
+
 Scenario load_scenario(const fs::path& file) {
     std::ifstream in(file, std::ios::binary);
     std::error_code ec;

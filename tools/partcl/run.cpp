@@ -190,7 +190,7 @@ private:
 std::string format_tree(const Scenario& s) {
     char text[128];
     std::snprintf(text, sizeof text, "%g, leaves of %llu, %s, groups of %llu", s.tree.theta,
-                  static_cast<unsigned long long>(s.tree.leaf_size), s.tree.traversal.c_str(),
+                  static_cast<unsigned long long>(s.tree.leaf_size), to_string(s.tree.traversal),
                   static_cast<unsigned long long>(s.tree.group_size));
     return text;
 }
@@ -295,7 +295,7 @@ int run_pic(const RunRequest& request, const GlobalOptions& global, Scenario sce
     std::cerr << "partcl run: " << s.name << ", PIC " << p.setup << " " << p.dimensions << "-D, "
               << run.particles() << " particles"
               << (p.setup == "species" ? " of " + std::to_string(p.species.size()) + " species" : std::string())
-              << " on " << cells << " cells, " << p.deposit << " deposit, "
+              << " on " << cells << " cells, " << to_string(p.deposit) << " deposit, "
               << to_string(s.precision) << ", " << run.steps() << " steps of dt = " << p.dt
               << " on " << context.device(0).info().name << " ("
               << context.device(0).info().platform << ")"
@@ -368,12 +368,14 @@ int run_run(const RunRequest& request, const GlobalOptions& global) {
         if (!request.integrator.empty()) scenario.integrator = request.integrator;
         if (request.snapshot_every) scenario.snapshot_every = *request.snapshot_every;
         if (request.frame_every) scenario.frame_every = *request.frame_every;
-        if (!request.gravity.empty()) scenario.gravity_model = request.gravity;
+        UnknownNames unknown;
+        if (!request.gravity.empty()) set_by_name(scenario, "gravity.model", request.gravity, unknown);
         if (request.theta) scenario.tree.theta = *request.theta;
         if (request.leaf_size) scenario.tree.leaf_size = *request.leaf_size;
-        if (!request.traversal.empty()) scenario.tree.traversal = request.traversal;
+        if (!request.traversal.empty())
+            set_by_name(scenario, "gravity.traversal", request.traversal, unknown);
         if (request.group_size) scenario.tree.group_size = *request.group_size;
-        validate(scenario);
+        validate(scenario, unknown);
     }
 
     Context context = Context::from_filter(global.filter());
@@ -387,8 +389,8 @@ int run_run(const RunRequest& request, const GlobalOptions& global) {
     std::string devices;
     for (const auto& d : context.devices()) devices += (devices.empty() ? "" : " + ") + d.info().name;
     std::cerr << "partcl run: " << s.name << ", N = " << run.bodies() << ", "
-              << to_string(s.precision) << ", " << s.gravity_model
-              << (s.gravity_model == "tree" ? " (theta " + format_tree(s) + ")" : std::string())
+              << to_string(s.precision) << ", " << to_string(s.gravity_model)
+              << (s.gravity_model == GravityModelKind::tree ? " (theta " + format_tree(s) + ")" : std::string())
               << ", " << s.integrator << ", "
               << (s.end_time > 0 && integrator_adapts_step(s.integrator)
                       ? "to t = " + shortest(s.end_time)
@@ -412,7 +414,7 @@ int run_run(const RunRequest& request, const GlobalOptions& global) {
                 static_cast<unsigned long long>(summary.last_step), summary.time,
                 summary.wall_seconds, summary.steps_per_second, summary.energy_drift,
                 summary.interactions_per_second,
-                s.gravity_model == "tree" ? "N^2 per force evaluation over wall time: the direct-sum equivalent"
+                s.gravity_model == GravityModelKind::tree ? "N^2 per force evaluation over wall time: the direct-sum equivalent"
                                           : "force evaluations over wall time",
                 snapshots, frames, request.out.c_str());
     return 0;

@@ -21,6 +21,8 @@
 #include <partcl/io/render.hpp>
 #include <partcl/io/units.hpp>
 #include <partcl/models/nbody/gravity.hpp>
+#include <partcl/models/nbody/gravity_options.hpp>
+#include <partcl/models/pic/pic_deposit.hpp>
 #include <partcl/models/pic/pic_plasma.hpp>
 #include <partcl/runtime/precision.hpp>
 
@@ -67,16 +69,11 @@ struct Scenario {
     } cube;
 
     // [gravity]
-    std::string gravity_model = "dense";
+    GravityModelKind gravity_model = GravityModelKind::dense;
     GravityParameters gravity{1.0, 0.04};
-    // model = "tree" (models/nbody/tree_gravity.hpp): opening angle in [0, 1], most bodies in
-    // a leaf, the walk ("stackless" or "nested") and most bodies walking together.
-    struct Tree {
-        double theta = 0.5;
-        std::uint64_t leaf_size = 8;
-        std::string traversal = "stackless";
-        std::uint64_t group_size = 32;
-    } tree;
+    // model = "tree": the tree's options (models/nbody/gravity_options.hpp; list_size is no
+    // key: unset, TreeGravity chooses it).
+    TreeOptions tree;
 
     // [units]: what one code unit of length, mass and velocity is ("1 kpc", "1e10 Msun",
     // "1 km/s"; io/units.hpp), written to snapshots for their readers. None ("") is a run
@@ -152,7 +149,7 @@ struct Scenario {
         std::uint64_t seed = 42;          // species: thermal velocities
         double dt = 0.1;                  // [1/omega_p]
         double end_time = 37.69911184307752;  // six plasma periods
-        std::string deposit = "gather";   // gather | atomic (PicDeposit)
+        PicDeposit deposit = PicDeposit::gather;
         std::uint64_t sample_every = 1;   // steps between diagnostics.csv rows
         std::uint64_t frame_every = 20;   // steps between phase-space frames; 0 = none
         std::uint64_t checkpoint_every = 0;  // steps between checkpoints; 0 = at the end only

@@ -3,6 +3,7 @@
 // schema is put together here, in the run layer, from the tables io shares and each model's
 // own, defined beside the model's run code (lib/run/{nbody,mps,pic}_scenario.cpp).
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,15 @@ std::string to_toml(const Scenario& scenario);
 // Checks every value (what parse_scenario checks, without line numbers); throws UsageError.
 // For scenarios built or changed in code, e.g. after command-line overrides.
 void validate(const Scenario& scenario);
+
+// Keys set by name in code, as the command line's --traversal nested: set_by_name sets the
+// key "table.key" (an enum option, or text such as "integrator.name") and keeps a name the
+// option does not know in `unknown`; validate(scenario, unknown) reports it where validate()
+// checks that key, so the first problem in the schema's order is the one reported.
+using UnknownNames = std::map<std::string, std::string>;  // "table.key" -> name
+void set_by_name(Scenario& scenario, const std::string& key, const std::string& name,
+                 UnknownNames& unknown);
+void validate(const Scenario& scenario, const UnknownNames& unknown);
 
 bool operator==(const Scenario& a, const Scenario& b);
 inline bool operator!=(const Scenario& a, const Scenario& b) { return !(a == b); }

@@ -22,13 +22,9 @@
 
 #include <partcl/algorithm/cell_list.hpp>
 #include <partcl/algorithm/fft.hpp>
+#include <partcl/models/pic/pic_deposit.hpp>
 
 namespace partcl {
-
-enum class PicDeposit {
-    atomic,  // one work-item per particle, float atomics (portable compare-and-swap loops)
-    gather,  // one work-item per node over the particles of its 2^D cells: no atomics
-};
 
 struct PicSpecies {
     double charge = -1;  // per physical particle
