@@ -139,7 +139,7 @@ MpsRun MpsRun::resume(Context& context, const fs::path& file, fs::path out, RunL
                                       : "at " + std::to_string(f.end_time) + " s") +
                          ": nothing to do (--end-time or --steps to run on)");
     detail::check_resume_directory(
-        out, scenario.fluid.setup == "dambreak" ? "front.csv" : "bottom_pressure.csv",
+        out, scenario.fluid.setup == FluidSetup::dambreak ? "front.csv" : "bottom_pressure.csv",
         c.output_text, file);
     const std::size_t n = c.particle_types.size();
     const int d = scenario.fluid.dimensions;
@@ -186,7 +186,7 @@ MpsRunSummary MpsRun::run() {
     State& s = *state_;
     const Scenario::Fluid& f = s.scenario.fluid;
     MpsFluid& fluid = *s.fluid;
-    const bool dambreak = f.setup == "dambreak";
+    const bool dambreak = f.setup == FluidSetup::dambreak;
     const int up = f.dimensions - 1;
     MpsRunSummary summary;
     summary.first_step = fluid.steps();

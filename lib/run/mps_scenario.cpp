@@ -9,7 +9,7 @@
 namespace partcl {
 
 const std::vector<std::string>& fluid_setup_names() {
-    static const std::vector<std::string> names = {"dambreak", "hydrostatic"};
+    static const std::vector<std::string> names = names_of(fluid_setups);
     return names;
 }
 
@@ -40,7 +40,7 @@ std::string water_in_tank(const S& s, double water, double tank, const char* tan
     if (water > tank * (1 + 1e-9))
         return "must not exceed [fluid] " + std::string(tank_key) + " " + format_number(tank) +
                ": the water would lie outside the tank (got " + format_number(water) + ")";
-    if (s.fluid.setup == "hydrostatic" && std::strcmp(tank_key, "tank_height") != 0 &&
+    if (s.fluid.setup == FluidSetup::hydrostatic && std::strcmp(tank_key, "tank_height") != 0 &&
         std::fabs(water - tank) > 1e-9 * tank)
         return "must equal [fluid] " + std::string(tank_key) + " " + format_number(tank) +
                " for setup = \"hydrostatic\" (got " + format_number(water) + ")";
@@ -57,8 +57,11 @@ std::string ratio_above_one(double v, const char* what) {
 
 const std::vector<Field>& fluid_table() {
     static const std::vector<Field> fields = of_model("mps", {
-        {"fluid", "setup", TextRef([](S& s) -> std::string& { return s.fluid.setup; }),
-         [](const S& s) { return one_of(s.fluid.setup, fluid_setup_names(), "a fluid set-up"); },
+        {"fluid", "setup",
+         EnumRef{[](const S& s) { return to_string(s.fluid.setup); },
+                 [](S& s, const std::string& name) { return from_name(fluid_setups, name, s.fluid.setup); },
+                 [] { return names_of(fluid_setups); }, "a fluid set-up"},
+         any_value,
          "dambreak | hydrostatic"},
         {"fluid", "dimensions", IntRef([](S& s) -> int& { return s.fluid.dimensions; }),
          [](const S& s) {

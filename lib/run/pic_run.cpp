@@ -49,15 +49,15 @@ std::array<int, 3> mode_of(const Scenario::Plasma& p) {
 }
 
 PicParticles particles_of(const Scenario::Plasma& p, const PicGrid& grid) {
-    if (p.setup == "species") return species_particles(grid, p.species, mode_of(p), p.seed);
+    if (p.setup == PlasmaSetup::species) return species_particles(grid, p.species, mode_of(p), p.seed);
     const std::size_t n = std::size_t(p.cells * p.particles_per_cell);
-    return p.setup == "two-stream"
+    return p.setup == PlasmaSetup::two_stream
                ? two_stream_particles(grid, n, p.beam_speed, p.amplitude, int(p.mode[0]))
                : langmuir_particles(grid, n, p.amplitude, int(p.mode[0]));
 }
 
 std::vector<PicSpecies> species_for(const Scenario::Plasma& p, const PicGrid& grid, std::size_t n) {
-    return p.setup == "species" ? species_of(grid, p.species) : unit_plasma_electrons(p.length, n);
+    return p.setup == PlasmaSetup::species ? species_of(grid, p.species) : unit_plasma_electrons(p.length, n);
 }
 
 std::string device_name(const Context& context) {
@@ -215,9 +215,9 @@ PicRunSummary PicRun::run() {
     frame.length = p.length;
     // Trapped two-stream particles reach about 2 v0; a Langmuir wave's speeds are amplitude
     // omega_p (omega_p = 1); a species' drift and thermal spread, and its wave.
-    if (p.setup == "two-stream") {
+    if (p.setup == PlasmaSetup::two_stream) {
         frame.max_speed = 2.5 * p.beam_speed;
-    } else if (p.setup == "species") {
+    } else if (p.setup == PlasmaSetup::species) {
         const double omega = cold_plasma_frequency(p.species);
         double fastest = 0;
         for (const PlasmaSpecies& sp : p.species)
@@ -318,18 +318,18 @@ PicRunSummary PicRun::run() {
             : 0;
     summary.momentum_error = s.momentum_scale > 0 ? s.worst_momentum / s.momentum_scale : 0;
     summary.energy_error = s.energy_error;
-    if (p.setup != "langmuir") {
+    if (p.setup != PlasmaSetup::langmuir) {
         const GrowthFit fit = linear_growth_rate(s.t, s.log_mode);
         summary.growth_rate = fit.rate;
         summary.fit_from = fit.from;
         summary.fit_to = fit.to;
-        if (p.setup == "two-stream")
+        if (p.setup == PlasmaSetup::two_stream)
             summary.growth_theory =
                 two_stream_growth_rate(2 * pi * double(p.mode[0]) / p.length * p.beam_speed);
     }
-    if (p.setup != "two-stream") {
+    if (p.setup != PlasmaSetup::two_stream) {
         summary.frequency = zero_crossing_frequency(s.t, s.mode_sin, &summary.crossings);
-        summary.plasma_frequency = p.setup == "species" ? cold_plasma_frequency(p.species) : 1.0;
+        summary.plasma_frequency = p.setup == PlasmaSetup::species ? cold_plasma_frequency(p.species) : 1.0;
     }
     return summary;
 }

@@ -10,7 +10,7 @@
 namespace partcl {
 
 const std::vector<std::string>& plasma_setup_names() {
-    static const std::vector<std::string> names = {"langmuir", "two-stream", "species"};
+    static const std::vector<std::string> names = names_of(plasma_setups);
     return names;
 }
 
@@ -48,10 +48,10 @@ const char* const species_keys[] = {"name", "charge", "mass", "density", "partic
 
 std::string check_species(const S& s) {
     const auto& p = s.plasma;
-    if (p.setup != "species")
+    if (p.setup != PlasmaSetup::species)
         return p.species.empty() ? ok()
                                  : "([[plasma.species]]) is for setup = \"species\" (this one is " +
-                                       quote(p.setup) + ")";
+                                       quote(to_string(p.setup)) + ")";
     if (p.species.empty()) return "([[plasma.species]]) must list at least one species for setup = \"species\"";
     if (p.species.size() > 64)
         return "([[plasma.species]]) lists " + std::to_string(p.species.size()) + " species, at most 64";
@@ -157,16 +157,19 @@ void write_species_list(const S& s, std::ostream& out) {
 
 const std::vector<Field>& plasma_table() {
     static const std::vector<Field> fields = of_model("pic", {
-        {"plasma", "setup", TextRef([](S& s) -> std::string& { return s.plasma.setup; }),
-         [](const S& s) { return one_of(s.plasma.setup, plasma_setup_names(), "a plasma set-up"); },
+        {"plasma", "setup",
+         EnumRef{[](const S& s) { return to_string(s.plasma.setup); },
+                 [](S& s, const std::string& name) { return from_name(plasma_setups, name, s.plasma.setup); },
+                 [] { return names_of(plasma_setups); }, "a plasma set-up"},
+         any_value,
          "langmuir | two-stream | species"},
         {"plasma", "dimensions", IntRef([](S& s) -> int& { return s.plasma.dimensions; }),
          [](const S& s) {
              const int d = s.plasma.dimensions;
              if (d < 1 || d > 3) return "must be 1, 2 or 3 (got " + std::to_string(d) + ")";
-             return d == 1 || s.plasma.setup == "species"
+             return d == 1 || s.plasma.setup == PlasmaSetup::species
                         ? ok()
-                        : "must be 1 for setup = " + quote(s.plasma.setup) +
+                        : "must be 1 for setup = " + quote(to_string(s.plasma.setup)) +
                               " (setup = \"species\" runs 2-D and 3-D; got " + std::to_string(d) + ")";
          },
          "1, 2 or 3 (species); langmuir, two-stream: 1"},
@@ -190,7 +193,7 @@ const std::vector<Field>& plasma_table() {
              if (s.plasma.cells <= (1u << 22) && s.plasma.cells * p > (1u << 26))
                  return "gives more than 2^26 particles with [plasma] cells " +
                         std::to_string(s.plasma.cells) + " (got " + std::to_string(p) + ")";
-             if (s.plasma.setup == "two-stream" && (s.plasma.cells * p) % 2)
+             if (s.plasma.setup == PlasmaSetup::two_stream && (s.plasma.cells * p) % 2)
                  return "must give an even number of particles for setup = \"two-stream\" (got " +
                         std::to_string(p) + " with " + std::to_string(s.plasma.cells) + " cells)";
              return ok();
@@ -216,7 +219,7 @@ const std::vector<Field>& plasma_table() {
          "the seeded wave: k = 2 pi mode / L per axis"},
         {"plasma", "beam_speed", RealRef([](S& s) -> double& { return s.plasma.beam_speed; }),
          [](const S& s) {
-             return s.plasma.setup == "two-stream" ? positive(s.plasma.beam_speed)
+             return s.plasma.setup == PlasmaSetup::two_stream ? positive(s.plasma.beam_speed)
                                                    : non_negative(s.plasma.beam_speed);
          },
          "two-stream: v0 of each beam"},
@@ -226,7 +229,7 @@ const std::vector<Field>& plasma_table() {
          [](const S& s) {
              if (auto p = positive(s.plasma.dt); !p.empty()) return p;
              // Leapfrog is unstable for omega_p dt >= 2.
-             const double omega = s.plasma.setup == "species" ? cold_plasma_frequency(s.plasma.species) : 1.0;
+             const double omega = s.plasma.setup == PlasmaSetup::species ? cold_plasma_frequency(s.plasma.species) : 1.0;
              return !(omega * s.plasma.dt >= 2)
                         ? ok()
                         : "must be below 2 / omega_p = " + format_number(2 / omega) +

@@ -137,7 +137,7 @@ public:
         const bool done = p.steps ? p.step >= p.steps : p.time >= p.end_time;
         const double eta = fraction > 0 ? p.wall_seconds * (1 - fraction) / fraction : 0;
         char text[200];
-        if (f.setup == "dambreak")
+        if (f.setup == FluidSetup::dambreak)
             std::snprintf(text, sizeof text, "t %.4f/%.4g s  T %.2f  front Z %.3f  %llu steps  %.0f steps/s  ETA %s",
                           p.time, p.steps ? p.time : p.end_time, p.time * std::sqrt(2 * f.gravity / f.water_width),
                           p.front / f.water_width, static_cast<unsigned long long>(p.step),
@@ -239,7 +239,7 @@ int run_mps(const RunRequest& request, const GlobalOptions& global, Scenario sce
                         : MpsRun(context, scenario, request.out);
     const Scenario& s = run.scenario();
     const Scenario::Fluid& f = s.fluid;
-    std::cerr << "partcl run: " << s.name << ", MPS " << f.setup << " " << f.dimensions << "-D, "
+    std::cerr << "partcl run: " << s.name << ", MPS " << to_string(f.setup) << " " << f.dimensions << "-D, "
               << run.particles() << " particles (" << run.fluid_particles() << " water), l0 = "
               << f.spacing << " m, " << to_string(s.precision) << ", "
               << (f.steps ? std::to_string(f.steps) + " steps" : "to t = " + shortest(f.end_time) + " s")
@@ -256,7 +256,7 @@ int run_mps(const RunRequest& request, const GlobalOptions& global, Scenario sce
                 static_cast<unsigned long long>(summary.steps),
                 summary.first_step ? (" (" + std::to_string(summary.first_step) + " before the checkpoint)").c_str() : "",
                 summary.wall_seconds, summary.particle_steps_per_second);
-    if (f.setup == "dambreak")
+    if (f.setup == FluidSetup::dambreak)
         std::printf("front x = %.4f m, Z = x/a = %.3f at T = t sqrt(2g/a) = %.3f\n"
                     "wrote front.csv, checkpoint.bin and %zu frames in %s\n",
                     summary.front, summary.front_z, summary.time * std::sqrt(2 * f.gravity / f.water_width),
@@ -292,9 +292,9 @@ int run_pic(const RunRequest& request, const GlobalOptions& global, Scenario sce
     const Scenario::Plasma& p = s.plasma;
     std::string cells = std::to_string(p.cells);
     if (p.dimensions > 1) cells += "^" + std::to_string(p.dimensions);
-    std::cerr << "partcl run: " << s.name << ", PIC " << p.setup << " " << p.dimensions << "-D, "
+    std::cerr << "partcl run: " << s.name << ", PIC " << to_string(p.setup) << " " << p.dimensions << "-D, "
               << run.particles() << " particles"
-              << (p.setup == "species" ? " of " + std::to_string(p.species.size()) + " species" : std::string())
+              << (p.setup == PlasmaSetup::species ? " of " + std::to_string(p.species.size()) + " species" : std::string())
               << " on " << cells << " cells, " << to_string(p.deposit) << " deposit, "
               << to_string(s.precision) << ", " << run.steps() << " steps of dt = " << p.dt
               << " on " << context.device(0).info().name << " ("
@@ -312,8 +312,8 @@ int run_pic(const RunRequest& request, const GlobalOptions& global, Scenario sce
                 "total energy within %.2e, momentum within %.2e (relative)\n",
                 summary.time, static_cast<unsigned long long>(summary.steps), summary.wall_seconds,
                 summary.particle_steps_per_second, summary.energy_error, summary.momentum_error);
-    if (p.setup != "two-stream") {
-        const char* theory = p.setup == "species" ? "the cold-plasma frequency" : "the plasma frequency";
+    if (p.setup != PlasmaSetup::two_stream) {
+        const char* theory = p.setup == PlasmaSetup::species ? "the cold-plasma frequency" : "the plasma frequency";
         if (std::isnan(summary.frequency))
             std::printf("frequency: not measured (%zu zero crossings of the mode; run longer)\n",
                         summary.crossings);
@@ -322,7 +322,7 @@ int run_pic(const RunRequest& request, const GlobalOptions& global, Scenario sce
                         summary.frequency, theory, summary.plasma_frequency,
                         100 * (summary.frequency / summary.plasma_frequency - 1), summary.crossings);
     }
-    if (p.setup == "two-stream") {
+    if (p.setup == PlasmaSetup::two_stream) {
         if (std::isnan(summary.growth_rate))
             std::printf("growth rate: not measured (no linear phase of three steps; run longer); theory %.5f\n",
                         summary.growth_theory);
@@ -331,7 +331,7 @@ int run_pic(const RunRequest& request, const GlobalOptions& global, Scenario sce
                         summary.growth_rate, summary.growth_theory,
                         100 * (summary.growth_rate / summary.growth_theory - 1), summary.fit_from,
                         summary.fit_to);
-    } else if (p.setup == "species" && !std::isnan(summary.growth_rate)) {
+    } else if (p.setup == PlasmaSetup::species && !std::isnan(summary.growth_rate)) {
         std::printf("growth rate %.5f of the mode, fitted over t = %.1f..%.1f\n", summary.growth_rate,
                     summary.fit_from, summary.fit_to);
     }

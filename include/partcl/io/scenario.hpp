@@ -22,11 +22,24 @@
 #include <partcl/io/units.hpp>
 #include <partcl/models/nbody/gravity.hpp>
 #include <partcl/models/nbody/gravity_options.hpp>
+#include <partcl/models/option_names.hpp>
 #include <partcl/models/pic/pic_deposit.hpp>
 #include <partcl/models/pic/pic_plasma.hpp>
 #include <partcl/runtime/precision.hpp>
 
 namespace partcl {
+
+// [fluid] setup and [plasma] setup (run/mps_run.cpp and run/pic_run.cpp build them).
+enum class FluidSetup { dambreak, hydrostatic };
+inline constexpr OptionName<FluidSetup> fluid_setups[] = {{FluidSetup::dambreak, "dambreak"},
+                                                          {FluidSetup::hydrostatic, "hydrostatic"}};
+inline const char* to_string(FluidSetup setup) noexcept { return name_of(fluid_setups, setup); }
+
+enum class PlasmaSetup { langmuir, two_stream, species };
+inline constexpr OptionName<PlasmaSetup> plasma_setups[] = {{PlasmaSetup::langmuir, "langmuir"},
+                                                            {PlasmaSetup::two_stream, "two-stream"},
+                                                            {PlasmaSetup::species, "species"}};
+inline const char* to_string(PlasmaSetup setup) noexcept { return name_of(plasma_setups, setup); }
 
 // The members' initialisers are the defaults of missing keys; they are the built-in `galaxies`
 // scenario (the default run) except for [scenario] name and description and [units] (none).
@@ -107,7 +120,7 @@ struct Scenario {
     // set-up is mps_tank's: a block of water in the corner of a tank, the last axis up; sizes
     // along x (width), y in 3-D (depth) and up (height), each a whole multiple of the spacing.
     struct Fluid {
-        std::string setup = "dambreak";  // dambreak | hydrostatic (water as wide as the tank)
+        FluidSetup setup = FluidSetup::dambreak;  // hydrostatic: water as wide as the tank
         int dimensions = 2;
         double spacing = 0.003125;       // l0 [m]
         double water_width = 0.2, water_height = 0.2, water_depth = 0.2;  // depth: 3-D only
@@ -138,7 +151,7 @@ struct Scenario {
     // [[plasma.species]] list (models/pic/pic_plasma.hpp's PlasmaSpecies) on a cubic grid of
     // `cells` per axis.
     struct Plasma {
-        std::string setup = "langmuir";   // langmuir | two-stream | species
+        PlasmaSetup setup = PlasmaSetup::langmuir;
         int dimensions = 1;               // species: 1, 2 or 3; langmuir, two-stream: 1
         std::uint64_t cells = 64;         // grid nodes per axis (the FFT's size)
         double length = 6.283185307179586;  // box length L per axis; k = 2 pi mode / L
