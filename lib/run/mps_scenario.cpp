@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "run/scenario_tables.hpp"
+#include "run/model_tables.hpp"
 
 namespace partcl {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "run/scenario_tables.hpp"
+#include "run/model_tables.hpp"
 
 namespace partcl {
 

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "run/scenario_tables.hpp"
+#include "run/model_tables.hpp"
 
 namespace partcl {
 
