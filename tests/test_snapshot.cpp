@@ -405,7 +405,7 @@ TEST_CASE("initial = \"snapshot\" reproduces the bodies and checks the count") {
     write_snapshot(dir / "start.hdf5", bodies, 3.5);
 
     Scenario s = builtin_scenario("plummer");
-    s.initial = "snapshot";
+    s.initial = InitialConditions::snapshot;
     s.snapshot = dir / "start.hdf5";
     s.n = 0;
     const double box = open_box(bodies);

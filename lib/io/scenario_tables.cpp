@@ -23,12 +23,12 @@ std::string check_n(const S& s) {
     const std::uint64_t max_n = 0xffffffffull;  // the snapshot header's 32-bit counts
     if (s.n > max_n)
         return "must be at most " + std::to_string(max_n) + " (got " + std::to_string(s.n) + ")";
-    if (s.initial == "snapshot") return ok();  // 0 = as many as the file has
+    if (s.initial == InitialConditions::snapshot) return ok();  // 0 = as many as the file has
     if (s.n == 0) return "must be at least 1 (got 0)";
-    if (s.initial == "kepler")
+    if (s.initial == InitialConditions::kepler)
         return s.n == 2 ? ok()
                         : "must be 2 for initial = \"kepler\" (got " + std::to_string(s.n) + ")";
-    if (s.initial == "galaxies" && s.n < 2)
+    if (s.initial == InitialConditions::galaxies && s.n < 2)
         return "must be at least 2 for initial = \"galaxies\" (got " + std::to_string(s.n) +
                ")";
     return s.n >= 1 ? ok() : "must be at least 1 (got " + std::to_string(s.n) + ")";
@@ -88,18 +88,18 @@ const std::vector<Field>& scenario_table() {
 
 const std::vector<Field>& initial_condition_tables() {
     static const std::vector<Field> fields = of_model("nbody", {
-        {"bodies", "initial", TextRef([](S& s) -> std::string& { return s.initial; }),
-         [](const S& s) {
-             return one_of(s.initial, initial_condition_names(), "a kind of initial conditions");
-         },
-         "galaxies | plummer | kepler | cube | snapshot"},
+        {"bodies", "initial",
+         EnumRef{[](const S& s) { return to_string(s.initial); },
+                 [](S& s, const std::string& name) { return from_name(initial_conditions, name, s.initial); },
+                 [] { return names_of(initial_conditions); }, "a kind of initial conditions"},
+         any_value, "galaxies | plummer | kepler | cube | snapshot"},
         {"bodies", "n", CountRef([](S& s) -> std::uint64_t& { return s.n; }), check_n,
          "kepler: 2; snapshot: 0 = all in the file"},
         {"bodies", "seed", CountRef([](S& s) -> std::uint64_t& { return s.seed; }),
          [](const S& s) { return count_limit(s.seed); }, ""},
         {"bodies", "snapshot", PathRef([](S& s) -> fs::path& { return s.snapshot; }),
          [](const S& s) {
-             return s.initial == "snapshot" && s.snapshot.empty()
+             return s.initial == InitialConditions::snapshot && s.snapshot.empty()
                         ? std::string("must name an HDF5 file for initial = \"snapshot\"")
                         : ok();
          },
@@ -228,8 +228,8 @@ const std::vector<Field>& render_table() {
 
 void initial_condition_defaults(S& s, const Given& given) {
     if (!given.count("bodies.n")) {
-        if (s.initial == "kepler") s.n = 2;
-        if (s.initial == "snapshot") s.n = 0;
+        if (s.initial == InitialConditions::kepler) s.n = 2;
+        if (s.initial == InitialConditions::snapshot) s.n = 0;
     }
 }
 
@@ -290,8 +290,7 @@ UnitSystem unit_system(const Scenario& s) {
 }
 
 const std::vector<std::string>& initial_condition_names() {
-    static const std::vector<std::string> names = {"galaxies", "plummer", "kepler", "cube",
-                                                   "snapshot"};
+    static const std::vector<std::string> names = names_of(initial_conditions);
     return names;
 }
 

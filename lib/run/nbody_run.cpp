@@ -162,7 +162,7 @@ NBodyRun::NBodyRun(Context& context, Scenario scenario, fs::path out, DenseOptio
                          "\", not an N-body run (run/mps_run.hpp and run/pic_run.hpp run model = \"mps\" and \"pic\")");
     validate(scenario);
     resolve_length(scenario);
-    if (scenario.initial != "snapshot") check_device_memory(context, scenario, scenario.n);
+    if (scenario.initial != InitialConditions::snapshot) check_device_memory(context, scenario, scenario.n);
     const Bodies initial = make_bodies(scenario);
     check_device_memory(context, scenario, initial.size());
     state_ = std::make_unique<State>(context, std::move(scenario), std::move(out), initial, dense);

@@ -29,6 +29,16 @@
 
 namespace partcl {
 
+// [bodies] initial: the kind of N-body initial conditions (io/initial_conditions.hpp).
+enum class InitialConditions { galaxies, plummer, kepler, cube, snapshot };
+inline constexpr OptionName<InitialConditions> initial_conditions[] = {
+    {InitialConditions::galaxies, "galaxies"}, {InitialConditions::plummer, "plummer"},
+    {InitialConditions::kepler, "kepler"},     {InitialConditions::cube, "cube"},
+    {InitialConditions::snapshot, "snapshot"}};
+inline const char* to_string(InitialConditions initial) noexcept {
+    return name_of(initial_conditions, initial);
+}
+
 // [fluid] setup and [plasma] setup (run/mps_run.cpp and run/pic_run.cpp build them).
 enum class FluidSetup { dambreak, hydrostatic };
 inline constexpr OptionName<FluidSetup> fluid_setups[] = {{FluidSetup::dambreak, "dambreak"},
@@ -50,7 +60,7 @@ struct Scenario {
     std::string model = "nbody";  // nbody | mps | pic
 
     // [bodies]
-    std::string initial = "galaxies";  // galaxies | plummer | kepler | cube | snapshot
+    InitialConditions initial = InitialConditions::galaxies;
     std::uint64_t n = 16384;           // kepler: 2; snapshot: 0 = as many as the file has
     std::uint64_t seed = 42;
     std::filesystem::path snapshot;    // initial = "snapshot"
