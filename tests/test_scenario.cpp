@@ -2,6 +2,7 @@
 // to_toml's exact round trip. Host only: no device, no kernels.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -268,6 +269,88 @@ TEST_CASE("kepler has two bodies and nothing else") {
     changed.n = 3;
     CHECK(contains(usage_error([&] { validate(changed); }), "[bodies] n"));
     CHECK(contains(usage_error([&] { make_bodies(changed); }), "[bodies] n"));
+}
+
+TEST_CASE("the built-in scenarios are the files of examples/scenarios, byte for byte") {
+    const fs::path dir = fs::path(PARTCL_SOURCE_DIR) / "examples" / "scenarios";
+    std::vector<std::string> files;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+        CHECK(entry.path().extension() == ".toml");
+        files.push_back(entry.path().stem().string());
+    }
+    std::vector<std::string> names = builtin_scenario_names();
+    std::sort(files.begin(), files.end());
+    std::sort(names.begin(), names.end());
+    CHECK(files == names);
+    for (const auto& name : names) {
+        INFO("scenario " << name);
+        CHECK(read_file(dir / (name + ".toml")) == builtin_scenario_toml(name));
+    }
+}
+
+TEST_CASE("enum options: every name round-trips; an unknown one is reported where its key is checked") {
+    const std::vector<std::pair<std::string, std::vector<std::string>>> keys = {
+        {"gravity.model", gravity_model_names()},
+        {"gravity.traversal", names_of(tree_traversals)},
+        {"bodies.initial", initial_condition_names()}};
+    for (const auto& [key, names] : keys) {
+        for (const auto& name : names) {
+            INFO(key << " = " << name);
+            Scenario s;
+            UnknownNames unknown;
+            set_by_name(s, key, name, unknown);
+            CHECK(unknown.empty());
+            if (name == "kepler") s.n = 2;  // what those initial conditions need to be valid
+            if (name == "snapshot") s.snapshot = "bodies.hdf5";
+            CHECK(contains(to_toml(s), key.substr(key.find('.') + 1) + " = \"" + name + "\""));
+            CHECK(parse_scenario(to_toml(s), "x.toml") == s);
+        }
+    }
+    Scenario mps = builtin_scenario("dambreak");
+    for (const auto& name : fluid_setup_names()) {
+        UnknownNames unknown;
+        set_by_name(mps, "fluid.setup", name, unknown);
+        CHECK(to_string(mps.fluid.setup) == name);
+    }
+    Scenario pic = builtin_scenario("langmuir");
+    for (const auto& name : pic_deposit_names()) {
+        UnknownNames unknown;
+        set_by_name(pic, "plasma.deposit", name, unknown);
+        CHECK(to_string(pic.plasma.deposit) == name);
+        CHECK(parse_scenario(to_toml(pic), "x.toml").plasma.deposit == pic.plasma.deposit);
+    }
+
+    // An unknown name leaves the value alone and waits for validate(), which reports the first
+    // problem in the schema's order: theta before traversal before group_size.
+    Scenario s = builtin_scenario("plummer");
+    UnknownNames unknown;
+    set_by_name(s, "gravity.traversal", "recursive", unknown);
+    CHECK(s.tree.traversal == TreeTraversal::stackless);
+    CHECK(usage_error([&] { validate(s, unknown); }) ==
+          "scenario 'plummer': [gravity] traversal \"recursive\" is not a tree traversal (known: "
+          "stackless, nested)");
+    CHECK_NOTHROW(validate(s));
+    s.tree.group_size = 48;
+    CHECK(contains(usage_error([&] { validate(s, unknown); }), "[gravity] traversal"));
+    s.tree.theta = 2;
+    CHECK(contains(usage_error([&] { validate(s, unknown); }), "[gravity] theta must be in [0, 1] (got 2)"));
+    s.tree.theta = 0.5;
+    set_by_name(s, "gravity.traversal", "nested", unknown);
+    CHECK(unknown.empty());
+    CHECK(s.tree.traversal == TreeTraversal::nested);
+    CHECK(contains(usage_error([&] { validate(s, unknown); }), "[gravity] group_size"));
+    // Text keys are set as given; a key that takes no name is refused.
+    set_by_name(s, "integrator.name", "dopri5", unknown);
+    CHECK(s.integrator == "dopri5");
+    CHECK(contains(usage_error([&] { set_by_name(s, "gravity.theta", "1", unknown); }), "gravity.theta"));
+    CHECK(contains(usage_error([&] { set_by_name(s, "nosuch", "1", unknown); }), "nosuch"));
+
+    // A file the same way: the unknown traversal waits for theta's problem on the line after it.
+    CHECK(usage_error([] { parse_scenario("[gravity]\ntraversal = \"recursive\"\ntheta = 2\n", "t.toml"); }) ==
+          "t.toml:3: [gravity] theta must be in [0, 1] (got 2)");
+    CHECK(usage_error([] { parse_scenario("[gravity]\ntraversal = \"recursive\"\n", "t.toml"); }) ==
+          "t.toml:2: [gravity] traversal \"recursive\" is not a tree traversal (known: stackless, "
+          "nested)");
 }
 
 } // TEST_SUITE
