@@ -24,7 +24,7 @@
 
 #include <partcl/support/atomic_file.hpp>
 #include <partcl/io/checkpoint.hpp>
-#include <partcl/io/scenario.hpp>
+#include <partcl/run/scenario.hpp>
 #include <partcl/io/snapshot.hpp>
 
 #include "support.hpp"

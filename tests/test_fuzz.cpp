@@ -27,7 +27,7 @@
 #include <hdf5.h>
 
 #include <partcl/io/checkpoint.hpp>
-#include <partcl/io/scenario.hpp>
+#include <partcl/run/scenario.hpp>
 #include <partcl/io/snapshot.hpp>
 #include <partcl/support/digest.hpp>
 

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include <partcl/io/checkpoint.hpp>
-#include <partcl/io/scenario.hpp>
+#include <partcl/run/scenario.hpp>
 #include <partcl/run/mps_run.hpp>
 #include <partcl/run/nbody_run.hpp>
 
@@ -61,7 +61,7 @@ TEST_CASE("the MPS built-ins parse, survive to_toml and hold their set-ups") {
     }
     CHECK(builtin_scenario("dambreak").fluid.dimensions == 2);
     CHECK(builtin_scenario("dambreak3d").fluid.dimensions == 3);
-    CHECK(builtin_scenario("hydrostatic").fluid.setup == "hydrostatic");
+    CHECK(builtin_scenario("hydrostatic").fluid.setup == FluidSetup::hydrostatic);
     // And an N-body scenario writes no [fluid].
     CHECK_FALSE(contains(to_toml(builtin_scenario("plummer")), "[fluid]"));
     // A round trip keeps a changed value exactly.

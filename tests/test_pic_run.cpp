@@ -14,7 +14,7 @@
 
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/render.hpp>
-#include <partcl/io/scenario.hpp>
+#include <partcl/run/scenario.hpp>
 #include <partcl/run/nbody_run.hpp>
 #include <partcl/run/pic_run.hpp>
 
@@ -30,7 +30,7 @@ TEST_CASE("the PIC built-ins parse, survive to_toml and hold their set-ups") {
         INFO(name);
         const Scenario s = builtin_scenario(name);
         CHECK(s.model == "pic");
-        CHECK(s.plasma.setup == (std::strcmp(name, "pair-plasma") ? name : "species"));
+        CHECK(std::string(to_string(s.plasma.setup)) == (std::strcmp(name, "pair-plasma") ? name : "species"));
         CHECK(parse_scenario(to_toml(s), "x") == s);
         CHECK(contains(to_toml(s), "[plasma]"));
         CHECK_FALSE(contains(to_toml(s), "[gravity]"));

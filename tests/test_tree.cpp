@@ -16,7 +16,7 @@
 #include <partcl/models/nbody/nbody_system.hpp>
 #include <partcl/models/nbody/tree_gravity.hpp>
 #include <partcl/io/checkpoint.hpp>
-#include <partcl/io/scenario.hpp>
+#include <partcl/run/scenario.hpp>
 #include <partcl/run/nbody_run.hpp>
 
 #include "support.hpp"
@@ -297,12 +297,12 @@ TEST_CASE("a scenario asks for the tree; a run uses it, resumable as any run") {
     const Scenario parsed = parse_scenario("[gravity]\nmodel = \"tree\"\ntheta = 0.7\nleaf_size = 4\n"
                                            "traversal = \"nested\"\ngroup_size = 64\n",
                                            "tree.toml");
-    CHECK(parsed.gravity_model == "tree");
+    CHECK(parsed.gravity_model == GravityModelKind::tree);
     CHECK(parsed.tree.theta == 0.7);
     CHECK(parsed.tree.leaf_size == 4);
-    CHECK(parsed.tree.traversal == "nested");
+    CHECK(parsed.tree.traversal == TreeTraversal::nested);
     CHECK(parsed.tree.group_size == 64);
-    CHECK(parse_scenario(to_toml(parsed), "again.toml").tree.traversal == "nested");
+    CHECK(parse_scenario(to_toml(parsed), "again.toml").tree.traversal == TreeTraversal::nested);
     CHECK(parse_scenario(to_toml(parsed), "again.toml").tree.group_size == 64);
     CHECK(builtin_scenario("plummer").tree.group_size == 32);
     CHECK_THROWS_WITH_AS(parse_scenario("[gravity]\ntheta = 1.5\n", "t.toml"),
@@ -323,8 +323,8 @@ TEST_CASE("a scenario asks for the tree; a run uses it, resumable as any run") {
     s.n = 301;
     s.seed = fresh_seed();
     INFO("seed " << s.seed);
-    s.gravity_model = "tree";
-    s.tree = {0.5, 8, "stackless", 32};
+    s.gravity_model = GravityModelKind::tree;
+    s.tree = {0.5, 8, TreeTraversal::stackless, 32};
     s.steps = 40;
     s.frame_every = 0;
     s.snapshot_every = 0;

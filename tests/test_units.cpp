@@ -250,7 +250,7 @@ TEST_CASE("snapshots with units: /Units, Time_GYR and the attributes pynbody rea
     // Read into a scenario of other units, the bodies are converted into them; into one of
     // the same units or of none, they are taken as they are.
     Scenario s = builtin_scenario("plummer");  // 1 pc, 1e4 Msun, G = 1: the snapshot's units
-    s.initial = "snapshot";
+    s.initial = InitialConditions::snapshot;
     s.snapshot = file;
     s.n = 0;
     const Bodies same = make_bodies(s);

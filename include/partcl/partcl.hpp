@@ -65,3 +65,4 @@
 #include <partcl/io/snapshot.hpp>
 
 #include <partcl/run/nbody_run.hpp>
+#include <partcl/run/scenario.hpp>

@@ -3,6 +3,8 @@
 #include <partcl/io/snapshot.hpp>
 #include <partcl/backend/error.hpp>
 
+#include "io/scenario_schema.hpp"
+
 #include <cmath>
 
 namespace partcl {
@@ -146,20 +148,20 @@ Bodies uniform_cube(std::size_t n, const Scenario::Cube& settings, Random& rando
 }
 
 Bodies make_bodies(const Scenario& scenario) {
-    validate(scenario);
+    detail::validate_initial_conditions(scenario);
     Random random(scenario.seed);
     const double G = scenario.gravity.G;
     const std::size_t n = std::size_t(scenario.n);
     Bodies bodies;
-    if (scenario.initial == "plummer") {
+    if (scenario.initial == InitialConditions::plummer) {
         bodies = plummer_sphere(n, scenario.plummer.scale, scenario.plummer.total_mass, G, random);
-    } else if (scenario.initial == "galaxies") {
+    } else if (scenario.initial == InitialConditions::galaxies) {
         bodies = galaxies(n, scenario.galaxies, G, random);
-    } else if (scenario.initial == "kepler") {
+    } else if (scenario.initial == InitialConditions::kepler) {
         bodies = kepler_pair(scenario.kepler, G);
-    } else if (scenario.initial == "cube") {
+    } else if (scenario.initial == InitialConditions::cube) {
         bodies = uniform_cube(n, scenario.cube, random);
-    } else if (scenario.initial == "snapshot") {
+    } else {  // snapshot
         Snapshot snapshot = read_snapshot(scenario.snapshot);
         bodies = std::move(snapshot.bodies);
         // Into the scenario's code units where both name theirs.
@@ -181,8 +183,6 @@ Bodies make_bodies(const Scenario& scenario) {
             throw UsageError("snapshot " + scenario.snapshot.string() + " has " +
                              std::to_string(bodies.size()) + " bodies but [bodies] n = " +
                              std::to_string(scenario.n));
-    } else {
-        throw UsageError("unknown initial conditions '" + scenario.initial + "'");
     }
     bodies.validate();
     return bodies;

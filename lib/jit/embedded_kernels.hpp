@@ -1,5 +1,5 @@
 #pragma once
-// The cl/ tree as compiled into the library (see cmake/EmbedKernels.cmake).
+// The cl/ tree as compiled into the library (see cmake/EmbedFiles.cmake).
 #include <cstddef>
 
 namespace partcl::detail {

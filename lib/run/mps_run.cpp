@@ -3,6 +3,7 @@
 #include <partcl/io/csv_log.hpp>
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/render.hpp>
+#include <partcl/run/scenario.hpp>
 #include <partcl/models/mps/mps_fluid.hpp>
 #include <partcl/models/mps/mps_tank.hpp>
 
@@ -155,7 +156,7 @@ public:
         const Scenario& s = scenario_;
         const Scenario::Fluid& f = s.fluid;
         const DeviceInfo& device = context.device(0).info();
-        return s.name + ", MPS " + f.setup + " " + std::to_string(f.dimensions) + "-D, " +
+        return s.name + ", MPS " + std::string(to_string(f.setup)) + " " + std::to_string(f.dimensions) + "-D, " +
                std::to_string(fluid->size()) + " particles (" + std::to_string(fluid_count) +
                " water), l0 = " + detail::shortest(f.spacing) + " m, " + to_string(s.precision) + ", " +
                (f.steps ? std::to_string(f.steps) + " steps" : "to t = " + detail::shortest(f.end_time) + " s") +
@@ -241,7 +242,7 @@ private:
             observed = Observed{fluid->steps(), fluid->particles(), fluid->pressure()};
         return *observed;
     }
-    bool dambreak() const { return scenario_.fluid.setup == "dambreak"; }
+    bool dambreak() const { return scenario_.fluid.setup == FluidSetup::dambreak; }
     double per_time_unit() const {  // T = t sqrt(2g/a)
         return std::sqrt(2 * scenario_.fluid.gravity / scenario_.fluid.water_width);
     }
@@ -288,7 +289,7 @@ RunLoop resumed_mps_run(Context& context, const Checkpoint& c, const fs::path& f
                                       : "at " + std::to_string(f.end_time) + " s") +
                          ": nothing to do (--end-time or --steps to run on)");
     detail::check_resume_directory(
-        out, scenario.fluid.setup == "dambreak" ? "front.csv" : "bottom_pressure.csv",
+        out, scenario.fluid.setup == FluidSetup::dambreak ? "front.csv" : "bottom_pressure.csv",
         c.output_text, file);
     const std::size_t n = c.particle_types.size();
     const int d = scenario.fluid.dimensions;

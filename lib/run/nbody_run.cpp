@@ -5,6 +5,7 @@
 #include <partcl/io/csv_log.hpp>
 #include <partcl/io/initial_conditions.hpp>
 #include <partcl/io/render.hpp>
+#include <partcl/run/scenario.hpp>
 #include <partcl/io/snapshot.hpp>
 #include <partcl/models/nbody/dense_gravity.hpp>
 #include <partcl/models/nbody/tree_gravity.hpp>
@@ -71,7 +72,7 @@ void resolve_length(Scenario& s) {
 std::string format_tree(const Scenario& s) {
     char text[128];
     std::snprintf(text, sizeof text, "%g, leaves of %llu, %s, groups of %llu", s.tree.theta,
-                  static_cast<unsigned long long>(s.tree.leaf_size), s.tree.traversal.c_str(),
+                  static_cast<unsigned long long>(s.tree.leaf_size), to_string(s.tree.traversal),
                   static_cast<unsigned long long>(s.tree.group_size));
     return text;
 }
@@ -82,18 +83,12 @@ public:
     NBodyModel(Context& c, Scenario s, const Bodies& initial, DenseOptions dense)
         : context(c), scenario_(std::move(s)) {
         const Precision p = scenario_.precision;
-        if (scenario_.gravity_model == "dense") {
+        if (scenario_.gravity_model == GravityModelKind::dense) {
             auto model = std::make_unique<DenseGravity>(context, p, scenario_.gravity, dense);
             dense_gravity = model.get();
             gravity = std::move(model);
-        } else if (scenario_.gravity_model == "tree") {
-            const Scenario::Tree& t = scenario_.tree;
-            gravity = std::make_unique<TreeGravity>(
-                context, p, scenario_.gravity,
-                TreeOptions{t.theta, std::size_t(t.leaf_size), parse_tree_traversal(t.traversal),
-                            std::size_t(t.group_size), std::nullopt});
         } else {
-            throw UsageError("gravity model '" + scenario_.gravity_model + "' is not available");
+            gravity = std::make_unique<TreeGravity>(context, p, scenario_.gravity, scenario_.tree);
         }
         bodies = std::make_unique<DeviceBodies>(context, p, initial);
         system = std::make_unique<NBodySystem>(context, *gravity, *bodies);
@@ -183,8 +178,8 @@ public:
         std::string devices;
         for (const auto& d : context.devices()) devices += (devices.empty() ? "" : " + ") + d.info().name;
         return s.name + ", N = " + std::to_string(bodies->size()) + ", " + to_string(s.precision) +
-               ", " + s.gravity_model +
-               (s.gravity_model == "tree" ? " (theta " + format_tree(s) + ")" : std::string()) +
+               ", " + to_string(s.gravity_model) +
+               (s.gravity_model == GravityModelKind::tree ? " (theta " + format_tree(s) + ")" : std::string()) +
                ", " + s.integrator + ", " +
                (by_time ? "to t = " + detail::shortest(s.end_time) : std::to_string(s.steps) + " steps") +
                " on " + devices + " (" + context.device(0).info().platform + ")" +
@@ -214,7 +209,7 @@ public:
                                r.steps_per_second),
                 detail::format("relative energy drift %.3e", r.energy_drift),
                 detail::format("%.3e interactions/s (%s)", r.interactions_per_second,
-                               scenario_.gravity_model == "tree"
+                               scenario_.gravity_model == GravityModelKind::tree
                                    ? "N^2 per force evaluation over wall time: the direct-sum equivalent"
                                    : "force evaluations over wall time"),
                 detail::format("wrote %zu snapshots, %zu frames, energy.csv and checkpoint.bin in %s",
@@ -263,7 +258,7 @@ RunLoop nbody_run(Context& context, Scenario scenario, fs::path out, const RunOp
                          "\", not an N-body run (run/mps_run.hpp and run/pic_run.hpp run model = \"mps\" and \"pic\")");
     validate(scenario);
     resolve_length(scenario);
-    if (scenario.initial != "snapshot") check_device_memory(context, scenario, scenario.n);
+    if (scenario.initial != InitialConditions::snapshot) check_device_memory(context, scenario, scenario.n);
     const Bodies initial = make_bodies(scenario);
     check_device_memory(context, scenario, initial.size());
     const double extent = scenario.render.extent > 0 ? scenario.render.extent : auto_extent(initial);

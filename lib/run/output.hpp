@@ -13,6 +13,7 @@
 #include <partcl/support/atomic_file.hpp>
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/scenario.hpp>
+#include <partcl/run/scenario.hpp>
 #include <partcl/runtime/context.hpp>
 #include <partcl/backend/error.hpp>
 

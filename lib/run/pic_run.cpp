@@ -3,6 +3,7 @@
 #include <partcl/io/csv_log.hpp>
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/render.hpp>
+#include <partcl/run/scenario.hpp>
 #include <partcl/models/pic/electrostatic_pic.hpp>
 #include <partcl/models/pic/pic_plasma.hpp>
 
@@ -36,15 +37,15 @@ std::array<int, 3> mode_of(const Scenario::Plasma& p) {
 }
 
 PicParticles particles_of(const Scenario::Plasma& p, const PicGrid& grid) {
-    if (p.setup == "species") return species_particles(grid, p.species, mode_of(p), p.seed);
+    if (p.setup == PlasmaSetup::species) return species_particles(grid, p.species, mode_of(p), p.seed);
     const std::size_t n = std::size_t(p.cells * p.particles_per_cell);
-    return p.setup == "two-stream"
+    return p.setup == PlasmaSetup::two_stream
                ? two_stream_particles(grid, n, p.beam_speed, p.amplitude, int(p.mode[0]))
                : langmuir_particles(grid, n, p.amplitude, int(p.mode[0]));
 }
 
 std::vector<PicSpecies> species_for(const Scenario::Plasma& p, const PicGrid& grid, std::size_t n) {
-    return p.setup == "species" ? species_of(grid, p.species) : unit_plasma_electrons(p.length, n);
+    return p.setup == PlasmaSetup::species ? species_of(grid, p.species) : unit_plasma_electrons(p.length, n);
 }
 
 // Trapped two-stream particles reach about 2 v0; a Langmuir wave's speeds are amplitude
@@ -54,9 +55,9 @@ PhaseSpaceFrame phase_space_frame(const Scenario& s) {
     PhaseSpaceFrame frame;
     frame.width = s.render.width;
     frame.length = p.length;
-    if (p.setup == "two-stream") {
+    if (p.setup == PlasmaSetup::two_stream) {
         frame.max_speed = 2.5 * p.beam_speed;
-    } else if (p.setup == "species") {
+    } else if (p.setup == PlasmaSetup::species) {
         const double omega = cold_plasma_frequency(p.species);
         double fastest = 0;
         for (const PlasmaSpecies& sp : p.species)
@@ -74,11 +75,11 @@ public:
     PicModel(Context& c, Scenario s, const PicParticles* saved = nullptr)
         : context(c), scenario_(std::move(s)), grid(grid_of(scenario_.plasma)) {
         const Scenario::Plasma& p = scenario_.plasma;
-        const PicDeposit deposit = p.deposit == "atomic" ? PicDeposit::atomic : PicDeposit::gather;
+        const PicDeposit deposit = p.deposit;
         try {
             require_deposit(context.device(0).info(), scenario_.precision, deposit);
         } catch (const Unsupported& e) {
-            throw Unsupported("scenario '" + scenario_.name + "': [plasma] deposit = \"" + p.deposit +
+            throw Unsupported("scenario '" + scenario_.name + "': [plasma] deposit = \"" + to_string(p.deposit) +
                               "\": " + e.what());
         }
         const PicParticles particles = saved ? *saved : particles_of(p, grid);
@@ -189,10 +190,10 @@ public:
         const DeviceInfo& device = context.device(0).info();
         std::string cells = std::to_string(p.cells);
         if (p.dimensions > 1) cells += "^" + std::to_string(p.dimensions);
-        return s.name + ", PIC " + p.setup + " " + std::to_string(p.dimensions) + "-D, " +
+        return s.name + ", PIC " + std::string(to_string(p.setup)) + " " + std::to_string(p.dimensions) + "-D, " +
                std::to_string(pic->size()) + " particles" +
-               (p.setup == "species" ? " of " + std::to_string(p.species.size()) + " species" : std::string()) +
-               " on " + cells + " cells, " + p.deposit + " deposit, " + to_string(s.precision) + ", " +
+               (p.setup == PlasmaSetup::species ? " of " + std::to_string(p.species.size()) + " species" : std::string()) +
+               " on " + cells + " cells, " + to_string(p.deposit) + " deposit, " + to_string(s.precision) + ", " +
                std::to_string(steps) + " steps of dt = " + detail::shortest(p.dt) + " on " +
                device.name + " (" + device.platform + ")" +
                (resumed_from.empty() ? "" : ", resumed from " + resumed_from + " at step " +
@@ -213,17 +214,17 @@ public:
             r.wall_seconds > 0 ? double(r.last_step - first_step) * double(r.particles) / r.wall_seconds : 0;
         r.momentum_error = momentum_scale > 0 ? worst_momentum / momentum_scale : 0;
         r.energy_error = energy_error;
-        if (p.setup != "langmuir") {
+        if (p.setup != PlasmaSetup::langmuir) {
             const GrowthFit fit = linear_growth_rate(t, log_mode);
             r.growth_rate = fit.rate;
             r.fit_from = fit.from;
             r.fit_to = fit.to;
-            if (p.setup == "two-stream")
+            if (p.setup == PlasmaSetup::two_stream)
                 r.growth_theory = two_stream_growth_rate(2 * pi * double(p.mode[0]) / p.length * p.beam_speed);
         }
-        if (p.setup != "two-stream") {
+        if (p.setup != PlasmaSetup::two_stream) {
             r.frequency = zero_crossing_frequency(t, mode_sin, &r.crossings);
-            r.plasma_frequency = p.setup == "species" ? cold_plasma_frequency(p.species) : 1.0;
+            r.plasma_frequency = p.setup == PlasmaSetup::species ? cold_plasma_frequency(p.species) : 1.0;
         }
         return r;
     }
@@ -279,8 +280,8 @@ std::vector<std::string> PicModel::summary_lines(const RunSummary& loop, const s
                        static_cast<unsigned long long>(r.last_step), r.wall_seconds, r.particle_steps_per_second),
         detail::format("total energy within %.2e, momentum within %.2e (relative)", r.energy_error,
                        r.momentum_error)};
-    if (p.setup != "two-stream") {
-        const char* theory = p.setup == "species" ? "the cold-plasma frequency" : "the plasma frequency";
+    if (p.setup != PlasmaSetup::two_stream) {
+        const char* theory = p.setup == PlasmaSetup::species ? "the cold-plasma frequency" : "the plasma frequency";
         if (std::isnan(r.frequency))
             lines.push_back(detail::format("frequency: not measured (%zu zero crossings of the mode; run longer)",
                                            r.crossings));
@@ -289,7 +290,7 @@ std::vector<std::string> PicModel::summary_lines(const RunSummary& loop, const s
                                            r.frequency, theory, r.plasma_frequency,
                                            100 * (r.frequency / r.plasma_frequency - 1), r.crossings));
     }
-    if (p.setup == "two-stream") {
+    if (p.setup == PlasmaSetup::two_stream) {
         if (std::isnan(r.growth_rate))
             lines.push_back(detail::format(
                 "growth rate: not measured (no linear phase of three steps; run longer); theory %.5f",
@@ -299,7 +300,7 @@ std::vector<std::string> PicModel::summary_lines(const RunSummary& loop, const s
                 "growth rate %.5f against linear theory %.5f (%+.1f%%), fitted over t = %.1f..%.1f",
                 r.growth_rate, r.growth_theory, 100 * (r.growth_rate / r.growth_theory - 1), r.fit_from,
                 r.fit_to));
-    } else if (p.setup == "species" && !std::isnan(r.growth_rate)) {
+    } else if (p.setup == PlasmaSetup::species && !std::isnan(r.growth_rate)) {
         lines.push_back(detail::format("growth rate %.5f of the mode, fitted over t = %.1f..%.1f", r.growth_rate,
                                        r.fit_from, r.fit_to));
     }

@@ -14,6 +14,7 @@
 
 #include <partcl/partcl.hpp>
 #include <partcl/run/run_loop.hpp>
+#include <partcl/run/scenario.hpp>
 
 namespace partcl::cli {
 
@@ -167,6 +168,7 @@ int run_run(const RunRequest& request, const GlobalOptions& global) {
     // checkpoint is read once, and the run made from what was read.
     std::optional<Checkpoint> checkpoint;
     Scenario scenario;
+    UnknownNames unknown;
     if (!request.resume.empty()) {
         checkpoint = read_checkpoint(request.resume);
     } else {
@@ -186,13 +188,15 @@ int run_run(const RunRequest& request, const GlobalOptions& global) {
             if (!request.integrator.empty()) scenario.integrator = request.integrator;
             if (request.snapshot_every) scenario.snapshot_every = *request.snapshot_every;
             if (request.frame_every) scenario.frame_every = *request.frame_every;
-            if (!request.gravity.empty()) scenario.gravity_model = request.gravity;
+            if (!request.gravity.empty())
+                set_by_name(scenario, "gravity.model", request.gravity, unknown);
             if (request.theta) scenario.tree.theta = *request.theta;
             if (request.leaf_size) scenario.tree.leaf_size = *request.leaf_size;
-            if (!request.traversal.empty()) scenario.tree.traversal = request.traversal;
+            if (!request.traversal.empty())
+                set_by_name(scenario, "gravity.traversal", request.traversal, unknown);
             if (request.group_size) scenario.tree.group_size = *request.group_size;
         }
-        validate(scenario);
+        validate(scenario, unknown);
     }
 
     Context context = Context::from_filter(global.filter());

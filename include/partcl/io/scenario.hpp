@@ -1,10 +1,11 @@
 #pragma once
-// Scenarios: every setting of a run, read from TOML (docs/scenarios.md documents each key). A
+// Scenarios: every setting of a run, read from TOML (docs/scenarios.md documents each key;
+// run/scenario.hpp reads, checks and writes them). A
 // scenario is of one model: N-body gravity ([scenario] model = "nbody", the default; tables
 // [bodies], [gravity], [integrator], ...), the MPS fluid (model = "mps"; table [fluid]) or the
 // electrostatic PIC plasma (model = "pic"; table [plasma]). A
-// table or key of the other model is an error. Built-in scenarios are TOML text inside the
-// library, parsed like a user's file.
+// table or key of the other model is an error. Built-in scenarios are the TOML files of
+// examples/scenarios/, compiled into the library and parsed like a user's file.
 //
 // Every problem in a scenario throws partcl::UsageError with a one-line message that names the
 // source, the line, the table and the key, e.g.
@@ -19,11 +20,36 @@
 
 #include <partcl/io/render.hpp>
 #include <partcl/io/units.hpp>
+#include <partcl/models/nbody/gravity_options.hpp>
 #include <partcl/models/nbody/gravity_parameters.hpp>
+#include <partcl/models/option_names.hpp>
+#include <partcl/models/pic/pic_deposit.hpp>
 #include <partcl/models/pic/pic_plasma.hpp>
 #include <partcl/backend/precision.hpp>
 
 namespace partcl {
+
+// [bodies] initial: the kind of N-body initial conditions (io/initial_conditions.hpp).
+enum class InitialConditions { galaxies, plummer, kepler, cube, snapshot };
+inline constexpr OptionName<InitialConditions> initial_conditions[] = {
+    {InitialConditions::galaxies, "galaxies"}, {InitialConditions::plummer, "plummer"},
+    {InitialConditions::kepler, "kepler"},     {InitialConditions::cube, "cube"},
+    {InitialConditions::snapshot, "snapshot"}};
+inline const char* to_string(InitialConditions initial) noexcept {
+    return name_of(initial_conditions, initial);
+}
+
+// [fluid] setup and [plasma] setup (run/mps_run.cpp and run/pic_run.cpp build them).
+enum class FluidSetup { dambreak, hydrostatic };
+inline constexpr OptionName<FluidSetup> fluid_setups[] = {{FluidSetup::dambreak, "dambreak"},
+                                                          {FluidSetup::hydrostatic, "hydrostatic"}};
+inline const char* to_string(FluidSetup setup) noexcept { return name_of(fluid_setups, setup); }
+
+enum class PlasmaSetup { langmuir, two_stream, species };
+inline constexpr OptionName<PlasmaSetup> plasma_setups[] = {{PlasmaSetup::langmuir, "langmuir"},
+                                                            {PlasmaSetup::two_stream, "two-stream"},
+                                                            {PlasmaSetup::species, "species"}};
+inline const char* to_string(PlasmaSetup setup) noexcept { return name_of(plasma_setups, setup); }
 
 // The members' initialisers are the defaults of missing keys; they are the built-in `galaxies`
 // scenario (the default run) except for [scenario] name and description and [units] (none).
@@ -34,7 +60,7 @@ struct Scenario {
     std::string model = "nbody";  // nbody | mps | pic
 
     // [bodies]
-    std::string initial = "galaxies";  // galaxies | plummer | kepler | cube | snapshot
+    InitialConditions initial = InitialConditions::galaxies;
     std::uint64_t n = 16384;           // kepler: 2; snapshot: 0 = as many as the file has
     std::uint64_t seed = 42;
     std::filesystem::path snapshot;    // initial = "snapshot"
@@ -66,16 +92,11 @@ struct Scenario {
     } cube;
 
     // [gravity]
-    std::string gravity_model = "dense";
+    GravityModelKind gravity_model = GravityModelKind::dense;
     GravityParameters gravity{1.0, 0.04};
-    // model = "tree" (models/nbody/tree_gravity.hpp): opening angle in [0, 1], most bodies in
-    // a leaf, the walk ("stackless" or "nested") and most bodies walking together.
-    struct Tree {
-        double theta = 0.5;
-        std::uint64_t leaf_size = 8;
-        std::string traversal = "stackless";
-        std::uint64_t group_size = 32;
-    } tree;
+    // model = "tree": the tree's options (models/nbody/gravity_options.hpp; list_size is no
+    // key: unset, TreeGravity chooses it).
+    TreeOptions tree;
 
     // [units]: what one code unit of length, mass and velocity is ("1 kpc", "1e10 Msun",
     // "1 km/s"; io/units.hpp), written to snapshots for their readers. None ("") is a run
@@ -109,7 +130,7 @@ struct Scenario {
     // set-up is mps_tank's: a block of water in the corner of a tank, the last axis up; sizes
     // along x (width), y in 3-D (depth) and up (height), each a whole multiple of the spacing.
     struct Fluid {
-        std::string setup = "dambreak";  // dambreak | hydrostatic (water as wide as the tank)
+        FluidSetup setup = FluidSetup::dambreak;  // hydrostatic: water as wide as the tank
         int dimensions = 2;
         double spacing = 0.003125;       // l0 [m]
         double water_width = 0.2, water_height = 0.2, water_depth = 0.2;  // depth: 3-D only
@@ -140,7 +161,7 @@ struct Scenario {
     // [[plasma.species]] list (models/pic/pic_plasma.hpp's PlasmaSpecies) on a cubic grid of
     // `cells` per axis.
     struct Plasma {
-        std::string setup = "langmuir";   // langmuir | two-stream | species
+        PlasmaSetup setup = PlasmaSetup::langmuir;
         int dimensions = 1;               // species: 1, 2 or 3; langmuir, two-stream: 1
         std::uint64_t cells = 64;         // grid nodes per axis (the FFT's size)
         double length = 6.283185307179586;  // box length L per axis; k = 2 pi mode / L
@@ -151,7 +172,7 @@ struct Scenario {
         std::uint64_t seed = 42;          // species: thermal velocities
         double dt = 0.1;                  // [1/omega_p]
         double end_time = 37.69911184307752;  // six plasma periods
-        std::string deposit = "gather";   // gather | atomic (PicDeposit)
+        PicDeposit deposit = PicDeposit::gather;
         std::uint64_t sample_every = 1;   // steps between diagnostics.csv rows
         std::uint64_t frame_every = 20;   // steps between phase-space frames; 0 = none
         std::uint64_t checkpoint_every = 0;  // steps between checkpoints; 0 = at the end only
@@ -159,43 +180,16 @@ struct Scenario {
     } plasma;
 };
 
-// Reads a scenario file. A relative [bodies] snapshot path is taken relative to the file's
-// directory (and stored resolved that way); without [scenario] name, the name is the file's
-// stem. A missing or unreadable file is a UsageError.
-Scenario load_scenario(const std::filesystem::path& file);
-
-// Parses scenario TOML; `source_name` is used in messages ("scenario.toml", "builtin:plummer").
-// Missing tables and keys keep their defaults (the members' initialisers above).
-Scenario parse_scenario(const std::string& toml_text, const std::string& source_name);
-
-// The built-in scenarios by name; UsageError naming the known ones for an unknown name.
-Scenario builtin_scenario(const std::string& name);
+// The built-in scenarios' TOML (examples/scenarios/NAME.toml, compiled into the library), by
+// name; UsageError naming the known ones for an unknown name. run/scenario.hpp parses them.
 const std::string& builtin_scenario_toml(const std::string& name);
 std::vector<std::string> builtin_scenario_names();
 
-// `argument` is a built-in name when it is one and no file of that name exists, else a file.
-Scenario find_scenario(const std::string& argument);
-
-// Every setting as TOML; parse_scenario(to_toml(s), ...) gives back s exactly (doubles are
-// written with enough digits to round-trip). Used to store the scenario inside checkpoints.
-std::string to_toml(const Scenario& scenario);
-
-// Checks every value (what parse_scenario checks, without line numbers); throws UsageError.
-// For scenarios built or changed in code, e.g. after command-line overrides.
-void validate(const Scenario& scenario);
-
-bool operator==(const Scenario& a, const Scenario& b);
-
 // The scenario's [units] as numbers (io/units.hpp); a default UnitSystem when it has none.
 UnitSystem unit_system(const Scenario& scenario);
-inline bool operator!=(const Scenario& a, const Scenario& b) { return !(a == b); }
 
-// Names accepted for [scenario] model, [fluid] setup, [plasma] setup, [bodies] initial and [gravity] model.
+// Names accepted for [scenario] model and [bodies] initial.
 const std::vector<std::string>& model_names();
-const std::vector<std::string>& fluid_setup_names();
-const std::vector<std::string>& plasma_setup_names();
-const std::vector<std::string>& pic_deposit_names();  // [plasma] deposit
 const std::vector<std::string>& initial_condition_names();
-const std::vector<std::string>& gravity_model_names();
 
 } // namespace partcl

@@ -23,8 +23,6 @@ constexpr std::size_t root_partials = 1024;
 // Private stack of the nested traversal: depth first needs levels + 1 entries, and n < 2^32
 // means at most 32 levels.
 constexpr std::size_t stack_size = 34;
-// Largest walk group (work-items of one group; CUDA's largest block).
-constexpr std::size_t max_group_size = 1024;
 // Largest list: 10 reals a node (and the build checks the local memory the walk needs).
 constexpr std::size_t max_list_size = 2048;
 // Per-node arrays (cl/nbody/tree.h): centre of mass, mass, crit2, six second moments.
@@ -53,13 +51,9 @@ enum KernelIndex : std::size_t {
 
 } // namespace
 
-const char* to_string(TreeTraversal traversal) noexcept {
-    return traversal == TreeTraversal::nested ? "nested" : "stackless";
-}
-
 TreeTraversal parse_tree_traversal(const std::string& name) {
-    if (name == "nested") return TreeTraversal::nested;
-    if (name == "stackless") return TreeTraversal::stackless;
+    TreeTraversal traversal{};
+    if (from_name(tree_traversals, name, traversal)) return traversal;
     throw UsageError("tree traversal '" + name + "': expected \"nested\" or \"stackless\"");
 }
 
@@ -109,17 +103,18 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
       options_(options) {
     if (!(parameters_.softening >= 0) || !(parameters_.G > 0))
         throw UsageError("gravity: G must be positive and the softening non-negative");
-    if (!(options_.theta >= 0 && options_.theta <= 1))
+    if (!TreeOptions::valid_theta(options_.theta))
         throw UsageError("tree gravity: the opening angle theta must be in [0, 1] (got " +
                          std::to_string(options_.theta) +
                          "); above 1 a body could take a node that holds it for a distant one");
-    if (options_.leaf_size < 1 || options_.leaf_size > (1u << 20))
+    if (!TreeOptions::valid_leaf_size(options_.leaf_size))
         throw UsageError("tree gravity: leaf_size must be in [1, 2^20] (got " +
                          std::to_string(options_.leaf_size) + ")");
     const std::size_t g = options_.group_size;
-    if (g < 1 || g > max_group_size || (g & (g - 1)) != 0)
+    if (!TreeOptions::valid_group_size(g))
         throw UsageError("tree gravity: group_size must be a power of two in [1, " +
-                         std::to_string(max_group_size) + "] (got " + std::to_string(g) + ")");
+                         std::to_string(TreeOptions::max_group_size) + "] (got " +
+                         std::to_string(g) + ")");
     const DeviceInfo& info = context.device(0).info();
     if (!options_.list_size)
         options_.list_size = options_.group_size <= max_list_group

@@ -18,39 +18,9 @@
 #include <partcl/jit/compiler.hpp>
 #include <partcl/jit/kernel.hpp>
 #include <partcl/models/nbody/gravity.hpp>
+#include <partcl/models/nbody/gravity_options.hpp>
 
 namespace partcl {
-
-enum class TreeTraversal {
-    nested,     // an explicit stack of node indices in private memory
-    stackless,  // next/skip arithmetic on heap indices (no stack)
-};
-const char* to_string(TreeTraversal traversal) noexcept;
-// "nested" or "stackless"; UsageError otherwise.
-TreeTraversal parse_tree_traversal(const std::string& name);
-
-struct TreeOptions {
-    // Opening angle, in [0, 1]: 0 opens every node (direct summation), larger is faster and
-    // less accurate. 1 is the largest for which no body treats a node holding itself as far.
-    double theta = 0.5;
-    // Most bodies in a leaf (>= 1); an opened leaf's bodies act one by one.
-    std::size_t leaf_size = 8;
-    TreeTraversal traversal = TreeTraversal::stackless;
-    // Most bodies that walk the tree together (one work-item each), a power of two in
-    // [1, 1024]: a larger group costs fewer walks and divergent paths, and more interactions
-    // per body (its openings are decided for its whole box). 1 is the classic per-body walk.
-    std::size_t group_size = 32;
-    // The listed walk's list: nodes taken whole, listed in local memory, at most list_size (0
-    // or in [group_size, 2048]) before the group applies them. With list_size > 0 a group
-    // (at most 512 bodies) is a work-group and walks together, each work-item testing a node
-    // per round off a stack the group shares (the traversal option does not apply); 0: every
-    // work-item walks the group's path alone (nested or stackless) and applies each source as
-    // it meets it. Groups of 1 are never listed. Unset: max(128, group_size) for groups of at
-    // most 512, else 0: the group tests its path's nodes in parallel, one per work-item, where a
-    // work-item walking alone tests them all itself (faster on every device measured;
-    // docs/performance.md).
-    std::optional<std::size_t> list_size = std::nullopt;
-};
 
 // A tree read back from the device (tests, diagnostics). Layout as cl/nbody/tree.h says: node
 // k of level l (k in [2^l, 2^(l+1))) owns tree positions [floor(p n / 2^l), floor((p + 1) n /

@@ -22,14 +22,10 @@
 
 #include <partcl/algorithm/cell_list.hpp>
 #include <partcl/algorithm/fft.hpp>
+#include <partcl/models/pic/pic_deposit.hpp>
 #include <partcl/models/pic/pic_particles.hpp>
 
 namespace partcl {
-
-enum class PicDeposit {
-    atomic,  // one work-item per particle, float atomics (portable compare-and-swap loops)
-    gather,  // one work-item per node over the particles of its 2^D cells: no atomics
-};
 
 // Unsupported, naming the device, the extension and the way out, when `device` cannot run
 // `deposit` in `precision`: the atomic deposit in double adds with 64-bit compare-and-swap,

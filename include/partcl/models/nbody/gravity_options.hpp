@@ -1,0 +1,69 @@
+#pragma once
+// The options of N-body gravity, without the device code: which model ([gravity] model) and
+// the tree's (models/nbody/tree_gravity.hpp). Each option's default is its initialiser here and
+// its range is checked by the predicate here, for TreeGravity and for scenarios alike.
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include <partcl/models/option_names.hpp>
+
+namespace partcl {
+
+enum class GravityModelKind {
+    dense,  // all pairs (models/nbody/dense_gravity.hpp)
+    tree,   // Barnes-Hut (models/nbody/tree_gravity.hpp)
+};
+inline constexpr OptionName<GravityModelKind> gravity_model_kinds[] = {
+    {GravityModelKind::dense, "dense"}, {GravityModelKind::tree, "tree"}};
+inline const char* to_string(GravityModelKind kind) noexcept {
+    return name_of(gravity_model_kinds, kind);
+}
+
+enum class TreeTraversal {
+    nested,     // an explicit stack of node indices in private memory
+    stackless,  // next/skip arithmetic on heap indices (no stack)
+};
+inline constexpr OptionName<TreeTraversal> tree_traversals[] = {
+    {TreeTraversal::stackless, "stackless"}, {TreeTraversal::nested, "nested"}};
+inline const char* to_string(TreeTraversal traversal) noexcept {
+    return name_of(tree_traversals, traversal);
+}
+// "nested" or "stackless"; UsageError otherwise.
+TreeTraversal parse_tree_traversal(const std::string& name);
+
+struct TreeOptions {
+    // Opening angle, in [0, 1]: 0 opens every node (direct summation), larger is faster and
+    // less accurate. 1 is the largest for which no body treats a node holding itself as far.
+    double theta = 0.5;
+    // Most bodies in a leaf (>= 1); an opened leaf's bodies act one by one.
+    std::size_t leaf_size = 8;
+    TreeTraversal traversal = TreeTraversal::stackless;
+    // Most bodies that walk the tree together (one work-item each), a power of two in
+    // [1, 1024]: a larger group costs fewer walks and divergent paths, and more interactions
+    // per body (its openings are decided for its whole box). 1 is the classic per-body walk.
+    std::size_t group_size = 32;
+    // The listed walk's list: nodes taken whole, listed in local memory, at most list_size (0
+    // or in [group_size, 2048]) before the group applies them. With list_size > 0 a group
+    // (at most 512 bodies) is a work-group and walks together, each work-item testing a node
+    // per round off a stack the group shares (the traversal option does not apply); 0: every
+    // work-item walks the group's path alone (nested or stackless) and applies each source as
+    // it meets it. Groups of 1 are never listed. Unset: max(128, group_size) for groups of at
+    // most 512, else 0: the group tests its path's nodes in parallel, one per work-item, where a
+    // work-item walking alone tests them all itself (faster on every device measured;
+    // docs/performance.md).
+    std::optional<std::size_t> list_size = std::nullopt;
+
+    // The ranges of theta, leaf_size and group_size (the largest group: CUDA's largest block).
+    static constexpr std::size_t max_leaf_size = std::size_t(1) << 20;
+    static constexpr std::size_t max_group_size = 1024;
+    static constexpr bool valid_theta(double t) noexcept { return t >= 0 && t <= 1; }
+    static constexpr bool valid_leaf_size(std::size_t l) noexcept {
+        return l >= 1 && l <= max_leaf_size;
+    }
+    static constexpr bool valid_group_size(std::size_t g) noexcept {
+        return g >= 1 && g <= max_group_size && (g & (g - 1)) == 0;
+    }
+};
+
+} // namespace partcl
