@@ -1,7 +1,9 @@
 #pragma once
 // The built-in scenarios, examples/scenarios/NAME.toml, as compiled into the library (see
 // lib/CMakeLists.txt and cmake/EmbedFiles.cmake): path "NAME.toml", in their listed order.
-#include "jit/embedded_kernels.hpp"  // EmbeddedFile
+#include <cstddef>
+
+#include "support/embedded_file.hpp"
 
 namespace partcl::detail {
 

@@ -1,14 +1,10 @@
 #pragma once
-// The cl/ tree as compiled into the library (see cmake/EmbedFiles.cmake).
+// The cl/ tree as compiled into the library (see cmake/EmbedFiles.cmake): paths relative to cl/.
 #include <cstddef>
 
-namespace partcl::detail {
+#include "support/embedded_file.hpp"
 
-struct EmbeddedFile {
-    const char* path;  // relative to cl/, '/'-separated
-    const char* data;
-    std::size_t size;
-};
+namespace partcl::detail {
 
 extern const EmbeddedFile embedded_kernel_files[];
 extern const std::size_t embedded_kernel_file_count;
