@@ -2,10 +2,10 @@
 # Installs, with apt-get, what building and testing partcl needs on Debian 12 (bookworm):
 # the compiler and CMake, the OpenCL loader and C++ headers, PoCL (an OpenCL CPU device for any
 # machine), Oclgrind (the kernel checker the `oclgrind` tests use), Boost, doctest, CLI11,
-# nlohmann-json (the JSON the tool and the benchmarks print), OpenSSL's libcrypto (the program
-# cache's SHA-256), and the libraries later parts of
-# partcl use (HDF5, toml++, stb, VkFFT), clinfo, and python3-venv
-# (the snapshot-readers test makes a virtual environment with yt and pynbody from PyPI).
+# nlohmann-json (the JSON the tool and the benchmarks print), OpenSSL's libcrypto (checkpoint
+# seals and the program cache's keys), the libraries of io (HDF5, toml++, stb) and VkFFT,
+# clinfo, hdf5-tools (h5diff, for scripts/compare-builtins.sh) and python3-venv (the
+# snapshot-readers test makes a virtual environment with yt and pynbody from PyPI).
 #
 #   bash scripts/install-deps.sh
 #
@@ -17,7 +17,7 @@ packages=(
   build-essential cmake pkg-config
   ocl-icd-opencl-dev opencl-clhpp-headers pocl-opencl-icd oclgrind clinfo
   libboost-dev doctest-dev libcli11-dev nlohmann-json3-dev libssl-dev
-  libhdf5-dev libtomlplusplus-dev libstb-dev libvkfft-dev
+  libhdf5-dev hdf5-tools libtomlplusplus-dev libstb-dev libvkfft-dev
   python3-venv
 )
 

@@ -79,7 +79,7 @@ public:
     // items up to the next multiple of `local` run too: a kernel stops them with its bound check
     // on the total length. So launches that share a range must begin on multiples of `local`,
     // or the one before would run into the next one's items: an offset that is not a multiple of
-    // `local` is a UsageError (Scheduler::run splits on multiples of the group size).
+    // `local` is a UsageError (MultiDeviceLaunch::split cuts on multiples of the group size).
     // count == 0 enqueues nothing and returns an empty Event. Kernels see the offset in
     // global_id(0) on every backend (CUDA: through cl/common/portable.h).
     Event launch(Queue& queue, std::size_t count, std::size_t local = 0, std::size_t offset = 0);

@@ -17,9 +17,9 @@
 //     });
 //     parts.gather();                                        // in device order, on queue 0
 //
-// The kernel writes item i's component c at buffer[offset + c * stride + (i - r.begin)] and
-// takes its range's start as an argument (global offsets exist on OpenCL only), so the same
-// launch works on every backend.
+// The kernel writes item i's component c at buffer[offset + c * stride + (i - r.begin)]. It may
+// take its range's start as an argument, as here, or be launched at offset r.begin
+// (Kernel::launch's offset, which global_id(0) includes on every backend).
 #include <cstddef>
 #include <utility>
 #include <vector>
