@@ -24,6 +24,12 @@ public:
     std::vector<std::string> kernel_names() const override { return names_; }
     std::unique_ptr<KernelImpl> kernel(const std::string& name) const override;
 
+    // Whether the program's kernels read a global offset (they include cl/common/portable.h).
+    bool reads_global_offset(std::size_t device, int ordinal) const {
+        std::lock_guard<std::mutex> lock(offsets_mutex_);
+        return find_global_offset(device, ordinal).address != nullptr;
+    }
+
     // Writes a launch's global offset for the kernels of this program on `device` (the
     // `partcl_global_offset` of cl/common/portable.h), in stream order before the launch that
     // reads it; nothing when the device already has that offset. The program is its context's,
@@ -31,21 +37,13 @@ public:
     void set_global_offset(std::size_t device, int ordinal, cudaStream_t stream,
                            std::uint32_t offset, const std::string& kernel) const {
         std::lock_guard<std::mutex> lock(offsets_mutex_);
-        if (offsets_.size() < device_arch_.size()) offsets_.resize(device_arch_.size());
-        GlobalOffset& slot = offsets_.at(device);
+        GlobalOffset& slot = find_global_offset(device, ordinal);
         if (slot.value == offset) return;  // a module's globals start at zero
+        if (!slot.address)
+            throw Unsupported("kernel '" + kernel + "' launched at an offset: its program has "
+                              "no partcl_global_offset (cl/common/portable.h's global_id reads "
+                              "it)");
         use_device(ordinal);
-        if (!slot.address) {
-            std::size_t bytes = 0;
-            if (cudaLibraryGetGlobal(&slot.address, &bytes, libraries_.at(device_arch_.at(device)),
-                                     "partcl_global_offset") != cudaSuccess) {
-                cudaGetLastError();
-                slot.address = nullptr;
-                throw Unsupported("kernel '" + kernel + "' launched at an offset: its program has "
-                                  "no partcl_global_offset (cl/common/portable.h's global_id reads "
-                                  "it)");
-            }
-        }
         // From pageable memory, the copy takes the value before it returns.
         check(cudaMemcpyAsync(slot.address, &offset, sizeof offset, cudaMemcpyHostToDevice, stream),
               "cudaMemcpyAsync", "the global offset of kernel '" + kernel + "'");
@@ -66,9 +64,27 @@ public:
 
 private:
     struct GlobalOffset {
-        void* address = nullptr;  // on its device
+        void* address = nullptr;  // on its device; null when the program has none
+        bool looked_up = false;
         std::uint32_t value = 0;
     };
+
+    // The device's slot, its address looked up once (offsets_mutex_ held).
+    GlobalOffset& find_global_offset(std::size_t device, int ordinal) const {
+        if (offsets_.size() < device_arch_.size()) offsets_.resize(device_arch_.size());
+        GlobalOffset& slot = offsets_.at(device);
+        if (!slot.looked_up) {
+            use_device(ordinal);
+            std::size_t bytes = 0;
+            if (cudaLibraryGetGlobal(&slot.address, &bytes, libraries_.at(device_arch_.at(device)),
+                                     "partcl_global_offset") != cudaSuccess) {
+                cudaGetLastError();
+                slot.address = nullptr;
+            }
+            slot.looked_up = true;
+        }
+        return slot;
+    }
 
     std::map<std::string, cudaLibrary_t> libraries_;  // by architecture
     std::vector<std::string> device_arch_;
@@ -123,27 +139,33 @@ public:
                               std::to_string(offset + global) +
                               ", past the 2^32 that global_id counts on CUDA");
         const cudaKernel_t kernel = kernels_.at(device);
-        if (local == 0) {
-            local = std::min<std::size_t>(256, max_threads(kernel, ordinal(queue)));
-            // Blocks are whole, and the items after a launch at an offset are the next launch's:
-            // there, a block size that divides the count, so exactly those items run.
-            if (offset)
-                while (global % local) --local;
-        }
-        const std::size_t blocks = (global + local - 1) / local;
+        // Without a group size exactly `global` items run, as on OpenCL (a kernel may bound-check
+        // against more than this launch's items): whole blocks, then one block of the rest at the
+        // offset where they end. A program that reads no offset runs whole blocks, the last
+        // stopped by its kernels' bound checks.
+        const bool exact = local == 0;
+        if (exact) local = std::min<std::size_t>(256, max_threads(kernel, ordinal(queue)));
+        const bool split =
+            exact && global % local && program_->reads_global_offset(device, ordinal(queue));
+        const std::size_t rest = split ? global % local : 0;
+        const std::size_t blocks = split ? global / local : (global + local - 1) / local;
         if (blocks > 0x7fffffffull)
             throw Unsupported("kernel '" + name_ + "': " + std::to_string(blocks) + " blocks");
         std::vector<void*> pointers;
         for (auto& a : args_) pointers.push_back(a.data());
         const cudaStream_t stream_handle = stream(queue);
-        program_->set_global_offset(device, ordinal(queue), stream_handle, std::uint32_t(offset),
-                                    name_);
-        return timed(ordinal(queue), stream_handle, [&] {
-            check(cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(unsigned(blocks)),
-                                   dim3(unsigned(local)), pointers.data(), 0, stream_handle),
+        const auto run = [&](std::size_t at, std::size_t grid, std::size_t block) {
+            program_->set_global_offset(device, ordinal(queue), stream_handle, std::uint32_t(at),
+                                        name_);
+            check(cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(unsigned(grid)),
+                                   dim3(unsigned(block)), pointers.data(), 0, stream_handle),
                   "cudaLaunchKernel",
-                  "kernel '" + name_ + "', " + std::to_string(blocks) + " blocks of " +
-                      std::to_string(local));
+                  "kernel '" + name_ + "', " + std::to_string(grid) + " blocks of " +
+                      std::to_string(block));
+        };
+        return timed(ordinal(queue), stream_handle, [&] {
+            if (blocks) run(offset, blocks, local);
+            if (rest) run(offset + blocks * local, 1, rest);
         });
     }
 
