@@ -23,13 +23,9 @@ struct Built {
 };
 
 Built build_tree(Precision precision, const Bodies& b, GravityParameters p, TreeOptions o) {
-    Context& context = test_context();
-    const std::size_t n = b.size();
-    TreeGravity gravity(context, precision, p, o, memory_cache());
-    DeviceBodies bodies(context, precision, b);
-    RealBuffer acc(context, precision, 3 * n), pot(context, precision, n);
-    gravity.accelerations(bodies.state, bodies.mass, n, acc, 0, &pot);
-    return {gravity.snapshot(), {acc.read(context.queue(0)), pot.read(context.queue(0))}};
+    Built built;
+    built.forces = tree_forces(precision, b, p, o, &built.tree);
+    return built;
 }
 
 // What the build must produce, checked node by node from the bodies (as the device holds

@@ -24,13 +24,15 @@ Bodies rounded(Bodies b, Precision precision) {
     return b;
 }
 
-Forces tree_forces(Precision precision, const Bodies& b, GravityParameters p, TreeOptions o) {
+Forces tree_forces(Precision precision, const Bodies& b, GravityParameters p, TreeOptions o,
+                   TreeSnapshot* tree) {
     Context& context = test_context();
     const std::size_t n = b.size();
     TreeGravity gravity(context, precision, p, o, memory_cache());
     DeviceBodies bodies(context, precision, b);
     RealBuffer acc(context, precision, 3 * n), pot(context, precision, n);
     gravity.accelerations(bodies.state, bodies.mass, n, acc, 0, &pot);
+    if (tree) *tree = gravity.snapshot();
     return {acc.read(context.queue(0)), pot.read(context.queue(0))};
 }
 

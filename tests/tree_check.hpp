@@ -21,8 +21,10 @@ struct Forces {
     std::vector<double> acc, pot;  // acc: x | y | z
 };
 
+// The tree's forces on `b`; with `tree`, the tree they came from as well.
 Forces tree_forces(partcl::Precision precision, const partcl::Bodies& b,
-                   partcl::GravityParameters p, partcl::TreeOptions o);
+                   partcl::GravityParameters p, partcl::TreeOptions o,
+                   partcl::TreeSnapshot* tree = nullptr);
 
 // The float64 reference, and per body the sums of the magnitudes of its terms (rounding error
 // is bounded relative to those, not to the net sum, which cancels).
