@@ -252,10 +252,12 @@ TEST_CASE("native objects") {
     if (context.backend() == Backend::cuda) {
         // [api:interop_cuda]
         // #include <partcl/backend/cuda/interop.hpp>
+        cudaSetDevice(context.device(0).ordinal());  // the CUDA device behind queue 0
         cudaStream_t stream = cuda::native(queue);
         void* address = cuda::native(values.memory());  // device address of element 0
-        cudaMemsetAsync(address, 0, values.bytes(), stream);  // in order with partcl's work
+        const cudaError_t status = cudaMemsetAsync(address, 0, values.bytes(), stream);
         // [api:interop_cuda end]
+        CHECK(status == cudaSuccess);
         CHECK(values.read(queue) == std::vector<float>(4, 0.0f));
     }
 #endif
