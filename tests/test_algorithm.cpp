@@ -54,12 +54,27 @@ void check_reductions(Context& context, Precision precision, const std::vector<d
                                ? std::numeric_limits<double>::epsilon()
                                : double(std::numeric_limits<float>::epsilon());
     const double tolerance = exact_sum ? 0.0 : double(n) * epsilon * magnitude.value();
+    const double min = *std::min_element(stored.begin(), stored.begin() + n);
+    const double max = *std::max_element(stored.begin(), stored.begin() + n);
     CHECK(std::abs(reduce_sum(queue, buffer, n) - sum.value()) <= tolerance);
     CHECK(reduce(queue, buffer, n, ReduceOp::sum) == reduce_sum(queue, buffer, n));
-    CHECK(reduce_min(queue, buffer, n) == *std::min_element(stored.begin(), stored.begin() + n));
-    CHECK(reduce_max(queue, buffer, n) == *std::max_element(stored.begin(), stored.begin() + n));
-    CHECK(reduce(queue, buffer, n, ReduceOp::min) == reduce_min(queue, buffer, n));
-    CHECK(reduce(queue, buffer, n, ReduceOp::max) == reduce_max(queue, buffer, n));
+    CHECK(reduce_min(queue, buffer, n) == min);
+    CHECK(reduce_max(queue, buffer, n) == max);
+    CHECK(reduce(queue, buffer, n, ReduceOp::min) == min);
+    CHECK(reduce(queue, buffer, n, ReduceOp::max) == max);
+
+    // The same values in a Buffer<float> or Buffer<double>.
+    const auto check_typed = [&](auto zero) {
+        using T = decltype(zero);
+        Buffer<T> typed(context, std::vector<T>(stored.begin(), stored.end()));
+        CHECK(std::abs(reduce_sum(queue, typed, n) - sum.value()) <= tolerance);
+        CHECK(reduce_min(queue, typed, n) == min);
+        CHECK(reduce_max(queue, typed, n) == max);
+    };
+    if (precision == Precision::float64)
+        check_typed(0.0);
+    else
+        check_typed(0.0f);
 }
 
 std::vector<Precision> precisions_of(const Context& context) {
@@ -243,6 +258,9 @@ TEST_CASE("reduce refuses n = 0, n beyond the buffer and an unknown operation") 
               std::string::npos);
     }
     CHECK_THROWS_AS(reduce_max(queue, values, 0), UsageError);
+    Buffer<float> floats(context, 10);
+    CHECK(usage_error([&] { reduce_sum(queue, floats, 11); }) ==
+          "reduce_sum: 11 elements asked of a buffer of 10");
     CHECK(usage_error([&] { reduce(queue, values, 1, ReduceOp(7)); }) ==
           "reduce: unknown operation 7");
 }
