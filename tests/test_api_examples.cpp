@@ -281,13 +281,17 @@ TEST_CASE("a whole run") {
     NBodyRun more = NBodyRun::resume(context, dir / "kepler" / "checkpoint.bin",
                                      dir / "kepler", RunLength{9});
     more.run();
-    // Any model's scenario, through the one run loop:
-    RunLoop loop(context, builtin_scenario("kepler"), dir / "any");
+    // Any model's scenario (N-body, MPS fluid, PIC plasma), through the one run loop:
+    RunLoop loop(context, scenario, dir / "any");
+    const RunSummary any = loop.run();
     // [api:run end]
     CHECK(last_step == 6);
     CHECK(summary.last_step == 6);
     CHECK(drift < 1e-3);
+    CHECK(read_checkpoint(dir / "kepler" / "checkpoint.bin").step == 9);
     CHECK(loop.title().rfind("kepler", 0) == 0);
+    CHECK(any.last_step == 6);
+    CHECK(fs::exists(dir / "any" / "checkpoint.bin"));
 }
 
 }
