@@ -1,8 +1,11 @@
-// The device algorithms (sort_by_key, exclusive_scan) against std:: on fresh random inputs,
-// including lengths that are no power of two, duplicates, n = 0 and 1, and sub-ranges.
+// The device algorithms (sort_by_key, exclusive_scan, reduce) against std:: or a float64 CPU
+// reference on fresh random inputs, including lengths that are no power of two, duplicates,
+// negative values, n = 0 and 1, and sub-ranges.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -21,6 +24,62 @@ std::vector<std::uint32_t> stable_order(const std::vector<Key>& keys, std::size_
     std::stable_sort(order.begin(), order.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
     return order;
+}
+
+// The reals a RealBuffer of `precision` stores for `values` (float -> double is exact).
+std::vector<double> as_stored(std::vector<double> values, Precision precision) {
+    if (precision == Precision::float32)
+        for (auto& v : values) v = double(float(v));
+    return values;
+}
+
+// Checks reduce's three operations over values[0, n) of a buffer holding `values`, against
+// float64 references of the values as stored: min and max exactly, the sum within the bound for
+// any summation order that reduce.hpp states (exactly when `exact_sum`).
+void check_reductions(Context& context, Precision precision, const std::vector<double>& values,
+                      std::size_t n, bool exact_sum = false) {
+    CAPTURE(to_string(precision));
+    CAPTURE(n);
+    Queue& queue = context.queue(0);
+    const auto stored = as_stored(values, precision);
+    RealBuffer buffer(context, precision, stored.size());
+    buffer.write(queue, stored);
+
+    CompensatedSum sum, magnitude;
+    for (std::size_t i = 0; i < n; ++i) {
+        sum += stored[i];
+        magnitude += std::abs(stored[i]);
+    }
+    const double epsilon = precision == Precision::float64
+                               ? std::numeric_limits<double>::epsilon()
+                               : double(std::numeric_limits<float>::epsilon());
+    const double tolerance = exact_sum ? 0.0 : double(n) * epsilon * magnitude.value();
+    const double min = *std::min_element(stored.begin(), stored.begin() + n);
+    const double max = *std::max_element(stored.begin(), stored.begin() + n);
+    CHECK(std::abs(reduce_sum(queue, buffer, n) - sum.value()) <= tolerance);
+    CHECK(reduce(queue, buffer, n, ReduceOp::sum) == reduce_sum(queue, buffer, n));
+    CHECK(reduce_min(queue, buffer, n) == min);
+    CHECK(reduce_max(queue, buffer, n) == max);
+    CHECK(reduce(queue, buffer, n, ReduceOp::min) == min);
+    CHECK(reduce(queue, buffer, n, ReduceOp::max) == max);
+
+    // The same values in a Buffer<float> or Buffer<double>.
+    const auto check_typed = [&](auto zero) {
+        using T = decltype(zero);
+        Buffer<T> typed(context, std::vector<T>(stored.begin(), stored.end()));
+        CHECK(std::abs(reduce_sum(queue, typed, n) - sum.value()) <= tolerance);
+        CHECK(reduce_min(queue, typed, n) == min);
+        CHECK(reduce_max(queue, typed, n) == max);
+    };
+    if (precision == Precision::float64)
+        check_typed(0.0);
+    else
+        check_typed(0.0f);
+}
+
+std::vector<Precision> precisions_of(const Context& context) {
+    if (context.device(0).info().fp64) return {Precision::float32, Precision::float64};
+    return {Precision::float32};
 }
 
 } // namespace
@@ -148,6 +207,62 @@ TEST_CASE("exclusive_scan matches std::exclusive_scan, in place too") {
         exclusive_scan(queue, din, din, n);
         CHECK(din.read(queue) == expected);
     }
+}
+
+TEST_CASE("reduce: sum, min and max of random reals match a float64 reference") {
+    Context& context = test_context();
+    const std::uint32_t seed = fresh_seed();
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    for (Precision precision : precisions_of(context)) {
+        for (std::size_t n : {1, 2, 3, 1000, 4099, 70001, 1000000}) {
+            // Mostly negative, so the sum is far from zero and a max of 0 would be wrong.
+            std::uniform_real_distribution<double> real(-3.0, 1.0);
+            std::vector<double> values(n + 5);
+            for (auto& v : values) v = real(rng);
+            // Past n: a value no reduction of [0, n) may see.
+            for (std::size_t i = n; i < values.size(); ++i) values[i] = 1e6;
+            check_reductions(context, precision, values, n);
+        }
+    }
+}
+
+TEST_CASE("reduce sums exactly where every partial sum is representable, in any order") {
+    // Multiples of 1/4 of magnitude at most 4: any partial sum of up to 1e6 of them is a
+    // multiple of 1/4 of magnitude at most 4e6 < 2^22, which a float holds exactly, so the sum
+    // is exact whatever the order and a single lost or doubled element shows.
+    Context& context = test_context();
+    const std::uint32_t seed = fresh_seed();
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> quarters(-16, 16);
+    for (Precision precision : precisions_of(context)) {
+        for (std::size_t n : {1, 5, 4099, 1000000}) {
+            std::vector<double> values(n);
+            for (auto& v : values) v = quarters(rng) / 4.0;
+            check_reductions(context, precision, values, n, true);
+        }
+    }
+}
+
+TEST_CASE("reduce refuses n = 0, n beyond the buffer and an unknown operation") {
+    Context& context = test_context();
+    RealBuffer values(context, Precision::float32, 10), none;
+    Queue& queue = context.queue(0);
+    for (ReduceOp op : {ReduceOp::sum, ReduceOp::min, ReduceOp::max}) {
+        const std::string name = std::string("reduce_") + to_string(op);
+        CHECK(usage_error([&] { reduce(queue, values, 0, op); }).find(name + ": 0 elements") == 0);
+        CHECK(usage_error([&] { reduce(queue, values, 11, op); }) ==
+              name + ": 11 elements asked of a buffer of 10");
+        CHECK(usage_error([&] { reduce(queue, none, 1, op); }).find("of a buffer of 0") !=
+              std::string::npos);
+    }
+    CHECK_THROWS_AS(reduce_max(queue, values, 0), UsageError);
+    Buffer<float> floats(context, 10);
+    CHECK(usage_error([&] { reduce_sum(queue, floats, 11); }) ==
+          "reduce_sum: 11 elements asked of a buffer of 10");
+    CHECK(usage_error([&] { reduce(queue, values, 1, ReduceOp(7)); }) ==
+          "reduce: unknown operation 7");
 }
 
 }

@@ -1,7 +1,7 @@
 // Suite oclgrind_algorithms: the device algorithms called as a user's program calls them, on a
 // context of its own that it destroys before exiting (the way a program embedding partcl ends),
 // so the Oclgrind label checks their kernels and the release of everything they built:
-// sort_by_key (both key kinds), exclusive_scan, reduce_max, CellList and Fft, each against a
+// sort_by_key (both key kinds), exclusive_scan, reduce (sum, min, max), CellList and Fft, each against a
 // host reference on fresh random inputs of small, odd sizes. CTest runs each case in its own
 // process under tests/oclgrind.sh, which fails on any diagnostic or a non-zero exit (an abort at
 // exit included).
@@ -77,11 +77,21 @@ void check_sort_real(Precision precision) {
     });
 }
 
-void check_reduce_max(Precision precision) {
-    with_random_reals(precision, 43, [](Context&, Queue& queue, const std::vector<double>& values,
-                                        RealBuffer& dvalues) {
-        CHECK(reduce_max(queue, dvalues, values.size()) ==
-              *std::max_element(values.begin(), values.end()));
+// One reduction per process, as the header says: `op` of 43 random reals (the sum against a
+// float64 reference within reduce.hpp's bound, min and max exactly).
+void check_reduce(Precision precision, ReduceOp op) {
+    with_random_reals(precision, 43, [=](Context&, Queue& queue, const std::vector<double>& values,
+                                          RealBuffer& dvalues) {
+        const double got = reduce(queue, dvalues, values.size(), op);
+        if (op == ReduceOp::sum) {
+            double sum = 0, magnitude = 0;
+            for (double v : values) sum += v, magnitude += std::abs(v);
+            const double epsilon = precision == Precision::float64 ? 0x1p-52 : 0x1p-23;
+            CHECK(std::abs(got - sum) <= double(values.size()) * epsilon * magnitude);
+        } else {
+            CHECK(got == (op == ReduceOp::min ? *std::min_element(values.begin(), values.end())
+                                              : *std::max_element(values.begin(), values.end())));
+        }
     });
 }
 
@@ -108,8 +118,12 @@ TEST_CASE("sort_by_key on 32-bit keys") {
 
 TEST_CASE("sort_by_key on float keys") { check_sort_real(Precision::float32); }
 TEST_CASE("sort_by_key on double keys") { check_sort_real(Precision::float64); }
-TEST_CASE("reduce_max of floats") { check_reduce_max(Precision::float32); }
-TEST_CASE("reduce_max of doubles") { check_reduce_max(Precision::float64); }
+TEST_CASE("reduce_max of floats") { check_reduce(Precision::float32, ReduceOp::max); }
+TEST_CASE("reduce_max of doubles") { check_reduce(Precision::float64, ReduceOp::max); }
+TEST_CASE("reduce_min of floats") { check_reduce(Precision::float32, ReduceOp::min); }
+TEST_CASE("reduce_min of doubles") { check_reduce(Precision::float64, ReduceOp::min); }
+TEST_CASE("reduce_sum of floats") { check_reduce(Precision::float32, ReduceOp::sum); }
+TEST_CASE("reduce_sum of doubles") { check_reduce(Precision::float64, ReduceOp::sum); }
 
 TEST_CASE("exclusive_scan") {
     const std::uint32_t seed = fresh_seed();

@@ -5,7 +5,7 @@
 // released Boost.Compute's programs with their context, sort_by_key and reduce_max aborted here
 // at exit (status 134, "corrupted double-linked list" in clReleaseProgram).
 //
-//   partcl_user_program sort_by_key|reduce_max|exclusive_scan|cell_list
+//   partcl_user_program sort_by_key|reduce_max|reduce_min|reduce_sum|exclusive_scan|cell_list
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
@@ -33,12 +33,17 @@ bool run(const std::string& algorithm) {
         sort_by_key(queue, dkeys, dvalues, n);
         return dvalues.read(queue) == order;
     }
-    if (algorithm == "reduce_max") {
+    if (algorithm == "reduce_max" || algorithm == "reduce_min" || algorithm == "reduce_sum") {
+        // Halves: every partial sum is exact in float, so the sum is too, in any order.
         std::vector<double> values(n);
         for (std::size_t i = 0; i < n; ++i) values[i] = double((i * 13) % 17) - 3.5;
         RealBuffer dvalues(context, Precision::float32, n);
         dvalues.write(queue, values);
-        return reduce_max(queue, dvalues, n) == *std::max_element(values.begin(), values.end());
+        if (algorithm == "reduce_max")
+            return reduce_max(queue, dvalues, n) == *std::max_element(values.begin(), values.end());
+        if (algorithm == "reduce_min")
+            return reduce_min(queue, dvalues, n) == *std::min_element(values.begin(), values.end());
+        return reduce_sum(queue, dvalues, n) == std::accumulate(values.begin(), values.end(), 0.0);
     }
     if (algorithm == "exclusive_scan") {
         std::vector<std::uint32_t> sums(n);
@@ -71,7 +76,8 @@ bool run(const std::string& algorithm) {
 
 int main(int argc, char** argv) {
     if (argc != 2) {
-        std::fprintf(stderr, "usage: partcl_user_program sort_by_key|reduce_max|exclusive_scan|cell_list\n");
+        std::fprintf(stderr, "usage: partcl_user_program "
+                     "sort_by_key|reduce_max|reduce_min|reduce_sum|exclusive_scan|cell_list\n");
         return 2;
     }
     try {

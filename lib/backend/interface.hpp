@@ -160,6 +160,9 @@ public:
 // The keys sort_by_key sorts: 32-bit unsigned, float or double.
 enum class SortKey { u32, f32, f64 };
 
+// What reduce combines values[0, n) with.
+enum class Reduction { sum, min, max };
+
 // One backend: its devices, contexts and compiler, and the device algorithms (lib/algorithm)
 // done with its own libraries (Boost.Compute and VkFFT for OpenCL, CUB and cuFFT for CUDA).
 // OpenCL's is part of libpartcl; CUDA's lives in libpartcl-cuda, loaded on first use, so a
@@ -183,8 +186,10 @@ public:
     // out[i] = in[0] + ... + in[i - 1] of u32; in == out allowed.
     virtual void exclusive_scan(QueueImpl& queue, const MemoryImpl& in, const MemoryImpl& out,
                                 std::size_t n) = 0;
-    virtual double reduce_max(QueueImpl& queue, const MemoryImpl& values, Precision precision,
-                              std::size_t n) = 0;
+    // values[0, n) (n > 0) of `precision` combined by `op`, in that precision, in the
+    // library's order.
+    virtual double reduce(QueueImpl& queue, const MemoryImpl& values, Precision precision,
+                          std::size_t n, Reduction op) = 0;
     // For device `index` of `context` (`device`).
     virtual std::unique_ptr<FftPlan> fft_plan(ContextImpl& context, const BackendDevice& device,
                                               std::size_t index, Precision precision,

@@ -56,6 +56,16 @@ private:
     cufftHandle plan_ = 0;
 };
 
+template <class T>
+double reduce_typed(cudaStream_t stream, const T* values, std::size_t n, Reduction op) {
+    switch (op) {
+    case Reduction::sum: return double(sum_of(stream, values, n));
+    case Reduction::min: return double(min_of(stream, values, n));
+    case Reduction::max: return double(max_of(stream, values, n));
+    }
+    throw Error("reduce: unknown reduction");
+}
+
 } // namespace
 
 void sort_by_key(QueueImpl& queue, const MemoryImpl& keys, SortKey key_type,
@@ -74,10 +84,11 @@ void exclusive_scan(QueueImpl& queue, const MemoryImpl& in, const MemoryImpl& ou
                   device_address<std::uint32_t>(out), n);
 }
 
-double reduce_max(QueueImpl& queue, const MemoryImpl& values, Precision precision, std::size_t n) {
+double reduce(QueueImpl& queue, const MemoryImpl& values, Precision precision, std::size_t n,
+              Reduction op) {
     return precision == Precision::float64
-               ? max_of(stream_of(queue), device_address<double>(values), n)
-               : double(max_of(stream_of(queue), device_address<float>(values), n));
+               ? reduce_typed(stream_of(queue), device_address<double>(values), n, op)
+               : reduce_typed(stream_of(queue), device_address<float>(values), n, op);
 }
 
 std::unique_ptr<FftPlan> fft_plan(const BackendDevice& device, Precision precision,

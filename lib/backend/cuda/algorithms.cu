@@ -71,20 +71,36 @@ void sort_pairs_typed(cudaStream_t stream, Key* keys, std::uint32_t* values, std
               "cudaMemcpyAsync");
 }
 
-template <class T>
-T max_typed(cudaStream_t stream, const T* values, std::size_t n) {
+// One CUB device reduction (`call`: DeviceReduce::Sum, Min or Max through a lambda, `name` for
+// its errors) of values[0, n), returned to the host.
+template <class T, class Call>
+T reduce_typed(cudaStream_t stream, const T* values, std::size_t n, Call call, const char* name) {
     Scratch result(stream, sizeof(T));
     std::size_t bytes = 0;
-    check(cub::DeviceReduce::Max(nullptr, bytes, values, result.as<T>(), int(n), stream),
-          "cub::DeviceReduce::Max");
+    check(call(nullptr, bytes, values, result.as<T>(), int(n), stream), name);
     Scratch temp(stream, bytes);
-    check(cub::DeviceReduce::Max(temp.as<void>(), bytes, values, result.as<T>(), int(n), stream),
-          "cub::DeviceReduce::Max");
+    check(call(temp.as<void>(), bytes, values, result.as<T>(), int(n), stream), name);
     T host{};
     check(cudaMemcpyAsync(&host, result.as<T>(), sizeof(T), cudaMemcpyDeviceToHost, stream),
           "cudaMemcpyAsync");
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     return host;
+}
+
+template <class T>
+T sum_typed(cudaStream_t stream, const T* values, std::size_t n) {
+    return reduce_typed(stream, values, n, [](auto&&... a) { return cub::DeviceReduce::Sum(a...); },
+                        "cub::DeviceReduce::Sum");
+}
+template <class T>
+T min_typed(cudaStream_t stream, const T* values, std::size_t n) {
+    return reduce_typed(stream, values, n, [](auto&&... a) { return cub::DeviceReduce::Min(a...); },
+                        "cub::DeviceReduce::Min");
+}
+template <class T>
+T max_typed(cudaStream_t stream, const T* values, std::size_t n) {
+    return reduce_typed(stream, values, n, [](auto&&... a) { return cub::DeviceReduce::Max(a...); },
+                        "cub::DeviceReduce::Max");
 }
 
 } // namespace
@@ -121,6 +137,18 @@ void exclusive_sum(cudaStream_t stream, const std::uint32_t* in, std::uint32_t* 
           "cub::DeviceScan::ExclusiveSum");
 }
 
+float sum_of(cudaStream_t stream, const float* values, std::size_t n) {
+    return sum_typed(stream, values, n);
+}
+double sum_of(cudaStream_t stream, const double* values, std::size_t n) {
+    return sum_typed(stream, values, n);
+}
+float min_of(cudaStream_t stream, const float* values, std::size_t n) {
+    return min_typed(stream, values, n);
+}
+double min_of(cudaStream_t stream, const double* values, std::size_t n) {
+    return min_typed(stream, values, n);
+}
 float max_of(cudaStream_t stream, const float* values, std::size_t n) {
     return max_typed(stream, values, n);
 }

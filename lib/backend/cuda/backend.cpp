@@ -30,9 +30,9 @@ public:
                         std::size_t n) override {
         cuda::exclusive_scan(queue, in, out, n);
     }
-    double reduce_max(QueueImpl& queue, const MemoryImpl& values, Precision precision,
-                      std::size_t n) override {
-        return cuda::reduce_max(queue, values, precision, n);
+    double reduce(QueueImpl& queue, const MemoryImpl& values, Precision precision,
+                  std::size_t n, Reduction op) override {
+        return cuda::reduce(queue, values, precision, n, op);
     }
     std::unique_ptr<FftPlan> fft_plan(ContextImpl&, const BackendDevice& device, std::size_t,
                                       Precision precision,

@@ -5,6 +5,7 @@
 #include <boost/compute/algorithm/reduce.hpp>
 #include <boost/compute/algorithm/stable_sort_by_key.hpp>
 #include <boost/compute/command_queue.hpp>
+#include <boost/compute/functional/integer.hpp>  // min, max (OpenCL's, for reals too)
 #include <boost/compute/functional/operator.hpp>
 #include <boost/compute/iterator/buffer_iterator.hpp>
 #include <boost/compute/memory_object.hpp>
@@ -37,13 +38,27 @@ void sort_with_boost_compute(QueueImpl& queue, const cl::Buffer& keys, const cl:
                                        boost_iterator<std::uint32_t>(values, 0), q);
 }
 
-template <class T>
-double max_with_boost_compute(QueueImpl& queue, const cl::Buffer& values, std::size_t n) {
+template <class T, class Function>
+double reduce_with_boost_compute(QueueImpl& queue, const cl::Buffer& values, std::size_t n,
+                                 Function function) {
     auto q = boost_queue(queue);
     T result = 0;
     boost::compute::reduce(boost_iterator<T>(values, 0), boost_iterator<T>(values, n), &result,
-                           boost::compute::max<T>(), q);
+                           function, q);
     return double(result);
+}
+
+template <class T>
+double reduce_typed(QueueImpl& queue, const cl::Buffer& values, std::size_t n, Reduction op) {
+    switch (op) {
+    case Reduction::sum:
+        return reduce_with_boost_compute<T>(queue, values, n, boost::compute::plus<T>());
+    case Reduction::min:
+        return reduce_with_boost_compute<T>(queue, values, n, boost::compute::min<T>());
+    case Reduction::max:
+        return reduce_with_boost_compute<T>(queue, values, n, boost::compute::max<T>());
+    }
+    throw Error("reduce: unknown reduction");
 }
 
 class VkfftPlan final : public FftPlan {
@@ -117,10 +132,11 @@ void exclusive_scan(QueueImpl& queue, const MemoryImpl& in, const MemoryImpl& ou
                                    boost_iterator<std::uint32_t>(cl_buffer(out), 0), q);
 }
 
-double reduce_max(QueueImpl& queue, const MemoryImpl& values, Precision precision, std::size_t n) {
+double reduce(QueueImpl& queue, const MemoryImpl& values, Precision precision, std::size_t n,
+              Reduction op) {
     return precision == Precision::float64
-               ? max_with_boost_compute<double>(queue, cl_buffer(values), n)
-               : max_with_boost_compute<float>(queue, cl_buffer(values), n);
+               ? reduce_typed<double>(queue, cl_buffer(values), n, op)
+               : reduce_typed<float>(queue, cl_buffer(values), n, op);
 }
 
 std::unique_ptr<FftPlan> fft_plan(ContextImpl& context, const BackendDevice& device,

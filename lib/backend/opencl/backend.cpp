@@ -28,9 +28,9 @@ public:
                         std::size_t n) override {
         opencl::exclusive_scan(queue, in, out, n);
     }
-    double reduce_max(QueueImpl& queue, const MemoryImpl& values, Precision precision,
-                      std::size_t n) override {
-        return opencl::reduce_max(queue, values, precision, n);
+    double reduce(QueueImpl& queue, const MemoryImpl& values, Precision precision,
+                  std::size_t n, Reduction op) override {
+        return opencl::reduce(queue, values, precision, n, op);
     }
     std::unique_ptr<FftPlan> fft_plan(ContextImpl& context, const BackendDevice& device,
                                       std::size_t index, Precision precision,

@@ -42,7 +42,8 @@ BuiltProgram build(ContextImpl& context, const std::vector<BackendDevice>& devic
 void sort_by_key(QueueImpl& queue, const MemoryImpl& keys, SortKey key_type,
                  const MemoryImpl& values, std::size_t n);
 void exclusive_scan(QueueImpl& queue, const MemoryImpl& in, const MemoryImpl& out, std::size_t n);
-double reduce_max(QueueImpl& queue, const MemoryImpl& values, Precision precision, std::size_t n);
+double reduce(QueueImpl& queue, const MemoryImpl& values, Precision precision, std::size_t n,
+              Reduction op);
 std::unique_ptr<FftPlan> fft_plan(ContextImpl& context, const BackendDevice& device,
                                   std::size_t index, Precision precision,
                                   const std::array<std::size_t, 3>& shape);

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""docs/api.md's examples are tested code: every ```cpp block whose info string carries a tag
+`api:NAME` must be, character for character, the region of tests/test_api_examples.cpp between
+the lines `// [api:NAME]` and `// [api:NAME end]`, less the region's common indentation. Fails
+on a block that differs, a tag without a region, a region that no block quotes, a marker that
+is duplicated or never closed, and a tagged block of another language.
+
+    check_api_docs.py DOC EXAMPLES        check the two files
+    check_api_docs.py --self-test DOC EXAMPLES
+                                          also check that a changed block, a missing region,
+                                          an unquoted region and an unclosed marker fail
+"""
+import re
+import sys
+import textwrap
+
+MARKER = re.compile(r"^\s*// \[api:([A-Za-z0-9_]+)( end)?\]\s*$")
+FENCE = re.compile(r"^```(\S*)(.*)$")
+TAG = re.compile(r"\bapi:([A-Za-z0-9_]+)\b")
+
+
+def regions(text):
+    """{name: dedented text} of the marked regions, and a list of problems."""
+    found, problems, open_name, lines = {}, [], None, []
+    for number, line in enumerate(text.splitlines(), 1):
+        m = MARKER.match(line)
+        if not m:
+            if open_name is not None:
+                lines.append(line)
+            continue
+        name, end = m.group(1), m.group(2) is not None
+        if not end:
+            if open_name is not None:
+                problems.append(f"line {number}: [api:{name}] opens inside [api:{open_name}]")
+            elif name in found:
+                problems.append(f"line {number}: [api:{name}] marked twice")
+            open_name, lines = name, []
+        elif name != open_name:
+            problems.append(f"line {number}: [api:{name} end] closes no open [api:{name}]")
+        else:
+            found[name] = textwrap.dedent("\n".join(lines) + "\n")
+            open_name = None
+    if open_name is not None:
+        problems.append(f"[api:{open_name}] is never closed")
+    return found, problems
+
+
+def blocks(text):
+    """[(name, language, text, line)] of the fenced blocks tagged api:NAME."""
+    found, inside, lines = [], None, []
+    for number, line in enumerate(text.splitlines(), 1):
+        m = FENCE.match(line)
+        if inside is None:
+            if m and m.group(0) != "```":
+                tag = TAG.search(m.group(2))
+                inside = (tag.group(1) if tag else None, m.group(1), number)
+                lines = []
+            elif m:
+                inside = (None, "", number)
+                lines = []
+        elif line.startswith("```"):
+            name, language, start = inside
+            if name is not None:
+                found.append((name, language, "\n".join(lines) + "\n", start))
+            inside = None
+        else:
+            lines.append(line)
+    return found
+
+
+def check(doc_text, examples_text, doc_name="docs/api.md", examples_name="examples"):
+    """The problems found, one line each; empty when the examples are true."""
+    marked, problems = regions(examples_text)
+    problems = [f"{examples_name}: {p}" for p in problems]
+    quoted = set()
+    for name, language, text, line in blocks(doc_text):
+        where = f"{doc_name}:{line}: api:{name}"
+        quoted.add(name)
+        if language != "cpp":
+            problems.append(f"{where}: a tagged block must be ```cpp, not ```{language}")
+        elif name not in marked:
+            problems.append(f"{where}: no region [api:{name}] in {examples_name}")
+        elif text != marked[name]:
+            problems.append(f"{where}: differs from the region in {examples_name}:\n" +
+                            "".join(diff(marked[name], text)))
+    for name in sorted(set(marked) - quoted):
+        problems.append(f"{examples_name}: region [api:{name}] is quoted by no block of {doc_name}")
+    return problems
+
+
+def diff(expected, got):
+    import difflib
+    return difflib.unified_diff(expected.splitlines(True), got.splitlines(True),
+                                "tested code", "docs", n=1)
+
+
+def self_test(doc_text, examples_text):
+    """Each way of going wrong must be reported; returns the cases that were not."""
+    first = blocks(doc_text)[0]
+    name = first[0]
+    changed = doc_text.replace(first[2], first[2].replace("\n", " \n", 1), 1)
+    unclosed = examples_text.replace(f"// [api:{name} end]", "// (removed)", 1)
+    cases = {
+        "a changed block": (changed, examples_text),
+        "a block without its region": (doc_text.replace(f"api:{name}", "api:no_such_region", 1),
+                                       examples_text),
+        "a region no block quotes": (doc_text.replace(f"api:{name}", "", 1), examples_text),
+        "an unclosed marker": (doc_text, unclosed),
+    }
+    return [what for what, (d, e) in cases.items() if not check(d, e)]
+
+
+def main(argv):
+    test = argv[1:2] == ["--self-test"]
+    args = argv[2:] if test else argv[1:]
+    if len(args) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    with open(args[0], encoding="utf-8") as f:
+        doc_text = f.read()
+    with open(args[1], encoding="utf-8") as f:
+        examples_text = f.read()
+    problems = check(doc_text, examples_text, args[0], args[1])
+    if test:
+        problems += [f"self-test: {what} was not reported" for what in self_test(doc_text, examples_text)]
+    for p in problems:
+        print(p, file=sys.stderr)
+    if not problems:
+        print(f"{len(blocks(doc_text))} examples of {args[0]} are the tested code of {args[1]}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
