@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include <partcl/io/checkpoint.hpp>
+#include <partcl/models/mps/mps_fluid.hpp>
+#include <partcl/models/mps/mps_tank.hpp>
 #include <partcl/run/scenario.hpp>
 #include <partcl/run/mps_run.hpp>
 #include <partcl/run/nbody_run.hpp>
@@ -110,6 +112,55 @@ TEST_CASE("bad [fluid] input is a usage error naming the line, the key and the p
     Scenario changed = builtin_scenario("hydrostatic");
     changed.fluid.water_width = 0.1;
     CHECK(contains(usage_error([&] { validate(changed); }), "[fluid] water_width"));
+}
+
+TEST_CASE("a [fluid] constant that a scenario takes, MpsFluid takes: one range each") {
+    // [fluid]'s constants are the model's MpsOptions, each range one predicate; a scenario
+    // bounds the influence radii to 8 spacings and the collision distance to one.
+    auto any = [](double) { return true; };
+    struct Constant {
+        const char* key;
+        double MpsOptions::*value;
+        bool (*scenario_bound)(double);
+    };
+    const Constant constants[] = {
+        {"density", &MpsOptions::density, any},
+        {"viscosity", &MpsOptions::viscosity, any},
+        {"sound_speed", &MpsOptions::sound_speed, any},
+        {"re_ratio", &MpsOptions::re_ratio, [](double v) { return v <= 8; }},
+        {"re_laplacian_ratio", &MpsOptions::re_laplacian_ratio, [](double v) { return v <= 8; }},
+        {"collision_ratio", &MpsOptions::collision_ratio, [](double v) { return v < 1; }},
+        {"restitution", &MpsOptions::restitution, any},
+        {"courant", &MpsOptions::courant, any},
+    };
+    Context& context = test_context();
+    const Scenario base = parse_scenario(short_dambreak, "short.toml");
+    MpsTank tank;
+    tank.spacing = base.fluid.spacing;
+    const MpsScene scene = mps_tank(tank);
+    auto problem = [](const std::function<void()>& f) {  // "" when f throws nothing
+        const std::string message = usage_error(f);
+        return message == "<no exception>" ? std::string() : message;
+    };
+    for (const Constant& c : constants) {
+        for (double v : {double(NAN), double(INFINITY), -1.0, 0.0, 0.5, 1.0, 1.5, 2.5, 9.0}) {
+            CAPTURE(c.key);
+            CAPTURE(v);
+            Scenario s = base;
+            s.fluid.*c.value = v;
+            const std::string scenario_error = problem([&] { validate(s); });
+            MpsParameters p;
+            static_cast<MpsOptions&>(p) = s.fluid;
+            p.spacing = s.fluid.spacing;
+            const std::string model_error = problem([&] {
+                MpsFluid(context, Precision::float32, p, scene.particles, scene.lower, scene.upper,
+                         memory_cache());
+            });
+            CHECK(scenario_error.empty() == (model_error.empty() && c.scenario_bound(v)));
+            if (!scenario_error.empty()) CHECK(contains(scenario_error, std::string("[fluid] ") + c.key));
+            if (!model_error.empty()) CHECK(contains(model_error, "mps: "));
+        }
+    }
 }
 
 TEST_CASE("a short dam break writes front.csv and pressure frames") {

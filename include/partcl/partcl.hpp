@@ -43,6 +43,7 @@
 #include <partcl/integrate/vector_ops.hpp>
 
 #include <partcl/models/mps/mps_fluid.hpp>
+#include <partcl/models/mps/mps_options.hpp>
 #include <partcl/models/mps/mps_particles.hpp>
 #include <partcl/models/mps/mps_reference.hpp>
 #include <partcl/models/mps/mps_tank.hpp>

@@ -40,18 +40,11 @@ MpsTank tank_of(const Scenario::Fluid& f) {
 
 MpsParameters parameters_of(const Scenario::Fluid& f) {
     MpsParameters p;
+    static_cast<MpsOptions&>(p) = f;  // [fluid]'s constants are the model's options
     p.dimensions = f.dimensions;
     p.spacing = f.spacing;
-    p.density = f.density;
-    p.viscosity = f.viscosity;
     p.gravity = {0, 0, 0};
     p.gravity[f.dimensions - 1] = -f.gravity;
-    p.sound_speed = f.sound_speed;
-    p.re_ratio = f.re_ratio;
-    p.re_laplacian_ratio = f.re_laplacian_ratio;
-    p.collision_ratio = f.collision_ratio;
-    p.restitution = f.restitution;
-    p.courant = f.courant;
     return p;
 }
 

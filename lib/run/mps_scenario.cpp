@@ -22,7 +22,7 @@ namespace {
 std::string lattice_length(const S& s, double length) {
     if (auto problem = positive(length); !problem.empty()) return problem;
     const double l0 = s.fluid.spacing;
-    if (!(l0 > 0) || !std::isfinite(l0)) return ok();  // [fluid] spacing reports it
+    if (!MpsParameters::valid_spacing(l0)) return ok();  // [fluid] spacing reports it
     const double cells = length / l0;
     if (cells > 1e5)
         return "is more than 100000 spacings (got " + format_number(length) + " with spacing " +
@@ -46,11 +46,20 @@ std::string water_in_tank(const S& s, double water, double tank, const char* tan
                " for setup = \"hydrostatic\" (got " + format_number(water) + ")";
     return ok();
 }
-std::string ratio_above_one(double v, const char* what) {
+// A value in the range of its predicate (models/mps/mps_options.hpp), or what is wrong: not
+// finite, or `rule` (got v).
+std::string in_range(double v, bool valid, const std::string& rule) {
     if (!std::isfinite(v)) return finite(v);
-    return v > 1 ? ok()
-                 : "must be larger than 1: " + std::string(what) +
-                       " = ratio x spacing must exceed the spacing (got " + format_number(v) + ")";
+    return valid ? ok() : rule + " (got " + format_number(v) + ")";
+}
+// An influence radius ratio: the model's range, and in a scenario at most 8 spacings.
+std::string radius_ratio(double v, const char* what) {
+    if (auto problem = in_range(v, MpsOptions::valid_re_ratio(v),
+                                "must be larger than 1: " + std::string(what) +
+                                    " = ratio x spacing must exceed the spacing");
+        !problem.empty())
+        return problem;
+    return v <= 8 ? ok() : "must be at most 8 (got " + format_number(v) + ")";
 }
 
 } // namespace
@@ -66,11 +75,15 @@ const std::vector<Field>& fluid_table() {
         {"fluid", "dimensions", IntRef([](S& s) -> int& { return s.fluid.dimensions; }),
          [](const S& s) {
              const int d = s.fluid.dimensions;
-             return d == 2 || d == 3 ? ok() : "must be 2 or 3 (got " + std::to_string(d) + ")";
+             return MpsParameters::valid_dimensions(d) ? ok() : "must be 2 or 3 (got " + std::to_string(d) + ")";
          },
          ""},
         {"fluid", "spacing", RealRef([](S& s) -> double& { return s.fluid.spacing; }),
-         [](const S& s) { return positive(s.fluid.spacing); }, "l0 [m]"},
+         [](const S& s) {
+             const double l0 = s.fluid.spacing;
+             return in_range(l0, MpsParameters::valid_spacing(l0), "must be positive");
+         },
+         "l0 [m]"},
         {"fluid", "water_width", RealRef([](S& s) -> double& { return s.fluid.water_width; }),
          [](const S& s) { return water_in_tank(s, s.fluid.water_width, s.fluid.tank_width, "tank_width"); },
          "dambreak: a [m]"},
@@ -101,48 +114,49 @@ const std::vector<Field>& fluid_table() {
          },
          "behind the wall layer"},
         {"fluid", "density", RealRef([](S& s) -> double& { return s.fluid.density; }),
-         [](const S& s) { return positive(s.fluid.density); }, "[kg/m^3]"},
+         [](const S& s) {
+             const double v = s.fluid.density;
+             return in_range(v, MpsOptions::valid_density(v), "must be positive");
+         },
+         "[kg/m^3]"},
         {"fluid", "viscosity", RealRef([](S& s) -> double& { return s.fluid.viscosity; }),
-         [](const S& s) { return non_negative(s.fluid.viscosity); }, "kinematic [m^2/s]"},
+         [](const S& s) {
+             const double v = s.fluid.viscosity;
+             return in_range(v, MpsOptions::valid_viscosity(v), "must not be negative");
+         },
+         "kinematic [m^2/s]"},
         {"fluid", "gravity", RealRef([](S& s) -> double& { return s.fluid.gravity; }),
          [](const S& s) { return non_negative(s.fluid.gravity); }, "[m/s^2], downwards"},
         {"fluid", "sound_speed", RealRef([](S& s) -> double& { return s.fluid.sound_speed; }),
-         [](const S& s) { return positive(s.fluid.sound_speed); }, "[m/s]"},
-        {"fluid", "re_ratio", RealRef([](S& s) -> double& { return s.fluid.re_ratio; }),
          [](const S& s) {
-             if (auto p = ratio_above_one(s.fluid.re_ratio, "re"); !p.empty()) return p;
-             return s.fluid.re_ratio <= 8 ? ok() : "must be at most 8 (got " + format_number(s.fluid.re_ratio) + ")";
+             const double v = s.fluid.sound_speed;
+             return in_range(v, MpsOptions::valid_sound_speed(v), "must be positive");
          },
+         "[m/s]"},
+        {"fluid", "re_ratio", RealRef([](S& s) -> double& { return s.fluid.re_ratio; }),
+         [](const S& s) { return radius_ratio(s.fluid.re_ratio, "re"); },
          "re / spacing"},
         {"fluid", "re_laplacian_ratio",
          RealRef([](S& s) -> double& { return s.fluid.re_laplacian_ratio; }),
-         [](const S& s) {
-             if (auto p = ratio_above_one(s.fluid.re_laplacian_ratio, "re of the Laplacian"); !p.empty())
-                 return p;
-             return s.fluid.re_laplacian_ratio <= 8
-                        ? ok()
-                        : "must be at most 8 (got " + format_number(s.fluid.re_laplacian_ratio) + ")";
-         },
+         [](const S& s) { return radius_ratio(s.fluid.re_laplacian_ratio, "re of the Laplacian"); },
          "re / spacing"},
         {"fluid", "collision_ratio", RealRef([](S& s) -> double& { return s.fluid.collision_ratio; }),
          [](const S& s) {
+             // A scenario's collision distance is under the spacing (the model's bound: re).
              const double v = s.fluid.collision_ratio;
-             if (!std::isfinite(v)) return finite(v);
-             return v >= 0 && v < 1 ? ok() : "must be in [0, 1) (got " + format_number(v) + ")";
+             return in_range(v, MpsOptions::valid_collision_ratio(v, 1), "must be in [0, 1)");
          },
          "collision distance / spacing"},
         {"fluid", "restitution", RealRef([](S& s) -> double& { return s.fluid.restitution; }),
          [](const S& s) {
              const double v = s.fluid.restitution;
-             if (!std::isfinite(v)) return finite(v);
-             return v >= 0 && v <= 1 ? ok() : "must be in [0, 1] (got " + format_number(v) + ")";
+             return in_range(v, MpsOptions::valid_restitution(v), "must be in [0, 1]");
          },
          ""},
         {"fluid", "courant", RealRef([](S& s) -> double& { return s.fluid.courant; }),
          [](const S& s) {
              const double v = s.fluid.courant;
-             if (!std::isfinite(v)) return finite(v);
-             return v > 0 && v <= 1 ? ok() : "must be in (0, 1] (got " + format_number(v) + ")";
+             return in_range(v, MpsOptions::valid_courant(v), "must be in (0, 1]");
          },
          ""},
         {"fluid", "end_time", RealRef([](S& s) -> double& { return s.fluid.end_time; }),

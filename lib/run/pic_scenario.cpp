@@ -61,8 +61,9 @@ std::string check_species(const S& s) {
     for (std::size_t i = 0; i < p.species.size(); ++i) {
         const PlasmaSpecies& sp = p.species[i];
         const std::string who = std::to_string(i + 1) + " (" + quote(sp.name) + ") ";
-        if (auto e = finite(sp.charge); !e.empty()) return who + "charge " + e;
-        if (auto e = positive(sp.mass); !e.empty()) return who + "mass " + e;
+        // The model's ranges (PicSpecies), each message the scenario's.
+        if (!PicSpecies::valid_charge(sp.charge)) return who + "charge " + finite(sp.charge);
+        if (!PicSpecies::valid_mass(sp.mass)) return who + "mass " + positive(sp.mass);
         if (auto e = positive(sp.density); !e.empty()) return who + "density " + e;
         if (sp.particles_per_cell > 1000000 || !lattice_side(sp.particles_per_cell, d))
             return who + "particles_per_cell must be m^" + std::to_string(d) +
@@ -166,7 +167,7 @@ const std::vector<Field>& plasma_table() {
         {"plasma", "dimensions", IntRef([](S& s) -> int& { return s.plasma.dimensions; }),
          [](const S& s) {
              const int d = s.plasma.dimensions;
-             if (d < 1 || d > 3) return "must be 1, 2 or 3 (got " + std::to_string(d) + ")";
+             if (!PicGrid::valid_dimensions(d)) return "must be 1, 2 or 3 (got " + std::to_string(d) + ")";
              return d == 1 || s.plasma.setup == PlasmaSetup::species
                         ? ok()
                         : "must be 1 for setup = " + quote(to_string(s.plasma.setup)) +

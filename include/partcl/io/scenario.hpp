@@ -20,6 +20,7 @@
 
 #include <partcl/io/render.hpp>
 #include <partcl/io/units.hpp>
+#include <partcl/models/mps/mps_options.hpp>
 #include <partcl/models/nbody/gravity_options.hpp>
 #include <partcl/models/nbody/gravity_parameters.hpp>
 #include <partcl/models/option_names.hpp>
@@ -129,22 +130,17 @@ struct Scenario {
     // [fluid]: model = "mps" (run/mps_run.hpp). The defaults are the built-in `dambreak`. The
     // set-up is mps_tank's: a block of water in the corner of a tank, the last axis up; sizes
     // along x (width), y in 3-D (depth) and up (height), each a whole multiple of the spacing.
-    struct Fluid {
+    // The fluid's constants (density, viscosity, sound_speed, re_ratio, re_laplacian_ratio,
+    // collision_ratio, restitution, courant) are the model's options with their defaults
+    // (models/mps/mps_options.hpp).
+    struct Fluid : MpsOptions {
         FluidSetup setup = FluidSetup::dambreak;  // hydrostatic: water as wide as the tank
         int dimensions = 2;
         double spacing = 0.003125;       // l0 [m]
         double water_width = 0.2, water_height = 0.2, water_depth = 0.2;  // depth: 3-D only
         double tank_width = 0.8, tank_height = 0.3, tank_depth = 0.2;
         std::uint64_t dummy_layers = 3;
-        double density = 1000;           // rho0 [kg/m^3]
-        double viscosity = 1e-6;         // kinematic [m^2/s]
         double gravity = 9.81;           // [m/s^2], pointing down the last axis
-        double sound_speed = 20;         // [m/s]
-        double re_ratio = 2.1;           // re / l0, number density and gradient
-        double re_laplacian_ratio = 3.1; // re / l0, viscosity
-        double collision_ratio = 0.5;
-        double restitution = 0.2;
-        double courant = 0.2;
         double end_time = 0.25;          // [s]
         std::uint64_t steps = 0;         // > 0: stop after this many steps instead of end_time
         double sample_every = 0.0025;    // [s] between CSV rows (front or bottom pressure)

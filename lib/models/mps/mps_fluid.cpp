@@ -35,23 +35,23 @@ FluidCells fluid_cells(const MpsParameters& p) {
 double weight(double r, double re) { return r > 0 && r < re ? re / r - 1 : 0; }
 
 void check_parameters(const MpsParameters& p) {
-    auto positive = [](double x) { return x > 0 && std::isfinite(x); };
-    if (p.dimensions != 2 && p.dimensions != 3)
+    if (!MpsParameters::valid_dimensions(p.dimensions))
         throw UsageError("mps: " + std::to_string(p.dimensions) + " dimensions (2 or 3)");
-    if (!positive(p.spacing)) throw UsageError("mps: the particle spacing must be positive");
-    if (!(p.re_ratio > 1) || !(p.re_laplacian_ratio > 1) || !std::isfinite(p.re_ratio) ||
-        !std::isfinite(p.re_laplacian_ratio))
+    if (!MpsParameters::valid_spacing(p.spacing))
+        throw UsageError("mps: the particle spacing must be positive");
+    if (!MpsOptions::valid_re_ratio(p.re_ratio) || !MpsOptions::valid_re_ratio(p.re_laplacian_ratio))
         throw UsageError("mps: the particle spacing must be smaller than the influence radii "
                          "(re / l0 = " + std::to_string(p.re_ratio) + ", " +
                          std::to_string(p.re_laplacian_ratio) + " for the Laplacian)");
-    if (!positive(p.density) || !positive(p.sound_speed))
+    if (!MpsOptions::valid_density(p.density) || !MpsOptions::valid_sound_speed(p.sound_speed))
         throw UsageError("mps: density and sound speed must be positive");
-    if (!(p.viscosity >= 0) || !std::isfinite(p.viscosity))
+    if (!MpsOptions::valid_viscosity(p.viscosity))
         throw UsageError("mps: the viscosity must be non-negative");
-    if (!(p.courant > 0 && p.courant <= 1)) throw UsageError("mps: the Courant number lies in (0, 1]");
-    if (!(p.restitution >= 0 && p.restitution <= 1))
+    if (!MpsOptions::valid_courant(p.courant))
+        throw UsageError("mps: the Courant number lies in (0, 1]");
+    if (!MpsOptions::valid_restitution(p.restitution))
         throw UsageError("mps: the restitution coefficient lies in [0, 1]");
-    if (!(p.collision_ratio >= 0 && p.collision_ratio < p.re_ratio))
+    if (!MpsOptions::valid_collision_ratio(p.collision_ratio, p.re_ratio))
         throw UsageError("mps: the collision distance lies in [0, re)");
     if (!(p.max_dt > 0)) throw UsageError("mps: max_dt must be positive");
     for (double g : p.gravity)

@@ -19,7 +19,7 @@ std::string grid_text(const PicGrid& grid) {
 
 const PicGrid& checked(const PicGrid& grid, const DeviceInfo& device, Precision precision,
                        std::size_t n) {
-    if (grid.dimensions < 1 || grid.dimensions > 3)
+    if (!PicGrid::valid_dimensions(grid.dimensions))
         throw UsageError("pic: " + std::to_string(grid.dimensions) + " dimensions (1, 2 or 3)");
     if (!(grid.spacing > 0) || !std::isfinite(grid.spacing))
         throw UsageError("pic: the grid spacing must be positive and finite, not " +
@@ -96,8 +96,8 @@ ElectrostaticPic::ElectrostaticPic(Context& context, Precision precision, const 
     if (species_.empty()) throw UsageError("pic: no species");
     for (std::size_t s = 0; s < species_.size(); ++s) {
         const PicSpecies& p = species_[s];
-        if (!std::isfinite(p.charge) || !(p.mass > 0) || !std::isfinite(p.mass) ||
-            !(p.weight > 0) || !std::isfinite(p.weight))
+        if (!PicSpecies::valid_charge(p.charge) || !PicSpecies::valid_mass(p.mass) ||
+            !PicSpecies::valid_weight(p.weight))
             throw UsageError("pic: species " + std::to_string(s) +
                              " needs a finite charge and a positive, finite mass and weight");
     }

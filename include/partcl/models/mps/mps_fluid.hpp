@@ -13,29 +13,14 @@
 // cubic in 3-D) of spacing l0.
 #include <array>
 #include <cstdint>
-#include <limits>
 #include <memory>
 #include <vector>
 
 #include <partcl/algorithm/cell_list.hpp>
+#include <partcl/models/mps/mps_options.hpp>
 #include <partcl/models/mps/mps_particles.hpp>
 
 namespace partcl {
-
-struct MpsParameters {
-    int dimensions = 2;
-    double spacing = 0.01;         // l0, the initial particle distance [m]
-    double density = 1000;         // rho0 [kg/m^3]
-    double viscosity = 1e-6;       // kinematic [m^2/s]
-    std::array<double, 3> gravity{0, -9.81, 0};
-    double sound_speed = 20;       // c [m/s]; about 10x the fastest flow keeps |n - n0| ~ 1%
-    double re_ratio = 2.1;         // re / l0 for the number density and the gradient
-    double re_laplacian_ratio = 3.1;
-    double collision_ratio = 0.5;  // collision distance / l0
-    double restitution = 0.2;
-    double courant = 0.2;
-    double max_dt = std::numeric_limits<double>::infinity();
-};
 
 // Sums of the weight over a perfect lattice of unit spacing around one of its points.
 struct MpsLattice {

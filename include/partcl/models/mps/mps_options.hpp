@@ -1,0 +1,46 @@
+#pragma once
+// The MPS fluid's parameters, without the device code (models/mps/mps_fluid.hpp): each one's
+// default is its initialiser here and its range is checked by the predicate here, for MpsFluid
+// and for scenarios ([fluid], run/scenario.hpp) alike; each keeps its own message.
+#include <array>
+#include <cmath>
+#include <limits>
+
+namespace partcl {
+
+// The constants of the fluid and of the method that a scenario sets as they are.
+struct MpsOptions {
+    double density = 1000;         // rho0 [kg/m^3]
+    double viscosity = 1e-6;       // kinematic [m^2/s]
+    double sound_speed = 20;       // c [m/s]; about 10x the fastest flow keeps |n - n0| ~ 1%
+    double re_ratio = 2.1;         // re / l0 for the number density and the gradient
+    double re_laplacian_ratio = 3.1;  // re / l0 for the viscosity's Laplacian
+    double collision_ratio = 0.5;  // collision distance / l0
+    double restitution = 0.2;
+    double courant = 0.2;
+
+    static bool valid_density(double v) noexcept { return v > 0 && std::isfinite(v); }
+    static bool valid_viscosity(double v) noexcept { return v >= 0 && std::isfinite(v); }
+    static bool valid_sound_speed(double v) noexcept { return v > 0 && std::isfinite(v); }
+    // Either influence radius (re_ratio, re_laplacian_ratio) exceeds the spacing.
+    static bool valid_re_ratio(double v) noexcept { return v > 1 && std::isfinite(v); }
+    // Particles collide closer than this, within the number density's radius re.
+    static bool valid_collision_ratio(double v, double re_ratio) noexcept {
+        return v >= 0 && v < re_ratio;
+    }
+    static bool valid_restitution(double v) noexcept { return v >= 0 && v <= 1; }
+    static bool valid_courant(double v) noexcept { return v > 0 && v <= 1; }
+};
+
+// Everything MpsFluid takes: the options and the set-up's lattice, gravity and step limit.
+struct MpsParameters : MpsOptions {
+    int dimensions = 2;
+    double spacing = 0.01;         // l0, the initial particle distance [m]
+    std::array<double, 3> gravity{0, -9.81, 0};
+    double max_dt = std::numeric_limits<double>::infinity();
+
+    static bool valid_dimensions(int d) noexcept { return d == 2 || d == 3; }
+    static bool valid_spacing(double l0) noexcept { return l0 > 0 && std::isfinite(l0); }
+};
+
+} // namespace partcl
