@@ -93,6 +93,14 @@ std::vector<std::string> entries(const std::string& ptx) {
     return names;
 }
 
+// NVRTC's options for `arch` as one string: part of the program's cache key.
+std::string joined_options(const BuildOptions& options, const std::string& arch) {
+    std::string joined;
+    for (const auto& o : partcl::cuda::nvrtc_options(options, arch))
+        joined += (joined.empty() ? "" : " ") + o;
+    return joined;
+}
+
 } // namespace
 
 partcl::cuda::Ptx compile(const ProgramSource& source, const BuildOptions& options,
@@ -100,8 +108,7 @@ partcl::cuda::Ptx compile(const ProgramSource& source, const BuildOptions& optio
     using partcl::cuda::Ptx;
     const Clock::time_point start = Clock::now();
     const std::vector<std::string> list = partcl::cuda::nvrtc_options(options, arch);
-    std::string joined;
-    for (const auto& o : list) joined += (joined.empty() ? "" : " ") + o;
+    const std::string joined = joined_options(options, arch);
     const std::string& expanded = source.expanded;
     const DeviceInfo device = target(arch);
     const std::string key = cache.key(expanded, joined, device);
@@ -152,6 +159,23 @@ partcl::cuda::Ptx compile(const ProgramSource& source, const BuildOptions& optio
 BuiltProgram build(ContextImpl&, const std::vector<BackendDevice>& devices,
                    const ProgramSource& source, const BuildOptions& options,
                    const BinaryCache& cache) {
+    const Clock::time_point start = Clock::now();
+    // The context's memory tier, as on OpenCL: the same source and options for the same
+    // architectures is the program already loaded.
+    std::string combined;
+    for (const auto& d : devices) {
+        const std::string arch = arch_of(d.info);
+        combined += cache.key(source.expanded, joined_options(options, arch), target(arch));
+    }
+    if (auto program = cache.find(combined)) {
+        std::vector<DeviceBuild> builds(devices.size());
+        for (std::size_t i = 0; i < devices.size(); ++i) {
+            builds[i].device = devices[i].info.name;
+            builds[i].origin = DeviceBuild::Origin::memory_cache;
+            builds[i].seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        }
+        return BuiltProgram{std::move(program), std::move(builds)};
+    }
     std::map<std::string, cudaLibrary_t> libraries;
     std::map<std::string, partcl::cuda::Ptx> ptx;
     std::vector<std::string> device_arch;
@@ -179,8 +203,9 @@ BuiltProgram build(ContextImpl&, const std::vector<BackendDevice>& devices,
         throw;
     }
     auto names = entries(ptx.begin()->second.text);
-    return BuiltProgram{make_program(std::move(libraries), std::move(device_arch), std::move(names)),
-                        std::move(builds)};
+    auto program = make_program(std::move(libraries), std::move(device_arch), std::move(names));
+    cache.remember(combined, program);
+    return BuiltProgram{std::move(program), std::move(builds)};
 }
 
 } // namespace partcl::detail::cuda
