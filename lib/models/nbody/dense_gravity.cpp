@@ -155,9 +155,9 @@ DenseGravity::Split DenseGravity::split(const DenseShape& shape, std::size_t d, 
     std::size_t parts = source_parts_;
     if (parts == 0) {
         // About 64 work-groups per compute unit: many waves, so the last, partly filled one
-        // costs little (docs/performance.md, "Source parts and 4 targets per work-item"). Chosen for all n targets, not this
-        // slice's count, so that a target's sum does not depend on how the scheduler cut the
-        // targets between devices alike.
+        // costs little (docs/performance.md, "Source parts and 4 targets per work-item").
+        // Chosen for all n targets, not this slice's count, so that a target's sum does not
+        // depend on how the scheduler cut the targets between devices alike.
         const std::size_t wanted = 64 * std::max<std::size_t>(1, context_.device(d).info().compute_units);
         const std::size_t all_blocks = (n + shape.block() - 1) / shape.block();
         parts = (wanted + all_blocks - 1) / all_blocks;
