@@ -59,9 +59,9 @@ private:
 template <class T>
 double reduce_typed(cudaStream_t stream, const T* values, std::size_t n, Reduction op) {
     switch (op) {
-    case Reduction::sum: return double(sum_of(stream, values, n));
-    case Reduction::min: return double(min_of(stream, values, n));
-    case Reduction::max: return double(max_of(stream, values, n));
+    case Reduction::sum: return reduce_values(stream, values, n, CubReduction::sum);
+    case Reduction::min: return reduce_values(stream, values, n, CubReduction::min);
+    case Reduction::max: return reduce_values(stream, values, n, CubReduction::max);
     }
     throw Error("reduce: unknown reduction");
 }

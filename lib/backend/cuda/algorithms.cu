@@ -88,17 +88,17 @@ T reduce_typed(cudaStream_t stream, const T* values, std::size_t n, Call call, c
 }
 
 template <class T>
-T sum_typed(cudaStream_t stream, const T* values, std::size_t n) {
-    return reduce_typed(stream, values, n, [](auto&&... a) { return cub::DeviceReduce::Sum(a...); },
-                        "cub::DeviceReduce::Sum");
-}
-template <class T>
-T min_typed(cudaStream_t stream, const T* values, std::size_t n) {
-    return reduce_typed(stream, values, n, [](auto&&... a) { return cub::DeviceReduce::Min(a...); },
-                        "cub::DeviceReduce::Min");
-}
-template <class T>
-T max_typed(cudaStream_t stream, const T* values, std::size_t n) {
+double reduce_by(cudaStream_t stream, const T* values, std::size_t n, CubReduction op) {
+    switch (op) {
+    case CubReduction::sum:
+        return reduce_typed(stream, values, n, [](auto&&... a) { return cub::DeviceReduce::Sum(a...); },
+                            "cub::DeviceReduce::Sum");
+    case CubReduction::min:
+        return reduce_typed(stream, values, n, [](auto&&... a) { return cub::DeviceReduce::Min(a...); },
+                            "cub::DeviceReduce::Min");
+    case CubReduction::max:
+        break;
+    }
     return reduce_typed(stream, values, n, [](auto&&... a) { return cub::DeviceReduce::Max(a...); },
                         "cub::DeviceReduce::Max");
 }
@@ -137,23 +137,11 @@ void exclusive_sum(cudaStream_t stream, const std::uint32_t* in, std::uint32_t* 
           "cub::DeviceScan::ExclusiveSum");
 }
 
-float sum_of(cudaStream_t stream, const float* values, std::size_t n) {
-    return sum_typed(stream, values, n);
+double reduce_values(cudaStream_t stream, const float* values, std::size_t n, CubReduction op) {
+    return reduce_by(stream, values, n, op);
 }
-double sum_of(cudaStream_t stream, const double* values, std::size_t n) {
-    return sum_typed(stream, values, n);
-}
-float min_of(cudaStream_t stream, const float* values, std::size_t n) {
-    return min_typed(stream, values, n);
-}
-double min_of(cudaStream_t stream, const double* values, std::size_t n) {
-    return min_typed(stream, values, n);
-}
-float max_of(cudaStream_t stream, const float* values, std::size_t n) {
-    return max_typed(stream, values, n);
-}
-double max_of(cudaStream_t stream, const double* values, std::size_t n) {
-    return max_typed(stream, values, n);
+double reduce_values(cudaStream_t stream, const double* values, std::size_t n, CubReduction op) {
+    return reduce_by(stream, values, n, op);
 }
 
 } // namespace partcl::detail::cuda

@@ -21,13 +21,10 @@ void sort_pairs(cudaStream_t stream, float* keys, std::uint32_t* values, std::si
 void sort_pairs(cudaStream_t stream, double* keys, std::uint32_t* values, std::size_t n);
 // out[i] = in[0] + ... + in[i - 1] (CUB DeviceScan); in == out allowed.
 void exclusive_sum(cudaStream_t stream, const std::uint32_t* in, std::uint32_t* out, std::size_t n);
-// Sum, smallest and largest of values[0, n) (n > 0) (CUB DeviceReduce, the sum in the values'
-// type), returned to the host.
-float sum_of(cudaStream_t stream, const float* values, std::size_t n);
-double sum_of(cudaStream_t stream, const double* values, std::size_t n);
-float min_of(cudaStream_t stream, const float* values, std::size_t n);
-double min_of(cudaStream_t stream, const double* values, std::size_t n);
-float max_of(cudaStream_t stream, const float* values, std::size_t n);
-double max_of(cudaStream_t stream, const double* values, std::size_t n);
+// The sum, smallest or largest of values[0, n) (n > 0) (CUB DeviceReduce, the sum in the
+// values' type), returned to the host.
+enum class CubReduction { sum, min, max };
+double reduce_values(cudaStream_t stream, const float* values, std::size_t n, CubReduction op);
+double reduce_values(cudaStream_t stream, const double* values, std::size_t n, CubReduction op);
 
 } // namespace partcl::detail::cuda
