@@ -147,4 +147,16 @@ Turns take_turns(Device&& device, const std::function<double()>& reference) {
     return turns;
 }
 
+// The OpenMP reference's fields of a line of per-step figures over n particles (MPS, PIC):
+// what it is, its threads, its time per step and rate, and the median ratio of the rounds.
+inline void add_step_reference(nlohmann::ordered_json& line, const Turns& turns, int steps,
+                               std::size_t n, int threads) {
+    const double seconds = turns.reference / steps;
+    line["reference"] = "openmp";
+    line["reference_threads"] = threads;
+    line["reference_seconds_per_step"] = significant(seconds, 6);
+    line["reference_particle_steps_per_s"] = significant(double(n) / seconds, 4);
+    line["ratio"] = decimals(turns.ratio, 3);
+}
+
 } // namespace partcl_bench

@@ -122,14 +122,8 @@ int main(int argc, char** argv) {
                         line["steps"] = o.steps;
                         line["seconds_per_step"] = significant(seconds, 6);
                         line["particle_steps_per_s"] = significant(double(n) / seconds, 4);
-                        if (o.reference) {
-                            const double ref = turns.reference / o.steps;
-                            line["reference"] = "openmp";
-                            line["reference_threads"] = omp_get_max_threads();
-                            line["reference_seconds_per_step"] = significant(ref, 6);
-                            line["reference_particle_steps_per_s"] = significant(double(n) / ref, 4);
-                            line["ratio"] = decimals(turns.ratio, 3);
-                        }
+                        if (o.reference)
+                            add_step_reference(line, turns, o.steps, n, omp_get_max_threads());
                         print_json_line(line);
                     }
                 }
