@@ -165,6 +165,22 @@ partcl::Bodies random_bodies(std::size_t n, std::uint32_t seed) {
     return b;
 }
 
+void absolute_sums(const partcl::Bodies& b, double eps2, double G, std::vector<double>& acc,
+                   std::vector<double>& pot) {
+    const std::size_t n = b.size();
+    acc.assign(n, 0.0);
+    pot.assign(n, 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n; ++j) {
+            const double dx = b.x[j] - b.x[i], dy = b.y[j] - b.y[i], dz = b.z[j] - b.z[i];
+            const double r2 = dx * dx + dy * dy + dz * dz;
+            if (r2 == 0) continue;
+            const double s2 = r2 + eps2;
+            acc[i] += G * b.m[j] * std::sqrt(r2) / (s2 * std::sqrt(s2));
+            pot[i] += G * b.m[j] / std::sqrt(s2);
+        }
+}
+
 RealCheckInput real_check_input(std::size_t n, std::uint32_t seed) {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> exponent_x(-6.0, 6.0), exponent_y(-3.0, 3.0);

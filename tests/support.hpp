@@ -82,6 +82,11 @@ std::uint32_t fresh_seed();
 // n > 3), so every gravity test meets a pair at zero separation.
 partcl::Bodies random_bodies(std::size_t n, std::uint32_t seed);
 
+// Per body, the sums of the magnitudes of its gravity terms (acceleration and potential):
+// rounding error is bounded relative to these, not to the net sum, which cancels.
+void absolute_sums(const partcl::Bodies& b, double eps2, double G, std::vector<double>& acc,
+                   std::vector<double>& pot);
+
 // Inputs for real_check: x in [1/64, 64], y in +-[1/8, 8] (never 0), log-uniform.
 struct RealCheckInput {
     std::vector<double> xs, ys;

@@ -15,24 +15,6 @@ using namespace partcl_test;
 
 namespace {
 
-// Sums of the magnitudes of the terms (acceleration and potential): rounding error is bounded
-// relative to these, not to the net sum, which cancels.
-void absolute_sums(const Bodies& b, double eps2, double G, std::vector<double>& acc,
-                   std::vector<double>& pot) {
-    const std::size_t n = b.size();
-    acc.assign(n, 0.0);
-    pot.assign(n, 0.0);
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < n; ++j) {
-            const double dx = b.x[j] - b.x[i], dy = b.y[j] - b.y[i], dz = b.z[j] - b.z[i];
-            const double r2 = dx * dx + dy * dy + dz * dz;
-            if (r2 == 0) continue;
-            const double s2 = r2 + eps2;
-            acc[i] += G * b.m[j] * std::sqrt(r2) / (s2 * std::sqrt(s2));
-            pot[i] += G * b.m[j] / std::sqrt(s2);
-        }
-}
-
 struct Result {
     std::vector<double> acc, pot;
 };

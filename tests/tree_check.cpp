@@ -36,7 +36,6 @@ Forces tree_forces(Precision precision, const Bodies& b, GravityParameters p, Tr
     return {acc.read(context.queue(0)), pot.read(context.queue(0))};
 }
 
-
 Reference reference_forces(const Bodies& b, GravityParameters p) {
     const std::size_t n = b.size();
     const double eps2 = p.softening * p.softening;
@@ -46,17 +45,7 @@ Reference reference_forces(const Bodies& b, GravityParameters p) {
     reference::dense_gravity<double>(n, b.x.data(), b.y.data(), b.z.data(), b.m.data(), eps2, p.G,
                                      0, n, r.exact.acc.data(), r.exact.acc.data() + n,
                                      r.exact.acc.data() + 2 * n, r.exact.pot.data());
-    r.magnitude.acc.assign(n, 0.0);
-    r.magnitude.pot.assign(n, 0.0);
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < n; ++j) {
-            const double dx = b.x[j] - b.x[i], dy = b.y[j] - b.y[i], dz = b.z[j] - b.z[i];
-            const double r2 = dx * dx + dy * dy + dz * dz;
-            if (r2 == 0) continue;
-            const double s2 = r2 + eps2;
-            r.magnitude.acc[i] += p.G * b.m[j] * std::sqrt(r2) / (s2 * std::sqrt(s2));
-            r.magnitude.pot[i] += p.G * b.m[j] / std::sqrt(s2);
-        }
+    absolute_sums(b, eps2, p.G, r.magnitude.acc, r.magnitude.pot);
     return r;
 }
 
