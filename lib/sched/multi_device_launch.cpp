@@ -5,11 +5,12 @@
 
 namespace partcl {
 
-MultiDeviceLaunch::MultiDeviceLaunch(Context& context)
-    : MultiDeviceLaunch(context, Scheduler::for_devices(context.devices())) {}
+MultiDeviceLaunch::MultiDeviceLaunch(Context& context, std::string name)
+    : MultiDeviceLaunch(context, Scheduler::for_devices(context.devices()), std::move(name)) {}
 
-MultiDeviceLaunch::MultiDeviceLaunch(Context& context, Scheduler scheduler)
-    : context_(&context), scheduler_(std::move(scheduler)) {
+MultiDeviceLaunch::MultiDeviceLaunch(Context& context, Scheduler scheduler, std::string name)
+    : context_(&context), scheduler_(std::move(scheduler)), name_(std::move(name)),
+      work_(context.size()) {
     if (scheduler_.size() != context.size())
         throw UsageError("MultiDeviceLaunch: a scheduler of " + std::to_string(scheduler_.size()) +
                          " weights for a context of " + std::to_string(context.size()) +
@@ -17,6 +18,15 @@ MultiDeviceLaunch::MultiDeviceLaunch(Context& context, Scheduler scheduler)
 }
 
 void MultiDeviceLaunch::share_inputs() const { context_->finish(); }
+
+void MultiDeviceLaunch::account(const Partition& partition, const std::vector<double>& seconds) {
+    for (std::size_t d = 0; d < partition.parts(); ++d) {
+        if (partition[d].empty()) continue;
+        ++work_[d].launches;
+        work_[d].items += double(partition[d].size());
+        work_[d].seconds += seconds[d];
+    }
+}
 
 void MultiDeviceLaunch::check(const Partition& partition) const {
     if (partition.parts() != context_->size())

@@ -19,7 +19,9 @@ class ContextImpl;
 class Context {
 public:
     // All devices must belong to one platform (UsageError otherwise) and there must be at least
-    // one.
+    // one. A device may be named more than once: each entry gets its own queue, and sched
+    // treats the entries as devices (two queues on one device overlap their work; the tests
+    // split launches over Oclgrind's single device so).
     explicit Context(std::vector<Device> devices);
 
     // The first platform's devices among those `filter` selects; the usual way to start.

@@ -21,6 +21,7 @@
 // take its range's start as an argument, as here, or be launched at offset r.begin
 // (Kernel::launch's offset, which global_id(0) includes on every backend).
 #include <cstddef>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -31,12 +32,25 @@
 
 namespace partcl {
 
+// What one device has done in a MultiDeviceLaunch's runs, for the report of the split (a run's
+// devices.csv): the runs it had a part in, their items and its kernels' profiled time.
+struct DeviceWork {
+    std::size_t launches = 0;
+    double items = 0;
+    double seconds = 0;
+};
+
 class MultiDeviceLaunch {
 public:
-    // Weights from compute units x clock (Scheduler::for_devices).
-    explicit MultiDeviceLaunch(Context& context);
+    // Weights from compute units x clock (Scheduler::for_devices). `name` says what the launch
+    // computes in reports ("tree walk", "mps pressure").
+    explicit MultiDeviceLaunch(Context& context, std::string name = "launch");
     // One weight per device of the context (UsageError otherwise).
-    MultiDeviceLaunch(Context& context, Scheduler scheduler);
+    MultiDeviceLaunch(Context& context, Scheduler scheduler, std::string name = "launch");
+
+    const std::string& name() const noexcept { return name_; }
+    // Per device of the context, since construction.
+    const std::vector<DeviceWork>& work() const noexcept { return work_; }
 
     Context& context() const noexcept { return *context_; }
     Scheduler& scheduler() noexcept { return scheduler_; }
@@ -70,16 +84,21 @@ public:
         for (std::size_t d = 0; d < partition.parts(); ++d)
             if (!partition[d].empty()) events[d] = launch(d, partition[d]);
         std::vector<double> seconds(partition.parts(), 0.0);
-        for (std::size_t d = 0; d < partition.parts(); ++d) seconds[d] = events[d].seconds();
+        for (std::size_t d = 0; d < partition.parts(); ++d)
+            if (!partition[d].empty()) seconds[d] = events[d].seconds();
+        account(partition, seconds);
         if (partition.parts() > 1) scheduler_.record(partition, seconds);
     }
 
 private:
     // A partition of one part per device of the context (UsageError otherwise).
     void check(const Partition& partition) const;
+    void account(const Partition& partition, const std::vector<double>& seconds);
 
     Context* context_;
     Scheduler scheduler_;
+    std::string name_;
+    std::vector<DeviceWork> work_;
 };
 
 } // namespace partcl

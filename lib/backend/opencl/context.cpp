@@ -1,5 +1,7 @@
 // The OpenCL backend's context and its queues: thin holders of the Khronos C++ bindings'
 // objects, which already count references.
+#include <algorithm>
+
 #include <boost/compute/context.hpp>
 #include <boost/compute/utility/program_cache.hpp>
 
@@ -60,8 +62,13 @@ public:
 class OpenclContext final : public ContextImpl {
 public:
     explicit OpenclContext(const std::vector<BackendDevice>& devices) : devices(devices) {
+        // A device named twice (two queues on one device, as the tests split launches under
+        // Oclgrind's one device) enters the context once.
         std::vector<cl::Device> handles;
-        for (const auto& d : devices) handles.push_back(cl_device(d));
+        for (const auto& d : devices)
+            if (std::none_of(handles.begin(), handles.end(),
+                             [&](const cl::Device& h) { return h() == cl_device(d)(); }))
+                handles.push_back(cl_device(d));
         cl_int status = CL_SUCCESS;
         cl_context_properties properties[] = {
             CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(devices.front().platform),
