@@ -138,6 +138,17 @@ std::vector<partcl::Device> pocl_devices() {
     return pocl;
 }
 
+partcl::Context split_context(std::size_t parts) {
+    const std::vector<partcl::Device>& all = test_context().devices();
+    std::vector<partcl::Device> chosen;
+    for (std::size_t d = 0; d < parts; ++d) chosen.push_back(all.size() >= parts ? all[d] : all[0]);
+    return partcl::Context(std::move(chosen));
+}
+
+bool under_oclgrind() {
+    return test_context().device(0).info().name.find("Oclgrind") != std::string::npos;
+}
+
 partcl::ProgramCache& memory_cache() {
     if (!shared_cache)
         shared_cache =

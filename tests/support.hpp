@@ -69,6 +69,12 @@ bool contains(const std::string& haystack, const std::string& needle);
 partcl::Context& test_context();
 // The PoCL devices of this machine (the tests need PoCL; fails the test when there is none).
 std::vector<partcl::Device> pocl_devices();
+// A context of `parts` devices for the multi-device tests: the first `parts` devices of the
+// tests' platform when it has that many (POCL_DEVICES="pthread pthread pthread"), else its first
+// device named `parts` times, a queue each (Oclgrind's single device).
+partcl::Context split_context(std::size_t parts);
+// Whether the tests' device is Oclgrind's simulator (tests then take small sizes).
+bool under_oclgrind();
 // A cache that keeps nothing on disk, shared by the tests of one process, so a kernel is
 // compiled once per process and precision.
 partcl::ProgramCache& memory_cache();
