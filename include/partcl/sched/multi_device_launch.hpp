@@ -101,4 +101,8 @@ private:
     std::vector<DeviceWork> work_;
 };
 
+// The multi-device launches a model makes, in the order it makes them: what the run's report of
+// the split (devices.csv) reads.
+using LaunchList = std::vector<const MultiDeviceLaunch*>;
+
 } // namespace partcl

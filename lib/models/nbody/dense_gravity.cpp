@@ -78,7 +78,7 @@ std::string tuning_key(const Source& source, Precision precision, bool fast_math
 DenseGravity::DenseGravity(Context& context, Precision precision, GravityParameters parameters,
                            DenseOptions options, ProgramCache& cache)
     : context_(context), precision_(precision), parameters_(parameters),
-      fast_math_(options.fast_math), launch_(context), source_parts_(options.source_parts),
+      fast_math_(options.fast_math), launch_(context, "dense gravity"), source_parts_(options.source_parts),
       acc_parts_(context, 3), pot_parts_(context, 1) {
     if (!(parameters_.softening >= 0) || !(parameters_.G > 0))
         throw UsageError("gravity: G must be positive and the softening non-negative");

@@ -79,6 +79,7 @@ public:
     // Devices' ranges of the scheduler's split start at multiples of this.
     std::size_t granule() const noexcept { return granule_; }
     Scheduler& scheduler() noexcept { return launch_.scheduler(); }
+    LaunchList launches() const override { return {&launch_}; }
 
 private:
     struct PartialSums {

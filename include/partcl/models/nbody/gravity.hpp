@@ -4,6 +4,7 @@
 // potential energy is W = 1/2 sum_i m_i phi_i.
 #include <partcl/models/nbody/device_bodies.hpp>
 #include <partcl/models/nbody/gravity_parameters.hpp>
+#include <partcl/sched/multi_device_launch.hpp>
 
 namespace partcl {
 
@@ -21,6 +22,8 @@ public:
     virtual const GravityParameters& parameters() const noexcept = 0;
     // Pair interactions computed so far (for interactions per second).
     virtual double interactions() const noexcept = 0;
+    // Its multi-device launches (sched), for the report of each device's share.
+    virtual LaunchList launches() const = 0;
 };
 
 } // namespace partcl

@@ -59,6 +59,8 @@ public:
     // Direct-summation equivalent: n^2 per evaluation, so interactions per second compare with
     // dense gravity's (the tree computes far fewer).
     double interactions() const noexcept override { return interactions_; }
+    // None yet: the tree runs on device 0.
+    LaunchList launches() const override { return {}; }
 
     const TreeOptions& options() const noexcept { return options_; }  // list_size resolved
     // Nodes listed per batch by the walk: options().list_size, 0 for groups of 1.
