@@ -13,6 +13,7 @@
 #include <partcl/jit/kernel.hpp>
 #include <partcl/backend/error.hpp>
 #include <partcl/sched/multi_device_launch.hpp>
+#include <partcl/sched/ordered_sum.hpp>
 #include <partcl/sched/partitioned_output.hpp>
 #include <partcl/sched/scheduler.hpp>
 
@@ -228,6 +229,92 @@ TEST_CASE("outputs and launches refuse what does not fit") {
     single.gather();
     single.assign(Partition::on_one_device(0, devices), small, {10, 0});
     single.gather();
+}
+
+TEST_CASE("one device named three times: a split launch on its three queues, every item once") {
+    Context context = split_context(3);
+    REQUIRE(context.size() == 3);
+    const std::uint32_t seed = fresh_seed();
+    CAPTURE(seed);
+    const std::size_t n = under_oclgrind() ? 77 : 1001;
+    const Bodies b = random_bodies(n, seed);
+    std::vector<double> pos(b.x);
+    pos.insert(pos.end(), b.y.begin(), b.y.end());
+    pos.insert(pos.end(), b.z.begin(), b.z.end());
+    // Weights 1:3:2 with groups of 8: every device gets a part, none a multiple of the others.
+    const auto split = run_field(context, Precision::float64, pos, b.m, {1.0, 3.0, 2.0}, 8, 2, 1);
+    Context one(std::vector<Device>{context.device(0)});
+    const auto whole = run_field(one, Precision::float64, pos, b.m, {1.0}, 8, 2, 1);
+    CHECK(split == whole);
+}
+
+// The parts of `devices` devices filled with random values (part d with d's values), summed by
+// OrderedSum over `partition`; returns the destination and checks it against the same sums on
+// the host, in device order, in the precision's own arithmetic.
+template <class T>
+void check_ordered_sum(Context& context, Precision precision, const Partition& partition,
+                       std::size_t size, std::uint32_t seed) {
+    CAPTURE(size);
+    std::mt19937 random(seed);
+    std::uniform_real_distribution<double> value(-1.0, 1.0);
+    OrderedSum sum(context, precision, memory_cache());
+    sum.resize(size);
+    CHECK(sum.size() == size);
+    std::vector<std::vector<double>> parts(context.size(), std::vector<double>(size));
+    for (std::size_t d = 0; d < context.size(); ++d) {
+        // Values as the precision holds them, of mixed magnitude: an addition in another order
+        // would round differently.
+        for (double& v : parts[d]) v = double(T(value(random) * std::pow(10.0, 3 * value(random))));
+        sum.part(d).write(context.queue(d), parts[d]);
+    }
+    const std::size_t offset = 5;
+    RealBuffer out(context, precision, offset + size + 3);
+    out.fill(context.queue(0), -7.0);
+    sum.sum_into(out, partition, offset);
+    const auto got = out.read(context.queue(0));
+    std::vector<T> expected(size, T(0));
+    bool first = true;
+    for (std::size_t d = 0; d < context.size(); ++d) {
+        if (partition[d].empty()) continue;
+        for (std::size_t i = 0; i < size; ++i)
+            expected[i] = first ? T(parts[d][i]) : T(expected[i] + T(parts[d][i]));
+        first = false;
+    }
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < size; ++i) wrong += got[offset + i] != double(expected[i]);
+    CHECK(wrong == 0);
+    for (std::size_t i = 0; i < offset; ++i) CHECK(got[i] == -7.0);
+    for (std::size_t i = offset + size; i < got.size(); ++i) CHECK(got[i] == -7.0);
+}
+
+TEST_CASE("OrderedSum adds the parts of the devices with work in device order") {
+    Context context = split_context(3);
+    const std::uint32_t seed = fresh_seed();
+    CAPTURE(seed);
+    const Partition all(std::vector<std::size_t>{0, 4, 9, 10});
+    const Partition middle_empty(std::vector<std::size_t>{0, 4, 4, 10});
+    const Partition last_only = Partition::on_one_device(10, 3, 2);
+    const Partition none = Partition::on_one_device(0, 3);
+    for (std::size_t size : {std::size_t(1), std::size_t(257), std::size_t(under_oclgrind() ? 300 : 40000)}) {
+        for (const Partition* p : {&all, &middle_empty, &last_only, &none}) {
+            check_ordered_sum<float>(context, Precision::float32, *p, size, seed);
+            if (context.device(0).info().fp64)
+                check_ordered_sum<double>(context, Precision::float64, *p, size, seed + 1);
+        }
+    }
+}
+
+TEST_CASE("OrderedSum refuses what does not fit") {
+    Context context = split_context(2);
+    OrderedSum sum(context, Precision::float32, memory_cache());
+    sum.resize(10);
+    CHECK_THROWS_WITH_AS(sum.part(2), doctest::Contains("device 2 of a context of 2"), UsageError);
+    RealBuffer small(context, Precision::float32, 12), other(context, Precision::float64, 12);
+    const Partition p = Partition::on_one_device(4, 2);
+    CHECK_THROWS_WITH_AS(sum.sum_into(small, p, 3), doctest::Contains("do not fit"), UsageError);
+    CHECK_THROWS_WITH_AS(sum.sum_into(other, p), doctest::Contains("double destination"), UsageError);
+    CHECK_THROWS_AS(sum.sum_into(small, Partition::on_one_device(4, 3)), UsageError);
+    sum.sum_into(small, p, 2);  // fits exactly
 }
 
 TEST_CASE("on the tests' context: every item written once, the guards around them kept") {
