@@ -1,5 +1,5 @@
-// The kernels every model shares, of tests/test_oclgrind.cpp's table: integrate/combine.cl and
-// algorithm/cell_list.cl, each against a host computation.
+// The kernels every model shares, of tests/test_oclgrind.cpp's table: integrate/combine.cl,
+// algorithm/cell_list.cl and sched/ordered_sum.cl, each against a host computation.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -8,6 +8,10 @@
 #include <deque>
 #include <limits>
 #include <numeric>
+
+#include <random>
+
+#include <partcl/sched/ordered_sum.hpp>
 
 #include "oclgrind_kernels.hpp"
 #include "support.hpp"
@@ -222,6 +226,68 @@ void run_cell_list_kernel(Precision precision) {
         run_cell_list_typed<double>(precision);
     else
         run_cell_list_typed<float>(precision);
+}
+
+namespace {
+
+// The parts of `devices` devices filled with random values (part d with d's values), summed by
+// OrderedSum over `partition`, and checks the destination against the same sums on
+// the host, in device order, in the precision's own arithmetic.
+template <class T>
+void check_ordered_sum_typed(Context& context, Precision precision, const Partition& partition,
+                             std::size_t size, std::uint32_t seed) {
+    CAPTURE(size);
+    std::mt19937 random(seed);
+    std::uniform_real_distribution<double> value(-1.0, 1.0);
+    OrderedSum sum(context, precision, memory_cache());
+    sum.resize(size);
+    CHECK(sum.size() == size);
+    std::vector<std::vector<double>> parts(context.size(), std::vector<double>(size));
+    for (std::size_t d = 0; d < context.size(); ++d) {
+        // Values as the precision holds them, of mixed magnitude: an addition in another order
+        // would round differently.
+        for (double& v : parts[d]) v = double(T(value(random) * std::pow(10.0, 3 * value(random))));
+        sum.part(d).write(context.queue(d), parts[d]);
+    }
+    const std::size_t offset = 5;
+    RealBuffer out(context, precision, offset + size + 3);
+    out.fill(context.queue(0), -7.0);
+    sum.sum_into(out, partition, offset);
+    const auto got = out.read(context.queue(0));
+    std::vector<T> expected(size, T(0));
+    bool first = true;
+    for (std::size_t d = 0; d < context.size(); ++d) {
+        if (partition[d].empty()) continue;
+        for (std::size_t i = 0; i < size; ++i)
+            expected[i] = first ? T(parts[d][i]) : T(expected[i] + T(parts[d][i]));
+        first = false;
+    }
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < size; ++i) wrong += got[offset + i] != double(expected[i]);
+    CHECK(wrong == 0);
+    for (std::size_t i = 0; i < offset; ++i) CHECK(got[i] == -7.0);
+    for (std::size_t i = offset + size; i < got.size(); ++i) CHECK(got[i] == -7.0);
+}
+
+} // namespace
+
+void check_ordered_sum(Context& context, Precision precision, const Partition& partition,
+                       std::size_t size, std::uint32_t seed) {
+    if (precision == Precision::float64)
+        check_ordered_sum_typed<double>(context, precision, partition, size, seed);
+    else
+        check_ordered_sum_typed<float>(context, precision, partition, size, seed);
+}
+
+// sched/ordered_sum.cl: three queues' parts added in order, the middle one left out once.
+void run_ordered_sum_kernel(Precision precision) {
+    Context context = split_context(3);
+    const std::uint32_t seed = fresh_seed();
+    CAPTURE(seed);
+    for (const Partition& p : {Partition(std::vector<std::size_t>{0, 4, 9, 10}),
+                               Partition(std::vector<std::size_t>{0, 4, 4, 10})})
+        for (std::size_t size : {std::size_t(1), std::size_t(67)})
+            check_ordered_sum(context, precision, p, size, seed);
 }
 
 } // namespace partcl_test

@@ -59,6 +59,7 @@ const std::map<std::string, std::function<void(Precision)>>& tree_kernels() {
         {"nbody/tree_build.cl", run_tree_build_kernel},
         {"nbody/tree_force.cl", run_tree_force_kernel},
         {"pic/pic.cl", run_pic_kernel},
+        {"sched/ordered_sum.cl", run_ordered_sum_kernel},
     };
     return table;
 }

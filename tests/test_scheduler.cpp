@@ -17,6 +17,7 @@
 #include <partcl/sched/partitioned_output.hpp>
 #include <partcl/sched/scheduler.hpp>
 
+#include "oclgrind_kernels.hpp"
 #include "support.hpp"
 
 using namespace partcl;
@@ -248,45 +249,6 @@ TEST_CASE("one device named three times: a split launch on its three queues, eve
     CHECK(split == whole);
 }
 
-// The parts of `devices` devices filled with random values (part d with d's values), summed by
-// OrderedSum over `partition`; returns the destination and checks it against the same sums on
-// the host, in device order, in the precision's own arithmetic.
-template <class T>
-void check_ordered_sum(Context& context, Precision precision, const Partition& partition,
-                       std::size_t size, std::uint32_t seed) {
-    CAPTURE(size);
-    std::mt19937 random(seed);
-    std::uniform_real_distribution<double> value(-1.0, 1.0);
-    OrderedSum sum(context, precision, memory_cache());
-    sum.resize(size);
-    CHECK(sum.size() == size);
-    std::vector<std::vector<double>> parts(context.size(), std::vector<double>(size));
-    for (std::size_t d = 0; d < context.size(); ++d) {
-        // Values as the precision holds them, of mixed magnitude: an addition in another order
-        // would round differently.
-        for (double& v : parts[d]) v = double(T(value(random) * std::pow(10.0, 3 * value(random))));
-        sum.part(d).write(context.queue(d), parts[d]);
-    }
-    const std::size_t offset = 5;
-    RealBuffer out(context, precision, offset + size + 3);
-    out.fill(context.queue(0), -7.0);
-    sum.sum_into(out, partition, offset);
-    const auto got = out.read(context.queue(0));
-    std::vector<T> expected(size, T(0));
-    bool first = true;
-    for (std::size_t d = 0; d < context.size(); ++d) {
-        if (partition[d].empty()) continue;
-        for (std::size_t i = 0; i < size; ++i)
-            expected[i] = first ? T(parts[d][i]) : T(expected[i] + T(parts[d][i]));
-        first = false;
-    }
-    std::size_t wrong = 0;
-    for (std::size_t i = 0; i < size; ++i) wrong += got[offset + i] != double(expected[i]);
-    CHECK(wrong == 0);
-    for (std::size_t i = 0; i < offset; ++i) CHECK(got[i] == -7.0);
-    for (std::size_t i = offset + size; i < got.size(); ++i) CHECK(got[i] == -7.0);
-}
-
 TEST_CASE("OrderedSum adds the parts of the devices with work in device order") {
     Context context = split_context(3);
     const std::uint32_t seed = fresh_seed();
@@ -297,9 +259,9 @@ TEST_CASE("OrderedSum adds the parts of the devices with work in device order") 
     const Partition none = Partition::on_one_device(0, 3);
     for (std::size_t size : {std::size_t(1), std::size_t(257), std::size_t(under_oclgrind() ? 300 : 40000)}) {
         for (const Partition* p : {&all, &middle_empty, &last_only, &none}) {
-            check_ordered_sum<float>(context, Precision::float32, *p, size, seed);
+            check_ordered_sum(context, Precision::float32, *p, size, seed);
             if (context.device(0).info().fp64)
-                check_ordered_sum<double>(context, Precision::float64, *p, size, seed + 1);
+                check_ordered_sum(context, Precision::float64, *p, size, seed + 1);
         }
     }
 }
