@@ -276,7 +276,11 @@ TEST_CASE("OrderedSum refuses what does not fit") {
     CHECK_THROWS_WITH_AS(sum.sum_into(small, p, 3), doctest::Contains("do not fit"), UsageError);
     CHECK_THROWS_WITH_AS(sum.sum_into(other, p), doctest::Contains("double destination"), UsageError);
     CHECK_THROWS_AS(sum.sum_into(small, Partition::on_one_device(4, 3)), UsageError);
+    sum.part(0).write(context.queue(0), std::vector<double>(10, 0.5));
     sum.sum_into(small, p, 2);  // fits exactly
+    std::vector<double> got(10);
+    small.read(context.queue(0), got.data(), 10, 2);
+    CHECK(got == std::vector<double>(10, 0.5));
 }
 
 TEST_CASE("on the tests' context: every item written once, the guards around them kept") {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace partcl {
 
@@ -52,16 +53,18 @@ void OrderedSum::sum_into(RealBuffer& destination, const Partition& partition, s
     for (std::size_t d = 0; d < parts_.size(); ++d) {
         if (partition[d].empty()) continue;
         if (d != 0) context_->queue(d).finish();
-        if (first)
-            parts_[d].copy_to(queue, destination, size_, 0, offset);
-        else
-            add_.args(std::uint32_t(size_), destination, std::uint32_t(offset), parts_[d])
-                .launch(queue, size_);
+        add_.args(std::uint32_t(size_), destination, std::uint32_t(offset), parts_[d],
+                  std::uint32_t(first))
+            .launch(queue, size_);
         first = false;
     }
     if (first) {  // no device had a part: the empty sum
-        parts_[0].fill(queue, 0.0);
-        parts_[0].copy_to(queue, destination, size_, 0, offset);
+        // Written from the host: Oclgrind 21.10 takes what a kernel stores over a fill for
+        // uninitialized.
+        parts_[0].write(queue, std::vector<double>(size_, 0.0));
+        add_.args(std::uint32_t(size_), destination, std::uint32_t(offset), parts_[0],
+                  std::uint32_t(1))
+            .launch(queue, size_);
     }
     queue.finish();
 }

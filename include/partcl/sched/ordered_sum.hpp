@@ -8,7 +8,7 @@
 // The order of the additions is fixed by the device order alone, never by which device finished
 // first, so a sum over a given partition is the same on every run. Devices left out of the sum
 // (an empty part of the launch) add nothing. On one device the destination is device 0's part,
-// copied: the sum of one part is that part, bit for bit.
+// stored as it is: the sum of one part is that part, bit for bit.
 //
 //     OrderedSum sum(context, precision);
 //     sum.resize(points);
