@@ -3,7 +3,8 @@
 // gather deposit the charge density, the field and the particles are bit for bit the
 // one-device ones after several steps, for any split (weights forced uneven, particles fewer
 // than devices); the atomic deposit, unordered on any number of devices, within the bound of
-// reordered sums; and the launches are re-weighted from their kernels' times.
+// reordered sums; a run goes on bit for bit on another number of devices; and the launches are
+// re-weighted from their kernels' times.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -140,6 +141,43 @@ NodeSums node_sums(const PicGrid& grid, const PicParticles& p, Precision precisi
     return sums;
 }
 
+// The atomic deposit adds in no fixed order, on one device as on several, so the comparison is
+// with the bound of reordered sums. Both runs compute each particle's contribution to a node the
+// same way (the same kernel code on the same rounded inputs) and differ only in the order of
+// the additions: the split run adds each device's grid in device order, one more addition per
+// device. Recursive summation of m terms t_j in any order is within (m - 1) eps sum |t_j| of the
+// exact sum of those terms (to first order), so two orders differ by at most
+// 2 (m - 1 + devices) eps sum |t_j|; the host's sum |t_j|, from double weights, is within a few
+// eps of the device's, covered by doubling the bound.
+void check_atomic(Context& split, Precision precision, int dimensions, std::size_t n,
+                  std::uint32_t seed) {
+    CAPTURE(seed);
+    CAPTURE(n);
+    CAPTURE(split.size());
+    CAPTURE(std::string(to_string(precision)));
+    CAPTURE(dimensions);
+    const double eps = precision == Precision::float32 ? std::numeric_limits<float>::epsilon()
+                                                       : std::numeric_limits<double>::epsilon();
+    const PicGrid grid = grid_of(dimensions);
+    const PicParticles start = random_particles(grid, n, seed);
+    Context single = one_device();
+    ElectrostaticPic one(single, precision, grid, two_species, start, PicDeposit::atomic,
+                         memory_cache());
+    ElectrostaticPic many(split, precision, grid, two_species, start, PicDeposit::atomic,
+                          memory_cache());
+    many.set_weights(uneven_weights(split.size()));
+    // The same particles in the same (cell) order on both.
+    REQUIRE(same(many.particles(), one.particles()));
+    const NodeSums sums = node_sums(grid, one.particles(), precision);
+    const std::vector<double> a = many.charge_density(), b = one.charge_density();
+    REQUIRE(a.size() == b.size());
+    for (std::size_t g = 0; g < a.size(); ++g) {
+        CAPTURE(g);
+        const double bound = 2 * 2 * (sums.count[g] + double(split.size())) * eps * sums.magnitude[g];
+        CHECK(std::abs(a[g] - b[g]) <= bound);
+    }
+}
+
 } // namespace
 
 TEST_SUITE("split_pic") {
@@ -159,16 +197,8 @@ TEST_CASE("fewer particles than devices") {
         for (int dimensions : {1, 3}) check_bitwise(split, precision, dimensions, 2, fresh_seed());
 }
 
-// The atomic deposit adds in no fixed order, on one device as on several, so the comparison is
-// with the bound of reordered sums. Both runs compute each particle's contribution to a node the
-// same way (the same kernel code on the same rounded inputs) and differ only in the order of
-// the additions: the split run adds each device's grid in device order, one more addition per
-// device. Recursive summation of m terms t_j in any order is within (m - 1) eps sum |t_j| of the
-// exact sum of those terms (to first order), so two orders differ by at most
-// 2 (m - 1 + devices) eps sum |t_j|; the host's sum |t_j|, from double weights, is within a few
-// eps of the device's, covered by doubling the bound.
 TEST_CASE("atomic deposit: within the bound of reordered sums of each node's charges") {
-    const std::size_t n = under_oclgrind() ? 211 : 1009;
+    const std::size_t n_many = under_oclgrind() ? 211 : 1009;
     for (std::size_t parts : device_counts()) {
         Context split = split_context(parts);
         for (Precision precision : precisions()) {
@@ -179,36 +209,40 @@ TEST_CASE("atomic deposit: within the bound of reordered sums of each node's cha
                 MESSAGE("atomic deposit in " << to_string(precision) << " skipped: no 64-bit atomics");
                 continue;
             }
-            const double eps = precision == Precision::float32 ? std::numeric_limits<float>::epsilon()
-                                                               : std::numeric_limits<double>::epsilon();
-            for (int dimensions : {1, 2, 3}) {
-                const std::uint32_t seed = fresh_seed();
-                CAPTURE(seed);
-                CAPTURE(parts);
-                CAPTURE(std::string(to_string(precision)));
-                CAPTURE(dimensions);
-                const PicGrid grid = grid_of(dimensions);
-                const PicParticles start = random_particles(grid, n, seed);
-                Context single = one_device();
-                ElectrostaticPic one(single, precision, grid, two_species, start,
-                                     PicDeposit::atomic, memory_cache());
-                ElectrostaticPic many(split, precision, grid, two_species, start,
-                                      PicDeposit::atomic, memory_cache());
-                many.set_weights(uneven_weights(parts));
-                // The same particles in the same (cell) order on both.
-                REQUIRE(same(many.particles(), one.particles()));
-                const NodeSums sums = node_sums(grid, one.particles(), precision);
-                const std::vector<double> a = many.charge_density(), b = one.charge_density();
-                REQUIRE(a.size() == b.size());
-                for (std::size_t g = 0; g < a.size(); ++g) {
-                    CAPTURE(g);
-                    const double bound =
-                        2 * 2 * (sums.count[g] + double(parts)) * eps * sums.magnitude[g];
-                    CHECK(std::abs(a[g] - b[g]) <= bound);
-                }
-            }
+            for (int dimensions : {1, 2, 3})
+                for (std::size_t n : {n_many, std::size_t(2)})  // 2: fewer than the devices
+                    check_atomic(split, precision, dimensions, n, fresh_seed());
         }
     }
+}
+
+// A checkpoint holds the particles in cell order and the clock: continued on another number of
+// devices, the run goes on bit for bit as it would have on the devices that saved it.
+TEST_CASE("a run saved on several devices continues bit for bit on one, and back") {
+    const std::size_t n = under_oclgrind() ? 211 : 1009;
+    const PicGrid grid = grid_of(2);
+    const std::uint32_t seed = fresh_seed();
+    CAPTURE(seed);
+    Context split = split_context(2), single = one_device();
+    ElectrostaticPic first(split, Precision::float32, grid, two_species,
+                           random_particles(grid, n, seed), PicDeposit::gather, memory_cache());
+    first.set_weights(uneven_weights(2));
+    first.step(0.3);
+    first.step(0.3);
+    ElectrostaticPic second(single, Precision::float32, grid, two_species, first.particles(),
+                            PicDeposit::gather, memory_cache());
+    second.restore_clock(first.time(), first.steps());
+    first.step(0.3);
+    second.step(0.3);
+    CHECK(same(second.particles(), first.particles()));
+    CHECK(second.field() == first.field());
+    ElectrostaticPic third(split, Precision::float32, grid, two_species, second.particles(),
+                           PicDeposit::gather, memory_cache());
+    third.restore_clock(second.time(), second.steps());
+    second.step(0.3);
+    third.step(0.3);
+    CHECK(same(third.particles(), second.particles()));
+    CHECK(third.field() == second.field());
 }
 
 TEST_CASE("the split launches are named, cover every item and are re-weighted") {
