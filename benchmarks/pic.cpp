@@ -5,7 +5,7 @@
 //
 //   partcl_bench_pic [--device FILTER] [--dims 1,2,3] [--grid 64] [--n 1000000,4000000]
 //                    [--precision float,double] [--deposit gather,atomic] [--steps 10]
-//                    [--no-reference]
+//                    [--no-reference] [--split]
 //
 // The plasma: electrons and ions (mass 100) at uniform random positions with thermal
 // velocities, grid `--grid` nodes per axis. One JSON line per (device, dims, grid, N,
@@ -14,6 +14,15 @@
 // clock stops after Queue::finish (a step returns with its last kernels still queued). A deposit
 // the device cannot run (the atomic one in double without 64-bit atomics: require_deposit) is
 // skipped with a note on stderr.
+//
+// --split runs one context of all the selected devices, the model's launches spread over them
+// (POCL_DEVICES="pthread pthread" --split: two PoCL devices on the same cores, the overhead of
+// the split). "split_kernel_share" is the split launches' kernel time (deposit, field, push;
+// summed over devices) per step over the step's time: on one device, the rest is what stays on
+// device 0 (cell sort and reorder, FFT Poisson solve) and the host's overhead. "sort_share" and
+// "fft_share" time those two alone on device 0 (a CellList build and the three gathers of the
+// model's particles, already in cell order as in a step; a forward and an inverse transform of
+// the grid) over the step's time.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -44,6 +53,7 @@ struct Options {
     std::vector<PicDeposit> deposits{PicDeposit::gather, PicDeposit::atomic};
     int steps = 10;
     bool reference = true;
+    bool split = false;
 };
 
 Options parse(int argc, char** argv) {
@@ -63,6 +73,7 @@ Options parse(int argc, char** argv) {
              "gather, atomic");
     app.add_option("--steps", o.steps, "Steps per timed block");
     app.add_flag("!--no-reference", o.reference, "Skip the OpenMP reference");
+    app.add_flag("--split", o.split, "One context of all the selected devices");
     parse_or_exit(app, argc, argv);
     o.steps = std::max(1, o.steps);
     return o;
@@ -83,6 +94,57 @@ PicParticles particles(const PicGrid& grid, std::size_t n) {
     return p;
 }
 
+// The split launches' kernel seconds so far, over every device.
+double split_kernel_seconds(const ElectrostaticPic& pic) {
+    double seconds = 0;
+    for (const MultiDeviceLaunch* launch : pic.launches())
+        for (const DeviceWork& work : launch->work()) seconds += work.seconds;
+    return seconds;
+}
+
+// Seconds of one cell sort with its gathers and of one forward and inverse FFT, as a step makes
+// them on device 0, from the model's particles now.
+struct Device0Phases {
+    double sort = 0, fft = 0;
+};
+Device0Phases device0_phases(Context& context, const ElectrostaticPic& pic, int steps) {
+    const PicGrid& grid = pic.grid();
+    const Precision precision = pic.precision();
+    const std::size_t n = pic.size(), components = std::size_t(std::max(grid.dimensions, 2));
+    const PicParticles now = pic.particles();
+    Queue& queue = context.queue(0);
+    std::vector<double> x(components * n, 0.0);
+    std::copy(now.position.begin(), now.position.end(), x.begin());
+    RealBuffer r(context, precision, x.size()), r_b(context, precision, x.size());
+    RealBuffer v(context, precision, now.velocity.size()), v_b(context, precision, now.velocity.size());
+    r.write(queue, x);
+    v.write(queue, now.velocity);
+    Buffer<std::uint32_t> species(context, now.species), species_b(context, n);
+    CellGrid cells;
+    cells.dimensions = int(components);
+    cells.cell_size = grid.spacing;
+    cells.cells = grid.nodes;
+    CellList list(context, precision, cells);
+    Fft fft(context, precision, {grid.nodes[0], grid.nodes[1], grid.nodes[2]});
+    RealBuffer data(context, precision, 2 * grid.points());
+    data.fill(queue, 0.0);
+    auto sort = [&] {
+        list.build(queue, r, n, n);
+        list.gather(queue, r, r_b, grid.dimensions, n);
+        list.gather(queue, v, v_b, grid.dimensions, n);
+        list.gather(queue, species, species_b);
+        queue.finish();
+    };
+    auto transform = [&] {
+        fft.forward(data);
+        fft.inverse(data);
+        queue.finish();
+    };
+    sort();  // warm-up (builds, plans)
+    transform();
+    return {block_seconds(steps, sort) / steps, block_seconds(steps, transform) / steps};
+}
+
 template <class T>
 double reference_seconds(const PicGrid& grid, const ElectrostaticPic& pic, double dt, int steps) {
     const PicParticles now = pic.particles();
@@ -99,13 +161,22 @@ double reference_seconds(const PicGrid& grid, const ElectrostaticPic& pic, doubl
 int main(int argc, char** argv) {
     const Options o = parse(argc, argv);
     try {
-        const auto devices = DeviceFilter::from_environment(o.device).select();
-        for (const auto& device : devices) {
-            Context context(std::vector<Device>{device});
+        const auto selected = DeviceFilter::from_environment(o.device).select();
+        std::vector<std::vector<Device>> contexts;
+        if (o.split)
+            contexts.push_back(selected);
+        else
+            for (const auto& device : selected) contexts.push_back({device});
+        for (const auto& devices : contexts) {
+            Context context(devices);
+            const Device& device = devices.front();
             for (int dims : o.dims)
                 for (std::uint32_t side : o.grids)
                     for (Precision precision : o.precisions) {
-                        if (precision == Precision::float64 && !device.info().fp64) continue;
+                        if (precision == Precision::float64 &&
+                            !std::all_of(devices.begin(), devices.end(),
+                                         [](const Device& each) { return each.info().fp64; }))
+                            continue;
                         for (std::size_t n : o.sizes) {
                             PicGrid grid;
                             grid.dimensions = dims;
@@ -118,7 +189,8 @@ int main(int argc, char** argv) {
                                           << " " << to_string(precision) << " N=" << n << " "
                                           << name << "...\n";
                                 try {
-                                    require_deposit(device.info(), precision, deposit);
+                                    for (const Device& each : devices)
+                                        require_deposit(each.info(), precision, deposit);
                                 } catch (const Unsupported& e) {
                                     std::cerr << "  skipped: " << e.what() << "\n";
                                     continue;
@@ -128,6 +200,7 @@ int main(int argc, char** argv) {
                                 const double dt = 0.1;
                                 pic.step(dt);  // warm-up (builds, plans)
                                 queue.finish();
+                                const double split_before = split_kernel_seconds(pic);
                                 const Turns turns = take_turns(
                                     [&] {
                                         // A step returns with its deposit, FFTs and field still
@@ -142,7 +215,11 @@ int main(int argc, char** argv) {
                                         ? std::function<double()>([&] { return reference_seconds<double>(grid, pic, dt, o.steps); })
                                         : std::function<double()>([&] { return reference_seconds<float>(grid, pic, dt, o.steps); }));
                                 const double seconds = turns.device / o.steps;
+                                // Three rounds of o.steps steps, whatever the reference did.
+                                const double split_per_step =
+                                    (split_kernel_seconds(pic) - split_before) / (3.0 * o.steps);
                                 auto line = json_head("pic", device);
+                                line["devices"] = devices.size();
                                 line["dims"] = dims;
                                 line["grid"] = side;
                                 line["n"] = n;
@@ -151,6 +228,10 @@ int main(int argc, char** argv) {
                                 line["steps"] = o.steps;
                                 line["seconds_per_step"] = significant(seconds, 6);
                                 line["particle_steps_per_s"] = significant(double(n) / seconds, 4);
+                                line["split_kernel_share"] = significant(split_per_step / seconds, 3);
+                                const Device0Phases phases = device0_phases(context, pic, o.steps);
+                                line["sort_share"] = significant(phases.sort / seconds, 3);
+                                line["fft_share"] = significant(phases.fft / seconds, 3);
                                 if (o.reference)
                                     add_step_reference(line, turns, o.steps, n, omp_get_max_threads());
                                 print_json_line(line);

@@ -142,15 +142,17 @@ void check_typed(Precision precision, int dims, unsigned per_axis, std::size_t n
             bend(context, end);
         if (atomic) {
             Kernel k(program, "pic_deposit_atomic");
-            k.args(std::uint32_t(n), std::uint32_t(stride), positions, sp, species_density);
-            grid_args(k, 5);
-            k.arg(9, out);
+            k.args(std::uint32_t(0), std::uint32_t(n), std::uint32_t(stride), positions, sp,
+                   species_density);
+            grid_args(k, 6);
+            k.arg(10, out);
             k.launch(queue, n, 16).wait();
         } else {
             Kernel k(program, "pic_deposit_gather");
-            k.args(std::uint32_t(points), std::uint32_t(stride), positions, sp, species_density, bstart, bend);
-            grid_args(k, 7);
-            k.arg(11, out);
+            k.args(std::uint32_t(0), std::uint32_t(points), std::uint32_t(stride), positions, sp,
+                   species_density, bstart, bend);
+            grid_args(k, 8);
+            k.arg(12, out).arg(13, std::uint32_t(0));
             k.launch(queue, points, 16).wait();
         }
         const auto got = out.read(queue);
@@ -210,9 +212,9 @@ void check_typed(Precision precision, int dims, unsigned per_axis, std::size_t n
         Buffer<T> b(context, phi), field(context, dims * points + 1);
         field.fill(queue, T(-7)).wait();
         Kernel k(program, "pic_field");
-        k.args(std::uint32_t(points), b);
-        grid_args(k, 2);
-        k.arg(6, field);
+        k.args(std::uint32_t(0), std::uint32_t(points), b);
+        grid_args(k, 3);
+        k.arg(7, field).arg(8, std::uint32_t(0)).arg(9, std::uint32_t(points));
         k.launch(queue, points, 16).wait();
         const auto got = field.read(queue);
         for (std::size_t g = 0; g < points; ++g) {
@@ -243,9 +245,12 @@ void check_typed(Precision precision, int dims, unsigned per_axis, std::size_t n
         Buffer<T> positions(context, x), velocities(context, vv), bfield(context, field);
         Buffer<std::uint32_t> sp(context, species);
         Kernel k(program, "pic_push");
-        k.args(std::uint32_t(n), std::uint32_t(stride), positions, velocities, sp, species_qm, bfield);
-        grid_args(k, 7);
-        k.arg(11, Real{dt_v}).arg(12, Real{dt_x});
+        k.args(std::uint32_t(0), std::uint32_t(n), std::uint32_t(stride), positions, velocities,
+               sp, species_qm, bfield);
+        grid_args(k, 8);
+        k.arg(12, Real{dt_v}).arg(13, Real{dt_x});
+        // In place: the kernel reads each particle before writing it.
+        k.arg(14, positions).arg(15, velocities).arg(16, std::uint32_t(0)).arg(17, std::uint32_t(stride));
         k.launch(queue, n, 16).wait();
         const auto gx = positions.read(queue), gv = velocities.read(queue);
         for (std::size_t i = 0; i < n; ++i) {

@@ -15,7 +15,14 @@
  * Grid arrays rho and phi are interleaved complex (re, im) as the Fft takes them; the field is
  * structure-of-arrays, component k of node g at k * points + g. Particles are
  * structure-of-arrays too: component k of particle i at k * stride + i; positions lie in
- * [0, n_k dx) (the cell list refuses others; the push wraps them back). */
+ * [0, n_k dx) (the cell list refuses others; the push wraps them back).
+ *
+ * The deposits, the field and the push each compute one range [first, end) of their items
+ * (particles or nodes), so that the host can spread a launch over several devices
+ * (partcl::MultiDeviceLaunch). Those writing per item write item i of their range at
+ * out[out_offset + c * out_stride + (i - first)] (partcl::PartitionedOutput's layout): the
+ * destination itself on one device, a slice of each device's own on the others. Every item is
+ * computed the same way whichever range it falls in. */
 #include "common/real.h"
 
 #ifndef PIC_DIMENSIONS
@@ -96,13 +103,15 @@ INLINE void pic_coordinates(const uint g, const uint nx, const uint ny, PRIVATE 
 
 #ifdef PIC_ATOMIC_ADD
 /* Charge of particle s (its species' charge times weight over the cell volume) spread to the
- * corners of its cell: atomics, one work-item per particle. rho zeroed by the host. */
-KERNEL void pic_deposit_atomic(const uint n, const uint stride, GLOBAL const real* positions,
-                               GLOBAL const uint* species, GLOBAL const real* species_density,
-                               PIC_GRID_PARAMS, GLOBAL real* rho)
+ * corners of its cell: atomics, one work-item per particle of [first, end). rho (the whole
+ * grid) zeroed by the host. */
+KERNEL void pic_deposit_atomic(const uint first, const uint end, const uint stride,
+                               GLOBAL const real* positions, GLOBAL const uint* species,
+                               GLOBAL const real* species_density, PIC_GRID_PARAMS,
+                               GLOBAL real* rho)
 {
-    const uint s = global_id(0);
-    if (s >= n) return;
+    const uint s = first + global_id(0);
+    if (s >= end) return;
     uint cell[3] = {0u, 0u, 0u};
     real frac[3] = {REAL_C(0.0), REAL_C(0.0), REAL_C(0.0)};
     pic_locate(positions, stride, s, inverse_dx, nx, ny, nz, cell, frac);
@@ -118,14 +127,16 @@ KERNEL void pic_deposit_atomic(const uint n, const uint stride, GLOBAL const rea
 /* The same density without atomics: one work-item per node sums the particles of the 2^D cells
  * that have the node as a corner, the particles sorted by cell (slots [cell_start[c],
  * cell_end[c]) of cell c, c the cell list's index, equal to the cell's lower node). Writes every
- * node, the imaginary part 0. */
-KERNEL void pic_deposit_gather(const uint points, const uint stride,
+ * node of [first, end), the imaginary part 0: node g's real part at
+ * rho[rho_offset + 2 (g - first)] (the interleaved array's reals are the items of the output). */
+KERNEL void pic_deposit_gather(const uint first, const uint end, const uint stride,
                                GLOBAL const real* positions, GLOBAL const uint* species,
                                GLOBAL const real* species_density, GLOBAL const uint* cell_start,
-                               GLOBAL const uint* cell_end, PIC_GRID_PARAMS, GLOBAL real* rho)
+                               GLOBAL const uint* cell_end, PIC_GRID_PARAMS, GLOBAL real* rho,
+                               const uint rho_offset)
 {
-    const uint g = global_id(0);
-    if (g >= points) return;
+    const uint g = first + global_id(0);
+    if (g >= end) return;
     uint node[3];
     pic_coordinates(g, nx, ny, node);
     real sum = REAL_C(0.0);
@@ -150,8 +161,9 @@ KERNEL void pic_deposit_gather(const uint points, const uint stride,
             sum += w;
         }
     }
-    rho[2u * g] = sum;
-    rho[2u * g + 1u] = REAL_C(0.0);
+    const uint at = rho_offset + 2u * (g - first);
+    rho[at] = sum;
+    rho[at + 1u] = REAL_C(0.0);
 }
 
 /* Poisson in Fourier space, -k^2 phi_k = -rho_k (units with epsilon0 = 1): phi_k = rho_k / k^2,
@@ -175,13 +187,13 @@ KERNEL void pic_poisson(const uint points, PIC_GRID_PARAMS, GLOBAL real* data)
     data[2u * g + 1u] *= factor;
 }
 
-/* E = -grad phi by the centred difference (phi[g - e_k] - phi[g + e_k]) / (2 dx); phi is the
- * real part of the interleaved array. */
-KERNEL void pic_field(const uint points, GLOBAL const real* phi, PIC_GRID_PARAMS,
-                      GLOBAL real* field)
+/* E = -grad phi by the centred difference (phi[g - e_k] - phi[g + e_k]) / (2 dx) at the nodes
+ * of [first, end); phi is the real part of the interleaved array (the whole grid). */
+KERNEL void pic_field(const uint first, const uint end, GLOBAL const real* phi, PIC_GRID_PARAMS,
+                      GLOBAL real* field, const uint out_offset, const uint out_stride)
 {
-    const uint g = global_id(0);
-    if (g >= points) return;
+    const uint g = first + global_id(0);
+    if (g >= end) return;
     uint node[3];
     pic_coordinates(g, nx, ny, node);
     uint scale = 1u;
@@ -189,21 +201,26 @@ KERNEL void pic_field(const uint points, GLOBAL const real* phi, PIC_GRID_PARAMS
         const uint size = pic_axis_size(k, nx, ny, nz);
         const uint below = g - node[k] * scale + (node[k] == 0u ? size - 1u : node[k] - 1u) * scale;
         const uint above = g - node[k] * scale + (node[k] + 1u == size ? 0u : node[k] + 1u) * scale;
-        field[k * points + g] = (phi[2u * below] - phi[2u * above]) * REAL_C(0.5) * inverse_dx;
+        field[out_offset + k * out_stride + (g - first)] =
+            (phi[2u * below] - phi[2u * above]) * REAL_C(0.5) * inverse_dx;
         scale *= size;
     }
 }
 
 /* E at the particle with the deposit's weights (so a particle exerts no force on itself),
- * then v += (q / m) E dt_v, x += v dt_x, x wrapped into [0, n dx). A NaN stays NaN (the cell
- * list reports it at the next sort). */
-KERNEL void pic_push(const uint n, const uint stride, GLOBAL real* positions,
-                     GLOBAL real* velocities, GLOBAL const uint* species,
-                     GLOBAL const real* species_charge_over_mass, GLOBAL const real* field,
-                     PIC_GRID_PARAMS, const real dt_v, const real dt_x)
+ * then v += (q / m) E dt_v, x += v dt_x, x wrapped into [0, n dx), for the particles of
+ * [first, end). A NaN stays NaN (the cell list reports it at the next sort). The new positions
+ * and velocities go to their own arrays (the same as the old ones is allowed: each work-item
+ * reads its particle before writing it). */
+KERNEL void pic_push(const uint first, const uint end, const uint stride,
+                     GLOBAL const real* positions, GLOBAL const real* velocities,
+                     GLOBAL const uint* species, GLOBAL const real* species_charge_over_mass,
+                     GLOBAL const real* field, PIC_GRID_PARAMS, const real dt_v,
+                     const real dt_x, GLOBAL real* new_positions, GLOBAL real* new_velocities,
+                     const uint out_offset, const uint out_stride)
 {
-    const uint s = global_id(0);
-    if (s >= n) return;
+    const uint s = first + global_id(0);
+    if (s >= end) return;
     const uint points = nx * ny * nz;
     uint cell[3] = {0u, 0u, 0u};
     real frac[3] = {REAL_C(0.0), REAL_C(0.0), REAL_C(0.0)};
@@ -224,7 +241,8 @@ KERNEL void pic_push(const uint n, const uint stride, GLOBAL real* positions,
         /* Rounding can leave x at length (x a tiny negative number before the wrap) or put
          * x / dx at n: both are the periodic image 0. Same expression as the cell list's. */
         if (x * inverse_dx >= (real)size) x = REAL_C(0.0);
-        velocities[k * stride + s] = v;
-        positions[k * stride + s] = x;
+        const uint at = out_offset + k * out_stride + (s - first);
+        new_velocities[at] = v;
+        new_positions[at] = x;
     }
 }

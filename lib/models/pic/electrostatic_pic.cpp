@@ -76,23 +76,33 @@ void require_deposit(const DeviceInfo& device, Precision precision, PicDeposit d
 ElectrostaticPic::ElectrostaticPic(Context& context, Precision precision, const PicGrid& grid,
                                    std::vector<PicSpecies> species, const PicParticles& particles,
                                    PicDeposit deposit, ProgramCache& cache)
-    : context_(context), precision_(precision), grid_(checked(grid, context.device(0).info(), precision, particles.size())), species_(std::move(species)),
-      deposit_(deposit), n_(particles.size()),
+    : context_(context), precision_(precision),
+      grid_(checked(grid, context.device(0).info(), precision, particles.size())),
+      species_(std::move(species)), deposit_(deposit), n_(particles.size()),
       fft_(context, precision, fft_shape(grid_)),
       program_([&] {
-          require_precision(context.device(0).info(), precision);
+          for (const Device& device : context.devices()) require_precision(device.info(), precision);
           BuildOptions options;
           options.precision = precision;
           options.define("PIC_DIMENSIONS", grid_.dimensions);
           return build_program(context, Source::builtin("pic/pic.cl"), options, cache);
       }()),
-      deposit_gather_(program_, "pic_deposit_gather"), poisson_(program_, "pic_poisson"),
-      field_kernel_(program_, "pic_field"), push_(program_, "pic_push") {
+      poisson_(program_, "pic_poisson"), deposit_launch_(context, "pic deposit"),
+      field_launch_(context, "pic field"), push_launch_(context, "pic push"),
+      rho_parts_(context, 1), field_parts_(context, std::size_t(grid_.dimensions)),
+      position_parts_(context, std::size_t(grid_.dimensions)),
+      velocity_parts_(context, std::size_t(grid_.dimensions)), grid_sum_(context, precision, cache) {
     const int d = grid_.dimensions;
-    const DeviceInfo& device = context.device(0).info();
-    require_deposit(device, precision, deposit_);
-    if (can_deposit(device, precision, PicDeposit::atomic))
-        deposit_atomic_.emplace(program_, "pic_deposit_atomic");
+    for (const Device& device : context.devices()) require_deposit(device.info(), precision, deposit_);
+    bool atomics = true;
+    for (const Device& device : context.devices())
+        atomics = atomics && can_deposit(device.info(), precision, PicDeposit::atomic);
+    for (std::size_t k = 0; k < context.size(); ++k) {
+        if (atomics) deposit_atomic_.emplace_back(program_, "pic_deposit_atomic");
+        deposit_gather_.emplace_back(program_, "pic_deposit_gather");
+        field_kernel_.emplace_back(program_, "pic_field");
+        push_.emplace_back(program_, "pic_push");
+    }
     if (species_.empty()) throw UsageError("pic: no species");
     for (std::size_t s = 0; s < species_.size(); ++s) {
         const PicSpecies& p = species_[s];
@@ -162,8 +172,17 @@ Kernel& ElectrostaticPic::grid_args(Kernel& kernel, std::uint32_t first) {
 }
 
 void ElectrostaticPic::set_deposit(PicDeposit deposit) {
-    require_deposit(context_.device(0).info(), precision_, deposit);
+    for (const Device& device : context_.devices())
+        require_deposit(device.info(), precision_, deposit);
     deposit_ = deposit;
+}
+
+void ElectrostaticPic::set_weights(const std::vector<double>& weights) {
+    if (weights.size() != context_.size())
+        throw UsageError("pic: " + std::to_string(weights.size()) + " weights for a context of " +
+                         std::to_string(context_.size()) + " devices");
+    for (MultiDeviceLaunch* launch : {&deposit_launch_, &field_launch_, &push_launch_})
+        launch->scheduler() = Scheduler(weights);
 }
 
 void ElectrostaticPic::restore_clock(double time, std::size_t steps) noexcept {
@@ -172,19 +191,38 @@ void ElectrostaticPic::restore_clock(double time, std::size_t steps) noexcept {
 }
 
 void ElectrostaticPic::deposit(RealBuffer& rho) {
-    auto& queue = context_.queue(0);
     if (deposit_ == PicDeposit::atomic) {
-        rho.fill(queue, 0);
-        deposit_atomic_->args(std::uint32_t(n_), std::uint32_t(n_), r_, species_index_, species_density_);
-        grid_args(*deposit_atomic_, 5).arg(9, rho);
-        deposit_atomic_->launch(queue, n_, group);
-    } else {
-        const std::size_t points = grid_.points();
-        deposit_gather_.args(std::uint32_t(points), std::uint32_t(n_), r_, species_index_, species_density_,
-                             cells_->cell_start(), cells_->cell_end());
-        grid_args(deposit_gather_, 7).arg(11, rho);
-        deposit_gather_.launch(queue, points, group);
+        // Each device adds its particles into a grid of its own (concurrent atomics from
+        // several devices on one buffer are undefined); the grids are added in device order.
+        grid_sum_.resize(2 * grid_.points());  // on first use: the gather deposit needs none
+        const Partition particles = deposit_launch_.split(n_, group);
+        deposit_launch_.run(particles, [&](std::size_t k, Range r) {
+            Queue& queue = context_.queue(k);
+            RealBuffer& part = grid_sum_.part(k);
+            part.fill(queue, 0);
+            Kernel& kernel = deposit_atomic_.at(k);
+            kernel.args(std::uint32_t(r.begin), std::uint32_t(r.end), std::uint32_t(n_), r_,
+                        species_index_, species_density_);
+            grid_args(kernel, 6).arg(10, part);
+            return kernel.launch(queue, r.size(), group);
+        });
+        grid_sum_.sum_into(rho, particles);
+        return;
     }
+    // Nodes split; the output's items are the interleaved array's reals, two per node.
+    const Partition nodes = deposit_launch_.split(grid_.points(), group);
+    std::vector<std::size_t> reals = nodes.offsets();
+    for (std::size_t& offset : reals) offset *= 2;
+    rho_parts_.assign(Partition(std::move(reals)), rho, {0, 2 * grid_.points()});
+    deposit_launch_.run(nodes, [&](std::size_t k, Range r) {
+        const OutputPart<RealBuffer> out = rho_parts_.part(k);
+        Kernel& kernel = deposit_gather_[k];
+        kernel.args(std::uint32_t(r.begin), std::uint32_t(r.end), std::uint32_t(n_), r_,
+                    species_index_, species_density_, cells_->cell_start(), cells_->cell_end());
+        grid_args(kernel, 8).arg(12, out.buffer).arg(13, std::uint32_t(out.offset));
+        return kernel.launch(context_.queue(k), r.size(), group);
+    });
+    rho_parts_.gather();
 }
 
 void ElectrostaticPic::solve_field() {
@@ -206,17 +244,48 @@ void ElectrostaticPic::solve_field() {
     grid_args(poisson_, 1).arg(5, work_);
     poisson_.launch(queue, points, group);
     fft_.inverse(work_);
-    field_kernel_.args(std::uint32_t(points), work_);
-    grid_args(field_kernel_, 2).arg(6, field_);
-    field_kernel_.launch(queue, points, group);
+
+    const Partition nodes = field_launch_.split(points, group);
+    field_parts_.assign(nodes, field_, {0, points});
+    field_launch_.run(nodes, [&](std::size_t k, Range r) {
+        const OutputPart<RealBuffer> out = field_parts_.part(k);
+        Kernel& kernel = field_kernel_[k];
+        kernel.args(std::uint32_t(r.begin), std::uint32_t(r.end), work_);
+        grid_args(kernel, 3)
+            .arg(7, out.buffer)
+            .arg(8, std::uint32_t(out.offset))
+            .arg(9, std::uint32_t(out.stride));
+        return kernel.launch(context_.queue(k), r.size(), group);
+    });
+    field_parts_.gather();
 }
 
 void ElectrostaticPic::step(double dt) {
     if (!std::isfinite(dt)) throw UsageError("pic: the time step must be finite");
-    auto& queue = context_.queue(0);
-    push_.args(std::uint32_t(n_), std::uint32_t(n_), r_, v_, species_index_, species_qm_, field_);
-    grid_args(push_, 7).arg(11, Real{steps_ == 0 ? dt / 2 : dt}).arg(12, Real{dt});
-    push_.launch(queue, n_, group);
+    // Out of place, into the second buffers: several devices may not write one buffer. Their
+    // y components (1-D runs keep zeros there for the cell list) are never written.
+    const Partition particles = push_launch_.split(n_, group);
+    position_parts_.assign(particles, r_b_, {0, n_});
+    velocity_parts_.assign(particles, v_b_, {0, n_});
+    const Real dt_v{steps_ == 0 ? dt / 2 : dt}, dt_x{dt};
+    push_launch_.run(particles, [&](std::size_t k, Range r) {
+        const OutputPart<RealBuffer> x = position_parts_.part(k), v = velocity_parts_.part(k);
+        Kernel& kernel = push_[k];
+        kernel.args(std::uint32_t(r.begin), std::uint32_t(r.end), std::uint32_t(n_), r_, v_,
+                    species_index_, species_qm_, field_);
+        grid_args(kernel, 8)
+            .arg(12, dt_v)
+            .arg(13, dt_x)
+            .arg(14, x.buffer)
+            .arg(15, v.buffer)
+            .arg(16, std::uint32_t(x.offset))
+            .arg(17, std::uint32_t(x.stride));
+        return kernel.launch(context_.queue(k), r.size(), group);
+    });
+    position_parts_.gather();
+    velocity_parts_.gather();
+    std::swap(r_, r_b_);
+    std::swap(v_, v_b_);
     solve_field();  // a NaN position: UsageError from the cell list
     time_ += dt;
     ++steps_;

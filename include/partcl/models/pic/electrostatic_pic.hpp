@@ -14,16 +14,27 @@
 // Units: epsilon0 = 1, so a species of number density n, charge q and mass m (per physical
 // particle) has the plasma frequency omega_p^2 = n q^2 / m. A macro-particle of weight w
 // carries w physical particles: charge w q, mass w m, charge-to-mass ratio q / m.
+//
+// On a context of several devices the per-particle and per-node launches are spread over all of
+// them (MultiDeviceLaunch, one per launch, each re-weighted from its kernels' times): the
+// gather deposit and the field by contiguous ranges of nodes, the push by contiguous ranges of
+// particles (in cell order), each device writing its own slice (PartitionedOutput); the atomic
+// deposit by particle ranges, each device into a grid of its own, the grids added in device
+// order (OrderedSum). The cell sort and the FFT Poisson solve stay on device 0. Every node and
+// particle is computed as on one device, so the result is bit for bit the one-device result
+// with the gather deposit; the atomic deposit's sums are unordered on any number of devices.
 #include <array>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <vector>
 
 #include <partcl/algorithm/cell_list.hpp>
 #include <partcl/algorithm/fft.hpp>
 #include <partcl/models/pic/pic_deposit.hpp>
 #include <partcl/models/pic/pic_particles.hpp>
+#include <partcl/sched/multi_device_launch.hpp>
+#include <partcl/sched/ordered_sum.hpp>
+#include <partcl/sched/partitioned_output.hpp>
 
 namespace partcl {
 
@@ -39,14 +50,14 @@ public:
     // Loads the particles and solves the field at their positions. UsageError for a malformed
     // grid or species, mismatched or NaN particle data, species indices out of range, or
     // particles outside the box [0, nodes_k dx); Unsupported for a grid the FFT cannot take
-    // (naming it) and for a deposit the device cannot run (require_deposit).
+    // (naming it) and for a deposit a device of the context cannot run (require_deposit).
     ElectrostaticPic(Context& context, Precision precision, const PicGrid& grid,
                      std::vector<PicSpecies> species, const PicParticles& particles,
                      PicDeposit deposit = PicDeposit::gather,
                      ProgramCache& cache = ProgramCache::global());
 
-    // One leapfrog step on device 0. Velocities live at half steps: the first step advances
-    // them by dt / 2 from the given initial velocities (v at t = 0), later steps by dt.
+    // One leapfrog step on the context's devices. Velocities live at half steps: the first step
+    // advances them by dt / 2 from the given initial velocities (v at t = 0), later steps by dt.
     void step(double dt);
 
     double time() const noexcept { return time_; }
@@ -55,7 +66,13 @@ public:
     const PicGrid& grid() const noexcept { return grid_; }
     Precision precision() const noexcept { return precision_; }
     PicDeposit deposit() const noexcept { return deposit_; }
-    void set_deposit(PicDeposit deposit);  // require_deposit first
+    void set_deposit(PicDeposit deposit);  // require_deposit on every device first
+
+    // The launches spread over the devices: "pic deposit", "pic field", "pic push".
+    LaunchList launches() const { return {&deposit_launch_, &field_launch_, &push_launch_}; }
+    // Replaces the weights of every split launch (one per device of the context; UsageError
+    // otherwise), e.g. to force an uneven split; the launches re-weight from there.
+    void set_weights(const std::vector<double>& weights);
 
     // Continues a run saved at `steps` steps and time `time` (a checkpoint): the model built
     // from the saved particles then steps exactly as the saved one would have (steps > 0: no
@@ -88,8 +105,13 @@ private:
     std::unique_ptr<CellList> cells_;
     Fft fft_;
     Program program_;
-    std::optional<Kernel> deposit_atomic_;  // absent where require_deposit refuses it
-    Kernel deposit_gather_, poisson_, field_kernel_, push_;
+    // One kernel per device (a Kernel holds its arguments); deposit_atomic_ empty where
+    // require_deposit refuses the atomic deposit.
+    std::vector<Kernel> deposit_atomic_, deposit_gather_, field_kernel_, push_;
+    Kernel poisson_;
+    MultiDeviceLaunch deposit_launch_, field_launch_, push_launch_;
+    PartitionedOutput<RealBuffer> rho_parts_, field_parts_, position_parts_, velocity_parts_;
+    OrderedSum grid_sum_;  // the atomic deposit's per-device grids
     RealBuffer r_, v_, r_b_, v_b_, species_density_, species_qm_, work_, field_;
     Buffer<std::uint32_t> species_index_, species_index_b_;
 
