@@ -6,11 +6,14 @@
 //   partcl_bench_tree [--device FILTER] [--backend auto|opencl|cuda] [--n 16384,65536] [--precision float,double]
 //                     [--theta 0.2,0.35,0.5,0.7,0.9] [--leaf-size 8]
 //                     [--traversal stackless,nested] [--group-size 1,32] [--list auto,0,128]
-//                     [--repeat 3] [--no-dense] [--error-sample 16384]
+//                     [--repeat 3] [--no-dense] [--error-sample 16384] [--split]
 //
 // One JSON line per (device, precision, N, theta, traversal, group size, list size) on
-// stdout; progress on stderr. Group size 1 is the per-body walk (never listed); where it
-// is measured, the other walks of the same (theta, traversal) report "walk_speedup", its walk
+// stdout; progress on stderr. --split times one context of all the selected devices instead of
+// each device alone (the walk, and dense, spread over them; the tree built on the first): its
+// line names the first device, and gives "walk_weights", the scheduler's weights for the walk
+// after the timed runs. "devices" is the context's count. Group size 1 is the per-body walk
+// (never listed); where it is measured, the other walks of the same (theta, traversal) report "walk_speedup", its walk
 // time over theirs (same run).
 // Times are medians of --repeat runs after one untimed run: "build_seconds" the device build
 // (TreeGravity::build, waited for), "force_seconds" the walk (TreeGravity::evaluate),
@@ -56,6 +59,7 @@ struct Options {
     int repeat = 3;
     bool dense = true;
     std::size_t sample = 16384;  // targets whose error is measured (0: all)
+    bool split = false;          // one context of all the selected devices
 };
 
 Options parse(int argc, char** argv) {
@@ -81,6 +85,7 @@ Options parse(int argc, char** argv) {
     app.add_option("--repeat", o.repeat, "Timed runs (median)");
     app.add_flag("!--no-dense", o.dense, "Skip the dense comparison");
     app.add_option("--error-sample", o.sample, "Bodies whose error is measured (0: all)");
+    app.add_flag("--split", o.split, "Time one context of all the selected devices, the walk split over them");
     parse_or_exit(app, argc, argv);
     o.repeat = std::max(1, o.repeat);
     // The per-body walk first: the others are compared with it.
@@ -109,10 +114,17 @@ int main(int argc, char** argv) {
             reference::dense_gravity<double>(n, b.x.data(), b.y.data(), b.z.data(), b.m.data(),
                                              softening * softening, 1.0, 0, m, exact.data(),
                                              exact.data() + m, exact.data() + 2 * m, nullptr);
-            for (const auto& device : devices) {
-                Context context(std::vector<Device>{device});
+            std::vector<std::vector<Device>> contexts;
+            if (o.split) contexts.push_back(devices);
+            else
+                for (const auto& device : devices) contexts.push_back({device});
+            for (const auto& chosen : contexts) {
+                const Device& device = chosen.front();
+                Context context(chosen);
                 for (Precision precision : o.precisions) {
-                    if (precision == Precision::float64 && !device.info().fp64) continue;
+                    if (precision == Precision::float64 &&
+                        !std::all_of(chosen.begin(), chosen.end(), [](const Device& d) { return d.info().fp64; }))
+                        continue;
                     const GravityParameters p{1.0, softening};
                     DeviceBodies bodies(context, precision, b);
                     RealBuffer acc(context, precision, 3 * n);
@@ -160,6 +172,7 @@ int main(int argc, char** argv) {
                                     const double total = build_seconds + force_seconds;
                                     auto line = json_head("tree", device);
                                     line["backend"] = to_string(device.backend());
+                                    line["devices"] = chosen.size();
                                     line["n"] = n;
                                     line["precision"] = to_string(precision);
                                     line["theta"] = significant(theta, 6);
@@ -175,6 +188,11 @@ int main(int argc, char** argv) {
                                     line["error_targets"] = m;
                                     line["median_error"] = significant(median(errors), 4);
                                     line["p99_error"] = significant(percentile(errors, 0.99), 4);
+                                    if (o.split) {
+                                        std::vector<double> weights;
+                                        for (double w : tree.scheduler().weights()) weights.push_back(decimals(w, 3));
+                                        line["walk_weights"] = weights;
+                                    }
                                     if (per_body_force_seconds > 0 && group_size != 1)
                                         line["walk_speedup"] = decimals(per_body_force_seconds / force_seconds, 3);
                                     if (o.dense) {

@@ -384,8 +384,9 @@ void run_tree_force_typed(Precision precision) {
                         Buffer<T>& pot = outputs.back();
                         acc.write(queue, std::vector<T>(6 * n, T(-999))).wait();  // not fill: in the experiment above, a fill before the kernels brought the reports back
                         Kernel(program, "tree_gravity")
-                            .args(std::uint32_t(n), std::uint32_t(t.nodes / 2), std::uint32_t(groups), Real{eps2}, Real{G}, t.node,
-                                  t.sorted, t.perm, acc, std::uint32_t(3 * n), std::uint32_t(n), pot)
+                            .args(std::uint32_t(n), std::uint32_t(t.nodes / 2), std::uint32_t(groups), std::uint32_t(0),
+                                  std::uint32_t(groups), Real{eps2}, Real{G}, t.node, t.sorted, t.perm, acc,
+                                  std::uint32_t(3 * n), std::uint32_t(n), pot, std::uint32_t(0))
                             .launch(queue, groups * group_size, list_size ? group_size : 8)
                             .wait();
                         const auto a = acc.read(queue);

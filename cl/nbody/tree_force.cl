@@ -49,8 +49,11 @@
  * TREE_POTENTIAL 1: also write the potential.
  * TREE_SOFTENED  1: eps2 is a normal number (real_rsqrt_normal applies).
  *
- * Results land at the body's own index: acc[acc_offset + b] (x), + stride (y), + 2 stride (z),
- * pot[b]. */
+ * A launch walks groups [first_group, end_group) of the `groups`; work-item 0 takes group
+ * first_group (a device's range of groups when the walk is split over devices). Results land at
+ * the body's own index b = perm[i]: acc[acc_offset + b] (x), + stride (y), + 2 stride (z),
+ * pot[b]; or, with tree_order 1, at the tree position's place in the launch's slice,
+ * b = i - tree_start(first_group, groups, n), for tree_scatter to put at perm[i] later. */
 #include "nbody/tree.h"
 
 #ifndef TREE_WALK_GROUP
@@ -184,15 +187,16 @@ INLINE int tree_takes_whole(const real cx, const real cy, const real cz, const r
 #define TREE_WALK_SIZE
 #endif
 
-KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const uint groups, const real eps2,
+KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const uint groups,
+                         const uint first_group, const uint end_group, const real eps2,
                          const real G, GLOBAL const real* RESTRICT node,
                          GLOBAL const real* RESTRICT sorted, GLOBAL const uint* RESTRICT perm,
                          GLOBAL real* RESTRICT acc, const uint acc_offset, const uint stride,
-                         GLOBAL real* RESTRICT pot)
+                         GLOBAL real* RESTRICT pot, const uint tree_order)
 {
     const uint item = global_id(0);
-    const uint group = item / TREE_WALK_GROUP, lane = item % TREE_WALK_GROUP;
-    if (group >= groups) return;
+    const uint group = first_group + item / TREE_WALK_GROUP, lane = item % TREE_WALK_GROUP;
+    if (group >= end_group) return;
     const uint first = tree_start(group, groups, n), last = tree_start(group + 1, groups, n);
     if (first == last) return;  /* an empty group (groups of one, n not a power of two) */
     const uint nodes = 2 * leaves;
@@ -349,11 +353,31 @@ KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const u
     }
 #endif
     if (i >= last) return;
-    const uint b = perm[i];
+    const uint b = tree_order ? i - tree_start(first_group, groups, n) : perm[i];
     acc[acc_offset + b] = G * sx;
     acc[acc_offset + stride + b] = G * sy;
     acc[acc_offset + 2 * stride + b] = G * sz;
 #if TREE_POTENTIAL
     pot[b] = -G * sp;
+#endif
+}
+
+/* Puts a slice of `count` results in tree order (x | y | z, `count` each, and the potentials),
+ * written by tree_gravity with tree_order 1 for tree positions [first, first + count), at
+ * their bodies' indices, as tree_gravity writes them with tree_order 0. Copies only: the
+ * results keep their bits. */
+KERNEL void tree_scatter(const uint count, const uint first, GLOBAL const uint* RESTRICT perm,
+                         GLOBAL const real* RESTRICT slice, GLOBAL const real* RESTRICT pot_slice,
+                         GLOBAL real* RESTRICT acc, const uint acc_offset, const uint stride,
+                         GLOBAL real* RESTRICT pot)
+{
+    const uint j = global_id(0);
+    if (j >= count) return;
+    const uint b = perm[first + j];
+    acc[acc_offset + b] = slice[j];
+    acc[acc_offset + stride + b] = slice[count + j];
+    acc[acc_offset + 2 * stride + b] = slice[2 * count + j];
+#if TREE_POTENTIAL
+    pot[b] = pot_slice[j];
 #endif
 }

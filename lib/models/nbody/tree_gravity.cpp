@@ -45,9 +45,13 @@ std::size_t list_levels(std::size_t levels) noexcept { return std::max<std::size
 std::size_t walk_work_group(std::size_t g) noexcept { return std::max<std::size_t>(g, 64); }
 
 enum KernelIndex : std::size_t {
-    k_root_box, k_keys, k_regroup, k_split, k_finish, k_gather, k_leaves, k_nodes, k_force,
-    k_force_potential
+    k_root_box, k_keys, k_regroup, k_split, k_finish, k_gather, k_leaves, k_nodes
 };
+
+// First tree position of group p of `groups` (tree_start of cl/nbody/tree.h).
+std::size_t tree_start(std::size_t p, std::size_t groups, std::size_t n) noexcept {
+    return std::size_t(std::uint64_t(p) * std::uint64_t(n) / std::uint64_t(groups));
+}
 
 } // namespace
 
@@ -100,7 +104,8 @@ std::size_t TreeGravity::levels_for(std::size_t n, std::size_t leaf_size) noexce
 TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameters parameters,
                          TreeOptions options, ProgramCache& cache)
     : context_(context), cache_(cache), precision_(precision), parameters_(parameters),
-      options_(options) {
+      options_(options), walk_(context, "tree walk"), slices_(context.size()),
+      potential_slices_(context.size()) {
     if (!(parameters_.softening >= 0) || !(parameters_.G > 0))
         throw UsageError("gravity: G must be positive and the softening non-negative");
     if (!TreeOptions::valid_theta(options_.theta))
@@ -123,7 +128,7 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
     if (*options_.list_size > max_list_size)
         throw UsageError("tree gravity: list_size must be in [0, " + std::to_string(max_list_size) +
                          "] (got " + std::to_string(*options_.list_size) + ")");
-    require_precision(info, precision);
+    for (const Device& device : context.devices()) require_precision(device.info(), precision);
     if (list_size() > 0) {
         if (options_.group_size > max_list_group)
             throw UsageError("tree gravity: a listed walk (list_size > 0) takes groups of at most " +
@@ -149,14 +154,15 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
         kernels_.emplace_back(build_program_, name);
     build_walk(list_levels(levels_for(1, options_.leaf_size)));
     // Listed, a work-group is one group.
-    if (list_size() > 0) {
-        const std::size_t largest = kernels_[k_force_potential].max_work_group_size(context.device(0));
-        if (options_.group_size > largest)
-            throw Unsupported("tree gravity: a listed walk's work-group is its group, and groups of " +
-                              std::to_string(options_.group_size) +
-                              " exceed this device's largest work-group (" + std::to_string(largest) +
-                              "); use smaller groups or list_size 0");
-    }
+    if (list_size() > 0)
+        for (std::size_t d = 0; d < context.size(); ++d) {
+            const std::size_t largest = walks_[context.size() + d].max_work_group_size(context.device(d));
+            if (options_.group_size > largest)
+                throw Unsupported("tree gravity: a listed walk's work-group is its group, and groups of " +
+                                  std::to_string(options_.group_size) + " exceed the largest work-group of " +
+                                  context.device(d).info().name + " (" + std::to_string(largest) +
+                                  "); use smaller groups or list_size 0");
+        }
 }
 
 void TreeGravity::build_walk(std::size_t levels) {
@@ -169,15 +175,18 @@ void TreeGravity::build_walk(std::size_t levels) {
         const std::size_t g = options_.group_size;
         const std::size_t bytes = 10 * list_size() * size_of(precision_) +
                                   4 * (list_stack(g, levels) + 3 * g + 2);
-        const DeviceInfo& info = context_.device(0).info();
-        if (bytes > info.local_memory)
-            throw Unsupported("tree gravity: the listed walk of groups of " + std::to_string(g) +
-                              " over " + std::to_string(levels) + " levels with list_size " +
-                              std::to_string(list_size()) + " needs " + std::to_string(bytes) +
-                              " bytes of local memory; " + info.name + " has " +
-                              std::to_string(info.local_memory) + ": use smaller groups or list_size");
+        for (const Device& device : context_.devices()) {
+            const DeviceInfo& info = device.info();
+            if (bytes > info.local_memory)
+                throw Unsupported("tree gravity: the listed walk of groups of " + std::to_string(g) +
+                                  " over " + std::to_string(levels) + " levels with list_size " +
+                                  std::to_string(list_size()) + " needs " + std::to_string(bytes) +
+                                  " bytes of local memory; " + info.name + " has " +
+                                  std::to_string(info.local_memory) + ": use smaller groups or list_size");
+        }
     }
-    kernels_.erase(kernels_.begin() + k_force, kernels_.end());
+    walks_.clear();
+    scatters_.clear();
     for (int potential : {0, 1}) {
         BuildOptions o;
         o.precision = precision_;
@@ -188,14 +197,24 @@ void TreeGravity::build_walk(std::size_t levels) {
         o.define("TREE_LIST_STACK", static_cast<long long>(list_stack(options_.group_size, levels)));
         o.define("TREE_POTENTIAL", potential);
         o.define("TREE_SOFTENED", softened ? 1 : 0);
-        kernels_.emplace_back(
-            build_program(context_, Source::builtin("nbody/tree_force.cl"), o, cache_), "tree_gravity");
+        const Program program = build_program(context_, Source::builtin("nbody/tree_force.cl"), o, cache_);
+        for (std::size_t d = 0; d < context_.size(); ++d) walks_.emplace_back(program, "tree_gravity");
+        scatters_.emplace_back(program, "tree_scatter");
     }
     walk_levels_ = levels;
 }
 
 std::size_t TreeGravity::list_size() const noexcept {
     return options_.group_size > 1 ? *options_.list_size : 0;
+}
+
+std::size_t TreeGravity::granule() const noexcept {
+    return list_size() > 0 ? 1 : walk_work_group(options_.group_size) / options_.group_size;
+}
+
+std::size_t TreeGravity::walk_local(std::size_t d, const Kernel& walk) const {
+    if (list_size() > 0) return options_.group_size;
+    return std::min(walk_work_group(options_.group_size), walk.max_work_group_size(context_.device(d)));
 }
 
 void TreeGravity::reserve(std::size_t n) {
@@ -227,6 +246,8 @@ void TreeGravity::build(const RealBuffer& positions, const RealBuffer& mass, std
     // The kernels index 4n sorted reals with 32-bit integers.
     if (positions.size() > 0xffffffffull || n >= (std::size_t(1) << 30))
         throw UsageError("TreeGravity: at most 2^30 - 1 bodies and 2^32 - 1 elements in a buffer");
+    // Inputs may come from work on any device's queue; the build reads them on device 0's.
+    if (context_.size() > 1) walk_.share_inputs();
     reserve(n);
     n_ = n;
     levels_ = levels_for(n, options_.leaf_size);
@@ -276,17 +297,51 @@ void TreeGravity::evaluate(RealBuffer& out, std::size_t out_offset, RealBuffer* 
     if (out.size() > 0xffffffffull)
         throw UsageError("TreeGravity: more than 2^32 - 1 elements in one buffer");
     if (list_size() > 0 && levels_ > walk_levels_) build_walk(list_levels(levels_));
-    Queue& queue = context_.queue(0);
-    Kernel& k = kernels_[potential ? k_force_potential : k_force];
     const std::size_t g = options_.group_size, groups = this->groups(n);
-    k.args(std::uint32_t(n), std::uint32_t(leaves()), std::uint32_t(groups),
-           Real{parameters_.softening * parameters_.softening}, Real{parameters_.G}, node_, sorted_,
-           perm_, out, std::uint32_t(out_offset), std::uint32_t(n), potential ? *potential : RealBuffer());
-    const std::size_t local = list_size() > 0
-                                  ? g
-                                  : std::min(walk_work_group(g), k.max_work_group_size(context_.device(0)));
-    k.launch(queue, groups * g, local).wait();
+    const Partition partition = walk_.split(groups, granule());
+    const std::size_t kernel_offset = potential ? context_.size() : 0;
+    // Device 0 writes straight into the outputs, through perm; the others into their slices.
+    for (std::size_t d = 1; d < context_.size(); ++d) {
+        const Range r = partition[d];
+        const std::size_t count = tree_start(r.end, groups, n) - tree_start(r.begin, groups, n);
+        if (slices_[d].size() < 3 * count) slices_[d] = RealBuffer(context_, precision_, 3 * count);
+        if (potential && potential_slices_[d].size() < count)
+            potential_slices_[d] = RealBuffer(context_, precision_, count);
+    }
+    walk_.run(partition, [&](std::size_t d, Range r) {
+        Kernel& k = walks_[kernel_offset + d];
+        const bool direct = d == 0;
+        const std::size_t count = tree_start(r.end, groups, n) - tree_start(r.begin, groups, n);
+        RealBuffer no_potential;
+        RealBuffer* pot = !potential ? &no_potential : direct ? potential : &potential_slices_[d];
+        k.args(std::uint32_t(n), std::uint32_t(leaves()), std::uint32_t(groups), std::uint32_t(r.begin),
+               std::uint32_t(r.end), Real{parameters_.softening * parameters_.softening}, Real{parameters_.G},
+               node_, sorted_, perm_, direct ? out : slices_[d], std::uint32_t(direct ? out_offset : 0),
+               std::uint32_t(direct ? n : count), *pot, std::uint32_t(direct ? 0 : 1));
+        return k.launch(context_.queue(d), r.size() * g, walk_local(d, k));
+    });
+    bool scattered = false;
+    for (std::size_t d = 1; d < context_.size(); ++d)
+        if (!partition[d].empty()) {
+            scatter(d, partition[d], out, out_offset, potential);
+            scattered = true;
+        }
+    if (scattered) context_.queue(0).finish();
     interactions_ += double(n) * double(n);
+}
+
+void TreeGravity::scatter(std::size_t d, Range r, RealBuffer& out, std::size_t out_offset,
+                          RealBuffer* potential) {
+    const std::size_t n = n_, groups = this->groups(n);
+    const std::size_t first = tree_start(r.begin, groups, n);
+    const std::size_t count = tree_start(r.end, groups, n) - first;
+    if (count == 0) return;
+    context_.queue(d).finish();  // device d's slice is complete before device 0 reads it
+    Kernel& k = scatters_[potential ? 1 : 0];
+    k.args(std::uint32_t(count), std::uint32_t(first), perm_, slices_[d],
+           potential ? potential_slices_[d] : RealBuffer(), out, std::uint32_t(out_offset),
+           std::uint32_t(n), potential ? *potential : RealBuffer());
+    k.launch(context_.queue(0), count);
 }
 
 void TreeGravity::accelerations(const RealBuffer& positions, const RealBuffer& mass,

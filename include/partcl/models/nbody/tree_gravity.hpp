@@ -7,8 +7,11 @@
 // the centre of mass that holds the node's bodies and d the distance to the target
 // (drons/nbody's lambda_crit = 1 / theta). A group of at most `group_size` bodies walks one path, taking d as the distance
 // to the group's box: a node is taken whole only where every body of the group would take it.
-// theta = 0 opens every node: the sum is then the direct one, in another order. Runs on
-// device 0 of the context.
+// theta = 0 opens every node: the sum is then the direct one, in another order.
+// On a context of several devices the tree is built once, on device 0, and read by every device;
+// the walk is one MultiDeviceLaunch ("tree walk") cut by ranges of groups. Device 0 writes its
+// bodies' results into the output, the others into slices of their own in tree order, which
+// device 0 then puts in place: every body's result is the one-device result, bit for bit.
 // Positions must be finite (the sorts place NaN anywhere; Bodies::validate checks inputs).
 #include <cstdint>
 #include <optional>
@@ -19,6 +22,7 @@
 #include <partcl/jit/kernel.hpp>
 #include <partcl/models/nbody/gravity.hpp>
 #include <partcl/models/nbody/gravity_options.hpp>
+#include <partcl/sched/multi_device_launch.hpp>
 
 namespace partcl {
 
@@ -50,8 +54,8 @@ public:
                        RealBuffer* potential = nullptr) override;
 
     // The two halves of accelerations(), for benchmarks that time them apart. build() enqueues
-    // the tree of n bodies on device 0's queue; evaluate() enqueues the forces from the latest
-    // tree and waits for them.
+    // the tree of n bodies on device 0's queue (after every queue's work, which may have written
+    // the inputs); evaluate() walks the latest tree on every device and waits for the forces.
     void build(const RealBuffer& positions, const RealBuffer& mass, std::size_t n);
     void evaluate(RealBuffer& out, std::size_t out_offset, RealBuffer* potential = nullptr);
 
@@ -59,8 +63,12 @@ public:
     // Direct-summation equivalent: n^2 per evaluation, so interactions per second compare with
     // dense gravity's (the tree computes far fewer).
     double interactions() const noexcept override { return interactions_; }
-    // None yet: the tree runs on device 0.
-    LaunchList launches() const override { return {}; }
+    // The walk; its work items are groups (the build runs on device 0 and is not listed).
+    LaunchList launches() const override { return {&walk_}; }
+    // The weights that cut the walk's groups between devices (re-weighted after each walk).
+    Scheduler& scheduler() noexcept { return walk_.scheduler(); }
+    // Devices' ranges of groups start at multiples of this (a work-group's groups).
+    std::size_t granule() const noexcept;
 
     const TreeOptions& options() const noexcept { return options_; }  // list_size resolved
     // Nodes listed per batch by the walk: options().list_size, 0 for groups of 1.
@@ -85,13 +93,24 @@ private:
     void reserve(std::size_t n);
     // (Re)builds the walk kernels for trees of up to `levels` levels (the listed walk's stack).
     void build_walk(std::size_t levels);
+    // Work-items of device d's walk launch per work-group.
+    std::size_t walk_local(std::size_t d, const Kernel& walk) const;
+    // Device d's results of groups [r.begin, r.end), in tree order, on device 0's queue at their
+    // bodies' places.
+    void scatter(std::size_t d, Range r, RealBuffer& out, std::size_t out_offset,
+                 RealBuffer* potential);
 
     Context& context_;
     ProgramCache& cache_;
     Precision precision_;
     GravityParameters parameters_;
     TreeOptions options_;
-    std::vector<Kernel> kernels_;  // indexed by the enum in tree_gravity.cpp
+    std::vector<Kernel> kernels_;  // the build's, on device 0, indexed by the enum in tree_gravity.cpp
+    // [potential * devices + d]: the walk on device d; scatters_[potential]: on device 0.
+    std::vector<Kernel> walks_, scatters_;
+    MultiDeviceLaunch walk_;
+    // [d], d > 0: device d's results in tree order (x | y | z) and its potentials.
+    std::vector<RealBuffer> slices_, potential_slices_;
     std::size_t n_ = 0, capacity_ = 0, node_capacity_ = 0, levels_ = 0, walk_levels_ = 0;
     std::size_t finish_size_ = 0;  // tree_finish's work-group: finish_group or the device's largest
     Buffer<std::uint32_t> perm_, perm_scratch_, values_, node_keys_;
