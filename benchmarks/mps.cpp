@@ -3,13 +3,15 @@
 // same step (partcl::reference::MpsStep, -O3 -ffast-math -march=native) in the same run.
 //
 //   partcl_bench_mps [--device FILTER] [--dims 2,3] [--n 10000,100000] [--precision float,double]
-//                    [--steps 20] [--no-reference]
+//                    [--steps 20] [--no-reference] [--together]
 //
 // The scene is a dam break: a water block of about N fluid particles in a tank with walls, run
 // for 50 steps first so the flow moves. One JSON line per (device, dims, N, precision) on
 // stdout, "n" counting every particle (walls and dummies included); progress on stderr. Device
 // and reference take turns in blocks of --steps steps, three rounds; "ratio" is the median of
-// the rounds' rate ratios.
+// the rounds' rate ratios. --together also times one context of all the selected devices (each
+// step spread over them; "devices" counts them, "device" names the first): with
+// POCL_DEVICES="pthread pthread", the overhead of the split on the same cores.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -38,6 +40,7 @@ struct Options {
     std::vector<Precision> precisions{Precision::float32, Precision::float64};
     int steps = 20;
     bool reference = true;
+    bool together = false;
 };
 
 Options parse(int argc, char** argv) {
@@ -49,6 +52,7 @@ Options parse(int argc, char** argv) {
     add_precisions(app, o.precisions);
     app.add_option("--steps", o.steps, "Steps per timed block");
     app.add_flag("!--no-reference", o.reference, "Skip the OpenMP reference");
+    app.add_flag("--together", o.together, "Also time one context of all the selected devices");
     parse_or_exit(app, argc, argv);
     o.steps = std::max(1, o.steps);
     return o;
@@ -88,6 +92,44 @@ double reference_seconds(const MpsParameters& p, const MpsFluid& fluid, int step
     return block_seconds(steps, [&] { step.step(r, u, type, pressure, dt); });
 }
 
+// One JSON line per (dims, N, precision) on `context`.
+void run(Context& context, const Options& o) {
+    const Device& device = context.device(0);
+    for (int dims : o.dims)
+        for (Precision precision : o.precisions) {
+            bool fp64 = true;
+            for (const Device& d : context.devices()) fp64 = fp64 && d.info().fp64;
+            if (precision == Precision::float64 && !fp64) continue;
+            for (std::size_t target : o.sizes) {
+                MpsParameters p;
+                const MpsScene s = scene(dims, target, p);
+                const std::size_t n = s.particles.size();
+                std::cerr << device.info().name << " x" << context.size() << " " << dims << "-D "
+                          << to_string(precision) << " N=" << n << "...\n";
+                MpsFluid fluid(context, precision, p, s.particles, s.lower, s.upper);
+                for (int k = 0; k < 50; ++k) fluid.step();
+                const Turns turns = take_turns(
+                    [&] { return block_seconds(o.steps, [&] { fluid.step(); }); },  // waits (CFL)
+                    !o.reference ? std::function<double()>()
+                    : precision == Precision::float64
+                        ? std::function<double()>([&] { return reference_seconds<double>(p, fluid, o.steps); })
+                        : std::function<double()>([&] { return reference_seconds<float>(p, fluid, o.steps); }));
+                const double seconds = turns.device / o.steps;
+                auto line = json_head("mps", device);
+                line["devices"] = context.size();
+                line["dims"] = dims;
+                line["n"] = n;
+                line["fluid"] = s.particles.count(MpsType::fluid);
+                line["precision"] = to_string(precision);
+                line["steps"] = o.steps;
+                line["seconds_per_step"] = significant(seconds, 6);
+                line["particle_steps_per_s"] = significant(double(n) / seconds, 4);
+                if (o.reference) add_step_reference(line, turns, o.steps, n, omp_get_max_threads());
+                print_json_line(line);
+            }
+        }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -96,37 +138,11 @@ int main(int argc, char** argv) {
         const auto devices = DeviceFilter::from_environment(o.device).select();
         for (const auto& device : devices) {
             Context context(std::vector<Device>{device});
-            for (int dims : o.dims)
-                for (Precision precision : o.precisions) {
-                    if (precision == Precision::float64 && !device.info().fp64) continue;
-                    for (std::size_t target : o.sizes) {
-                        MpsParameters p;
-                        const MpsScene s = scene(dims, target, p);
-                        const std::size_t n = s.particles.size();
-                        std::cerr << device.info().name << " " << dims << "-D " << to_string(precision)
-                                  << " N=" << n << "...\n";
-                        MpsFluid fluid(context, precision, p, s.particles, s.lower, s.upper);
-                        for (int k = 0; k < 50; ++k) fluid.step();
-                        const Turns turns = take_turns(
-                            [&] { return block_seconds(o.steps, [&] { fluid.step(); }); },  // waits (CFL)
-                            !o.reference ? std::function<double()>()
-                            : precision == Precision::float64
-                                ? std::function<double()>([&] { return reference_seconds<double>(p, fluid, o.steps); })
-                                : std::function<double()>([&] { return reference_seconds<float>(p, fluid, o.steps); }));
-                        const double seconds = turns.device / o.steps;
-                        auto line = json_head("mps", device);
-                        line["dims"] = dims;
-                        line["n"] = n;
-                        line["fluid"] = s.particles.count(MpsType::fluid);
-                        line["precision"] = to_string(precision);
-                        line["steps"] = o.steps;
-                        line["seconds_per_step"] = significant(seconds, 6);
-                        line["particle_steps_per_s"] = significant(double(n) / seconds, 4);
-                        if (o.reference)
-                            add_step_reference(line, turns, o.steps, n, omp_get_max_threads());
-                        print_json_line(line);
-                    }
-                }
+            run(context, o);
+        }
+        if (o.together && devices.size() > 1) {
+            Context context(devices);
+            run(context, o);
         }
     } catch (const UsageError& e) {
         std::cerr << "partcl_bench_mps: " << e.what() << "\n";

@@ -131,6 +131,11 @@ void check_typed(Precision precision, int dims, std::size_t per_axis) {
         k.args(std::uint32_t(n), Real{double(origin)}, Real{double(origin)}, Real{double(origin)},
                Real{double(inverse)}, cells_per_axis, cells_per_axis, nz, bkey, bstart, bend);
     };
+    // Every particle, written in place: the range [0, n), outputs at offset 0, n apart.
+    auto whole_range = [&](Kernel& k, std::uint32_t first_index) {
+        k.arg(first_index, std::uint32_t(0)).arg(first_index + 1, std::uint32_t(n))
+            .arg(first_index + 2, std::uint32_t(0)).arg(first_index + 3, std::uint32_t(n));
+    };
 
     const double eps = precision == Precision::float64 ? DBL_EPSILON : double(FLT_EPSILON);
     const double X = std::fabs(lo) + side;  // bound on |coordinates|
@@ -151,6 +156,7 @@ void check_typed(Precision precision, int dims, std::size_t per_axis) {
         k.arg(11, btype).arg(12, br).arg(13, bu).arg(14, out_r).arg(15, out_u);
         k.arg(16, Real{dt}).arg(17, Real{re_lap}).arg(18, Real{visc});
         k.arg(19, Real{g[0]}).arg(20, Real{g[1]}).arg(21, Real{g[2]});
+        whole_range(k, 22);
         k.launch(queue, n, 16).wait();
         const auto got_r = out_r.read(queue), got_u = out_u.read(queue);
         std::size_t wrong = 0;
@@ -187,6 +193,7 @@ void check_typed(Precision precision, int dims, std::size_t per_axis) {
         cell_args(k);
         k.arg(11, btype).arg(12, brs).arg(13, bus).arg(14, out_r).arg(15, out_u);
         k.arg(16, Real{dt}).arg(17, Real{d_col}).arg(18, Real{e});
+        whole_range(k, 19);
         k.launch(queue, n, 16).wait();
         const auto got_r = out_r.read(queue), got_u = out_u.read(queue);
         std::size_t wrong = 0, collisions = 0;
@@ -234,6 +241,7 @@ void check_typed(Precision precision, int dims, std::size_t per_axis) {
         cell_args(k);
         k.arg(11, btype).arg(12, br).arg(13, bmoved).arg(14, density).arg(15, pressure);
         k.arg(16, Real{re}).arg(17, Real{n0}).arg(18, Real{factor}).arg(19, Real{max_shift}).arg(20, status);
+        whole_range(k, 21);
         k.launch(queue, n, 16).wait();
         CHECK(status.read(queue)[0] == (too_far ? 1u : 0u));
         if (too_far) continue;
@@ -264,6 +272,7 @@ void check_typed(Precision precision, int dims, std::size_t per_axis) {
         cell_args(k);
         k.arg(11, btype).arg(12, brs).arg(13, bus).arg(14, bp).arg(15, out_r).arg(16, out_u);
         k.arg(17, Real{dt}).arg(18, Real{re}).arg(19, Real{factor});
+        whole_range(k, 20);
         k.launch(queue, n, 16).wait();
         const auto got_r = out_r.read(queue), got_u = out_u.read(queue);
         std::size_t wrong = 0;
@@ -301,7 +310,7 @@ void check_typed(Precision precision, int dims, std::size_t per_axis) {
         const std::size_t groups = (n + 15) / 16;
         Buffer<T> partial(context, groups);
         Kernel k(program, "mps_max_speed");
-        k.args(std::uint32_t(n), btype, bu, partial);
+        k.args(std::uint32_t(n), btype, bu, partial, std::uint32_t(0), std::uint32_t(n));
         k.launch(queue, n, 16).wait();
         const auto got = partial.read(queue);
         for (std::size_t gi = 0; gi < groups; ++gi) {

@@ -4,6 +4,7 @@
 // bit for bit with one device (suite `scheduler_two_devices`, POCL_DEVICES="pthread pthread").
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -157,6 +158,41 @@ TEST_CASE("a partition is an explicit array of offsets") {
     CHECK_THROWS_AS(Partition::on_one_device(7, 2, 2), UsageError);
     CHECK_THROWS_AS(Partition::by_weight(7, {}), UsageError);
     CHECK_THROWS_AS(Partition::by_weight(7, {1.0, NAN}), UsageError);
+}
+
+TEST_CASE("a split by weight snapped to allowed cuts (slab borders)") {
+    const std::vector<std::size_t> cuts{0, 10, 25, 60, 100};
+    // 1:1 wants 50: 60 is nearer than 25. 1:3 wants 25, an allowed cut itself.
+    CHECK(Partition::by_weight_at(cuts, {1.0, 1.0}) == Partition({0, 60, 100}));
+    CHECK(Partition::by_weight_at(cuts, {1.0, 3.0}) == Partition({0, 25, 100}));
+    // Equally near: the lower cut.
+    CHECK(Partition::by_weight_at({0, 40, 60, 100}, {1.0, 1.0}) == Partition({0, 40, 100}));
+    // Several parts wanting the same cut: the later ones empty, never overlapping.
+    CHECK(Partition::by_weight_at({0, 7, 9}, {1.0, 1.0, 1.0, 1.0}) == Partition({0, 0, 7, 7, 9}));
+    // One block between the cuts: all of it on the part whose cut passes its middle.
+    CHECK(Partition::by_weight_at({0, 5}, {1.0, 1.0, 1.0}) == Partition({0, 0, 5, 5}));
+    CHECK(Partition::by_weight_at({0, 5}, {1.0}) == Partition({0, 5}));
+    // Repeated cuts (empty slabs) and no items.
+    CHECK(Partition::by_weight_at({0, 0, 3, 3, 8}, {1.0, 1.0}) == Partition({0, 3, 8}));
+    CHECK(Partition::by_weight_at({0}, {1.0, 2.0}) == Partition({0, 0, 0}));
+    // Every cut is one of the allowed ones, for random cuts and weights.
+    std::mt19937 random(fresh_seed());
+    for (int trial = 0; trial < 200; ++trial) {
+        std::vector<std::size_t> allowed{0};
+        const int count = int(random() % 20);
+        for (int c = 0; c < count; ++c) allowed.push_back(allowed.back() + random() % 50);
+        std::vector<double> weights(1 + random() % 4);
+        for (double& w : weights) w = 0.1 + double(random() % 100);
+        const Partition p = Partition::by_weight_at(allowed, weights);
+        check_covers(p, allowed.back());
+        for (std::size_t offset : p.offsets())
+            CHECK(std::find(allowed.begin(), allowed.end(), offset) != allowed.end());
+    }
+    CHECK_THROWS_WITH_AS(Partition::by_weight_at({0, 5, 3}, {1.0}), doctest::Contains("ascend"), UsageError);
+    CHECK_THROWS_AS(Partition::by_weight_at({1, 5}, {1.0}), UsageError);
+    CHECK_THROWS_AS(Partition::by_weight_at({}, {1.0}), UsageError);
+    CHECK_THROWS_AS(Partition::by_weight_at({0, 5}, {}), UsageError);
+    CHECK_THROWS_AS(Partition::by_weight_at({0, 5}, {1.0, -1.0}), UsageError);
 }
 
 TEST_CASE("weights follow measured throughput, smoothed") {

@@ -12,6 +12,7 @@
  *                  fluid and wall j, with P_min,i the least pressure of i and those neighbours;
  *                  u = u* - dt/rho0 grad P, r = r* - dt^2/rho0 grad P
  *   mps_max_speed  per work-group maximum fluid speed, for the next CFL-limited step
+ *   mps_slab_starts  where the sorted particles may be cut between devices (slab borders)
  *
  * w(r) = re/r - 1 for 0 < r < re, 0 otherwise (coincident particles do not interact: the
  * collision step keeps particles apart). Particles are in cell-sorted order (CellList::gather),
@@ -20,7 +21,13 @@
  * of it (cell_list.h): the host makes the grid's radius at least re_lap and re + 2 * max_shift,
  * and mps_pressure raises
  * bit 1 of `status` for a particle that moved further than max_shift, which the host reports.
- * Structure of arrays: component k of particle i at k * n + i. */
+ * Structure of arrays: component k of particle i at k * n + i.
+ *
+ * Each per-particle kernel computes particles [first, last) (work-item g: particle first + g),
+ * one device's range when a step is spread over several (partcl::MpsFluid); it reads every
+ * input, neighbours included, from the whole arrays, and writes component k of particle i at
+ * out_offset + k * out_stride + (i - first) of its outputs: the arrays themselves (out_offset =
+ * first, out_stride = n) or a slice of the device's own. */
 #ifndef MPS_DIMENSIONS
 #define MPS_DIMENSIONS 2
 #endif
@@ -67,16 +74,23 @@ INLINE real mps_weight(const real r, const real re)
 #error "MPS_COLLIDE_REACH exceeds the grid's reach"
 #endif
 
+/* Particle i of the kernel's range [first, last), and where its outputs go. */
+#define RANGE_PARAMS const uint first, const uint last, const uint out_offset, const uint out_stride
+#define PARTICLE_IN_RANGE(i)                                                                   \
+    const uint i = first + global_id(0);                                                       \
+    if (i >= last) return;                                                                     \
+    const uint o = out_offset + (i - first)
+
 #define CELL_ARGS CELL_LIST_GRID_PARAMS, GLOBAL const uint* keys, GLOBAL const uint* cell_start, \
                   GLOBAL const uint* cell_end
 
 KERNEL void mps_predict(const uint n, CELL_ARGS, GLOBAL const uint* type,
                         GLOBAL const real* r, GLOBAL const real* u, GLOBAL real* r_star,
                         GLOBAL real* u_star, const real dt, const real re_lap,
-                        const real viscosity_factor, const real gx, const real gy, const real gz)
+                        const real viscosity_factor, const real gx, const real gy, const real gz,
+                        RANGE_PARAMS)
 {
-    const uint i = global_id(0);
-    if (i >= n) return;
+    PARTICLE_IN_RANGE(i);
     const real xi = r[i], yi = r[n + i], zi = Z_OF(r, i);
     const real ui = u[i], vi = u[n + i], wi = Z_OF(u, i);
     real ax = REAL_C(0.0), ay = REAL_C(0.0), az = REAL_C(0.0);
@@ -94,13 +108,13 @@ KERNEL void mps_predict(const uint n, CELL_ARGS, GLOBAL const uint* type,
         az = viscosity_factor * lz + gz;
     }
     const real us = ui + dt * ax, vs = vi + dt * ay, ws = wi + dt * az;
-    u_star[i] = us;
-    u_star[n + i] = vs;
-    r_star[i] = xi + dt * us;
-    r_star[n + i] = yi + dt * vs;
+    u_star[o] = us;
+    u_star[out_stride + o] = vs;
+    r_star[o] = xi + dt * us;
+    r_star[out_stride + o] = yi + dt * vs;
 #if MPS_DIMENSIONS == 3
-    u_star[2 * n + i] = ws;
-    r_star[2 * n + i] = zi + dt * ws;
+    u_star[2 * out_stride + o] = ws;
+    r_star[2 * out_stride + o] = zi + dt * ws;
 #else
     (void)ws;
     (void)gz;
@@ -110,10 +124,9 @@ KERNEL void mps_predict(const uint n, CELL_ARGS, GLOBAL const uint* type,
 KERNEL void mps_collide(const uint n, CELL_ARGS, GLOBAL const uint* type,
                         GLOBAL const real* r_star, GLOBAL const real* u_star, GLOBAL real* r_out,
                         GLOBAL real* u_out, const real dt, const real collision_distance,
-                        const real restitution)
+                        const real restitution, RANGE_PARAMS)
 {
-    const uint i = global_id(0);
-    if (i >= n) return;
+    PARTICLE_IN_RANGE(i);
     const real xi = r_star[i], yi = r_star[n + i], zi = Z_OF(r_star, i);
     const real ui = u_star[i], vi = u_star[n + i], wi = Z_OF(u_star, i);
     real du = REAL_C(0.0), dv = REAL_C(0.0), dw = REAL_C(0.0);
@@ -137,13 +150,13 @@ KERNEL void mps_collide(const uint n, CELL_ARGS, GLOBAL const uint* type,
             }
         }}
     }
-    u_out[i] = ui + du;
-    u_out[n + i] = vi + dv;
-    r_out[i] = xi + dt * du;
-    r_out[n + i] = yi + dt * dv;
+    u_out[o] = ui + du;
+    u_out[out_stride + o] = vi + dv;
+    r_out[o] = xi + dt * du;
+    r_out[out_stride + o] = yi + dt * dv;
 #if MPS_DIMENSIONS == 3
-    u_out[2 * n + i] = wi + dw;
-    r_out[2 * n + i] = zi + dt * dw;
+    u_out[2 * out_stride + o] = wi + dw;
+    r_out[2 * out_stride + o] = zi + dt * dw;
 #else
     (void)dw;
 #endif
@@ -152,10 +165,11 @@ KERNEL void mps_collide(const uint n, CELL_ARGS, GLOBAL const uint* type,
 KERNEL void mps_pressure(const uint n, CELL_ARGS, GLOBAL const uint* type, GLOBAL const real* r,
                          GLOBAL const real* r_star, GLOBAL real* number_density,
                          GLOBAL real* pressure, const real re, const real n0,
-                         const real pressure_factor, const real max_shift, GLOBAL uint* status)
+                         const real pressure_factor, const real max_shift, GLOBAL uint* status,
+                         RANGE_PARAMS)
 {
-    const uint i = global_id(0);
-    if (i >= n) return;
+    PARTICLE_IN_RANGE(i);
+    (void)out_stride;
     const real xi = r_star[i], yi = r_star[n + i], zi = Z_OF(r_star, i);
     const real sx = xi - r[i], sy = yi - r[n + i], sz = zi - Z_OF(r, i);
     if (!(sx * sx + sy * sy + sz * sz <= max_shift * max_shift)) ATOMIC_OR(status, 1u);
@@ -164,18 +178,17 @@ KERNEL void mps_pressure(const uint n, CELL_ARGS, GLOBAL const uint* type, GLOBA
         const real dx = r_star[j] - xi, dy = r_star[n + j] - yi, dz = Z_OF(r_star, j) - zi;
         sum += mps_weight(sqrt(dx * dx + dy * dy + dz * dz), re);
     }}
-    number_density[i] = sum;
-    pressure[i] = type[i] == MPS_DUMMY ? REAL_C(0.0)
+    number_density[o] = sum;
+    pressure[o] = type[i] == MPS_DUMMY ? REAL_C(0.0)
                                        : fmax(REAL_C(0.0), pressure_factor * (sum - n0));
 }
 
 KERNEL void mps_correct(const uint n, CELL_ARGS, GLOBAL const uint* type,
                         GLOBAL const real* r_star, GLOBAL const real* u_star,
                         GLOBAL const real* pressure, GLOBAL real* r, GLOBAL real* u, const real dt,
-                        const real re, const real gradient_factor)
+                        const real re, const real gradient_factor, RANGE_PARAMS)
 {
-    const uint i = global_id(0);
-    if (i >= n) return;
+    PARTICLE_IN_RANGE(i);
     const real xi = r_star[i], yi = r_star[n + i], zi = Z_OF(r_star, i);
     real gx = REAL_C(0.0), gy = REAL_C(0.0), gz = REAL_C(0.0);
     if (type[i] == MPS_FLUID) {
@@ -199,27 +212,28 @@ KERNEL void mps_correct(const uint n, CELL_ARGS, GLOBAL const uint* type,
     }
     /* gradient_factor = d / n0 / rho0 * dt: the velocity change is -gradient_factor * sum. */
     const real du = -gradient_factor * gx, dv = -gradient_factor * gy, dw = -gradient_factor * gz;
-    u[i] = u_star[i] + du;
-    u[n + i] = u_star[n + i] + dv;
-    r[i] = xi + dt * du;
-    r[n + i] = yi + dt * dv;
+    u[o] = u_star[i] + du;
+    u[out_stride + o] = u_star[n + i] + dv;
+    r[o] = xi + dt * du;
+    r[out_stride + o] = yi + dt * dv;
 #if MPS_DIMENSIONS == 3
-    u[2 * n + i] = u_star[2 * n + i] + dw;
-    r[2 * n + i] = zi + dt * dw;
+    u[2 * out_stride + o] = u_star[2 * n + i] + dw;
+    r[2 * out_stride + o] = zi + dt * dw;
 #else
     (void)dw;
 #endif
 }
 
-/* partial[g] = the largest fluid speed among work-group g's particles (0 when none). */
+/* partial[g] = the largest fluid speed among the particles of work-group g of the range
+ * [first, last) (0 when none). */
 KERNEL WORK_GROUP_SIZE(MPS_GROUP)
 void mps_max_speed(const uint n, GLOBAL const uint* type, GLOBAL const real* u,
-                   GLOBAL real* partial)
+                   GLOBAL real* partial, const uint first, const uint last)
 {
     LOCAL real best[MPS_GROUP];
-    const uint i = global_id(0), l = local_id(0);
+    const uint i = first + global_id(0), l = local_id(0);
     real s = REAL_C(0.0);
-    if (i < n && type[i] == MPS_FLUID) {
+    if (i < last && type[i] == MPS_FLUID) {
         const real a = u[i], b = u[n + i], c = Z_OF(u, i);
         s = sqrt(a * a + b * b + c * c);
     }
@@ -230,4 +244,15 @@ void mps_max_speed(const uint n, GLOBAL const uint* type, GLOBAL const real* u,
         BARRIER_LOCAL;
     }
     if (l == 0) partial[group_id(0)] = best[0];
+}
+
+/* starts[s] = the first sorted slot of slab s (the cells [s * plane, (s + 1) * plane): one
+ * value of the slowest-varying cell coordinate), starts[slabs] = n: where a step's particle
+ * range may be cut between devices. */
+KERNEL void mps_slab_starts(const uint slabs, const uint plane, const uint n,
+                            GLOBAL const uint* cell_start, GLOBAL uint* starts)
+{
+    const uint s = global_id(0);
+    if (s > slabs) return;
+    starts[s] = s < slabs ? cell_start[s * plane] : n;
 }

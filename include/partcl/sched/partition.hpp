@@ -27,6 +27,12 @@ public:
     // `granule` items then never runs one group on two devices.
     static Partition by_weight(std::size_t n, const std::vector<double>& weights,
                                std::size_t granule = 1);
+    // [0, n), n = cuts.back(), cut at the cumulative fractions of `weights` (positive, one per
+    // part), each cut moved to the nearest of `cuts` (the lower of two equally near): parts of
+    // whole blocks between allowed cuts, as slabs of cells are. `cuts` ascend from 0
+    // (UsageError otherwise).
+    static Partition by_weight_at(const std::vector<std::size_t>& cuts,
+                                  const std::vector<double>& weights);
     // All of [0, n) on device `device` of `parts`, the others empty.
     static Partition on_one_device(std::size_t n, std::size_t parts, std::size_t device = 0);
 

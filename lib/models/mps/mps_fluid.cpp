@@ -84,7 +84,8 @@ MpsFluid::MpsFluid(Context& context, Precision precision, const MpsParameters& p
     : context_(context), precision_(precision), parameters_(parameters), n_(particles.size()),
       program_([&] {
           check_parameters(parameters);
-          require_precision(context.device(0).info(), precision);
+          for (std::size_t d = 0; d < context.size(); ++d)
+              require_precision(context.device(d).info(), precision);
           BuildOptions options;
           options.precision = precision;
           options.define("MPS_DIMENSIONS", parameters.dimensions);
@@ -93,9 +94,13 @@ MpsFluid::MpsFluid(Context& context, Precision precision, const MpsParameters& p
           options.define("MPS_COLLIDE_REACH", fluid_cells(parameters).collide_reach);
           return build_program(context, Source::builtin("mps/mps.cl"), options, cache);
       }()),
-      predict_(program_, "mps_predict"), collide_(program_, "mps_collide"),
-      pressure_kernel_(program_, "mps_pressure"), correct_(program_, "mps_correct"),
-      max_speed_kernel_(program_, "mps_max_speed") {
+      slab_starts_kernel_(program_, "mps_slab_starts"),
+      predict_launch_(context, "mps predict"), collide_launch_(context, "mps collide"),
+      pressure_launch_(context, "mps pressure"), correct_launch_(context, "mps correct"),
+      max_speed_launch_(context, "mps max speed"),
+      position_parts_(context, std::size_t(parameters.dimensions)),
+      velocity_parts_(context, std::size_t(parameters.dimensions)), density_parts_(context, 1),
+      pressure_parts_(context, 1), slabs_(Partition::on_one_device(particles.size(), context.size())) {
     const int d = parameters.dimensions;
     if (particles.dimensions != d)
         throw UsageError("mps: " + std::to_string(particles.dimensions) +
@@ -127,10 +132,17 @@ MpsFluid::MpsFluid(Context& context, Precision precision, const MpsParameters& p
     r_ = real_buffer(d * n_), u_ = real_buffer(d * n_), r_b_ = real_buffer(d * n_),
     u_b_ = real_buffer(d * n_), r_s_ = real_buffer(d * n_), u_s_ = real_buffer(d * n_);
     density_ = real_buffer(n_), pressure_ = real_buffer(n_);
-    partial_ = real_buffer((n_ + group - 1) / group);
     type_ = Buffer<std::uint32_t>(context, n_);
     type_b_ = Buffer<std::uint32_t>(context, n_);
-    status_ = Buffer<std::uint32_t>(context, 1);
+    const std::uint32_t slabs = cells_->grid().cells[std::size_t(d - 1)];
+    slab_starts_ = Buffer<std::uint32_t>(context, std::size_t(slabs) + 1);
+    for (std::size_t k = 0; k < context.size(); ++k) {
+        kernels_.push_back({Kernel(program_, "mps_predict"), Kernel(program_, "mps_collide"),
+                            Kernel(program_, "mps_pressure"), Kernel(program_, "mps_correct"),
+                            Kernel(program_, "mps_max_speed")});
+        status_.emplace_back(context, 1);
+        partial_.push_back(real_buffer((n_ + group - 1) / group + 1));  // a range's groups
+    }
     upload(particles);  // particles outside the box: UsageError now
     dt_ = std::min(parameters.max_dt, parameters.courant * l0 / (parameters.sound_speed + max_speed_));
 }
@@ -167,6 +179,21 @@ void MpsFluid::advance_to(double t, std::size_t step_limit) {
     while (time_ < t && (step_limit == 0 || steps_ < step_limit)) step(std::min(dt_, t - time_));
 }
 
+Partition MpsFluid::slab_partition() {
+    if (context_.size() == 1) return Partition({0, n_});
+    const CellGrid& grid = cells_->grid();
+    const int d = parameters_.dimensions;
+    const std::uint32_t slabs = grid.cells[std::size_t(d - 1)];
+    const std::uint32_t plane = d == 3 ? grid.cells[0] * grid.cells[1] : grid.cells[0];
+    auto& queue = context_.queue(0);
+    slab_starts_kernel_.args(slabs, plane, std::uint32_t(n_), cells_->cell_start(), slab_starts_);
+    slab_starts_kernel_.launch(queue, std::size_t(slabs) + 1);
+    std::vector<std::uint32_t> starts(std::size_t(slabs) + 1);
+    slab_starts_.read(queue, starts.data(), starts.size());
+    return Partition::by_weight_at(std::vector<std::size_t>(starts.begin(), starts.end()),
+                                   scheduler().weights());
+}
+
 double MpsFluid::step(double dt) {
     const MpsParameters& p = parameters_;
     const int d = p.dimensions;
@@ -180,44 +207,103 @@ double MpsFluid::step(double dt) {
     std::swap(r_, r_b_);
     std::swap(u_, u_b_);
     std::swap(type_, type_b_);
+    slabs_ = slab_partition();
+    const Partition& slabs = slabs_;
 
-    set_cell_args(predict_);
-    predict_.arg(11, type_).arg(12, r_).arg(13, u_).arg(14, r_s_).arg(15, u_s_);
-    predict_.arg(16, Real{dt}).arg(17, Real{re_lap})
-        .arg(18, Real{p.viscosity * 2 * d / (lambda0_ * n0_lap_)})
-        .arg(19, Real{p.gravity[0]}).arg(20, Real{p.gravity[1]}).arg(21, Real{p.gravity[2]});
-    predict_.launch(queue, n_, group);
+    // Each kernel's outputs: device 0's range into the arrays, the others' into slices copied
+    // in after the launch; the kernel's range and output layout are its last four arguments.
+    auto launch = [&](Kernel& kernel, std::uint32_t index, std::size_t device, Range range,
+                      const OutputPart<RealBuffer>& out) {
+        kernel.arg(index, std::uint32_t(range.begin)).arg(index + 1, std::uint32_t(range.end))
+            .arg(index + 2, std::uint32_t(out.offset)).arg(index + 3, std::uint32_t(out.stride));
+        return kernel.launch(context_.queue(device), range.size(), group);
+    };
+    auto assign = [&](PartitionedOutput<RealBuffer>& parts, RealBuffer& destination) {
+        parts.assign(slabs, destination, {0, n_});
+    };
 
-    set_cell_args(collide_);  // r*, u* -> r_b, u_b
-    collide_.arg(11, type_).arg(12, r_s_).arg(13, u_s_).arg(14, r_b_).arg(15, u_b_);
-    collide_.arg(16, Real{dt}).arg(17, Real{p.collision_ratio * l0}).arg(18, Real{p.restitution});
-    collide_.launch(queue, n_, group);
+    assign(position_parts_, r_s_);
+    assign(velocity_parts_, u_s_);
+    predict_launch_.run(slabs, [&](std::size_t device, Range range) {
+        Kernel& k = kernels_[device].predict;
+        const auto r_out = position_parts_.part(device), u_out = velocity_parts_.part(device);
+        set_cell_args(k);
+        k.arg(11, type_).arg(12, r_).arg(13, u_).arg(14, r_out.buffer).arg(15, u_out.buffer);
+        k.arg(16, Real{dt}).arg(17, Real{re_lap})
+            .arg(18, Real{p.viscosity * 2 * d / (lambda0_ * n0_lap_)})
+            .arg(19, Real{p.gravity[0]}).arg(20, Real{p.gravity[1]}).arg(21, Real{p.gravity[2]});
+        return launch(k, 22, device, range, r_out);
+    });
+    position_parts_.gather();
+    velocity_parts_.gather();
 
-    status_.fill(queue, 0u);
-    set_cell_args(pressure_kernel_);
-    pressure_kernel_.arg(11, type_).arg(12, r_).arg(13, r_b_).arg(14, density_).arg(15, pressure_);
-    pressure_kernel_.arg(16, Real{re}).arg(17, Real{n0_})
-        .arg(18, Real{p.sound_speed * p.sound_speed * p.density / n0_})
-        .arg(19, Real{max_shift_}).arg(20, status_);
-    pressure_kernel_.launch(queue, n_, group);
+    assign(position_parts_, r_b_);  // r*, u* -> r_b, u_b
+    assign(velocity_parts_, u_b_);
+    collide_launch_.run(slabs, [&](std::size_t device, Range range) {
+        Kernel& k = kernels_[device].collide;
+        const auto r_out = position_parts_.part(device), u_out = velocity_parts_.part(device);
+        set_cell_args(k);
+        k.arg(11, type_).arg(12, r_s_).arg(13, u_s_).arg(14, r_out.buffer).arg(15, u_out.buffer);
+        k.arg(16, Real{dt}).arg(17, Real{p.collision_ratio * l0}).arg(18, Real{p.restitution});
+        return launch(k, 19, device, range, r_out);
+    });
+    position_parts_.gather();
+    velocity_parts_.gather();
 
-    set_cell_args(correct_);
-    correct_.arg(11, type_).arg(12, r_b_).arg(13, u_b_).arg(14, pressure_).arg(15, r_).arg(16, u_);
-    correct_.arg(17, Real{dt}).arg(18, Real{re}).arg(19, Real{d / n0_ / p.density * dt});
-    correct_.launch(queue, n_, group);
+    assign(density_parts_, density_);
+    assign(pressure_parts_, pressure_);
+    pressure_launch_.run(slabs, [&](std::size_t device, Range range) {
+        Kernel& k = kernels_[device].pressure;
+        const auto n_out = density_parts_.part(device), p_out = pressure_parts_.part(device);
+        status_[device].fill(context_.queue(device), 0u);
+        set_cell_args(k);
+        k.arg(11, type_).arg(12, r_).arg(13, r_b_).arg(14, n_out.buffer).arg(15, p_out.buffer);
+        k.arg(16, Real{re}).arg(17, Real{n0_})
+            .arg(18, Real{p.sound_speed * p.sound_speed * p.density / n0_})
+            .arg(19, Real{max_shift_}).arg(20, status_[device]);
+        return launch(k, 21, device, range, p_out);
+    });
+    density_parts_.gather();
+    pressure_parts_.gather();
 
-    max_speed_kernel_.args(std::uint32_t(n_), type_, u_, partial_);
-    max_speed_kernel_.launch(queue, n_, group);
+    assign(position_parts_, r_);
+    assign(velocity_parts_, u_);
+    correct_launch_.run(slabs, [&](std::size_t device, Range range) {
+        Kernel& k = kernels_[device].correct;
+        const auto r_out = position_parts_.part(device), u_out = velocity_parts_.part(device);
+        set_cell_args(k);
+        k.arg(11, type_).arg(12, r_b_).arg(13, u_b_).arg(14, pressure_).arg(15, r_out.buffer)
+            .arg(16, u_out.buffer);
+        k.arg(17, Real{dt}).arg(18, Real{re}).arg(19, Real{d / n0_ / p.density * dt});
+        return launch(k, 20, device, range, r_out);
+    });
+    position_parts_.gather();
+    velocity_parts_.gather();
+
+    max_speed_launch_.run(slabs, [&](std::size_t device, Range range) {
+        Kernel& k = kernels_[device].max_speed;
+        k.args(std::uint32_t(n_), type_, u_, partial_[device], std::uint32_t(range.begin),
+               std::uint32_t(range.end));
+        return k.launch(context_.queue(device), range.size(), group);
+    });
+    // Per device in device order: the flag or-ed, the maxima's maximum (exact in any order).
     std::uint32_t status = 0;
-    status_.read(queue, &status, 1);
+    max_speed_ = 0;
+    for (std::size_t device = 0; device < context_.size(); ++device) {
+        const Range range = slabs[device];
+        if (range.empty()) continue;
+        auto& device_queue = context_.queue(device);
+        std::uint32_t flag = 0;
+        status_[device].read(device_queue, &flag, 1);
+        status |= flag;
+        std::vector<double> partial((range.size() + group - 1) / group);
+        partial_[device].read(device_queue, partial.data(), partial.size());
+        for (double s : partial) max_speed_ = std::max(max_speed_, s);
+    }
     if (status)
         throw Error("mps: a particle moved more than " + std::to_string(max_shift_) +
                     " m in one step at t = " + std::to_string(time_) +
                     " s (the flow outran the CFL limit; lower the Courant number or max_dt)");
-    std::vector<double> partial(partial_.size());
-    partial_.read(queue, partial.data(), partial.size());
-    max_speed_ = 0;
-    for (double s : partial) max_speed_ = std::max(max_speed_, s);
     if (!std::isfinite(max_speed_))
         throw Error("mps: the velocity became NaN or infinite at t = " + std::to_string(time_));
     time_ += dt;

@@ -8,6 +8,19 @@
 //   4. number density n* at r*, P = c^2 rho0 / n0 (n* - n0), kept >= 0 (dummies: 0)
 //   5. pressure gradient with the local minimum pressure -> u, r
 //   6. the next step from the CFL condition dt = courant * l0 / (c + max |u|)
+//
+// A step spreads over every device of the context. The cell sort and the gathers into cell order
+// run on device 0: that global re-sort is where particles migrate between the devices' ranges.
+// The sorted particles are then cut into one contiguous range per device at slab borders
+// (slabs: layers of cells along the slowest-varying cell axis, y in 2-D, z in 3-D), by the
+// scheduler's weights, and each kernel of steps 2-6 computes every device's own range. A device
+// reads its neighbours from the context's shared arrays: its ghost layer is the particles of the
+// cells within the search reach beyond its slab (separate memories, MPI: a copy of that layer
+// per device, later). Outputs go through PartitionedOutput (only device 0 writes the arrays; the
+// others' slices are copied in after, in device order); the too-far flag is or-ed and the
+// largest speed taken over the devices' partial maxima in device order. Each particle is
+// computed the same way wherever it runs, so any split gives one device's result bit for bit.
+//
 // Wall particles (type wall) stand still and carry pressure; dummy particles behind them only
 // complete the number density. n0 and lambda0 are those of the initial lattice (square in 2-D,
 // cubic in 3-D) of spacing l0.
@@ -19,6 +32,8 @@
 #include <partcl/algorithm/cell_list.hpp>
 #include <partcl/models/mps/mps_options.hpp>
 #include <partcl/models/mps/mps_particles.hpp>
+#include <partcl/sched/multi_device_launch.hpp>
+#include <partcl/sched/partitioned_output.hpp>
 
 namespace partcl {
 
@@ -47,8 +62,9 @@ public:
              const MpsParticles& particles, std::array<double, 3> lower,
              std::array<double, 3> upper, ProgramCache& cache = ProgramCache::global());
 
-    // One step on device 0; returns its dt. Throws Error when a particle moved further in one
-    // step than the neighbour search allows (the flow outran the CFL limit).
+    // One step over every device of the context; returns its dt. Throws Error when a particle
+    // moved further in one step than the neighbour search allows (the flow outran the CFL
+    // limit).
     double step();
     // Steps until time() >= t (the last step is shortened to land on t), or until steps()
     // reaches step_limit when that is not 0.
@@ -66,6 +82,19 @@ public:
     double lambda0() const noexcept { return lambda0_; }
     Precision precision() const noexcept { return precision_; }
     const CellList& cells() const noexcept { return *cells_; }
+
+    // The weights that cut each step's particles into slabs per device: mps predict's, re-weighted
+    // from its profiled times each step (the kernels walk the same neighbour rows, so one stands
+    // for all); assign it to force a split.
+    Scheduler& scheduler() noexcept { return predict_launch_.scheduler(); }
+    // The last step's particle range per device, in the cell order of that step (all on device
+    // 0 before the first step).
+    const Partition& slabs() const noexcept { return slabs_; }
+    // The step's launches, in the order a step makes them.
+    LaunchList launches() const {
+        return {&predict_launch_, &collide_launch_, &pressure_launch_, &correct_launch_,
+                &max_speed_launch_};
+    }
 
     // The particles as they are now (in the device's cell order, which changes every step) and
     // the pressure of the last step (0 before the first).
@@ -89,11 +118,25 @@ private:
     std::size_t steps_ = 0;
     std::unique_ptr<CellList> cells_;
     Program program_;
-    Kernel predict_, collide_, pressure_kernel_, correct_, max_speed_kernel_;
-    RealBuffer r_, u_, r_b_, u_b_, r_s_, u_s_, density_, pressure_, partial_;
-    Buffer<std::uint32_t> type_, type_b_, status_;
+    // A Kernel holds its arguments: one of each per device.
+    struct DeviceKernels {
+        Kernel predict, collide, pressure, correct, max_speed;
+    };
+    std::vector<DeviceKernels> kernels_;  // [d]
+    Kernel slab_starts_kernel_;
+    MultiDeviceLaunch predict_launch_, collide_launch_, pressure_launch_, correct_launch_,
+        max_speed_launch_;
+    PartitionedOutput<RealBuffer> position_parts_, velocity_parts_, density_parts_, pressure_parts_;
+    Partition slabs_;
+    RealBuffer r_, u_, r_b_, u_b_, r_s_, u_s_, density_, pressure_;
+    Buffer<std::uint32_t> type_, type_b_, slab_starts_;
+    std::vector<Buffer<std::uint32_t>> status_;  // [d]: the too-far flag of device d's range
+    std::vector<RealBuffer> partial_;            // [d]: device d's partial maxima of the speed
 
     void set_cell_args(Kernel& kernel) const;
+    // The sorted particles cut at slab borders by the scheduler's weights (on one device: all of
+    // them, without reading the slab borders back).
+    Partition slab_partition();
     // Positions, velocities and types to the device, pressure zeroed, the cell list built, the
     // fluid's fastest speed taken (the constructor and restore()).
     void upload(const MpsParticles& p);
