@@ -67,7 +67,8 @@ Options parse(int argc, char** argv) {
                    "Source parts of the tiled form (0: automatic, 1: none)");
     app.add_flag("!--no-reference", o.reference, "Skip the OpenMP reference");
     app.add_flag("--spread", o.spread,
-                 "Spread each evaluation over all the selected devices, timed against the first alone");
+                 "Spread each evaluation over all the selected devices, timed against the first "
+                 "alone");
     parse_or_exit(app, argc, argv);
     o.repeat = std::max(1, o.repeat);
     return o;
@@ -107,9 +108,11 @@ void measure_spread(const Options& o, const std::vector<Device>& devices) {
     Context all(devices), one(std::vector<Device>{devices[0]});
     for (Precision precision : o.precisions) {
         if (precision == Precision::float64 && !devices[0].info().fp64) continue;
-        DenseGravity spread(all, precision, {1.0, 0.05}, o.dense), alone(one, precision, {1.0, 0.05}, o.dense);
+        DenseGravity spread(all, precision, {1.0, 0.05}, o.dense);
+        DenseGravity alone(one, precision, {1.0, 0.05}, o.dense);
         for (std::size_t n : o.sizes) {
-            std::cerr << devices.size() << " devices " << to_string(precision) << " N=" << n << "...\n";
+            std::cerr << devices.size() << " devices " << to_string(precision) << " N=" << n
+                      << "...\n";
             const Bodies b = cube(n);
             DeviceBodies bodies_all(all, precision, b), bodies_one(one, precision, b);
             RealBuffer acc_all(all, precision, 3 * n), acc_one(one, precision, 3 * n);

@@ -317,7 +317,8 @@ TEST_CASE("a run killed on one device and resumed on two ends as the one-device 
 
     // Killed on one device after its checkpoint at step 20, well before its end.
     const pid_t pid = start_partcl(
-        {"run", scenario, "--device", "0", "--out", killed.string(), "--quiet"}, dir / "killed.log");
+        {"run", scenario, "--device", "0", "--out", killed.string(), "--quiet"},
+        dir / "killed.log");
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     while (std::chrono::steady_clock::now() < give_up) {
         if (fs::exists(killed / "checkpoint.bin") && read_checkpoint(killed / "checkpoint.bin").step >= 20)

@@ -15,9 +15,9 @@ constexpr std::size_t local_size = 64;
 
 void check_range(const RealBuffer& buffer, std::size_t at, std::size_t n, const char* what) {
     if (at > buffer.size() || n > buffer.size() - at)
-        throw UsageError(std::string("VectorOps: ") + what + " of " + std::to_string(buffer.size()) +
-                         " elements is shorter than the range [" + std::to_string(at) + ", " +
-                         std::to_string(at + n) + ")");
+        throw UsageError(std::string("VectorOps: ") + what + " of " +
+                         std::to_string(buffer.size()) + " elements is shorter than the range [" +
+                         std::to_string(at) + ", " + std::to_string(at + n) + ")");
 }
 } // namespace
 
@@ -110,7 +110,8 @@ double VectorOps::max_scaled_error(std::size_t n, const RealBuffer& err, const R
     if (scaled_error_.empty()) {
         // The one-term combine program holds this kernel too (the program cache returns it).
         const Program built = program(1);
-        for (std::size_t d = 0; d < context_.size(); ++d) scaled_error_.emplace_back(built, "scaled_error");
+        for (std::size_t d = 0; d < context_.size(); ++d)
+            scaled_error_.emplace_back(built, "scaled_error");
     }
     const Partition partition = error_launch_.split(n, local_size);
     for (std::size_t d = 0; d < context_.size(); ++d)

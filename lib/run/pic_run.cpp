@@ -228,8 +228,8 @@ public:
         }
         return r;
     }
-    // None on this branch yet: ElectrostaticPic lists its launches (launches()) once it spreads over
-    // the devices; then this returns them, as NBodyModel returns its gravity model's.
+    // None yet: ElectrostaticPic gains launches() when it spreads over the devices, and this
+    // returns them then, as NBodyModel returns its gravity model's.
     LaunchList launches() const override { return {}; }
     std::vector<std::string> summary_lines(const RunSummary& loop, const std::string& out) const override;
 

@@ -2,9 +2,9 @@
 // RunModel: what a model plugs into the run loop (run/run_loop.hpp). The loop owns what every run
 // does alike: the output directory, the model's CSV (opened with its header, or a resumed run's
 // rows), when samples, frames, snapshots and checkpoints fall (RunSchedule), checkpoint.bin and
-// resuming, devices.csv (the model's launches over the devices), progress reports and timing. The model owns its physics and what it measures:
-// stepping, a CSV row, a frame, its part of a checkpoint, its lines of text, its multi-device
-// launches.
+// resuming, devices.csv (the model's launches over the devices), progress reports and timing.
+// The model owns its physics and what it measures: stepping, a CSV row, a frame, its part of a
+// checkpoint, its lines of text, its multi-device launches.
 //
 // Adding a model is adding one of these, and a line to the table of models in run_loop.cpp.
 #include <cstdint>
