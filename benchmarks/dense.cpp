@@ -4,10 +4,16 @@
 //
 //   partcl_bench_dense [--device FILTER] [--backend auto|opencl|cuda] [--n 1024,4096,16384,65536] [--precision float,double]
 //                      [--repeat 5] [--tile T [--targets K]] [--parts P] [--autotune] [--fast-math] [--no-reference]
+//                      [--spread]
 //
 // One JSON line per (device, N, precision) on stdout; progress on stderr. Kernel and reference
 // are timed in alternating blocks of --repeat evaluations, three rounds (docs/performance.md);
 // "ratio" is the device's rate over the reference's, the median over rounds.
+//
+// --spread: one line per (N, precision) for a context of all the selected devices, each
+// evaluation spread over them, timed in turns with the first device alone (instead of the
+// reference); "spread_over_one" is the spread time over the one-device time, the median over
+// rounds (e.g. POCL_DEVICES="pthread pthread" --device all: the cost of the split on one CPU).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -41,6 +47,7 @@ struct Options {
     int repeat = 5;
     DenseOptions dense;
     bool reference = true;
+    bool spread = false;
 };
 
 Options parse(int argc, char** argv) {
@@ -59,6 +66,9 @@ Options parse(int argc, char** argv) {
     app.add_option("--parts", o.dense.source_parts,
                    "Source parts of the tiled form (0: automatic, 1: none)");
     app.add_flag("!--no-reference", o.reference, "Skip the OpenMP reference");
+    app.add_flag("--spread", o.spread,
+                 "Spread each evaluation over all the selected devices, timed against the first "
+                 "alone");
     parse_or_exit(app, argc, argv);
     o.repeat = std::max(1, o.repeat);
     return o;
@@ -93,12 +103,56 @@ std::function<void()> reference_of(const Bodies& b) {
     };
 }
 
+// --spread: every evaluation over all `devices` against the first device alone, in turns.
+void measure_spread(const Options& o, const std::vector<Device>& devices) {
+    Context all(devices), one(std::vector<Device>{devices[0]});
+    for (Precision precision : o.precisions) {
+        if (precision == Precision::float64 && !devices[0].info().fp64) continue;
+        DenseGravity spread(all, precision, {1.0, 0.05}, o.dense);
+        DenseGravity alone(one, precision, {1.0, 0.05}, o.dense);
+        for (std::size_t n : o.sizes) {
+            std::cerr << devices.size() << " devices " << to_string(precision) << " N=" << n
+                      << "...\n";
+            const Bodies b = cube(n);
+            DeviceBodies bodies_all(all, precision, b), bodies_one(one, precision, b);
+            RealBuffer acc_all(all, precision, 3 * n), acc_one(one, precision, 3 * n);
+            const Turns turns = take_turns(
+                [&] {
+                    return median_seconds(o.repeat, [&] {
+                        spread.accelerations(bodies_all.state, bodies_all.mass, n, acc_all, 0);
+                    });
+                },
+                [&] {
+                    return median_seconds(o.repeat, [&] {
+                        alone.accelerations(bodies_one.state, bodies_one.mass, n, acc_one, 0);
+                    });
+                });
+            auto line = json_head("dense", devices[0]);
+            line["backend"] = to_string(devices[0].backend());
+            line["devices"] = devices.size();
+            line["n"] = n;
+            line["precision"] = to_string(precision);
+            line["seconds"] = significant(turns.device, 6);
+            line["one_device_seconds"] = significant(turns.reference, 6);
+            line["spread_over_one"] = decimals(1 / turns.ratio, 3);
+            std::vector<double> weights = spread.scheduler().weights();
+            for (double& w : weights) w = decimals(w, 3);
+            line["weights"] = weights;
+            print_json_line(line);
+        }
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     const Options o = parse(argc, argv);
     try {
         const auto devices = DeviceFilter::from_environment(o.device, o.backend).select();
+        if (o.spread) {
+            measure_spread(o, devices);
+            return 0;
+        }
         for (const auto& device : devices) {
             Context context(std::vector<Device>{device});
             for (Precision precision : o.precisions) {

@@ -24,7 +24,7 @@ namespace partcl_test {
 namespace {
 
 // integrate/combine.cl: out = base + sum_k c_k t_k with offsets, 1 and 3 terms, in place
-// (out aliasing base) and into another buffer; scaled_error, including a NaN.
+// (out aliasing base) and into another buffer; scaled_error from an offset, including a NaN.
 template <class T>
 void run_combine_typed(Precision precision) {
     Context& context = test_context();
@@ -96,18 +96,21 @@ void run_combine_typed(Precision precision) {
     Buffer<T> berr(context, err), by(context, y), bnew(context, y_new), bout(context, n);
     Kernel kernel(program, "scaled_error");
     const double atol = 1e-3, rtol = 1e-2;
-    kernel.args(std::uint32_t(n), berr, by, bnew, Real{atol}, Real{rtol}, bout);
-    kernel.launch(queue, n, 8).wait();
+    // The elements from `at` on (one device's range), into out[0, n - at).
+    const std::size_t at = 3;
+    kernel.args(std::uint32_t(n - at), std::uint32_t(at), berr, by, bnew, Real{atol}, Real{rtol}, bout);
+    kernel.launch(queue, n - at, 8).wait();
     const auto out = bout.read(queue);
-    for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t i = 0; i + at < n; ++i) {
         CAPTURE(i);
-        if (i == 4) {
+        const std::size_t k = at + i;
+        if (k == 4) {
             CHECK(double(out[i]) == double(std::numeric_limits<T>::max()));
             continue;
         }
         const double scale = double(T(atol)) +
-                             double(T(rtol)) * std::max(std::fabs(double(y[i])), std::fabs(double(y_new[i])));
-        const double want = std::fabs(double(err[i])) / scale;
+                             double(T(rtol)) * std::max(std::fabs(double(y[k])), std::fabs(double(y_new[k])));
+        const double want = std::fabs(double(err[k])) / scale;
         CHECK(std::fabs(out[i] - want) <= 8 * eps * want);
     }
 }

@@ -2,6 +2,16 @@
 // equilibrium), a run interrupted and resumed bit for bit, the files it writes.
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <csignal>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <partcl/diag/nbody_diagnostics.hpp>
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/initial_conditions.hpp>
@@ -9,11 +19,89 @@
 #include <partcl/models/nbody/dense_gravity.hpp>
 #include <partcl/models/nbody/nbody_system.hpp>
 #include <partcl/run/nbody_run.hpp>
+#include <partcl/run/scenario.hpp>
 
 #include "support.hpp"
 
 using namespace partcl;
 using namespace partcl_test;
+
+namespace {
+
+#ifdef PARTCL_CLI_PATH
+// Starts `partcl ARGS...` (the built tool) with stdout and stderr into `log`.
+pid_t start_partcl(const std::vector<std::string>& args, const fs::path& log) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (out >= 0) {
+            ::dup2(out, 1);
+            ::dup2(out, 2);
+        }
+        std::vector<char*> argv{const_cast<char*>(PARTCL_CLI_PATH)};
+        for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+        argv.push_back(nullptr);
+        ::execv(PARTCL_CLI_PATH, argv.data());
+        ::_exit(127);
+    }
+    REQUIRE(pid > 0);
+    return pid;
+}
+
+// Its exit status, or 128 + the signal that ended it.
+int wait_partcl(pid_t pid) {
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int run_partcl(const std::vector<std::string>& args, const fs::path& log) {
+    return wait_partcl(start_partcl(args, log));
+}
+#endif
+
+// devices.csv's rows (run_loop.hpp): launch, device and the numbers after the device's name.
+struct DeviceRow {
+    std::string launch;
+    std::size_t device;
+    double weight, share, launches, items, seconds;
+};
+std::vector<DeviceRow> device_rows(const fs::path& file) {
+    std::istringstream text(read_file(file));
+    std::string line;
+    std::getline(text, line);
+    CHECK(line == "launch,device,device_name,weight,share,launches,items,kernel_seconds");
+    std::vector<DeviceRow> rows;
+    while (std::getline(text, line)) {
+        std::vector<std::string> f;
+        std::istringstream fields(line);
+        for (std::string field; std::getline(fields, field, ',');) f.push_back(field);
+        REQUIRE(f.size() >= 8);  // more where a device's name holds a comma
+        const std::size_t k = f.size() - 5;
+        rows.push_back({f[0], std::stoul(f[1]), std::stod(f[k]), std::stod(f[k + 1]),
+                        std::stod(f[k + 2]), std::stod(f[k + 3]), std::stod(f[k + 4])});
+    }
+    return rows;
+}
+
+void check_same_state(const fs::path& a, const fs::path& b) {
+    const Checkpoint x = read_checkpoint(a), y = read_checkpoint(b);
+    CHECK(x.step == y.step);
+    CHECK(x.time == y.time);
+    CHECK(x.dt == y.dt);
+    CHECK(x.state == y.state);
+    CHECK(x.output_text == y.output_text);
+}
+
+void check_same_snapshot(const fs::path& a, const fs::path& b) {
+    const Snapshot x = read_snapshot(a), y = read_snapshot(b);
+    CHECK(x.time == y.time);
+    for (auto field : {&Bodies::x, &Bodies::y, &Bodies::z, &Bodies::vx, &Bodies::vy, &Bodies::vz,
+                       &Bodies::m})
+        CHECK(x.bodies.*field == y.bodies.*field);
+}
+
+} // namespace
 
 TEST_SUITE("run") {
 
@@ -149,7 +237,113 @@ TEST_CASE("a run spread over two devices ends in the one-device state, bit for b
         CHECK(y.scheduler_weights.size() == 2);
         CHECK(x.state == y.state);
         CHECK(read_file(a / "energy.csv") == read_file(b / "energy.csv"));
+        // Both devices had a part in every launch that ran, reported per device.
+        for (const DeviceRow& row : device_rows(b / "devices.csv"))
+            if (row.launch == "dense gravity" || row.launch == "vector combine")
+                CHECK(row.items > 0);
     }
 }
+
+#ifdef PARTCL_CLI_PATH
+TEST_CASE("partcl run --device all reports each device's share and writes one device's outputs") {
+    TempDir dir("run-all");
+    const std::vector<std::string> run{"run", "plummer", "--n", "1001", "--steps", "6",
+                                       "--frame-every", "3", "--snapshot-every", "3", "--quiet"};
+    auto with = [&](std::vector<std::string> args, const std::string& device, const fs::path& out) {
+        for (const auto& a : {std::string("--device"), device, std::string("--out"), out.string()})
+            args.push_back(a);
+        return args;
+    };
+    REQUIRE(run_partcl(with(run, "0", dir / "one"), dir / "one.log") == 0);
+    REQUIRE(run_partcl(with(run, "all", dir / "all"), dir / "all.log") == 0);
+    INFO("one device said:\n" << read_file(dir / "one.log") << "all said:\n"
+                              << read_file(dir / "all.log"));
+
+    // The same outputs, bit for bit.
+    CHECK(read_file(dir / "one" / "energy.csv") == read_file(dir / "all" / "energy.csv"));
+    for (const char* frame : {"frame_000000.png", "frame_000003.png", "frame_000006.png"})
+        CHECK(read_file(dir / "one" / frame) == read_file(dir / "all" / frame));
+    for (const char* snapshot : {"snapshot_000000.h5", "snapshot_000003.h5", "snapshot_000006.h5"})
+        check_same_snapshot(dir / "one" / snapshot, dir / "all" / snapshot);
+    check_same_state(dir / "one" / "checkpoint.bin", dir / "all" / "checkpoint.bin");
+
+    // One device: a row per launch, all of it device 0's, and no lines of the split.
+    for (const DeviceRow& row : device_rows(dir / "one" / "devices.csv")) {
+        CHECK(row.device == 0);
+        CHECK(row.weight == 1.0);
+        CHECK(row.share == (row.items > 0 ? 1.0 : 0.0));
+    }
+    CHECK(!contains(read_file(dir / "one.log"), "of items"));
+
+    // Two: each launch that ran has both devices with a plausible share (the devices are
+    // alike), shares adding to 1, time measured; the summary says so per launch.
+    std::map<std::string, double> share;
+    std::size_t rows = 0;
+    for (const DeviceRow& row : device_rows(dir / "all" / "devices.csv")) {
+        CAPTURE(row.launch);
+        CAPTURE(row.device);
+        CHECK(row.device < 2);
+        ++rows;
+        if (row.launch != "dense gravity" && row.launch != "vector combine") continue;
+        CHECK(row.share > 0.1);
+        CHECK(row.share < 0.9);
+        CHECK(row.launches > 0);
+        CHECK(row.seconds > 0);
+        CHECK(row.weight > 0);
+        share[row.launch] += row.share;
+    }
+    CHECK(rows == 8);  // dense gravity, vector combine, vector copy, error norm; 2 devices each
+    REQUIRE(share.size() == 2);
+    for (const auto& [launch, total] : share) CHECK(total == doctest::Approx(1.0).epsilon(1e-5));
+    CHECK(contains(read_file(dir / "all.log"), "dense gravity: device 0 "));
+    CHECK(contains(read_file(dir / "all.log"), "vector combine: device 0 "));
+}
+
+TEST_CASE("a run killed on one device and resumed on two ends as the one-device run, bit for bit") {
+    TempDir dir("run-resume-devices");
+    Scenario s = builtin_scenario("plummer");
+    s.n = 1500;
+    s.steps = 200;
+    s.integrator = "ab5";  // a history of derivatives in the checkpoint
+    s.diagnostics_every = 5;
+    s.checkpoint_every = 10;
+    s.snapshot_every = 100;
+    s.frame_every = 0;
+    write_file(dir / "s.toml", to_toml(s));
+    const std::string scenario = (dir / "s.toml").string();
+    const fs::path whole = dir / "whole", killed = dir / "killed";
+    REQUIRE(run_partcl({"run", scenario, "--device", "0", "--out", whole.string(), "--quiet"},
+                       dir / "whole.log") == 0);
+
+    // Killed on one device after its checkpoint at step 20, well before its end.
+    const pid_t pid = start_partcl(
+        {"run", scenario, "--device", "0", "--out", killed.string(), "--quiet"},
+        dir / "killed.log");
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < give_up) {
+        if (fs::exists(killed / "checkpoint.bin") && read_checkpoint(killed / "checkpoint.bin").step >= 20)
+            break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ::kill(pid, SIGKILL);
+    REQUIRE(wait_partcl(pid) == 128 + SIGKILL);
+    const std::uint64_t at = read_checkpoint(killed / "checkpoint.bin").step;
+    CAPTURE(at);
+    REQUIRE(at < s.steps);
+
+    // Resumed on two.
+    REQUIRE(run_partcl({"run", "--resume", (killed / "checkpoint.bin").string(), "--device", "all",
+                        "--out", killed.string(), "--quiet"},
+                       dir / "resume.log") == 0);
+    INFO("the resumed run said:\n" << read_file(dir / "resume.log"));
+    CHECK(contains(read_file(dir / "resume.log"), "dense gravity: device 0 "));
+    CHECK(contains(read_file(dir / "resume.log"), "; device 1 "));
+    CHECK(read_file(killed / "energy.csv") == read_file(whole / "energy.csv"));
+    check_same_state(killed / "checkpoint.bin", whole / "checkpoint.bin");
+    check_same_snapshot(killed / "snapshot_000200.h5", whole / "snapshot_000200.h5");
+    for (const DeviceRow& row : device_rows(killed / "devices.csv"))
+        if (row.launch == "dense gravity") CHECK(row.items > 0);
+}
+#endif
 
 }

@@ -69,15 +69,17 @@ KERNEL void combine(const uint n, GLOBAL real* out, const uint out_at, GLOBAL co
 }
 
 /* Dormand-Prince error measure: per element |e_i| / (atol + rtol * max(|y_i|, |y_new_i|)),
- * e = y_new - y_hat given as a combination the host already formed. The host reduces the
- * result (max norm); a NaN becomes REAL_MAX so the step is rejected, not accepted. */
-KERNEL void scaled_error(const uint n, GLOBAL const real* err, GLOBAL const real* y,
+ * e = y_new - y_hat given as a combination the host already formed, for the n elements from
+ * `at` (one device's range), into out[0, n). The host reduces the result (max norm); a NaN
+ * becomes REAL_MAX so the step is rejected, not accepted. */
+KERNEL void scaled_error(const uint n, const uint at, GLOBAL const real* err, GLOBAL const real* y,
                          GLOBAL const real* y_new, const real atol, const real rtol,
                          GLOBAL real* out)
 {
     const uint i = global_id(0);
     if (i >= n) return;
-    const real scale = atol + rtol * fmax(fabs(y[i]), fabs(y_new[i]));
-    const real e = fabs(err[i]) / scale;
+    const uint k = at + i;
+    const real scale = atol + rtol * fmax(fabs(y[k]), fabs(y_new[k]));
+    const real e = fabs(err[k]) / scale;
     out[i] = isnan(e) ? REAL_MAX : e;
 }

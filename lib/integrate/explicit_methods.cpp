@@ -108,7 +108,8 @@ public:
             throw UsageError("dopri5: atol must be positive and rtol non-negative");
         for (auto* b : {&k1_, &k2_, &k3_, &k4_, &k5_, &k6_, &k7_, &tmp_, &err_, &zero_})
             *b = RealBuffer(ops.context(), ops.precision(), n);
-        zero_.fill(ops.context().queue(0), 0.0);
+        // Waited for: every device of the context reads it.
+        zero_.fill(ops.context().queue(0), 0.0).wait();
     }
     std::string name() const override { return "dopri5"; }
     int order() const override { return 5; }
@@ -206,6 +207,9 @@ public:
         return dt;
     }
 
+    // Blocking transfers on device 0's queue: every VectorOps operation and derivative returns
+    // with its output complete on all devices, so a read sees the whole vector, and a write is
+    // complete before any device reads it.
     IntegratorState save() const override {
         IntegratorState s;
         for (std::size_t i = 0; i < count_; ++i)

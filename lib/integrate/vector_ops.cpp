@@ -2,15 +2,30 @@
 
 #include <partcl/algorithm/reduce.hpp>
 
+#include <algorithm>
+#include <optional>
+#include <string>
+
 namespace partcl {
 
 namespace {
+// The work-group of every kernel here, and so the granule of every split: devices' ranges
+// begin on whole groups.
 constexpr std::size_t local_size = 64;
+
+void check_range(const RealBuffer& buffer, std::size_t at, std::size_t n, const char* what) {
+    if (at > buffer.size() || n > buffer.size() - at)
+        throw UsageError(std::string("VectorOps: ") + what + " of " +
+                         std::to_string(buffer.size()) + " elements is shorter than the range [" +
+                         std::to_string(at) + ", " + std::to_string(at + n) + ")");
+}
 } // namespace
 
 VectorOps::VectorOps(Context& context, Precision precision, ProgramCache& cache)
-    : context_(context), precision_(precision), cache_(cache) {
-    require_precision(context.device(0).info(), precision);
+    : context_(context), precision_(precision), cache_(cache),
+      combine_launch_(context, "vector combine"), copy_launch_(context, "vector copy"),
+      error_launch_(context, "error norm"), output_(context, 1), scratch_(context.size()) {
+    for (const Device& device : context.devices()) require_precision(device.info(), precision);
 }
 
 Program VectorOps::program(std::size_t terms) {
@@ -20,46 +35,103 @@ Program VectorOps::program(std::size_t terms) {
     return build_program(context_, Source::builtin("integrate/combine.cl"), options, cache_);
 }
 
-Kernel& VectorOps::combine_kernel(std::size_t terms) {
+std::vector<Kernel>& VectorOps::combine_kernels(std::size_t terms) {
     auto it = combine_.find(terms);
     if (it != combine_.end()) return it->second;
-    return combine_.emplace(terms, Kernel(program(terms), "combine")).first->second;
+    const Program built = program(terms);
+    std::vector<Kernel> kernels;  // one per device: a Kernel holds its arguments
+    for (std::size_t d = 0; d < context_.size(); ++d) kernels.emplace_back(built, "combine");
+    return combine_.emplace(terms, std::move(kernels)).first->second;
 }
 
+void VectorOps::set_weights(const std::vector<double>& weights) {
+    if (weights.size() != context_.size())
+        throw UsageError("VectorOps::set_weights: " + std::to_string(weights.size()) +
+                         " weights for a context of " + std::to_string(context_.size()) +
+                         " devices");
+    for (MultiDeviceLaunch* launch : {&combine_launch_, &copy_launch_, &error_launch_})
+        launch->scheduler() = Scheduler(weights);
+}
+
+// Aliasing: `out` may be the base or a term at the same elements. No device reads an element
+// another device has already overwritten: each device reads only the elements of its own range,
+// device 0 writes only its range in place, and the other devices' slices are copied into place
+// by gather(), after run() has waited for every device's kernel.
 void VectorOps::combine(std::size_t n, RealBuffer& out, std::size_t out_at, const RealBuffer& base,
                         std::size_t base_at, std::initializer_list<Term> terms) {
     if (terms.size() == 0 || terms.size() > 8)
         throw UsageError("VectorOps::combine takes 1 to 8 terms");
     if (n == 0) return;
-    if (out.size() < out_at + n || base.size() < base_at + n)
-        throw UsageError("VectorOps::combine: output or base shorter than the range");
-    Kernel& k = combine_kernel(terms.size());
-    k.args(std::uint32_t(n), out, std::uint32_t(out_at), base, std::uint32_t(base_at));
-    std::uint32_t index = 5;
-    for (const Term& term : terms) {
-        if (term.vector->size() < term.at + n)
-            throw UsageError("VectorOps::combine: a term is shorter than the range");
-        k.arg(index++, Real{term.c});
-        k.arg(index++, *term.vector);
-        k.arg(index++, std::uint32_t(term.at));
-    }
-    k.launch(context_.queue(0), n, local_size);
+    check_range(out, out_at, n, "the output");
+    check_range(base, base_at, n, "the base");
+    for (const Term& term : terms) check_range(*term.vector, term.at, n, "a term");
+    std::vector<Kernel>& kernels = combine_kernels(terms.size());
+    const Partition partition = combine_launch_.split(n, local_size);
+    output_.assign(partition, out, {out_at, n});
+    combine_launch_.run(partition, [&](std::size_t d, Range r) {
+        // The kernel combines r.size() elements from the offsets given: each input's from its
+        // range's start, the output at its part's.
+        const OutputPart<RealBuffer> part = output_.part(d);
+        Kernel& k = kernels[d];
+        k.args(std::uint32_t(r.size()), part.buffer, std::uint32_t(part.offset), base,
+               std::uint32_t(base_at + r.begin));
+        std::uint32_t index = 5;
+        for (const Term& term : terms) {
+            k.arg(index++, Real{term.c});
+            k.arg(index++, *term.vector);
+            k.arg(index++, std::uint32_t(term.at + r.begin));
+        }
+        return k.launch(context_.queue(d), r.size(), local_size);
+    });
+    output_.gather();
 }
 
 void VectorOps::copy(std::size_t n, const RealBuffer& from, std::size_t from_at, RealBuffer& to,
                      std::size_t to_at) {
-    from.copy_to(context_.queue(0), to, n, from_at, to_at);
+    if (n == 0) return;
+    check_range(from, from_at, n, "the source");
+    check_range(to, to_at, n, "the destination");
+    const Partition partition = copy_launch_.split(n, local_size);
+    output_.assign(partition, to, {to_at, n});
+    copy_launch_.run(partition, [&](std::size_t d, Range r) {
+        const OutputPart<RealBuffer> part = output_.part(d);
+        return from.copy_to(context_.queue(d), part.buffer, r.size(), from_at + r.begin,
+                            part.offset);
+    });
+    output_.gather();
 }
 
 double VectorOps::max_scaled_error(std::size_t n, const RealBuffer& err, const RealBuffer& y,
                                    const RealBuffer& y_new, double atol, double rtol) {
     if (n == 0) return 0.0;
-    // The one-term combine program holds this kernel too (the program cache returns it).
-    if (!scaled_error_) scaled_error_ = std::make_unique<Kernel>(program(1), "scaled_error");
-    if (scratch_.size() < n) scratch_ = RealBuffer(context_, precision_, n);
-    scaled_error_->args(std::uint32_t(n), err, y, y_new, Real{atol}, Real{rtol}, scratch_);
-    scaled_error_->launch(context_.queue(0), n, local_size);
-    return reduce_max(context_.queue(0), scratch_, n);
+    check_range(err, 0, n, "the error");
+    check_range(y, 0, n, "y");
+    check_range(y_new, 0, n, "y_new");
+    if (scaled_error_.empty()) {
+        // The one-term combine program holds this kernel too (the program cache returns it).
+        const Program built = program(1);
+        for (std::size_t d = 0; d < context_.size(); ++d)
+            scaled_error_.emplace_back(built, "scaled_error");
+    }
+    const Partition partition = error_launch_.split(n, local_size);
+    for (std::size_t d = 0; d < context_.size(); ++d)
+        if (scratch_[d].size() < partition[d].size())
+            scratch_[d] = RealBuffer(context_, precision_, partition[d].size());
+    error_launch_.run(partition, [&](std::size_t d, Range r) {
+        return scaled_error_[d]
+            .args(std::uint32_t(r.size()), std::uint32_t(r.begin), err, y, y_new, Real{atol},
+                  Real{rtol}, scratch_[d])
+            .launch(context_.queue(d), r.size(), local_size);
+    });
+    // Each device's max on its own queue, combined in device order: a max picks one of the
+    // values, so any order gives one device's answer, bit for bit.
+    std::optional<double> error;
+    for (std::size_t d = 0; d < context_.size(); ++d) {
+        if (partition[d].empty()) continue;
+        const double part = reduce_max(context_.queue(d), scratch_[d], partition[d].size());
+        error = error ? std::max(*error, part) : part;
+    }
+    return *error;
 }
 
 } // namespace partcl

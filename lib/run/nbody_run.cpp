@@ -216,6 +216,13 @@ public:
                                r.snapshots, r.frames, out.c_str())};
     }
 
+    // The gravity model's, then the integrator's vector operations'.
+    LaunchList launches() const override {
+        LaunchList list = gravity->launches();
+        for (const MultiDeviceLaunch* launch : ops->launches()) list.push_back(launch);
+        return list;
+    }
+
     std::size_t size() const { return bodies->size(); }
 
     // Where a resumed run starts.

@@ -40,6 +40,55 @@ const Model& model_named(const std::string& name, const std::string& what) {
     throw UsageError(what + " is of model \"" + name + "\", which partcl cannot run (" + known + ")");
 }
 
+// A CSV field: quoted (quotes doubled) when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& text) {
+    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+    std::string quoted = "\"";
+    for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+}
+
+double total_items(const MultiDeviceLaunch& launch) {
+    double items = 0;
+    for (const DeviceWork& w : launch.work()) items += w.items;
+    return items;
+}
+
+// devices.csv (run_loop.hpp): a row per launch and device, in the model's order of launches.
+std::string devices_csv(const LaunchList& launches) {
+    std::string text = "launch,device,device_name,weight,share,launches,items,kernel_seconds\n";
+    for (const MultiDeviceLaunch* launch : launches) {
+        const double items = total_items(*launch);
+        for (std::size_t d = 0; d < launch->work().size(); ++d) {
+            const DeviceWork& w = launch->work()[d];
+            text += csv_field(launch->name()) + "," + std::to_string(d) + "," +
+                    csv_field(launch->context().device(d).info().name) +
+                    detail::format(",%.6g,%.6f,%zu,%.17g,%.6g\n", launch->scheduler().weights()[d],
+                                   items > 0 ? w.items / items : 0.0, w.launches, w.items,
+                                   w.seconds);
+        }
+    }
+    return text;
+}
+
+// The summary's lines on several devices: per launch that ran, each device's share of its
+// items and its kernel time.
+std::vector<std::string> device_lines(const LaunchList& launches) {
+    std::vector<std::string> lines;
+    for (const MultiDeviceLaunch* launch : launches) {
+        const double items = total_items(*launch);
+        if (launch->context().size() < 2 || items <= 0) continue;
+        std::string line = launch->name() + ":";
+        for (std::size_t d = 0; d < launch->work().size(); ++d) {
+            const DeviceWork& w = launch->work()[d];
+            line += detail::format("%s device %zu %.1f%% of items, kernel %.3g s", d ? ";" : "", d,
+                                   100 * w.items / items, w.seconds);
+        }
+        lines.push_back(line);
+    }
+    return lines;
+}
+
 } // namespace
 
 RunLoop::RunLoop(Context& context, Scenario scenario, fs::path out, RunOptions options)
@@ -102,7 +151,13 @@ RunSummary RunLoop::run() {
         written(p);
         ++summary.snapshots;
     };
+    // devices.csv with each checkpoint, so a run that stops later leaves the split until then.
+    const auto devices = [&] {
+        write_file_atomically(out_ / "devices.csv", devices_csv(m.launches()));
+        written(out_ / "devices.csv");
+    };
     const auto checkpoint = [&] {
+        devices();
         csv_->sync();  // the CSV on disk holds at least the checkpoint's rows
         Checkpoint c;
         c.scenario_toml = to_toml(m.scenario());
@@ -190,6 +245,7 @@ RunSummary RunLoop::run() {
     summary.steps_per_second =
         summary.wall_seconds > 0 ? double(summary.last_step - summary.first_step) / summary.wall_seconds : 0;
     summary.lines = m.summary_lines(summary, out_.string());
+    for (std::string& line : device_lines(m.launches())) summary.lines.push_back(std::move(line));
     return summary;
 }
 

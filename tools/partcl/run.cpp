@@ -93,7 +93,8 @@ CLI::App* add_run(CLI::App& app, RunRequest& request) {
         "Writes into DIR: energy.csv, snapshot_NNNNNN.h5 (GADGET HDF5 layout), frame_NNNNNN.png,\n"
         "checkpoint.bin; MPS fluid: front.csv (dambreak) or bottom_pressure.csv (hydrostatic)\n"
         "and frame_NNNNNN.png coloured by pressure; PIC plasma: diagnostics.csv, phase-space\n"
-        "frame_NNNNNN.png and checkpoint.bin. Scenario keys: docs/scenarios.md.");
+        "frame_NNNNNN.png and checkpoint.bin. Every run: devices.csv, each device's share of the\n"
+        "work and kernel time per launch (docs/nbody.md). Scenario keys: docs/scenarios.md.");
     return command;
 }
 

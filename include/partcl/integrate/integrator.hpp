@@ -18,6 +18,7 @@
 
 namespace partcl {
 
+// f(t, y, dydt): returns with dydt complete, for any device of the context to read.
 using Derivative = std::function<void(double t, const RealBuffer& y, RealBuffer& dydt)>;
 
 // What an integrator carries between steps besides y, so a checkpoint can resume a run bit for

@@ -55,6 +55,8 @@ public:
                          std::filesystem::path out, RunLength length = {});
 
     const Scenario& scenario() const noexcept { return run_.scenario(); }
+    // Its multi-device launches, as devices.csv reports them (run_loop.hpp).
+    LaunchList launches() const { return run_.launches(); }
     std::size_t particles() const noexcept;
     std::size_t fluid_particles() const noexcept;
 

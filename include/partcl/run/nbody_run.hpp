@@ -9,6 +9,8 @@
 //   snapshot_NNNNNN.h5      GADGET-layout HDF5 snapshots (io/snapshot.hpp)
 //   frame_NNNNNN.png        log projected density frames (io/render.hpp)
 //   checkpoint.bin          the latest checkpoint (io/checkpoint.hpp)
+//   devices.csv             each device's share of the gravity's and the integrator's launches
+//                           (run_loop.hpp)
 //
 // Every file is written atomically. A run resumed from a checkpoint continues bit for bit as the
 // uninterrupted run would have on the same device.
@@ -44,6 +46,8 @@ public:
                            DenseOptions dense = {});
 
     const Scenario& scenario() const noexcept { return run_.scenario(); }
+    // Its multi-device launches, as devices.csv reports them (run_loop.hpp).
+    LaunchList launches() const { return run_.launches(); }
     std::size_t bodies() const noexcept;
 
     // Called after every step.

@@ -65,6 +65,8 @@ public:
                          std::filesystem::path out, RunLength length = {});
 
     const Scenario& scenario() const noexcept { return run_.scenario(); }
+    // Its multi-device launches, as devices.csv reports them (run_loop.hpp).
+    LaunchList launches() const { return run_.launches(); }
     std::size_t particles() const noexcept;
     std::uint64_t steps() const noexcept;  // ceil(end_time / dt), the last step landing on it
     std::uint64_t first_step() const noexcept;  // 0, or the checkpoint's step

@@ -2,8 +2,19 @@
 // RunLoop: a scenario of any model turned into a run, what `partcl run` does, for programs to call:
 // one loop (progress, samples, frames, snapshots, checkpoints, resume, timing) driving the
 // scenario's model (run/run_model.hpp). It writes into an output directory the model's CSV,
-// its frames and snapshots, and checkpoint.bin, every file atomically; a run resumed from a
-// checkpoint continues bit for bit as the uninterrupted run would have on the same device.
+// its frames and snapshots, checkpoint.bin and devices.csv, every file atomically; a run resumed
+// from a checkpoint continues bit for bit as the uninterrupted run would have on the same device.
+//
+// devices.csv reports how the model's multi-device launches (RunModel::launches) were spread
+// over the context's devices by this process, rewritten with each checkpoint (and so at the
+// end): one row per launch and device,
+//
+//   launch,device,device_name,weight,share,launches,items,kernel_seconds
+//
+// the launch's name ("dense gravity", "vector combine"), the device's index in the context and
+// name, the scheduler's current weight of it, its share of the launch's items so far, and the
+// launches it had a part in, their items and its kernels' profiled seconds. On a context of
+// several devices the summary's lines end with each device's share and kernel time per launch.
 //
 // The model's own results (energy drift, front, growth rate, ...) come with the typed runs of
 // run/nbody_run.hpp, run/mps_run.hpp and run/pic_run.hpp, which are this loop with their model.
@@ -59,6 +70,8 @@ public:
     ~RunLoop();
 
     const Scenario& scenario() const noexcept { return model_->scenario(); }
+    // The model's multi-device launches (devices.csv's rows).
+    LaunchList launches() const { return model_->launches(); }
     RunModel& model() noexcept { return *model_; }
     const RunModel& model() const noexcept { return *model_; }
     // "galaxies, N = 16384, float, ..., resumed from FILE": what runs, on what.

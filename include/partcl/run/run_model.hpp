@@ -2,8 +2,9 @@
 // RunModel: what a model plugs into the run loop (run/run_loop.hpp). The loop owns what every run
 // does alike: the output directory, the model's CSV (opened with its header, or a resumed run's
 // rows), when samples, frames, snapshots and checkpoints fall (RunSchedule), checkpoint.bin and
-// resuming, progress reports and timing. The model owns its physics and what it measures:
-// stepping, a CSV row, a frame, its part of a checkpoint, its lines of text.
+// resuming, devices.csv (the model's launches over the devices), progress reports and timing.
+// The model owns its physics and what it measures: stepping, a CSV row, a frame, its part of a
+// checkpoint, its lines of text, its multi-device launches.
 //
 // Adding a model is adding one of these, and a line to the table of models in run_loop.cpp.
 #include <cstdint>
@@ -13,6 +14,7 @@
 
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/scenario.hpp>
+#include <partcl/sched/multi_device_launch.hpp>
 
 namespace partcl {
 
@@ -103,6 +105,10 @@ public:
     virtual std::string progress_text(const RunProgress& progress) const = 0;
     virtual std::vector<std::string> summary_lines(const RunSummary& summary,
                                                    const std::string& out) const = 0;
+
+    // Its multi-device launches (sched), for the report of the split: the loop's devices.csv,
+    // and the summary's lines on a context of several devices. None by default.
+    virtual LaunchList launches() const { return {}; }
 };
 
 } // namespace partcl

@@ -10,8 +10,11 @@ NBodySystem::NBodySystem(Context& context, GravityModel& gravity, DeviceBodies& 
 Derivative NBodySystem::derivative() {
     return [this](double, const RealBuffer& y, RealBuffer& dydt) {
         const std::size_t n = bodies_.size();
-        y.copy_to(context_.queue(0), dydt, 3 * n, 3 * n, 0);
+        // The velocities are a transfer on device 0's queue (device 0 alone writes dydt, as the
+        // gravity model's gather does), waited for so that dydt is whole for every device.
+        const Event velocities = y.copy_to(context_.queue(0), dydt, 3 * n, 3 * n, 0);
         gravity_.accelerations(y, bodies_.mass, n, dydt, 3 * n);
+        velocities.wait();
     };
 }
 
