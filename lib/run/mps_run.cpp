@@ -195,9 +195,7 @@ public:
         }
         return r;
     }
-    // None yet: MpsFluid gains launches() when it spreads over the devices, and this
-    // returns them then, as NBodyModel returns its gravity model's.
-    LaunchList launches() const override { return {}; }
+    LaunchList launches() const override { return fluid ? fluid->launches() : LaunchList{}; }
     std::vector<std::string> summary_lines(const RunSummary& loop, const std::string& out) const override {
         const Scenario::Fluid& f = scenario_.fluid;
         const MpsRunSummary r = results(loop);

@@ -228,9 +228,7 @@ public:
         }
         return r;
     }
-    // None yet: ElectrostaticPic gains launches() when it spreads over the devices, and this
-    // returns them then, as NBodyModel returns its gravity model's.
-    LaunchList launches() const override { return {}; }
+    LaunchList launches() const override { return pic ? pic->launches() : LaunchList{}; }
     std::vector<std::string> summary_lines(const RunSummary& loop, const std::string& out) const override;
 
     std::size_t particles() const { return pic->size(); }
