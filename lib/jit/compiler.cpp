@@ -1,8 +1,6 @@
 #include <partcl/backend/native.hpp>
 #include <partcl/jit/compiler.hpp>
 
-#include <algorithm>
-
 #include "backend/interface.hpp"
 #include "jit/binary_cache.hpp"
 
@@ -25,13 +23,8 @@ void require_precision(const DeviceInfo& device, Precision precision) {
 Program build_program(const Context& context, const Source& source, const BuildOptions& options,
                       ProgramCache& cache) {
     for (const auto& d : context.devices()) require_precision(d.info(), options.precision);
-    // Once per distinct device: a context may hold one device twice (one queue each).
     std::vector<detail::BackendDevice> devices;
-    for (const auto& d : context.devices())
-        if (std::none_of(devices.begin(), devices.end(), [&](const detail::BackendDevice& b) {
-                return b.device == d.backend_device().device && b.ordinal == d.ordinal();
-            }))
-            devices.push_back(d.backend_device());
+    for (const auto& d : context.devices()) devices.push_back(d.backend_device());
     detail::BuiltProgram built = detail::backend(context.backend())
                                      .build(context.impl(), devices,
                                             {source.name(), source.expand(options.include_dirs)},

@@ -181,18 +181,25 @@ BuiltProgram build(ContextImpl&, const std::vector<BackendDevice>& devices,
     std::vector<std::string> device_arch;
     std::vector<DeviceBuild> builds;
     try {
-        for (const auto& d : devices) {
+        for (std::size_t i = 0; i < devices.size(); ++i) {
+            const BackendDevice& d = devices[i];
             const std::string arch = arch_of(d.info);
-            device_arch.push_back(arch);
+            // One library serves every device of an architecture, but a device named again (a
+            // second stream of it) gets a library of its own: a library's globals are per
+            // device, and two streams writing one partcl_global_offset would race.
+            std::size_t again = 0;
+            for (std::size_t j = 0; j < i; ++j) again += devices[j].ordinal == d.ordinal;
+            const std::string library_key = again ? arch + "#" + std::to_string(again) : arch;
+            device_arch.push_back(library_key);
             auto it = ptx.find(arch);
-            if (it == ptx.end()) {
-                it = ptx.emplace(arch, compile(source, options, arch, cache)).first;
+            if (it == ptx.end()) it = ptx.emplace(arch, compile(source, options, arch, cache)).first;
+            if (!libraries.count(library_key)) {
                 use_device(d.ordinal);
                 cudaLibrary_t library = nullptr;
                 check(cudaLibraryLoadData(&library, it->second.text.c_str(), nullptr, nullptr, 0,
                                           nullptr, nullptr, 0),
                       "cudaLibraryLoadData", source.name + " for " + arch);
-                libraries[arch] = library;
+                libraries[library_key] = library;
             }
             DeviceBuild build = it->second.build;
             build.device = d.info.name;

@@ -1,5 +1,6 @@
 // The CUDA backend's programs and kernels: a program is a CUDA library per architecture (one
-// handle that serves every device of it), its kernels launched on a stream.
+// handle that serves every device of it; a device the context names again has its own), its
+// kernels launched on a stream.
 #include <mutex>
 
 #include "backend/cuda/cuda.hpp"
@@ -86,7 +87,7 @@ private:
         return slot;
     }
 
-    std::map<std::string, cudaLibrary_t> libraries_;  // by architecture
+    std::map<std::string, cudaLibrary_t> libraries_;  // by architecture ("sm_90", "sm_90#1")
     std::vector<std::string> device_arch_;
     std::vector<std::string> names_;
     mutable std::mutex offsets_mutex_;

@@ -49,6 +49,22 @@ BuildOptions with_platform_defines(BuildOptions options, const std::vector<Backe
 BuiltProgram build(ContextImpl& context, const std::vector<BackendDevice>& devices,
                    const ProgramSource& source, const BuildOptions& options,
                    const BinaryCache& cache) {
+    // A device the context names twice (a queue each) is built for once: OpenCL programs take
+    // a list of distinct devices, and one build serves all the device's queues.
+    std::vector<BackendDevice> distinct;
+    std::vector<std::size_t> entry(devices.size());
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        std::size_t k = 0;
+        while (k < distinct.size() && distinct[k].device != devices[i].device) ++k;
+        if (k == distinct.size()) distinct.push_back(devices[i]);
+        entry[i] = k;
+    }
+    if (distinct.size() < devices.size()) {
+        BuiltProgram built = build(context, distinct, source, options, cache);
+        std::vector<DeviceBuild> builds;
+        for (std::size_t k : entry) builds.push_back(built.builds.at(k));
+        return BuiltProgram{std::move(built.program), std::move(builds)};
+    }
     const Clock::time_point start = Clock::now();
     const std::string& expanded = source.expanded;
     const std::string compiler_options = with_platform_defines(options, devices).compiler_options();
