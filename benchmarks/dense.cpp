@@ -4,13 +4,13 @@
 //
 //   partcl_bench_dense [--device FILTER] [--backend auto|opencl|cuda] [--n 1024,4096,16384,65536] [--precision float,double]
 //                      [--repeat 5] [--tile T [--targets K]] [--parts P] [--autotune] [--fast-math] [--no-reference]
-//                      [--spread]
+//                      [--split]
 //
 // One JSON line per (device, N, precision) on stdout; progress on stderr. Kernel and reference
 // are timed in alternating blocks of --repeat evaluations, three rounds (docs/performance.md);
 // "ratio" is the device's rate over the reference's, the median over rounds.
 //
-// --spread: one line per (N, precision) for a context of all the selected devices, each
+// --split: one line per (N, precision) for a context of all the selected devices, each
 // evaluation spread over them, timed in turns with the first device alone (instead of the
 // reference); "spread_over_one" is the spread time over the one-device time, the median over
 // rounds (e.g. POCL_DEVICES="pthread pthread" --device all: the cost of the split on one CPU).
@@ -66,7 +66,7 @@ Options parse(int argc, char** argv) {
     app.add_option("--parts", o.dense.source_parts,
                    "Source parts of the tiled form (0: automatic, 1: none)");
     app.add_flag("!--no-reference", o.reference, "Skip the OpenMP reference");
-    app.add_flag("--spread", o.spread,
+    app.add_flag("--split", o.spread,
                  "Spread each evaluation over all the selected devices, timed against the first "
                  "alone");
     parse_or_exit(app, argc, argv);
@@ -103,7 +103,7 @@ std::function<void()> reference_of(const Bodies& b) {
     };
 }
 
-// --spread: every evaluation over all `devices` against the first device alone, in turns.
+// --split: every evaluation over all `devices` against the first device alone, in turns.
 void measure_spread(const Options& o, const std::vector<Device>& devices) {
     Context all(devices), one(std::vector<Device>{devices[0]});
     for (Precision precision : o.precisions) {
@@ -120,11 +120,13 @@ void measure_spread(const Options& o, const std::vector<Device>& devices) {
                 [&] {
                     return median_seconds(o.repeat, [&] {
                         spread.accelerations(bodies_all.state, bodies_all.mass, n, acc_all, 0);
+                        all.finish();
                     });
                 },
                 [&] {
                     return median_seconds(o.repeat, [&] {
                         alone.accelerations(bodies_one.state, bodies_one.mass, n, acc_one, 0);
+                        one.finish();  // one device's launch returns before it is done
                     });
                 });
             auto line = json_head("dense", devices[0]);
@@ -164,7 +166,10 @@ int main(int argc, char** argv) {
                     const Bodies b = cube(n);
                     DeviceBodies bodies(context, precision, b);
                     RealBuffer acc(context, precision, 3 * n);
-                    auto evaluate = [&] { gravity.accelerations(bodies.state, bodies.mass, n, acc, 0); };
+                    auto evaluate = [&] {
+                        gravity.accelerations(bodies.state, bodies.mass, n, acc, 0);
+                        context.finish();  // one device's launch returns before it is done
+                    };
                     // Kernel and reference take turns in blocks of `repeat` runs, three rounds,
                     // so a slow spell of this shared machine weighs on both; each block starts
                     // after a pause in which the other side's idle threads stop spinning. The

@@ -3,13 +3,13 @@
 // same step (partcl::reference::MpsStep, -O3 -ffast-math -march=native) in the same run.
 //
 //   partcl_bench_mps [--device FILTER] [--dims 2,3] [--n 10000,100000] [--precision float,double]
-//                    [--steps 20] [--no-reference] [--together]
+//                    [--steps 20] [--no-reference] [--split]
 //
 // The scene is a dam break: a water block of about N fluid particles in a tank with walls, run
 // for 50 steps first so the flow moves. One JSON line per (device, dims, N, precision) on
 // stdout, "n" counting every particle (walls and dummies included); progress on stderr. Device
 // and reference take turns in blocks of --steps steps, three rounds; "ratio" is the median of
-// the rounds' rate ratios. --together also times one context of all the selected devices (each
+// the rounds' rate ratios. --split also times one context of all the selected devices (each
 // step spread over them; "devices" counts them, "device" names the first): with
 // POCL_DEVICES="pthread pthread", the overhead of the split on the same cores.
 #include <algorithm>
@@ -40,7 +40,7 @@ struct Options {
     std::vector<Precision> precisions{Precision::float32, Precision::float64};
     int steps = 20;
     bool reference = true;
-    bool together = false;
+    bool split = false;
 };
 
 Options parse(int argc, char** argv) {
@@ -52,7 +52,7 @@ Options parse(int argc, char** argv) {
     add_precisions(app, o.precisions);
     app.add_option("--steps", o.steps, "Steps per timed block");
     app.add_flag("!--no-reference", o.reference, "Skip the OpenMP reference");
-    app.add_flag("--together", o.together, "Also time one context of all the selected devices");
+    app.add_flag("--split", o.split, "Also time one context of all the selected devices");
     parse_or_exit(app, argc, argv);
     o.steps = std::max(1, o.steps);
     return o;
@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
             Context context(std::vector<Device>{device});
             run(context, o);
         }
-        if (o.together && devices.size() > 1) {
+        if (o.split && devices.size() > 1) {
             Context context(devices);
             run(context, o);
         }

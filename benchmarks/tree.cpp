@@ -135,6 +135,7 @@ int main(int argc, char** argv) {
                         DenseGravity dense(context, precision, p);
                         dense_seconds = median_seconds(o.repeat, [&] {
                             dense.accelerations(bodies.state, bodies.mass, n, acc, 0);
+                            context.finish();
                         });
                     }
                     for (double theta : o.thetas)

@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
                     auto block = [&](Side& side) {
                         return median_seconds(o.repeat, [&] {
                                    for (int c = 0; c < o.calls; ++c) side.run(operation, n);
+                                   side.ops.context().finish();  // one device's launches do not wait
                                }) / o.calls;
                     };
                     const Turns turns =

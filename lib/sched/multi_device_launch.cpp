@@ -28,6 +28,19 @@ void MultiDeviceLaunch::account(const Partition& partition, const std::vector<do
     }
 }
 
+void MultiDeviceLaunch::defer(Event event) {
+    constexpr std::size_t kept = 64;
+    unsettled_.push_back(std::move(event));
+    if (unsettled_.size() <= kept) return;
+    work_[0].seconds += unsettled_.front().seconds();
+    unsettled_.pop_front();
+}
+
+void MultiDeviceLaunch::settle() const {
+    for (const Event& event : unsettled_) work_[0].seconds += event.seconds();
+    unsettled_.clear();
+}
+
 void MultiDeviceLaunch::check(const Partition& partition) const {
     if (partition.parts() != context_->size())
         throw UsageError("MultiDeviceLaunch::run: a partition of " +

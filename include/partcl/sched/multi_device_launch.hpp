@@ -21,6 +21,7 @@
 // take its range's start as an argument, as here, or be launched at offset r.begin
 // (Kernel::launch's offset, which global_id(0) includes on every backend).
 #include <cstddef>
+#include <deque>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,8 +50,12 @@ public:
     MultiDeviceLaunch(Context& context, Scheduler scheduler, std::string name = "launch");
 
     const std::string& name() const noexcept { return name_; }
-    // Per device of the context, since construction.
-    const std::vector<DeviceWork>& work() const noexcept { return work_; }
+    // Per device of the context, since construction (waits for the last launch on a context of
+    // one device, whose time it then includes).
+    const std::vector<DeviceWork>& work() const {
+        settle();
+        return work_;
+    }
 
     Context& context() const noexcept { return *context_; }
     Scheduler& scheduler() noexcept { return scheduler_; }
@@ -73,13 +78,22 @@ public:
     // One launch: share_inputs() when the context has several devices, then launch(d, range)
     // for each device with a non-empty range of `partition`, in device order, before any is
     // waited on; `launch` enqueues on context().queue(d) and returns the event of the kernel
-    // whose time measures the device. Waits for those events and records their times in the
-    // scheduler. Work `launch` enqueues after that event (on the same queue) may still run;
-    // PartitionedOutput::gather waits for it.
+    // whose time measures the device. On several devices, waits for those events and records
+    // their times in the scheduler; work `launch` enqueues after that event (on the same queue)
+    // may still run, and PartitionedOutput::gather waits for it. On one device nothing is
+    // waited for (the queue is in order, so later commands on it see the results), and the
+    // kernel's time joins work() later: waiting would stall the queue at every launch.
     template <class Launch>
     void run(const Partition& partition, Launch&& launch) {
         check(partition);
-        if (partition.parts() > 1) share_inputs();
+        if (partition.parts() == 1) {
+            if (partition[0].empty()) return;
+            defer(launch(0, partition[0]));
+            account(partition, {0.0});
+            return;
+        }
+        settle();
+        share_inputs();
         std::vector<Event> events(partition.parts());
         for (std::size_t d = 0; d < partition.parts(); ++d)
             if (!partition[d].empty()) events[d] = launch(d, partition[d]);
@@ -87,18 +101,23 @@ public:
         for (std::size_t d = 0; d < partition.parts(); ++d)
             if (!partition[d].empty()) seconds[d] = events[d].seconds();
         account(partition, seconds);
-        if (partition.parts() > 1) scheduler_.record(partition, seconds);
+        scheduler_.record(partition, seconds);
     }
 
 private:
     // A partition of one part per device of the context (UsageError otherwise).
     void check(const Partition& partition) const;
     void account(const Partition& partition, const std::vector<double>& seconds);
+    // One-device launches whose times are not in work_ yet: kept until work() asks, or until
+    // so many are kept that the oldest, long done, is taken (a wait that does not stall).
+    void defer(Event event);
+    void settle() const;
 
     Context* context_;
     Scheduler scheduler_;
     std::string name_;
-    std::vector<DeviceWork> work_;
+    mutable std::vector<DeviceWork> work_;
+    mutable std::deque<Event> unsettled_;
 };
 
 // The multi-device launches a model makes, in the order it makes them: what the run's report of

@@ -14,7 +14,9 @@ public:
 
     // Accelerations of n bodies whose positions are positions[0, 3n) (x | y | z), written as
     // a_x | a_y | a_z into out[out_offset, out_offset + 3n); the potentials into
-    // potential[0, n) when `potential` is given. Returns when the results are in place.
+    // potential[0, n) when `potential` is given. Returns with the results in place for every
+    // later command on device 0's queue (the queue every read of them goes through); the
+    // kernels may still be running there.
     virtual void accelerations(const RealBuffer& positions, const RealBuffer& mass,
                                std::size_t n, RealBuffer& out, std::size_t out_offset,
                                RealBuffer* potential = nullptr) = 0;
