@@ -49,7 +49,9 @@ Scheduler forced_weights(std::size_t devices) {
 }
 
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+    // (memcmp may not take the null data() of empty vectors.)
+    return a.size() == b.size() &&
+           (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
 // Positions (x | y | z) and masses on a context, each buffer written whole: Oclgrind 21.10
