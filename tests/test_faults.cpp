@@ -27,6 +27,7 @@
 #include <partcl/run/scenario.hpp>
 #include <partcl/io/snapshot.hpp>
 
+#include "cli_process.hpp"
 #include "support.hpp"
 
 using namespace partcl;
@@ -35,41 +36,6 @@ using namespace partcl_test;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Starts `partcl ARGS...` with stdout and stderr into `log`; `file_limit` > 0 caps the size of
-// any file it writes (RLIMIT_FSIZE, SIGXFSZ ignored: writes past it fail with EFBIG).
-pid_t start_cli(const std::vector<std::string>& args, const fs::path& log, rlim_t file_limit = 0) {
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (out >= 0) {
-            ::dup2(out, 1);
-            ::dup2(out, 2);
-        }
-        if (file_limit) {
-            std::signal(SIGXFSZ, SIG_IGN);
-            const rlimit limit{file_limit, file_limit};
-            ::setrlimit(RLIMIT_FSIZE, &limit);
-        }
-        std::vector<char*> argv{const_cast<char*>(PARTCL_CLI_PATH)};
-        for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-        argv.push_back(nullptr);
-        ::execv(PARTCL_CLI_PATH, argv.data());
-        ::_exit(127);
-    }
-    REQUIRE(pid > 0);
-    return pid;
-}
-
-int wait_cli(pid_t pid) {
-    int status = 0;
-    REQUIRE(::waitpid(pid, &status, 0) == pid);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-int run_cli(const std::vector<std::string>& args, const fs::path& log, rlim_t file_limit = 0) {
-    return wait_cli(start_cli(args, log, file_limit));
-}
 
 std::vector<fs::path> files_named(const fs::path& dir, const std::string& prefix) {
     std::vector<fs::path> found;

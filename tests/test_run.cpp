@@ -21,6 +21,7 @@
 #include <partcl/run/nbody_run.hpp>
 #include <partcl/run/scenario.hpp>
 
+#include "cli_process.hpp"
 #include "support.hpp"
 
 using namespace partcl;
@@ -28,37 +29,6 @@ using namespace partcl_test;
 
 namespace {
 
-#ifdef PARTCL_CLI_PATH
-// Starts `partcl ARGS...` (the built tool) with stdout and stderr into `log`.
-pid_t start_partcl(const std::vector<std::string>& args, const fs::path& log) {
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (out >= 0) {
-            ::dup2(out, 1);
-            ::dup2(out, 2);
-        }
-        std::vector<char*> argv{const_cast<char*>(PARTCL_CLI_PATH)};
-        for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-        argv.push_back(nullptr);
-        ::execv(PARTCL_CLI_PATH, argv.data());
-        ::_exit(127);
-    }
-    REQUIRE(pid > 0);
-    return pid;
-}
-
-// Its exit status, or 128 + the signal that ended it.
-int wait_partcl(pid_t pid) {
-    int status = 0;
-    REQUIRE(::waitpid(pid, &status, 0) == pid);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-int run_partcl(const std::vector<std::string>& args, const fs::path& log) {
-    return wait_partcl(start_partcl(args, log));
-}
-#endif
 
 // devices.csv's rows (run_loop.hpp): launch, device and the numbers after the device's name.
 struct DeviceRow {
@@ -254,8 +224,8 @@ TEST_CASE("partcl run --device all reports each device's share and writes one de
             args.push_back(a);
         return args;
     };
-    REQUIRE(run_partcl(with(run, "0", dir / "one"), dir / "one.log") == 0);
-    REQUIRE(run_partcl(with(run, "all", dir / "all"), dir / "all.log") == 0);
+    REQUIRE(run_cli(with(run, "0", dir / "one"), dir / "one.log") == 0);
+    REQUIRE(run_cli(with(run, "all", dir / "all"), dir / "all.log") == 0);
     INFO("one device said:\n" << read_file(dir / "one.log") << "all said:\n"
                               << read_file(dir / "all.log"));
 
@@ -325,8 +295,8 @@ TEST_CASE("partcl run --device all: the tree, MPS and PIC built-ins write one de
                 args.push_back(a);
             return args;
         };
-        REQUIRE(run_partcl(with("0", dir / "one"), dir / "one.log") == 0);
-        REQUIRE(run_partcl(with("all", dir / "all"), dir / "all.log") == 0);
+        REQUIRE(run_cli(with("0", dir / "one"), dir / "one.log") == 0);
+        REQUIRE(run_cli(with("all", dir / "all"), dir / "all.log") == 0);
         INFO("one device said:\n" << read_file(dir / "one.log") << "all said:\n"
                                   << read_file(dir / "all.log"));
         std::size_t compared = 0;
@@ -360,11 +330,11 @@ TEST_CASE("a run killed on one device and resumed on two ends as the one-device 
     write_file(dir / "s.toml", to_toml(s));
     const std::string scenario = (dir / "s.toml").string();
     const fs::path whole = dir / "whole", killed = dir / "killed";
-    REQUIRE(run_partcl({"run", scenario, "--device", "0", "--out", whole.string(), "--quiet"},
+    REQUIRE(run_cli({"run", scenario, "--device", "0", "--out", whole.string(), "--quiet"},
                        dir / "whole.log") == 0);
 
     // Killed on one device after its checkpoint at step 20, well before its end.
-    const pid_t pid = start_partcl(
+    const pid_t pid = start_cli(
         {"run", scenario, "--device", "0", "--out", killed.string(), "--quiet"},
         dir / "killed.log");
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -374,13 +344,13 @@ TEST_CASE("a run killed on one device and resumed on two ends as the one-device 
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     ::kill(pid, SIGKILL);
-    REQUIRE(wait_partcl(pid) == 128 + SIGKILL);
+    REQUIRE(wait_cli(pid) == 128 + SIGKILL);
     const std::uint64_t at = read_checkpoint(killed / "checkpoint.bin").step;
     CAPTURE(at);
     REQUIRE(at < s.steps);
 
     // Resumed on two.
-    REQUIRE(run_partcl({"run", "--resume", (killed / "checkpoint.bin").string(), "--device", "all",
+    REQUIRE(run_cli({"run", "--resume", (killed / "checkpoint.bin").string(), "--device", "all",
                         "--out", killed.string(), "--quiet"},
                        dir / "resume.log") == 0);
     INFO("the resumed run said:\n" << read_file(dir / "resume.log"));
