@@ -53,6 +53,13 @@ public:
     virtual std::shared_ptr<EventImpl> fill(MemoryImpl& memory, const void* pattern,
                                             std::size_t pattern_size, std::size_t offset,
                                             std::size_t bytes) = 0;
+    // An event that completes once every command enqueued so far on this queue has (OpenCL:
+    // clEnqueueMarkerWithWaitList; CUDA: cudaEventRecord).
+    virtual std::shared_ptr<EventImpl> marker() = 0;
+    // Commands enqueued on this queue from now on start only after `event`, an event of any
+    // queue of the same context, has completed; the host does not wait (OpenCL:
+    // clEnqueueBarrierWithWaitList; CUDA: cudaStreamWaitEvent).
+    virtual void wait_for(EventImpl& event) = 0;
 };
 
 class ProgramImpl;

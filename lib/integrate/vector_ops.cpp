@@ -56,7 +56,7 @@ void VectorOps::set_weights(const std::vector<double>& weights) {
 // Aliasing: `out` may be the base or a term at the same elements. No device reads an element
 // another device has already overwritten: each device reads only the elements of its own range,
 // device 0 writes only its range in place, and the other devices' slices are copied into place
-// by gather(), after run() has waited for every device's kernel.
+// by gather() on device 0's queue, which run() has ordered after every device's kernel.
 void VectorOps::combine(std::size_t n, RealBuffer& out, std::size_t out_at, const RealBuffer& base,
                         std::size_t base_at, std::initializer_list<Term> terms) {
     if (terms.size() == 0 || terms.size() > 8)

@@ -1,6 +1,8 @@
 #include <partcl/backend/error.hpp>
 #include <partcl/sched/multi_device_launch.hpp>
 
+#include <partcl/runtime/marker.hpp>
+
 #include <string>
 
 namespace partcl {
@@ -17,7 +19,24 @@ MultiDeviceLaunch::MultiDeviceLaunch(Context& context, Scheduler scheduler, std:
                          " devices");
 }
 
-void MultiDeviceLaunch::share_inputs() const { context_->finish(); }
+void MultiDeviceLaunch::share_inputs() {
+    if (context_->size() > 1) fork(nullptr);
+}
+
+void MultiDeviceLaunch::fork(const Partition* partition) {
+    std::vector<Marker> marks;
+    for (std::size_t d = 0; d < context_->size(); ++d) marks.push_back(mark(context_->queue(d)));
+    for (std::size_t d = 0; d < context_->size(); ++d) {
+        if (partition && (*partition)[d].empty()) continue;
+        for (std::size_t other = 0; other < context_->size(); ++other)
+            if (other != d) wait_for(context_->queue(d), marks[other]);
+    }
+}
+
+void MultiDeviceLaunch::join(const Partition& partition) {
+    for (std::size_t d = 1; d < context_->size(); ++d)
+        if (!partition[d].empty()) wait_for(context_->queue(0), mark(context_->queue(d)));
+}
 
 void MultiDeviceLaunch::account(const Partition& partition, const std::vector<double>& seconds) {
     for (std::size_t d = 0; d < partition.parts(); ++d) {
@@ -36,9 +55,30 @@ void MultiDeviceLaunch::defer(Event event) {
     unsettled_.pop_front();
 }
 
+void MultiDeviceLaunch::defer(const Partition& partition, std::vector<Event> events) {
+    // Runs this far back have had later runs enqueued behind them on every queue they used.
+    constexpr std::size_t kept = 4;
+    account(partition, std::vector<double>(partition.parts(), 0.0));
+    unsettled_runs_.push_back({partition, std::move(events)});
+    if (unsettled_runs_.size() <= kept) return;
+    record(unsettled_runs_.front());
+    unsettled_runs_.pop_front();
+}
+
+void MultiDeviceLaunch::record(const UnsettledRun& run) const {
+    std::vector<double> seconds(run.partition.parts(), 0.0);
+    for (std::size_t d = 0; d < run.partition.parts(); ++d) {
+        seconds[d] = run.events[d].seconds();  // 0 for a device without a part
+        work_[d].seconds += seconds[d];
+    }
+    scheduler_.record(run.partition, seconds);
+}
+
 void MultiDeviceLaunch::settle() const {
     for (const Event& event : unsettled_) work_[0].seconds += event.seconds();
     unsettled_.clear();
+    for (const UnsettledRun& run : unsettled_runs_) record(run);
+    unsettled_runs_.clear();
 }
 
 void MultiDeviceLaunch::check(const Partition& partition) const {

@@ -1,6 +1,7 @@
 #include <partcl/backend/error.hpp>
 #include <partcl/jit/compiler.hpp>
 #include <partcl/jit/source.hpp>
+#include <partcl/runtime/marker.hpp>
 #include <partcl/sched/ordered_sum.hpp>
 
 #include <cstdint>
@@ -52,7 +53,7 @@ void OrderedSum::sum_into(RealBuffer& destination, const Partition& partition, s
     bool first = true;
     for (std::size_t d = 0; d < parts_.size(); ++d) {
         if (partition[d].empty()) continue;
-        if (d != 0) context_->queue(d).finish();
+        if (d != 0) wait_for(queue, mark(context_->queue(d)));
         add_.args(std::uint32_t(size_), destination, std::uint32_t(offset), parts_[d],
                   std::uint32_t(first))
             .launch(queue, size_);
@@ -66,7 +67,6 @@ void OrderedSum::sum_into(RealBuffer& destination, const Partition& partition, s
                   std::uint32_t(1))
             .launch(queue, size_);
     }
-    queue.finish();
 }
 
 } // namespace partcl

@@ -6,8 +6,9 @@
 //
 // Each operation cuts its range of elements between the devices by its MultiDeviceLaunch's
 // weights, in whole work-groups. Device 0 writes its range of the output in place; every other
-// device writes its range into a slice of its own, copied into place after every device has
-// finished (PartitionedOutput), so no device writes a buffer another one reads. Every element is
+// device writes its range into a slice of its own, copied into place on device 0's queue once
+// every device's kernel is done (PartitionedOutput; the queues wait for each other's markers,
+// the host for nothing), so no device writes a buffer another one reads. Every element is
 // computed by the same code whichever device runs it, and the error norm is a max, which is
 // exact in any order: the results are those of one device, bit for bit, for any split.
 #include <initializer_list>

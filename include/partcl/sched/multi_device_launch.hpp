@@ -1,8 +1,9 @@
 #pragma once
 // MultiDeviceLaunch: one launch over [0, n) spread on every device of a Context. It owns the
-// Scheduler whose weights cut the range (split), makes the inputs readable by every device,
-// calls the caller's launch once per device with that device's range, waits, and re-weights
-// the scheduler from the kernels' profiled times (run). Outputs are PartitionedOutput objects
+// Scheduler whose weights cut the range (split), orders every device's queue after the inputs,
+// calls the caller's launch once per device with that device's range, orders device 0's queue
+// after every launch, and re-weights the scheduler from the kernels' profiled times once they
+// are done (run). The host waits for none of it: queues wait for each other's markers. Outputs are PartitionedOutput objects
 // (partitioned_output.hpp) beside it:
 //
 //     MultiDeviceLaunch spread(context);
@@ -16,6 +17,7 @@
 //         return kernel[d].launch(context.queue(d), r.size(), group);
 //     });
 //     parts.gather();                                        // in device order, on queue 0
+//     out.read(context.queue(0));                            // the whole output
 //
 // The kernel writes item i's component c at buffer[offset + c * stride + (i - r.begin)]. It may
 // take its range's start as an argument, as here, or be launched at offset r.begin
@@ -28,6 +30,7 @@
 
 #include <partcl/runtime/context.hpp>
 #include <partcl/runtime/event.hpp>
+#include <partcl/runtime/marker.hpp>
 #include <partcl/sched/partition.hpp>
 #include <partcl/sched/scheduler.hpp>
 
@@ -50,16 +53,23 @@ public:
     MultiDeviceLaunch(Context& context, Scheduler scheduler, std::string name = "launch");
 
     const std::string& name() const noexcept { return name_; }
-    // Per device of the context, since construction (waits for the last launch on a context of
-    // one device, whose time it then includes).
+    // Per device of the context, since construction (waits for the launches whose times are
+    // not counted yet, and then includes them).
     const std::vector<DeviceWork>& work() const {
         settle();
         return work_;
     }
 
     Context& context() const noexcept { return *context_; }
-    Scheduler& scheduler() noexcept { return scheduler_; }
-    const Scheduler& scheduler() const noexcept { return scheduler_; }
+    // Re-weighted from every run so far (waits for the kernels of runs not recorded yet).
+    Scheduler& scheduler() {
+        settle();
+        return scheduler_;
+    }
+    const Scheduler& scheduler() const {
+        settle();
+        return scheduler_;
+    }
 
     // [0, n) by the scheduler's weights, on multiples of `work_group`: the group size of every
     // device's launch, or a multiple of each (a launch in groups of `work_group` then runs
@@ -70,19 +80,28 @@ public:
         return scheduler_.split(n, work_group);
     }
 
-    // Waits for every queue of the context, so that inputs written on any device's queue are
-    // complete before another device reads them (a buffer of one context is readable by all its
-    // devices). run() does this first; call it alone before work that is not a run().
-    void share_inputs() const;
+    // Orders every queue of the context after the commands given so far on every other queue,
+    // without the host waiting (partcl/runtime/marker.hpp): inputs written on any device's queue
+    // are complete before commands enqueued afterwards on another device's queue read them (a
+    // buffer of one context is readable by all its devices), and buffers another device still
+    // reads are not overwritten under it. run() does this first for the queues it launches on;
+    // call it alone before work on several queues that is not a run() (nothing to do on one
+    // device).
+    void share_inputs();
 
-    // One launch: share_inputs() when the context has several devices, then launch(d, range)
-    // for each device with a non-empty range of `partition`, in device order, before any is
-    // waited on; `launch` enqueues on context().queue(d) and returns the event of the kernel
-    // whose time measures the device. On several devices, waits for those events and records
-    // their times in the scheduler; work `launch` enqueues after that event (on the same queue)
-    // may still run, and PartitionedOutput::gather waits for it. On one device nothing is
-    // waited for (the queue is in order, so later commands on it see the results), and the
-    // kernel's time joins work() later: waiting would stall the queue at every launch.
+    // One launch. On several devices: the queues with a non-empty range of `partition` wait for
+    // every other queue (share_inputs, by markers, not the host), launch(d, range) is called for
+    // each of them in device order, and device 0's queue then waits for everything those calls
+    // enqueued on the other queues, so that commands enqueued later on device 0's queue see the
+    // whole output (PartitionedOutput::gather copies there). `launch` enqueues on
+    // context().queue(d) and returns the event of the kernel whose time measures the device. The
+    // host waits for nothing: the kernels' times are read after a later run's launches are
+    // enqueued, when they are long done, or when work() or scheduler() is asked, and re-weight
+    // the scheduler then (a split made before that uses the weights as they were). Commands
+    // enqueued later on a queue other than device 0's see the other devices' output only after
+    // the next run() or share_inputs(). On one device nothing is waited for (the queue is in
+    // order, so later commands on it see the results), and the kernel's time joins work()
+    // later: waiting would stall the queue at every launch.
     template <class Launch>
     void run(const Partition& partition, Launch&& launch) {
         check(partition);
@@ -92,16 +111,12 @@ public:
             account(partition, {0.0});
             return;
         }
-        settle();
-        share_inputs();
+        fork(&partition);
         std::vector<Event> events(partition.parts());
         for (std::size_t d = 0; d < partition.parts(); ++d)
             if (!partition[d].empty()) events[d] = launch(d, partition[d]);
-        std::vector<double> seconds(partition.parts(), 0.0);
-        for (std::size_t d = 0; d < partition.parts(); ++d)
-            if (!partition[d].empty()) seconds[d] = events[d].seconds();
-        account(partition, seconds);
-        scheduler_.record(partition, seconds);
+        join(partition);
+        defer(partition, std::move(events));
     }
 
 private:
@@ -111,13 +126,29 @@ private:
     // One-device launches whose times are not in work_ yet: kept until work() asks, or until
     // so many are kept that the oldest, long done, is taken (a wait that does not stall).
     void defer(Event event);
+    // A multi-device run whose kernels' times are not recorded yet: kept until a few later runs
+    // have been enqueued, so that reading them does not wait, or until settle().
+    void defer(const Partition& partition, std::vector<Event> events);
+    // Records every deferred time (in work_, and runs' in the scheduler): waits for them.
     void settle() const;
+    // The queues with a part of `partition` (every queue where null) wait for every other
+    // queue; join: device 0's waits for those with a part.
+    void fork(const Partition* partition);
+    void join(const Partition& partition);
+
+    struct UnsettledRun {
+        Partition partition;
+        std::vector<Event> events;
+    };
+    void record(const UnsettledRun& run) const;
 
     Context* context_;
-    Scheduler scheduler_;
+    // Mutable: a deferred run's times re-weight it when a const accessor settles them.
+    mutable Scheduler scheduler_;
     std::string name_;
     mutable std::vector<DeviceWork> work_;
     mutable std::deque<Event> unsettled_;
+    mutable std::deque<UnsettledRun> unsettled_runs_;
 };
 
 // The multi-device launches a model makes, in the order it makes them: what the run's report of

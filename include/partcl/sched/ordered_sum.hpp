@@ -16,7 +16,7 @@
 //         sum.part(d).fill(context.queue(d), 0);
 //         return deposit[d].args(..., sum.part(d)).launch(context.queue(d), r.size());
 //     });
-//     sum.sum_into(grid, partition);  // waits for every queue with a part first
+//     sum.sum_into(grid, partition);  // after every queue with a part, on queue 0
 #include <cstddef>
 #include <vector>
 
@@ -42,8 +42,9 @@ public:
     RealBuffer& part(std::size_t d);
 
     // destination[offset, offset + size()) = the ordered sum of the parts of the devices with a
-    // non-empty range in `partition`. Waits for those devices' queues first and for the sum at
-    // the end (the parts may then be written again).
+    // non-empty range in `partition`, on device 0's queue, after everything enqueued so far on
+    // those devices' queues (by markers: the host does not wait). A part may be written again
+    // after the next MultiDeviceLaunch::run or share_inputs, which order its queue after the sum.
     void sum_into(RealBuffer& destination, const Partition& partition, std::size_t offset = 0);
 
 private:

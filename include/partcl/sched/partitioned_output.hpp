@@ -97,24 +97,23 @@ public:
         return {slices_[d], 0, range.size(), range};
     }
 
-    // Waits for the queues of devices with a part in a slice, copies those parts into place on
-    // device 0's queue, device by device in order, and waits for the copies (so the slices may
-    // be written again). The destination is then complete for commands on device 0's queue,
-    // which also wrote its own part; the assignment ends (assign again before the next launch).
+    // Copies the parts of devices other than 0 into place on device 0's queue, device by device
+    // in order, after the MultiDeviceLaunch::run that wrote them (whose end orders device 0's
+    // queue after every device's launches). Nothing is waited for on the host: the destination
+    // is complete for commands enqueued later on device 0's queue, which also wrote its own
+    // part, and for other queues after their next run or share_inputs (which also keeps a
+    // slice from being written again before its copy is done). The assignment ends (assign
+    // again before the next launch).
     void gather() {
         detail::check_output_part(0, slices_.size(), destination_ != nullptr);
         Queue& queue = context_->queue(0);
-        bool copied = false;
         for (std::size_t d = 1; d < slices_.size(); ++d) {
             const Range range = partition_[d];
             if (range.empty()) continue;
-            context_->queue(d).finish();
             for (std::size_t c = 0; c < components_; ++c)
                 slices_[d].copy_to(queue, *destination_, range.size(), c * range.size(),
                                    layout_.offset + c * layout_.stride + range.begin);
-            copied = true;
         }
-        if (copied) queue.finish();
         destination_ = nullptr;
     }
 

@@ -72,6 +72,15 @@ public:
         });
     }
 
+    std::shared_ptr<EventImpl> marker() override {
+        return timed([] {});
+    }
+
+    void wait_for(EventImpl& event) override {
+        use_device(ordinal);
+        cuda::wait_on(stream, event);
+    }
+
     int ordinal;
     cudaStream_t stream = nullptr;
 };

@@ -32,6 +32,8 @@ inline cudaStream_t stream_of(QueueImpl& queue) {
 // event.cpp: runs `command` on `stream` between the records of a timing event.
 std::shared_ptr<EventImpl> timed(int ordinal, cudaStream_t stream,
                                  const std::function<void()>& command);
+// Makes `stream` wait for the end of `event`, one of timed's, without the host waiting.
+void wait_on(cudaStream_t stream, EventImpl& event);
 
 // memory.cpp: device memory (managed where the context has several devices), refused by name
 // above a device's largest allocation.

@@ -31,6 +31,10 @@ public:
         return double(ms) * 1e-3;
     }
 
+    void wait_on(cudaStream_t stream) {
+        check(cudaStreamWaitEvent(stream, end_, 0), "cudaStreamWaitEvent");
+    }
+
 private:
     int ordinal_;
     cudaEvent_t start_ = nullptr, end_ = nullptr;
@@ -44,6 +48,10 @@ std::shared_ptr<EventImpl> timed(int ordinal, cudaStream_t stream,
     command();
     event->finish(stream);
     return event;
+}
+
+void wait_on(cudaStream_t stream, EventImpl& event) {
+    static_cast<CudaEvent&>(event).wait_on(stream);
 }
 
 } // namespace partcl::detail::cuda

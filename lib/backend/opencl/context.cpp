@@ -56,6 +56,19 @@ public:
         return make_event(event);
     }
 
+    std::shared_ptr<EventImpl> marker() override {
+        cl::Event event;
+        check(::clEnqueueMarkerWithWaitList(queue(), 0, nullptr, &event()),
+              "clEnqueueMarkerWithWaitList");
+        return make_event(event);
+    }
+
+    void wait_for(EventImpl& event) override {
+        const cl_event wait = cl_event_of(event);
+        check(::clEnqueueBarrierWithWaitList(queue(), 1, &wait, nullptr),
+              "clEnqueueBarrierWithWaitList");
+    }
+
     cl::CommandQueue queue;
 };
 

@@ -17,6 +17,8 @@ public:
         return end > start ? double(end - start) * 1e-9 : 0.0;
     }
 
+    cl_event native() const { return event_(); }
+
 private:
     cl::Event event_;
 };
@@ -26,5 +28,7 @@ private:
 std::shared_ptr<EventImpl> make_event(cl::Event event) {
     return std::make_shared<OpenclEvent>(std::move(event));
 }
+
+cl_event cl_event_of(EventImpl& event) { return static_cast<OpenclEvent&>(event).native(); }
 
 } // namespace partcl::detail::opencl

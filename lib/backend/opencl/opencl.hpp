@@ -23,6 +23,7 @@ cl::CommandQueue& cl_queue(QueueImpl& queue);
 
 // event.cpp
 std::shared_ptr<EventImpl> make_event(cl::Event event);
+cl_event cl_event_of(EventImpl& event);  // the cl_event behind one of make_event's
 
 // memory.cpp: a buffer of `bytes` in `context`, refused by name above a device's largest.
 std::shared_ptr<MemoryImpl> allocate(const cl::Context& context,
