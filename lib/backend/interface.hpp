@@ -31,10 +31,16 @@ public:
     virtual double seconds() = 0;  // device time of the command; waits first
 };
 
-class MemoryImpl {
+class MemoryImpl : public std::enable_shared_from_this<MemoryImpl> {
 public:
     virtual ~MemoryImpl() = default;
     virtual void* native() const = 0;  // cl_mem, or the device address
+    // Bytes [offset, offset + bytes) (bytes > 0, inside this memory) as memory of their own,
+    // keeping this one alive: an OpenCL sub-buffer, whose writes may run on one device while
+    // another writes a disjoint sub-buffer of the same buffer; a CUDA address plus offset.
+    // Null where the backend refuses the offset (OpenCL: not a multiple of every device's
+    // CL_DEVICE_MEM_BASE_ADDR_ALIGN).
+    virtual std::shared_ptr<MemoryImpl> region(std::size_t offset, std::size_t bytes) = 0;
 };
 
 class QueueImpl {

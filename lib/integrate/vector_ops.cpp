@@ -3,7 +3,7 @@
 #include <partcl/algorithm/reduce.hpp>
 
 #include <algorithm>
-#include <optional>
+#include <utility>
 #include <string>
 
 namespace partcl {
@@ -12,6 +12,10 @@ namespace {
 // The work-group of every kernel here, and so the granule of every split: devices' ranges
 // begin on whole groups.
 constexpr std::size_t local_size = 64;
+
+bool same_memory(const RealBuffer& a, const RealBuffer& b) {
+    return a.memory().impl() != nullptr && a.memory().impl() == b.memory().impl();
+}
 
 void check_range(const RealBuffer& buffer, std::size_t at, std::size_t n, const char* what) {
     if (at > buffer.size() || n > buffer.size() - at)
@@ -24,7 +28,7 @@ void check_range(const RealBuffer& buffer, std::size_t at, std::size_t n, const 
 VectorOps::VectorOps(Context& context, Precision precision, ProgramCache& cache)
     : context_(context), precision_(precision), cache_(cache),
       combine_launch_(context, "vector combine"), copy_launch_(context, "vector copy"),
-      error_launch_(context, "error norm"), output_(context, 1), scratch_(context.size()) {
+      error_launch_(context, "error norm"), output_(context, 1) {
     for (const Device& device : context.devices()) require_precision(device.info(), precision);
 }
 
@@ -54,9 +58,12 @@ void VectorOps::set_weights(const std::vector<double>& weights) {
 }
 
 // Aliasing: `out` may be the base or a term at the same elements. No device reads an element
-// another device has already overwritten: each device reads only the elements of its own range,
-// device 0 writes only its range in place, and the other devices' slices are copied into place
-// by gather() on device 0's queue, which run() has ordered after every device's kernel.
+// another device writes: each device reads only the elements of its own range. In place (every
+// device writes its region of `out`), an input that is `out` is read through the same region, as
+// OpenCL leaves using a buffer while a sub-buffer of it is written undefined; an input elsewhere
+// in `out`'s memory makes the output go through slices instead, device 0 writing `out` in place
+// and the others' slices copied into place by gather() on device 0's queue, which run() has
+// ordered after every device's kernel.
 void VectorOps::combine(std::size_t n, RealBuffer& out, std::size_t out_at, const RealBuffer& base,
                         std::size_t base_at, std::initializer_list<Term> terms) {
     if (terms.size() == 0 || terms.size() > 8)
@@ -66,20 +73,29 @@ void VectorOps::combine(std::size_t n, RealBuffer& out, std::size_t out_at, cons
     check_range(base, base_at, n, "the base");
     for (const Term& term : terms) check_range(*term.vector, term.at, n, "a term");
     std::vector<Kernel>& kernels = combine_kernels(terms.size());
+    bool in_place = !same_memory(base, out) || base_at == out_at;
+    for (const Term& term : terms)
+        in_place = in_place && (!same_memory(*term.vector, out) || term.at == out_at);
     const Partition partition = combine_launch_.split(n, local_size);
-    output_.assign(partition, out, {out_at, n});
+    output_.assign(partition, out, {out_at, n}, in_place);
     combine_launch_.run(partition, [&](std::size_t d, Range r) {
         // The kernel combines r.size() elements from the offsets given: each input's from its
         // range's start, the output at its part's.
         const OutputPart<RealBuffer> part = output_.part(d);
+        auto input = [&](const RealBuffer& in, std::size_t at) {
+            return output_.in_place() && same_memory(in, out)
+                       ? std::pair<const RealBuffer*, std::uint32_t>{&part.buffer, 0}
+                       : std::pair<const RealBuffer*, std::uint32_t>{&in, std::uint32_t(at + r.begin)};
+        };
         Kernel& k = kernels[d];
-        k.args(std::uint32_t(r.size()), part.buffer, std::uint32_t(part.offset), base,
-               std::uint32_t(base_at + r.begin));
+        const auto [from, from_at] = input(base, base_at);
+        k.args(std::uint32_t(r.size()), part.buffer, std::uint32_t(part.offset), *from, from_at);
         std::uint32_t index = 5;
         for (const Term& term : terms) {
+            const auto [vector, at] = input(*term.vector, term.at);
             k.arg(index++, Real{term.c});
-            k.arg(index++, *term.vector);
-            k.arg(index++, std::uint32_t(term.at + r.begin));
+            k.arg(index++, *vector);
+            k.arg(index++, at);
         }
         return k.launch(context_.queue(d), r.size(), local_size);
     });
@@ -92,7 +108,7 @@ void VectorOps::copy(std::size_t n, const RealBuffer& from, std::size_t from_at,
     check_range(from, from_at, n, "the source");
     check_range(to, to_at, n, "the destination");
     const Partition partition = copy_launch_.split(n, local_size);
-    output_.assign(partition, to, {to_at, n});
+    output_.assign(partition, to, {to_at, n}, !same_memory(from, to));
     copy_launch_.run(partition, [&](std::size_t d, Range r) {
         const OutputPart<RealBuffer> part = output_.part(d);
         return from.copy_to(context_.queue(d), part.buffer, r.size(), from_at + r.begin,
@@ -114,24 +130,20 @@ double VectorOps::max_scaled_error(std::size_t n, const RealBuffer& err, const R
             scaled_error_.emplace_back(built, "scaled_error");
     }
     const Partition partition = error_launch_.split(n, local_size);
-    for (std::size_t d = 0; d < context_.size(); ++d)
-        if (scratch_[d].size() < partition[d].size())
-            scratch_[d] = RealBuffer(context_, precision_, partition[d].size());
+    if (scratch_.size() < n) scratch_ = RealBuffer(context_, precision_, n);
+    // Every device's scaled errors into its range of one array (each part begins at element 0
+    // of where it is written, in place or not), and one max over all of it on device 0's queue:
+    // a max picks one of the values, so it is one device's answer, bit for bit.
+    output_.assign(partition, scratch_, {0, n}, true);
     error_launch_.run(partition, [&](std::size_t d, Range r) {
+        const OutputPart<RealBuffer> part = output_.part(d);
         return scaled_error_[d]
             .args(std::uint32_t(r.size()), std::uint32_t(r.begin), err, y, y_new, Real{atol},
-                  Real{rtol}, scratch_[d])
+                  Real{rtol}, part.buffer)
             .launch(context_.queue(d), r.size(), local_size);
     });
-    // Each device's max on its own queue, combined in device order: a max picks one of the
-    // values, so any order gives one device's answer, bit for bit.
-    std::optional<double> error;
-    for (std::size_t d = 0; d < context_.size(); ++d) {
-        if (partition[d].empty()) continue;
-        const double part = reduce_max(context_.queue(d), scratch_[d], partition[d].size());
-        error = error ? std::max(*error, part) : part;
-    }
-    return *error;
+    output_.gather();
+    return reduce_max(context_.queue(0), scratch_, n);
 }
 
 } // namespace partcl

@@ -10,6 +10,20 @@ Memory::Memory(const Context& context, std::size_t bytes)
     if (bytes_ > 0) impl_ = context.impl().allocate(bytes_);
 }
 
+std::optional<Memory> Memory::region(std::size_t offset, std::size_t bytes) const {
+    if (offset > bytes_ || bytes > bytes_ - offset)
+        throw UsageError("Memory::region: bytes [" + std::to_string(offset) + ", " +
+                         std::to_string(offset + bytes) + ") outside memory of " +
+                         std::to_string(bytes_) + " bytes");
+    Memory part;
+    part.backend_ = backend_;
+    if (bytes == 0) return part;
+    part.impl_ = impl_->region(offset, bytes);
+    if (!part.impl_) return std::nullopt;
+    part.bytes_ = bytes;
+    return part;
+}
+
 void Memory::check_range(std::size_t offset, std::size_t bytes, const char* what) const {
     if (offset > bytes_ || bytes > bytes_ - offset)
         throw Error(std::string("Memory::") + what + ": bytes [" + std::to_string(offset) + ", " +

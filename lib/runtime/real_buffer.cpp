@@ -7,6 +7,21 @@ namespace partcl {
 RealBuffer::RealBuffer(const Context& context, Precision precision, std::size_t size)
     : precision_(precision), size_(size), memory_(context, size * size_of(precision)) {}
 
+std::optional<RealBuffer> RealBuffer::region(std::size_t offset, std::size_t count) const {
+    const std::size_t width = size_of(precision_);
+    if (offset > size_ || count > size_ - offset)
+        throw UsageError("RealBuffer::region: elements [" + std::to_string(offset) + ", " +
+                         std::to_string(offset + count) + ") outside a buffer of " +
+                         std::to_string(size_));
+    std::optional<Memory> memory = memory_.region(offset * width, count * width);
+    if (!memory) return std::nullopt;
+    RealBuffer part;
+    part.precision_ = precision_;
+    part.size_ = count;
+    part.memory_ = std::move(*memory);
+    return part;
+}
+
 void RealBuffer::check_range(std::size_t offset, std::size_t count, const char* what) const {
     if (offset > size_ || count > size_ - offset)
         throw Error(std::string("RealBuffer::") + what + ": elements [" + std::to_string(offset) +

@@ -67,7 +67,7 @@ private:
     PartitionedOutput<RealBuffer> output_;
     std::map<std::size_t, std::vector<Kernel>> combine_;
     std::vector<Kernel> scaled_error_;
-    std::vector<RealBuffer> scratch_;  // [d]: device d's scaled errors
+    RealBuffer scratch_;  // the scaled errors of max_scaled_error
 };
 
 } // namespace partcl

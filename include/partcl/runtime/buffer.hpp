@@ -3,6 +3,7 @@
 // of zero elements is valid and owns no device memory, so code need not special-case empty
 // particle sets.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -56,6 +57,17 @@ public:
         target.check_range(target_offset, count, "copy_to");
         return memory_.copy_to(queue, target.memory_, offset * sizeof(T),
                                target_offset * sizeof(T), count * sizeof(T));
+    }
+
+    // Elements [offset, offset + count) as a buffer of their own (Memory::region: nullopt where
+    // the backend refuses the offset; UsageError outside this buffer).
+    std::optional<Buffer> region(std::size_t offset, std::size_t count) const {
+        std::optional<Memory> memory = memory_.region(offset * sizeof(T), count * sizeof(T));
+        if (!memory) return std::nullopt;
+        Buffer part;
+        part.size_ = count;
+        part.memory_ = std::move(*memory);
+        return part;
     }
 
     // Sets every element to `value`.

@@ -4,6 +4,7 @@
 // special-case empty particle sets. Allocation failures say how much was asked, of which device.
 #include <cstddef>
 #include <memory>
+#include <optional>
 
 #include <partcl/runtime/context.hpp>
 #include <partcl/runtime/event.hpp>
@@ -35,6 +36,14 @@ public:
     // Repeats a pattern of 1, 2, 4 or 8 bytes over [offset, offset + bytes).
     Event fill(Queue& queue, const void* pattern, std::size_t pattern_size, std::size_t offset,
                std::size_t bytes);
+
+    // Bytes [offset, offset + bytes) as memory of their own (UsageError outside this memory),
+    // which one device may write while another writes a disjoint region of the same memory:
+    // OpenCL leaves concurrent writes by several devices to one buffer undefined, but defines
+    // them on disjoint sub-buffers. Empty for no bytes; nullopt where the backend refuses the
+    // offset (OpenCL: not a multiple of every device's CL_DEVICE_MEM_BASE_ADDR_ALIGN). While
+    // a region is written, the memory itself may not be used (OpenCL's rule again).
+    std::optional<Memory> region(std::size_t offset, std::size_t bytes) const;
 
     detail::MemoryImpl* impl() const noexcept { return impl_.get(); }
 

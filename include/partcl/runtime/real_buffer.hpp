@@ -3,6 +3,7 @@
 // time to match the programs that use it. The host side always speaks double; float buffers
 // convert on the way (float -> double -> float is exact, so reading and writing back loses
 // nothing).
+#include <optional>
 #include <vector>
 
 #include <partcl/runtime/buffer.hpp>
@@ -34,6 +35,10 @@ public:
     Event copy_to(Queue& queue, RealBuffer& target, std::size_t count,
                   std::size_t offset = 0, std::size_t target_offset = 0) const;
     Event fill(Queue& queue, double value);
+
+    // Elements [offset, offset + count) as a buffer of their own (Memory::region: nullopt where
+    // the backend refuses the offset; UsageError outside this buffer).
+    std::optional<RealBuffer> region(std::size_t offset, std::size_t count) const;
 
 private:
     void check_range(std::size_t offset, std::size_t count, const char* what) const;

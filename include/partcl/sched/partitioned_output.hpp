@@ -3,15 +3,21 @@
 // `components` components (3 axes, a potential, ...) of n items, written by every device for
 // its own range and then gathered into one destination buffer.
 //
-// OpenCL leaves concurrent writes to one memory object from several devices undefined, so only
-// device 0 writes into the destination (its range begins at 0); every other device writes its
-// part into a slice buffer of its own, which gather() copies into place on device 0's queue, in
-// device order. Copies move bits unchanged, so the destination holds exactly what the devices
-// computed, for any split: a multi-device result is bit for bit the single-device one whenever
-// the kernel computes each item the same way wherever it runs.
+// OpenCL leaves concurrent writes to one memory object from several devices undefined, but
+// defines them on disjoint sub-buffers of one buffer. So an output is written in one of two ways:
+// - in place (assign's `in_place`, one component, every part's start aligned for a region of
+//   the destination: Memory::region): every device writes its range through a region of the
+//   destination of its own, and gather() copies nothing;
+// - else only device 0 writes into the destination (its range begins at 0); every other device
+//   writes its part into a slice buffer of its own, which gather() copies into place on device
+//   0's queue, in device order.
+// Either way the destination holds exactly the bits the devices computed, for any split: a
+// multi-device result is bit for bit the single-device one whenever the kernel computes each
+// item the same way wherever it runs.
 //
 // Works over RealBuffer (precision chosen at run time) and Buffer<T>. Slice buffers grow to the
-// largest part seen and are kept between launches.
+// largest part seen and are kept between launches; regions are made at each assign (a
+// sub-buffer costs no measurable time on PoCL) and let go at gather.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -69,15 +75,20 @@ public:
 
     // The output of the next launch: `partition`'s items (one part per device of the context)
     // into `destination`, laid out as `layout`. Grows the slice buffers of devices other than 0
-    // to their parts. `destination` must outlive gather().
-    void assign(const Partition& partition, B& destination, SoaLayout layout) {
+    // to their parts, unless `in_place` and the output is written through regions (in_place()
+    // says which); the launch must then use the destination only through part(d), as OpenCL
+    // leaves using a buffer while a sub-buffer of it is written undefined. `destination` must
+    // outlive gather().
+    void assign(const Partition& partition, B& destination, SoaLayout layout,
+                bool in_place = false) {
         if (partition.parts() != slices_.size())
             throw UsageError("PartitionedOutput: a partition of " +
                              std::to_string(partition.parts()) + " parts for a context of " +
                              std::to_string(slices_.size()) + " devices");
         if (components_ == 1) layout.stride = partition.total();
         detail::check_soa_layout(components_, partition.total(), layout, destination.size());
-        for (std::size_t d = 1; d < slices_.size(); ++d) {
+        in_place_ = in_place && components_ == 1 && make_regions(partition, destination, layout);
+        for (std::size_t d = 1; d < slices_.size() && !in_place_; ++d) {
             const std::size_t needed = components_ * partition[d].size();
             if (slices_[d].size() < needed)
                 slices_[d] = detail::buffer_like(destination, *context_, needed);
@@ -87,11 +98,16 @@ public:
         layout_ = layout;
     }
 
-    // Where device d writes its part of the assigned launch: the destination itself for device
-    // 0, its slice buffer (components one after another, `stride` its range's size) for others.
+    // Whether the assigned output is written through regions of the destination.
+    bool in_place() const noexcept { return in_place_; }
+
+    // Where device d writes its part of the assigned launch: its region of the destination
+    // (offset 0) when in_place(); else the destination itself for device 0, its slice buffer
+    // (components one after another, `stride` its range's size) for others.
     OutputPart<B> part(std::size_t d) {
         detail::check_output_part(d, slices_.size(), destination_ != nullptr);
         const Range range = partition_[d];
+        if (in_place_) return {regions_[d], 0, range.size(), range};
         if (d == 0)
             return {*destination_, layout_.offset + range.begin, layout_.stride, range};
         return {slices_[d], 0, range.size(), range};
@@ -107,20 +123,39 @@ public:
     void gather() {
         detail::check_output_part(0, slices_.size(), destination_ != nullptr);
         Queue& queue = context_->queue(0);
-        for (std::size_t d = 1; d < slices_.size(); ++d) {
+        for (std::size_t d = 1; d < slices_.size() && !in_place_; ++d) {
             const Range range = partition_[d];
             if (range.empty()) continue;
             for (std::size_t c = 0; c < components_; ++c)
                 slices_[d].copy_to(queue, *destination_, range.size(), c * range.size(),
                                    layout_.offset + c * layout_.stride + range.begin);
         }
+        regions_.assign(regions_.size(), B());  // enqueued commands keep what they use
         destination_ = nullptr;
     }
 
 private:
+    // Every non-empty part's region of `destination`; false, making none, where the backend
+    // refuses one (OpenCL: a start off the devices' base address alignment).
+    bool make_regions(const Partition& partition, const B& destination, SoaLayout layout) {
+        regions_.assign(slices_.size(), B());
+        for (std::size_t d = 0; d < slices_.size(); ++d) {
+            if (partition[d].empty()) continue;
+            auto region = destination.region(layout.offset + partition[d].begin, partition[d].size());
+            if (!region) {
+                regions_.assign(slices_.size(), B());
+                return false;
+            }
+            regions_[d] = std::move(*region);
+        }
+        return true;
+    }
+
     Context* context_;
     std::size_t components_;
-    std::vector<B> slices_;  // [d]: device d's part before the gather (unused for device 0)
+    std::vector<B> slices_;   // [d]: device d's part before the gather (unused for device 0)
+    std::vector<B> regions_;  // [d]: device d's region of the destination, when in_place_
+    bool in_place_ = false;
     Partition partition_;
     B* destination_ = nullptr;
     SoaLayout layout_;

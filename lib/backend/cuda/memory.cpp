@@ -8,8 +8,10 @@ namespace {
 
 class CudaMemory final : public MemoryImpl {
 public:
-    CudaMemory(void* pointer, int ordinal) : pointer(pointer), ordinal(ordinal) {}
+    CudaMemory(void* pointer, int ordinal, std::shared_ptr<MemoryImpl> owner = nullptr)
+        : pointer(pointer), ordinal(ordinal), owner(std::move(owner)) {}
     ~CudaMemory() override {
+        if (owner) return;  // a region: the allocation is its owner's
         cudaSetDevice(ordinal);
         cudaFree(pointer);
     }
@@ -17,9 +19,14 @@ public:
     CudaMemory& operator=(const CudaMemory&) = delete;
 
     void* native() const override { return pointer; }
+    std::shared_ptr<MemoryImpl> region(std::size_t offset, std::size_t) override {
+        return std::make_shared<CudaMemory>(static_cast<char*>(pointer) + offset, ordinal,
+                                            shared_from_this());
+    }
 
     void* pointer;
     int ordinal;
+    std::shared_ptr<MemoryImpl> owner;  // the allocation a region lies in; null for one
 };
 
 } // namespace

@@ -9,8 +9,22 @@ class OpenclMemory final : public MemoryImpl {
 public:
     explicit OpenclMemory(cl::Buffer buffer) : buffer(std::move(buffer)) {}
     void* native() const override { return buffer(); }
+    std::shared_ptr<MemoryImpl> region(std::size_t offset, std::size_t bytes) override;
     cl::Buffer buffer;
 };
+
+// A sub-buffer holds its buffer (OpenCL frees a buffer's store only after its sub-buffers).
+std::shared_ptr<MemoryImpl> OpenclMemory::region(std::size_t offset, std::size_t bytes) {
+    cl_buffer_region range{offset, bytes};
+    cl_int status = CL_SUCCESS;
+    cl::Buffer sub = buffer.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION,
+                                            &range, &status);
+    if (status == CL_MISALIGNED_SUB_BUFFER_OFFSET) return nullptr;
+    if (status != CL_SUCCESS)
+        throw error(status, "clCreateSubBuffer",
+                    "bytes [" + std::to_string(offset) + ", " + std::to_string(offset + bytes) + ")");
+    return std::make_shared<OpenclMemory>(std::move(sub));
+}
 
 } // namespace
 

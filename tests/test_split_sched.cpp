@@ -1,0 +1,158 @@
+// The sched layer's ordering and in-place outputs on several devices (split_context: two or
+// three PoCL devices, or Oclgrind's one device named twice, where --data-races sees a missing
+// dependency): markers order commands across queues, MultiDeviceLaunch::run orders device 0's
+// queue after every device's launch with no host wait, and PartitionedOutput writes through
+// regions of the destination where their starts are aligned, through slices where not, bit
+// for bit the same.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include <partcl/backend/error.hpp>
+#include <partcl/jit/compiler.hpp>
+#include <partcl/jit/kernel.hpp>
+#include <partcl/runtime/marker.hpp>
+#include <partcl/sched/multi_device_launch.hpp>
+#include <partcl/sched/partitioned_output.hpp>
+
+#include "support.hpp"
+
+using namespace partcl;
+using namespace partcl_test;
+
+namespace {
+
+// out[offset + i - begin] = value(i) for i in [begin, end); value(i) is a few hundred
+// operations, so a queue that did not wait would read before it is written.
+const char* fill_source = R"(
+__kernel void fill(const uint begin, const uint end, __global uint* out, const uint offset) {
+    const uint i = begin + get_global_id(0);
+    if (i >= end) return;
+    uint v = i;
+    for (uint k = 0; k < 200; ++k) v = v * 1664525u + 1013904223u;
+    out[offset + (i - begin)] = v;
+})";
+
+std::uint32_t value(std::uint32_t i) {
+    std::uint32_t v = i;
+    for (int k = 0; k < 200; ++k) v = v * 1664525u + 1013904223u;
+    return v;
+}
+
+std::vector<Kernel> fill_kernels(Context& context) {
+    const Program program =
+        build_program(context, Source::from_string("fill.cl", fill_source), {}, memory_cache());
+    std::vector<Kernel> kernels;
+    for (std::size_t d = 0; d < context.size(); ++d) kernels.emplace_back(program, "fill");
+    return kernels;
+}
+
+} // namespace
+
+TEST_SUITE("split_sched") {
+
+TEST_CASE("a queue waiting for another queue's marker sees what was enqueued there before it") {
+    Context context = split_context(2);
+    std::vector<Kernel> kernels = fill_kernels(context);
+    const std::size_t n = under_oclgrind() ? 300 : 1 << 20;
+    Buffer<std::uint32_t> written(context, n), copied(context, n);
+    copied.fill(context.queue(0), 0u);
+    kernels[1].args(std::uint32_t(0), std::uint32_t(n), written, std::uint32_t(0))
+        .launch(context.queue(1), n);
+    const Marker filled = mark(context.queue(1));
+    CHECK(filled.valid());
+    wait_for(context.queue(0), filled);
+    written.copy_to(context.queue(0), copied, n);
+    const std::vector<std::uint32_t> got = copied.read(context.queue(0));
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < n; ++i) wrong += got[i] != value(std::uint32_t(i));
+    CHECK(wrong == 0);
+    // A marker of nothing orders nothing; one of the queue itself changes nothing.
+    wait_for(context.queue(0), Marker());
+    wait_for(context.queue(0), mark(context.queue(0)));
+    context.finish();
+}
+
+TEST_CASE("outputs in place through aligned regions, through slices where not, the same bits") {
+    const std::size_t parts = under_oclgrind() ? 2 : pocl_devices().size() >= 3 ? 3 : 2;
+    Context context = split_context(parts);
+    std::vector<Kernel> kernels = fill_kernels(context);
+    // Groups of 256 uint: 1 KiB, a multiple of every device's base address alignment
+    // (CL_DEVICE_MEM_BASE_ADDR_ALIGN is at most the 128 bytes of a long16 on the devices here).
+    const std::size_t group = 256;
+    std::vector<double> even(parts, 1.0), uneven(parts, 1.0);
+    uneven.back() = 3.0;  // 1:3 on two devices
+    const std::size_t large = under_oclgrind() ? 1500 : 100001;
+    // PoCL refuses a sub-buffer 4 bytes in (CL_MISALIGNED_SUB_BUFFER_OFFSET); Oclgrind makes it.
+    const bool refuses_unaligned = !Buffer<std::uint32_t>(context, 8).region(1, 1);
+    if (!under_oclgrind()) CHECK(refuses_unaligned);
+    MultiDeviceLaunch spread(context, Scheduler(even));
+    PartitionedOutput<Buffer<std::uint32_t>> output(context, 1);
+    for (const std::vector<double>* weights : {&even, &uneven})
+        for (std::size_t n : {std::size_t(0), std::size_t(1), parts - 1, std::size_t(700), large})
+            for (std::size_t offset : {std::size_t(0), std::size_t(1), std::size_t(256)})
+                for (bool in_place : {true, false}) {
+                    CAPTURE(weights->back());
+                    CAPTURE(n);
+                    CAPTURE(offset);
+                    CAPTURE(in_place);
+                    const std::uint32_t guard = 0xdeadbeef;
+                    Buffer<std::uint32_t> out(context, std::vector<std::uint32_t>(offset + n + 3, guard));
+                    spread.scheduler() = Scheduler(*weights);
+                    const Partition p = spread.split(n, group);
+                    output.assign(p, out, {offset, n}, in_place);
+                    // Several parts: regions exactly where asked and every part's start aligned.
+                    std::size_t with_part = 0;
+                    for (std::size_t d = 0; d < parts; ++d) with_part += !p[d].empty();
+                    if (with_part > 1)
+                        CHECK(output.in_place() ==
+                              (in_place && (offset % 256 == 0 || !refuses_unaligned)));
+                    if (!in_place) CHECK_FALSE(output.in_place());
+                    spread.run(p, [&](std::size_t d, Range r) {
+                        const auto part = output.part(d);
+                        if (output.in_place()) CHECK(part.offset == 0);
+                        return kernels[d]
+                            .args(std::uint32_t(r.begin), std::uint32_t(r.end), part.buffer,
+                                  std::uint32_t(part.offset))
+                            .launch(context.queue(d), r.size(), group);
+                    });
+                    output.gather();
+                    const std::vector<std::uint32_t> got = out.read(context.queue(0));
+                    std::size_t wrong = 0;
+                    for (std::size_t i = 0; i < got.size(); ++i) {
+                        const bool inside = i >= offset && i < offset + n;
+                        wrong += got[i] != (inside ? value(std::uint32_t(i - offset)) : guard);
+                    }
+                    CHECK(wrong == 0);
+                }
+    CHECK(spread.work()[0].launches > 0);
+}
+
+TEST_CASE("regions of buffers: in range, aligned or refused") {
+    Context context = split_context(2);
+    RealBuffer real(context, Precision::float32, 1000);
+    Buffer<std::uint32_t> plain(context, 1000);
+    CHECK_THROWS_AS(real.region(990, 11), UsageError);
+    CHECK_THROWS_AS(plain.region(1001, 0), UsageError);
+    const auto whole = real.region(0, 1000);
+    auto tail = plain.region(512, 488);
+    REQUIRE(whole);
+    REQUIRE(tail);
+    CHECK(whole->size() == 1000);
+    CHECK(whole->precision() == Precision::float32);
+    CHECK(tail->size() == 488);
+    const auto none = plain.region(3, 0);
+    REQUIRE(none);
+    CHECK(none->empty());
+    if (!under_oclgrind()) CHECK_FALSE(plain.region(1, 10));  // 4 bytes in: PoCL refuses
+    // Written through the region, read through the buffer.
+    plain.fill(context.queue(0), 0u);
+    tail->fill(context.queue(0), 7u);
+    const std::vector<std::uint32_t> got = plain.read(context.queue(0));
+    CHECK(got[511] == 0u);
+    CHECK(got[512] == 7u);
+    CHECK(got[999] == 7u);
+}
+
+}
