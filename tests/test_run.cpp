@@ -158,6 +158,34 @@ TEST_CASE("a resumed run is bitwise identical to the uninterrupted one") {
     }
 }
 
+TEST_CASE("partcl run --help lists every integrator with its order, and a TOML scenario names one") {
+    TempDir dir("run-integrators");
+    REQUIRE(run_cli({"run", "--help"}, dir / "help.log") == 0);
+    const std::string help = read_file(dir / "help.log");
+    for (const IntegratorInfo& m : integrator_catalog()) {
+        CAPTURE(m.name);
+        std::istringstream lines(help);
+        std::string line;
+        bool listed = false;
+        while (std::getline(lines, line)) {
+            std::istringstream words(line);
+            std::string name;
+            int order = 0;
+            if (words >> name >> order && name == m.name) listed = order == m.order;
+        }
+        CHECK(listed);
+    }
+    Scenario s = builtin_scenario("kepler");
+    s.integrator = "rkdverk6";
+    s.steps = 3;
+    const std::string toml = to_toml(s);
+    CHECK(contains(toml, "name = \"rkdverk6\""));
+    write_file(dir / "s.toml", toml);
+    REQUIRE(run_cli({"run", (dir / "s.toml").string(), "--out", (dir / "out").string(), "--quiet"},
+                    dir / "run.log") == 0);
+    CHECK(read_checkpoint(dir / "out" / "checkpoint.bin").step == 3);
+}
+
 TEST_CASE("the run writes energy, snapshots, frames and a checkpoint") {
     TempDir out("out");
     Scenario s = builtin_scenario("kepler");

@@ -63,7 +63,7 @@ public:
                 return dt;
             }
             // Sweeps that stopped contracting will not converge.
-            if (!std::isfinite(change) || (iterations_ > 3 && change > last))
+            if (!std::isfinite(change) || (iterations_ > 10 && change > last))
                 break;
             last = change;
             std::swap(y_new_, y_old_);

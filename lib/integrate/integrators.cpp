@@ -50,7 +50,28 @@ std::string evaluations(std::size_t count) {
     return std::to_string(count) + (count == 1 ? " evaluation" : " evaluations") + " a step";
 }
 
+IntegratorInfo describe_kind(const Method& m);
+
+// Whose method it is, for the catalog.
+std::string author(const std::string& name) {
+    static const std::vector<std::pair<std::string, std::string>> authors{
+        {"rkck5", "Cash-Karp "},          {"rkdp5", "Dormand-Prince "},
+        {"rkdverk6", "Verner "},          {"rkf78", "Fehlberg "},
+        {"rkgl6", "Gauss-Legendre "},     {"rklc4", "Lobatto IIIC "},
+        {"trapezoid", "trapezoidal rule: "}, {"yoshida4", "Yoshida "},
+        {"yoshida6", "Yoshida "}};
+    for (const auto& [method, who] : authors)
+        if (method == name) return who;
+    return "";
+}
+
 IntegratorInfo describe(const Method& m) {
+    IntegratorInfo info = describe_kind(m);
+    info.kind = author(m.name) + info.kind;
+    return info;
+}
+
+IntegratorInfo describe_kind(const Method& m) {
     switch (m.engine) {
     case Engine::explicit_runge_kutta: {
         const ButcherTableau& t = butcher_tableau(m.name);
