@@ -56,7 +56,8 @@ Outcome integrate(Context& context, const Scenario& s, const Bodies& initial,
     double t = 0;
     const double end = s.end_time;
     while (end - t > 1e-12 * end) {
-        t += integrator->step(f, t, bodies.state, integrator->adaptive() ? std::min(dt, end - t) : dt);
+        const double h = integrator->adaptive() ? std::min(dt, end - t) : dt;
+        t += integrator->step(f, t, bodies.state, h);
         if (integrator->adaptive()) dt = integrator->next_dt();
         ++steps;
     }
@@ -99,7 +100,8 @@ int main(int argc, char** argv) {
         const bool adaptive = integrator_adapts_step(method);
         const std::vector<double> settings =
             adaptive ? std::vector<double>{1e-5, 1e-7, 1e-9, 1e-11, 1e-13}
-                     : std::vector<double>{0.05, 0.025, 0.0125, 0.00625, 0.003125, 0.0015625, 0.00078125};
+                     : std::vector<double>{0.05,     0.025,     0.0125,    0.00625,
+                                           0.003125, 0.0015625, 0.00078125};
         for (double setting : settings) {
             std::cerr << method << " " << setting << "\n";
             nlohmann::ordered_json line = json_head("integrators", context.device(0));

@@ -54,7 +54,8 @@ struct Run {
 // The largest error of the state (positions and velocities) after one period of `steps` fixed
 // steps: the orbit closes, so the exact state is the initial one. Adaptive methods take dt every
 // step (tolerances of 1 accept every step).
-double period_error(const std::string& name, int steps, AdaptiveTolerances tolerances = {1.0, 1.0}) {
+double period_error(const std::string& name, int steps,
+                    AdaptiveTolerances tolerances = {1.0, 1.0}) {
     Run run(name, tolerances);
     const std::vector<double> y0 = run.bodies.state.read(run.context.queue(0));
     const double dt = 2 * pi / steps;
@@ -111,7 +112,8 @@ TEST_CASE("every integrator's global error falls at its order") {
                     << "; measured order " << slope);
         CHECK(std::abs(slope - order) <= 0.3);
         if (std::getenv("PARTCL_PRINT_ORDERS"))
-            MESSAGE(std::string(x.name) << " (order " << order << "):" << errors << "; measured " << slope);
+            MESSAGE(std::string(x.name) << " (order " << order << "):" << errors << "; measured "
+                                        << slope);
     }
 }
 
@@ -132,7 +134,8 @@ TEST_CASE("an implicit method iterates to its tolerance and reports its sweeps")
         CHECK(sweeps[1] > sweeps[0]);
         double worst = 0;
         for (std::size_t i = 0; i < y[0].size(); ++i)
-            worst = std::max(worst, std::abs(y[0][i] - y[1][i]) / (1e-6 + 1e-6 * std::abs(y[1][i])));
+            worst = std::max(worst,
+                             std::abs(y[0][i] - y[1][i]) / (1e-6 + 1e-6 * std::abs(y[1][i])));
         CHECK(worst <= 1.0);  // the loose solution is within its tolerance of the tight one
     }
     // A step too large for the iteration to contract is refused, not taken.

@@ -101,7 +101,8 @@ TEST_CASE("the adaptive methods at 1e-12 end where REBOUND's IAS15 does") {
             INFO(steps << " steps, largest relative position difference " << difference);
             CHECK(difference < 1e-8);
             if (std::getenv("PARTCL_PRINT_ORDERS"))
-                MESSAGE(file << " " << method << ": " << steps << " steps, difference " << difference);
+                MESSAGE(file << " " << method << ": " << steps << " steps, difference "
+                             << difference);
         }
     }
 }

@@ -60,7 +60,8 @@ Weights weights(const ButcherTableau& t, const std::vector<Tree>& trees) {
         for (std::size_t child : tree.children) {
             for (std::size_t i = 0; i < s; ++i) {
                 long double sum = 0;
-                for (std::size_t j = 0; j < s; ++j) sum += (long double)t.a[i][j].value() * w.g[child][j];
+                for (std::size_t j = 0; j < s; ++j)
+                    sum += (long double)t.a[i][j].value() * w.g[child][j];
                 g[i] *= sum;
             }
             gamma *= w.gamma[child];

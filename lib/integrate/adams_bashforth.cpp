@@ -86,7 +86,8 @@ std::unique_ptr<Integrator> make_adams_bashforth(std::string name, int order, Ve
 
 std::size_t adams_bashforth_work_vectors(int order) {
     // The history, and the RK4 starter's k2..k4 and stage input.
-    return std::size_t(order) + (order > 1 ? ExplicitRungeKutta::work_vectors(butcher_tableau("rk4")) - 1 : 0);
+    const std::size_t starter = ExplicitRungeKutta::work_vectors(butcher_tableau("rk4")) - 1;
+    return std::size_t(order) + (order > 1 ? starter : 0);
 }
 
 } // namespace partcl::detail

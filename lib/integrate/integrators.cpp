@@ -90,12 +90,12 @@ IntegratorInfo describe_kind(const Method& m) {
                 ""};
     case Engine::splitting: {
         const Composition& c = composition(m.name);
+        const std::size_t substeps = c.weights.size();
+        const std::string scheme = substeps == 1
+                                       ? std::string("kick-drift-kick")
+                                       : std::to_string(substeps) + " leapfrog substeps";
         return {m.name, c.order,
-                "symplectic splitting, " +
-                    (c.weights.size() == 1 ? std::string("kick-drift-kick")
-                                           : std::to_string(c.weights.size()) + " leapfrog substeps") +
-                    ", " + evaluations(c.weights.size()),
-                ""};
+                "symplectic splitting, " + scheme + ", " + evaluations(substeps), ""};
     }
     case Engine::implicit_runge_kutta: {
         const ButcherTableau& t = butcher_tableau(m.name);
