@@ -158,7 +158,7 @@ TEST_CASE("a resumed run is bitwise identical to the uninterrupted one") {
     }
 }
 
-TEST_CASE("partcl run --help lists every integrator with its order, and a TOML scenario names one") {
+TEST_CASE("partcl run --help lists every integrator with its order; a TOML scenario names one") {
     TempDir dir("run-integrators");
     REQUIRE(run_cli({"run", "--help"}, dir / "help.log") == 0);
     const std::string help = read_file(dir / "help.log");
@@ -184,6 +184,13 @@ TEST_CASE("partcl run --help lists every integrator with its order, and a TOML s
     REQUIRE(run_cli({"run", (dir / "s.toml").string(), "--out", (dir / "out").string(), "--quiet"},
                     dir / "run.log") == 0);
     CHECK(read_checkpoint(dir / "out" / "checkpoint.bin").step == 3);
+    // An implicit method's run reports its fixed-point sweeps.
+    REQUIRE(run_cli({"run", "kepler", "--integrator", "rkgl6", "--steps", "4", "--out",
+                     (dir / "gl").string(), "--quiet"},
+                    dir / "gl.log") == 0);
+    CHECK(contains(read_file(dir / "gl.log"), "rkgl6: "));
+    CHECK(contains(read_file(dir / "gl.log"), " fixed-point sweeps a step"));
+    CHECK(!contains(read_file(dir / "run.log"), "sweeps"));
 }
 
 TEST_CASE("the run writes energy, snapshots, frames and a checkpoint") {
