@@ -85,9 +85,9 @@ const std::vector<Field>& integrator_table() {
         {"integrator", "dt", RealRef([](S& s) -> double& { return s.dt; }),
          [](const S& s) { return positive(s.dt); }, "adaptive methods: the first trial step"},
         {"integrator", "atol", RealRef([](S& s) -> double& { return s.atol; }),
-         [](const S& s) { return positive(s.atol); }, "adaptive and implicit methods"},
+         [](const S& s) { return positive(s.atol); }, "dopri5"},
         {"integrator", "rtol", RealRef([](S& s) -> double& { return s.rtol; }),
-         [](const S& s) { return positive(s.rtol); }, "adaptive and implicit methods"},
+         [](const S& s) { return positive(s.rtol); }, "dopri5"},
         {"integrator", "damping", RealRef([](S& s) -> double& { return s.damping; }),
          [](const S& s) {
              const double d = s.damping;
