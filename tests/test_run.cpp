@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <partcl/diag/nbody_diagnostics.hpp>
+#include <partcl/integrate/integrator.hpp>
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/initial_conditions.hpp>
 #include <partcl/io/snapshot.hpp>
@@ -95,15 +96,21 @@ TEST_CASE("a Plummer sphere of 4096 bodies is in virial equilibrium") {
 }
 
 TEST_CASE("a resumed run is bitwise identical to the uninterrupted one") {
-    for (const char* integrator : {"leapfrog", "dopri5", "ab5", "rk4"}) {
+    // Every integrator (adaptive steps, multistep histories, aliases), in both precisions, and
+    // each with dense gravity in one and tree gravity in the other.
+    for (const IntegratorInfo& method : integrator_catalog()) {
+        const std::string integrator = method.name;
+        const bool tree_first = (&method - integrator_catalog().data()) % 2 == 1;
         for (Precision precision : {Precision::float32, Precision::float64}) {
-            INFO(integrator << ", " << to_string(precision));
+            const bool tree = tree_first == (precision == Precision::float32);
+            INFO(integrator << ", " << to_string(precision) << (tree ? ", tree" : ", dense"));
             TempDir whole("whole"), split("split");
             Scenario s = builtin_scenario("plummer");
             s.n = 301;
             s.steps = 12;
             s.integrator = integrator;
             s.precision = precision;
+            if (tree) s.gravity_model = GravityModelKind::tree;
             s.frame_every = 0;
             s.checkpoint_every = 5;
             s.snapshot_every = 0;
@@ -149,6 +156,41 @@ TEST_CASE("a resumed run is bitwise identical to the uninterrupted one") {
             CHECK(last.bodies.size() == 301);
         }
     }
+}
+
+TEST_CASE("partcl run --help lists every integrator with its order; a TOML scenario names one") {
+    TempDir dir("run-integrators");
+    REQUIRE(run_cli({"run", "--help"}, dir / "help.log") == 0);
+    const std::string help = read_file(dir / "help.log");
+    for (const IntegratorInfo& m : integrator_catalog()) {
+        CAPTURE(m.name);
+        std::istringstream lines(help);
+        std::string line;
+        bool listed = false;
+        while (std::getline(lines, line)) {
+            std::istringstream words(line);
+            std::string name;
+            int order = 0;
+            if (words >> name >> order && name == m.name) listed = order == m.order;
+        }
+        CHECK(listed);
+    }
+    Scenario s = builtin_scenario("kepler");
+    s.integrator = "rkdverk6";
+    s.steps = 3;
+    const std::string toml = to_toml(s);
+    CHECK(contains(toml, "name = \"rkdverk6\""));
+    write_file(dir / "s.toml", toml);
+    REQUIRE(run_cli({"run", (dir / "s.toml").string(), "--out", (dir / "out").string(), "--quiet"},
+                    dir / "run.log") == 0);
+    CHECK(read_checkpoint(dir / "out" / "checkpoint.bin").step == 3);
+    // An implicit method's run reports its fixed-point sweeps.
+    REQUIRE(run_cli({"run", "kepler", "--integrator", "rkgl6", "--steps", "4", "--out",
+                     (dir / "gl").string(), "--quiet"},
+                    dir / "gl.log") == 0);
+    CHECK(contains(read_file(dir / "gl.log"), "rkgl6: "));
+    CHECK(contains(read_file(dir / "gl.log"), " fixed-point sweeps a step"));
+    CHECK(!contains(read_file(dir / "run.log"), "sweeps"));
 }
 
 TEST_CASE("the run writes energy, snapshots, frames and a checkpoint") {

@@ -213,6 +213,12 @@ TEST_CASE("every integrator advances dense N-body gravity to one device's state 
                 const bool in_turn = (&name - integrator_names().data()) % 2 ==
                                      (precision == Precision::float64 ? 1 : 0);
                 if (under_oclgrind() && !in_turn) continue;
+                // Oclgrind: one method of each engine (and the chained combines of rkf78).
+                const std::vector<std::string> checked{"euler",  "leapfrog", "rk4",  "rkdp5",
+                                                       "adams5", "rkf78",    "yoshida4", "trapezoid"};
+                if (under_oclgrind() &&
+                    std::find(checked.begin(), checked.end(), name) == checked.end())
+                    continue;
                 const std::size_t n = std::uniform_int_distribution<std::size_t>(2, largest)(rng);
                 const bool forced = rng() % 2 == 0;
                 CAPTURE(parts);

@@ -63,7 +63,7 @@ std::string check_end_time(const S& s) {
     if (steps < 1 - 1e-9 || std::fabs(steps - std::round(steps)) > 1e-9 * steps)
         return "must be a whole number of steps of [integrator] dt = " + format_number(s.dt) +
                " for " + s.integrator + " (got " + format_number(s.end_time) + ", " +
-               format_number(steps) + " steps); dopri5 shortens its last step instead";
+               format_number(steps) + " steps); the adaptive methods (rkck5, rkdp5, rkdverk6, rkf78) shorten their last step instead";
     return ok();
 }
 

@@ -127,6 +127,7 @@ public:
         const double taken = integrator->step(derivative, time_, bodies->state,
                                               by_time ? std::min(dt, s.end_time - time_) : dt);
         time_ += taken;
+        sweeps_ += integrator->iterations();
         dt = integrator->adaptive() ? integrator->next_dt() : s.dt;
         if (s.damping != 1.0) {
             const std::size_t n = bodies->size();
@@ -203,7 +204,7 @@ public:
     }
     std::vector<std::string> summary_lines(const RunSummary& loop, const std::string& out) const override {
         const NBodyRunSummary r = results(loop);
-        return {detail::format("steps %llu..%llu, t = %.6g, wall %.2f s, %.2f steps/s",
+        std::vector<std::string> lines = {detail::format("steps %llu..%llu, t = %.6g, wall %.2f s, %.2f steps/s",
                                static_cast<unsigned long long>(r.first_step),
                                static_cast<unsigned long long>(r.last_step), r.time, r.wall_seconds,
                                r.steps_per_second),
@@ -214,6 +215,14 @@ public:
                                    : "force evaluations over wall time"),
                 detail::format("wrote %zu snapshots, %zu frames, energy.csv and checkpoint.bin in %s",
                                r.snapshots, r.frames, out.c_str())};
+        // Implicit methods: how hard their fixed-point iteration worked.
+        if (sweeps_ > 0 && r.last_step > r.first_step)
+            lines.insert(lines.begin() + 1,
+                         detail::format("%s: %.2f fixed-point sweeps a step (to atol %g, rtol %g)",
+                                        scenario_.integrator.c_str(),
+                                        double(sweeps_) / double(r.last_step - r.first_step),
+                                        scenario_.atol, scenario_.rtol));
+        return lines;
     }
 
     // The gravity model's, then the integrator's vector operations'.
@@ -242,6 +251,7 @@ private:
     Scenario scenario_;
     std::unique_ptr<GravityModel> gravity;
     DenseGravity* dense_gravity = nullptr;  // the model when dense (its scheduler's weights)
+    std::uint64_t sweeps_ = 0;  // implicit methods' fixed-point sweeps in this run
     std::unique_ptr<DeviceBodies> bodies;
     std::unique_ptr<NBodySystem> system;
     std::unique_ptr<VectorOps> ops;

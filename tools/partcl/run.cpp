@@ -27,6 +27,18 @@ const CLI::Validator whole_number(
         return digits ? std::string() : "'" + text + "' is not a whole number (0, 1, 2, ...)";
     },
     "N");
+// Every integrator with its order and kind, from the library's catalog (docs/integrators.md).
+std::string integrator_list() {
+    std::string text = "Integrators (--integrator NAME, [integrator] name), by order and kind:\n";
+    for (const IntegratorInfo& m : integrator_catalog()) {
+        char line[200];
+        std::snprintf(line, sizeof line, "  %-10s %d  %s\n", m.name.c_str(), m.order,
+                      m.alias_of.empty() ? m.kind.c_str() : ("the same as " + m.alias_of).c_str());
+        text += line;
+    }
+    return text;
+}
+
 } // namespace
 
 CLI::App* add_run(CLI::App& app, RunRequest& request) {
@@ -49,7 +61,7 @@ CLI::App* add_run(CLI::App& app, RunRequest& request) {
     command->add_option("--precision", request.precision, "float or double")
         ->type_name("float|double");
     command->add_option("--integrator", request.integrator,
-                        "euler, leapfrog, rk4, dopri5 or ab5")
+                        "The method (overrides [integrator] name; the list below)")
         ->type_name("NAME");
     command->add_option("--gravity", request.gravity,
                         "dense (all pairs) or tree (Barnes-Hut kd-tree; overrides [gravity] model)")
@@ -94,7 +106,8 @@ CLI::App* add_run(CLI::App& app, RunRequest& request) {
         "checkpoint.bin; MPS fluid: front.csv (dambreak) or bottom_pressure.csv (hydrostatic)\n"
         "and frame_NNNNNN.png coloured by pressure; PIC plasma: diagnostics.csv, phase-space\n"
         "frame_NNNNNN.png and checkpoint.bin. Every run: devices.csv, each device's share of the\n"
-        "work and kernel time per launch (docs/nbody.md). Scenario keys: docs/scenarios.md.");
+        "work and kernel time per launch (docs/nbody.md). Scenario keys: docs/scenarios.md.\n\n" +
+        integrator_list());
     return command;
 }
 
