@@ -97,63 +97,12 @@ void apply(VectorOps& ops, Vectors& v, const Combination& x) {
     }
 }
 
-} // namespace
-
-TEST_SUITE("split_integrate") {
-
-TEST_CASE("combine of 1 to 8 terms, in place and apart, is one device's bit for bit") {
-    const std::uint32_t seed = fresh_seed();
-    CAPTURE(seed);
-    std::mt19937 rng(seed);
-    for (std::size_t parts : {2, 3}) {
-        Context split = split_context(parts);
-        Context one(std::vector<Device>{split.device(0)});
-        for (Precision precision : {Precision::float32, Precision::float64}) {
-            VectorOps a(one, precision, memory_cache()), b(split, precision, memory_cache());
-            for (bool forced : {false, true}) {
-                for (std::size_t n : sizes(rng)) {
-                    // Nine vectors of room for n elements at offsets up to 5; vector 0 the output.
-                    const std::size_t size = n + 5;
-                    std::vector<std::vector<double>> values;
-                    for (int i = 0; i < 9; ++i) values.push_back(uniform(rng, size));
-                    std::uniform_int_distribution<std::size_t> offset(0, 5), vector(1, 8);
-                    for (std::size_t terms = 1; terms <= 8; ++terms) {
-                        // Apart: every vector its own offset; in place: the output is the
-                        // base, or the last term, at the same elements (y = y + h k).
-                        for (int aliasing : {0, 1, 2}) {
-                            CAPTURE(parts);
-                            CAPTURE(to_string(precision));
-                            CAPTURE(forced);
-                            CAPTURE(n);
-                            CAPTURE(terms);
-                            CAPTURE(aliasing);
-                            Combination x{n, 0, offset(rng), vector(rng), offset(rng), {}, {}, {}};
-                            for (std::size_t k = 0; k < terms; ++k) {
-                                x.vector.push_back(vector(rng));
-                                x.at.push_back(offset(rng));
-                                x.c.push_back(uniform(rng, 1, -2, 2)[0]);
-                            }
-                            if (aliasing == 1) x.base = x.out, x.base_at = x.out_at;
-                            if (aliasing == 2) x.vector.back() = x.out, x.at.back() = x.out_at;
-                            Vectors va(one, precision, values), vb(split, precision, values);
-                            if (forced) b.set_weights(uneven_weights(parts));
-                            apply(a, va, x);
-                            apply(b, vb, x);
-                            for (std::size_t i = 0; i < values.size(); ++i)
-                                CHECK(va.read(one, i) == vb.read(split, i));
-                            if (n >= 129 * parts) CHECK(spread(b, 0));
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-
-TEST_CASE("copy and the error norm are one device's bit for bit") {
-    const std::uint32_t seed = fresh_seed();
-    CAPTURE(seed);
-    std::mt19937 rng(seed);
+// Calls check(one, split, a, b, parts, precision, n) for every case the VectorOps
+// suites take: two and three parts, both precisions, the scheduler's weights or 1:3 forced
+// (already set on b), and every size of sizes(); a and b are VectorOps on one device and on the
+// split context.
+template <class Check>
+void for_each_split_case(std::mt19937& rng, Check&& check) {
     for (std::size_t parts : {2, 3}) {
         Context split = split_context(parts);
         Context one(std::vector<Device>{split.device(0)});
@@ -165,34 +114,82 @@ TEST_CASE("copy and the error norm are one device's bit for bit") {
                     CAPTURE(to_string(precision));
                     CAPTURE(forced);
                     CAPTURE(n);
-                    std::uniform_int_distribution<std::size_t> offset(0, 5);
-                    const std::size_t from_at = offset(rng), to_at = offset(rng);
-                    const std::vector<std::vector<double>> values{uniform(rng, n + 5),
-                                                                  uniform(rng, n + 5)};
-                    Vectors va(one, precision, values), vb(split, precision, values);
                     if (forced) b.set_weights(uneven_weights(parts));
-                    a.copy(n, va[0], from_at, va[1], to_at);
-                    b.copy(n, vb[0], from_at, vb[1], to_at);
-                    CHECK(va.read(one, 1) == vb.read(split, 1));
-                    if (n >= 129 * parts) CHECK(spread(b, 1));
-
-                    // err, y, y_new, with the largest error anywhere (and, some times, a NaN,
-                    // which counts as the largest value of the precision).
-                    std::vector<std::vector<double>> e{uniform(rng, n, -1e-6, 1e-6),
-                                                       uniform(rng, n), uniform(rng, n)};
-                    if (n > 0 && rng() % 3 == 0)
-                        e[0][rng() % n] = std::numeric_limits<double>::quiet_NaN();
-                    Vectors ea(one, precision, e), eb(split, precision, e);
-                    const double want = a.max_scaled_error(n, ea[0], ea[1], ea[2], 1e-8, 1e-6);
-                    const double got = b.max_scaled_error(n, eb[0], eb[1], eb[2], 1e-8, 1e-6);
-                    CHECK(std::memcmp(&want, &got, sizeof want) == 0);
-                    CHECK(got == want);
-                    if (n > 0) CHECK(got > 0);
-                    if (n >= 129 * parts) CHECK(spread(b, 2));
+                    check(one, split, a, b, parts, precision, n);
                 }
             }
         }
     }
+}
+
+} // namespace
+
+TEST_SUITE("split_integrate") {
+
+TEST_CASE("combine of 1 to 8 terms, in place and apart, is one device's bit for bit") {
+    const std::uint32_t seed = fresh_seed();
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    for_each_split_case(rng, [&](Context& one, Context& split, VectorOps& a, VectorOps& b,
+                                 std::size_t parts, Precision precision, std::size_t n) {
+        // Nine vectors of room for n elements at offsets up to 5; vector 0 the output.
+        const std::size_t size = n + 5;
+        std::vector<std::vector<double>> values;
+        for (int i = 0; i < 9; ++i) values.push_back(uniform(rng, size));
+        std::uniform_int_distribution<std::size_t> offset(0, 5), vector(1, 8);
+        for (std::size_t terms = 1; terms <= 8; ++terms) {
+            // Apart: every vector its own offset; in place: the output is the base, or the
+            // last term, at the same elements (y = y + h k).
+            for (int aliasing : {0, 1, 2}) {
+                CAPTURE(terms);
+                CAPTURE(aliasing);
+                Combination x{n, 0, offset(rng), vector(rng), offset(rng), {}, {}, {}};
+                for (std::size_t k = 0; k < terms; ++k) {
+                    x.vector.push_back(vector(rng));
+                    x.at.push_back(offset(rng));
+                    x.c.push_back(uniform(rng, 1, -2, 2)[0]);
+                }
+                if (aliasing == 1) x.base = x.out, x.base_at = x.out_at;
+                if (aliasing == 2) x.vector.back() = x.out, x.at.back() = x.out_at;
+                Vectors va(one, precision, values), vb(split, precision, values);
+                apply(a, va, x);
+                apply(b, vb, x);
+                for (std::size_t i = 0; i < values.size(); ++i)
+                    CHECK(va.read(one, i) == vb.read(split, i));
+                if (n >= 129 * parts) CHECK(spread(b, 0));
+            }
+        }
+    });
+}
+
+TEST_CASE("copy and the error norm are one device's bit for bit") {
+    const std::uint32_t seed = fresh_seed();
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    for_each_split_case(rng, [&](Context& one, Context& split, VectorOps& a, VectorOps& b,
+                                 std::size_t parts, Precision precision, std::size_t n) {
+        std::uniform_int_distribution<std::size_t> offset(0, 5);
+        const std::size_t from_at = offset(rng), to_at = offset(rng);
+        const std::vector<std::vector<double>> values{uniform(rng, n + 5), uniform(rng, n + 5)};
+        Vectors va(one, precision, values), vb(split, precision, values);
+        a.copy(n, va[0], from_at, va[1], to_at);
+        b.copy(n, vb[0], from_at, vb[1], to_at);
+        CHECK(va.read(one, 1) == vb.read(split, 1));
+        if (n >= 129 * parts) CHECK(spread(b, 1));
+
+        // err, y, y_new, with the largest error anywhere (and, some times, a NaN, which counts
+        // as the largest value of the precision).
+        std::vector<std::vector<double>> e{uniform(rng, n, -1e-6, 1e-6), uniform(rng, n),
+                                           uniform(rng, n)};
+        if (n > 0 && rng() % 3 == 0) e[0][rng() % n] = std::numeric_limits<double>::quiet_NaN();
+        Vectors ea(one, precision, e), eb(split, precision, e);
+        const double want = a.max_scaled_error(n, ea[0], ea[1], ea[2], 1e-8, 1e-6);
+        const double got = b.max_scaled_error(n, eb[0], eb[1], eb[2], 1e-8, 1e-6);
+        CHECK(std::memcmp(&want, &got, sizeof want) == 0);
+        CHECK(got == want);
+        if (n > 0) CHECK(got > 0);
+        if (n >= 129 * parts) CHECK(spread(b, 2));
+    });
 }
 
 TEST_CASE("every integrator advances dense N-body gravity to one device's state bit for bit") {
