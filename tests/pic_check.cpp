@@ -292,4 +292,15 @@ void check_pic_kernels(Precision precision, int dimensions, unsigned nodes_per_a
         check_typed<float>(precision, dimensions, nodes_per_axis, particles);
 }
 
+PicParticles random_pic_particles(const PicGrid& grid, std::size_t n, std::mt19937& rng) {
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    PicParticles p;
+    p.dimensions = grid.dimensions;
+    for (int k = 0; k < grid.dimensions; ++k)
+        for (std::size_t i = 0; i < n; ++i) p.position.push_back(u(rng) * grid.length(k));
+    for (std::size_t i = 0; i < grid.dimensions * n; ++i) p.velocity.push_back(u(rng) - 0.5);
+    for (std::size_t i = 0; i < n; ++i) p.species.push_back(std::uint32_t(i % 3 == 0));
+    return p;
+}
+
 } // namespace partcl_test

@@ -23,18 +23,6 @@ constexpr double pi = 3.141592653589793;
 
 bool has_fp64() { return test_context().device(0).info().fp64; }
 
-// n random particles of two species (electrons and ions of 2x the charge) in the box.
-PicParticles random_particles(const PicGrid& grid, std::size_t n, std::mt19937& rng) {
-    std::uniform_real_distribution<double> u(0.0, 1.0);
-    PicParticles p;
-    p.dimensions = grid.dimensions;
-    for (int k = 0; k < grid.dimensions; ++k)
-        for (std::size_t i = 0; i < n; ++i) p.position.push_back(u(rng) * grid.length(k));
-    for (std::size_t i = 0; i < grid.dimensions * n; ++i) p.velocity.push_back(u(rng) - 0.5);
-    for (std::size_t i = 0; i < n; ++i) p.species.push_back(std::uint32_t(i % 3 == 0));
-    return p;
-}
-
 const std::vector<PicSpecies> two_species{{-1.0, 1.0, 0.5}, {2.0, 100.0, 0.25}};
 
 double total_charge(const PicParticles& p, const std::vector<PicSpecies>& s) {
@@ -74,7 +62,7 @@ TEST_CASE("deposited charge sums to the total charge; both deposits agree; steps
             grid.nodes = {d == 1 ? 40u : 10u, d >= 2 ? 12u : 1u, d == 3 ? 6u : 1u};
             grid.spacing = 0.37;
             const std::size_t n = 1001;
-            const PicParticles particles = random_particles(grid, n, rng);
+            const PicParticles particles = random_pic_particles(grid, n, rng);
             ElectrostaticPic gather(test_context(), p, grid, two_species, particles,
                                     PicDeposit::gather, memory_cache());
             ElectrostaticPic atomic(test_context(), p, grid, two_species, particles,
@@ -130,7 +118,7 @@ TEST_CASE("three steps match the OpenMP reference in double") {
             grid.nodes = {d == 1 ? 64u : 16u, d >= 2 ? 8u : 1u, d == 3 ? 4u : 1u};
             grid.spacing = 0.37;
             const std::size_t n = 999;
-            PicParticles particles = random_particles(grid, n, rng);
+            PicParticles particles = random_pic_particles(grid, n, rng);
             ElectrostaticPic pic(test_context(), Precision::float64, grid, two_species, particles,
                                  deposit, memory_cache());
             reference::PicStep<double> ref(grid, two_species);
@@ -172,7 +160,7 @@ TEST_CASE("bad input is refused by name") {
     std::mt19937 rng(fresh_seed());
     PicGrid grid;
     grid.nodes = {16, 1, 1};
-    const PicParticles good = random_particles(grid, 10, rng);
+    const PicParticles good = random_pic_particles(grid, 10, rng);
     auto make = [&](const PicGrid& g, const PicParticles& p) {
         ElectrostaticPic pic(context, Precision::float32, g, two_species, p, PicDeposit::gather,
                              memory_cache());
@@ -229,7 +217,7 @@ TEST_CASE("a grid larger than the kernels can index or the device can hold is re
     grid.dimensions = 3;
     grid.nodes = {2048, 2048, 1024};
     std::mt19937 rng(fresh_seed());
-    const PicParticles p = random_particles(grid, 10, rng);
+    const PicParticles p = random_pic_particles(grid, 10, rng);
     try {
         ElectrostaticPic(context, Precision::float32, grid, two_species, p,
                          PicDeposit::gather, memory_cache());
@@ -249,7 +237,7 @@ TEST_CASE("a grid larger than the kernels can index or the device can hold is re
     else if (info.fp64 && double(info.max_allocation) < 8 * field_floats) big = Precision::float64;
     if (big) {
         try {
-            ElectrostaticPic(context, *big, grid, two_species, random_particles(grid, 10, rng),
+            ElectrostaticPic(context, *big, grid, two_species, random_pic_particles(grid, 10, rng),
                              PicDeposit::gather, memory_cache());
             FAIL("no error");
         } catch (const Unsupported& e) {
@@ -310,7 +298,7 @@ TEST_CASE("the atomic deposit in double needs 64-bit atomics") {
     std::mt19937 rng(fresh_seed());
     PicGrid grid;
     grid.nodes = {16, 1, 1};
-    ElectrostaticPic pic(context, Precision::float64, grid, two_species, random_particles(grid, 10, rng),
+    ElectrostaticPic pic(context, Precision::float64, grid, two_species, random_pic_particles(grid, 10, rng),
                          PicDeposit::gather, memory_cache());
     if (info.has_extension("cl_khr_int64_base_atomics") || info.backend == Backend::cuda) {
         CHECK_NOTHROW(pic.set_deposit(PicDeposit::atomic));

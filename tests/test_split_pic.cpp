@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "pic_check.hpp"
 #include "support.hpp"
 
 using namespace partcl;
@@ -42,17 +43,10 @@ PicGrid grid_of(int dimensions) {
     return grid;
 }
 
-// n random particles of the two species, velocities up to half a cell per unit time.
+// n random particles from `seed`.
 PicParticles random_particles(const PicGrid& grid, std::size_t n, std::uint32_t seed) {
     std::mt19937 rng(seed);
-    std::uniform_real_distribution<double> u(0.0, 1.0);
-    PicParticles p;
-    p.dimensions = grid.dimensions;
-    for (int k = 0; k < grid.dimensions; ++k)
-        for (std::size_t i = 0; i < n; ++i) p.position.push_back(u(rng) * grid.length(k));
-    for (std::size_t i = 0; i < grid.dimensions * n; ++i) p.velocity.push_back(u(rng) - 0.5);
-    for (std::size_t i = 0; i < n; ++i) p.species.push_back(std::uint32_t(rng() % 2));
-    return p;
+    return random_pic_particles(grid, n, rng);
 }
 
 // 1:3 for two devices, 1:3:2 for three: uneven, and not the weights the scheduler starts from.
