@@ -76,7 +76,10 @@ public:
     virtual void* native() const = 0;  // cl_context; CUDA has none (null)
     virtual std::shared_ptr<QueueImpl> queue(std::size_t device) = 0;
     // Refuses more than a device's largest buffer (DeviceInfo::max_allocation), naming both.
-    virtual std::shared_ptr<MemoryImpl> allocate(std::size_t bytes) = 0;
+    // Without `home` every device of the context uses the memory; with it, only the device of
+    // that entry does, and the memory lives where that device works fastest (CUDA: on it).
+    virtual std::shared_ptr<MemoryImpl> allocate(std::size_t bytes,
+                                                 std::optional<std::size_t> home) = 0;
 
     // The memory tier of the program caches: programs built for this context, by cache and
     // key. They live and die with the context, so no program (and through it no driver context)

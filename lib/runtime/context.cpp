@@ -5,8 +5,28 @@
 
 namespace partcl {
 
-Context::Context(std::vector<Device> devices) : devices_(std::move(devices)) {
+namespace {
+
+bool same_device(const Device& a, const Device& b) {
+    return a.backend_device().device == b.backend_device().device &&
+           a.backend_device().ordinal == b.backend_device().ordinal;
+}
+
+// MemoryModel::automatic's choice.
+MemoryModel memory_of(const std::vector<Device>& devices) {
+    bool cpus = true, one = true;
+    for (const auto& d : devices) {
+        cpus = cpus && d.info().type == DeviceType::cpu;
+        one = one && same_device(d, devices.front());
+    }
+    return cpus || one ? MemoryModel::shared : MemoryModel::separate;
+}
+
+} // namespace
+
+Context::Context(std::vector<Device> devices, MemoryModel memory) : devices_(std::move(devices)) {
     if (devices_.empty()) throw UsageError("a Context needs at least one device");
+    memory_ = memory == MemoryModel::automatic ? memory_of(devices_) : memory;
     for (const auto& d : devices_) {
         if (d.info().platform_index != devices_.front().info().platform_index ||
             d.backend() != devices_.front().backend())

@@ -7,7 +7,15 @@ namespace partcl {
 
 Memory::Memory(const Context& context, std::size_t bytes)
     : bytes_(bytes), backend_(context.backend()) {
-    if (bytes_ > 0) impl_ = context.impl().allocate(bytes_);
+    if (bytes_ > 0) impl_ = context.impl().allocate(bytes_, std::nullopt);
+}
+
+Memory::Memory(const Context& context, std::size_t bytes, OnDevice device)
+    : bytes_(bytes), backend_(context.backend()) {
+    if (device.index >= context.size())
+        throw UsageError("Memory: device " + std::to_string(device.index) +
+                         " of a context of " + std::to_string(context.size()) + " devices");
+    if (bytes_ > 0) impl_ = context.impl().allocate(bytes_, device.index);
 }
 
 std::optional<Memory> Memory::region(std::size_t offset, std::size_t bytes) const {

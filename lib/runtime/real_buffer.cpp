@@ -7,6 +7,10 @@ namespace partcl {
 RealBuffer::RealBuffer(const Context& context, Precision precision, std::size_t size)
     : precision_(precision), size_(size), memory_(context, size * size_of(precision)) {}
 
+RealBuffer::RealBuffer(const Context& context, Precision precision, std::size_t size,
+                       OnDevice device)
+    : precision_(precision), size_(size), memory_(context, size * size_of(precision), device) {}
+
 std::optional<RealBuffer> RealBuffer::region(std::size_t offset, std::size_t count) const {
     const std::size_t width = size_of(precision_);
     if (offset > size_ || count > size_ - offset)

@@ -20,6 +20,9 @@ class Buffer {
 public:
     Buffer() = default;
     Buffer(const Context& context, std::size_t size) : size_(size), memory_(context, size * sizeof(T)) {}
+    // A buffer only `device`'s queue uses (Memory's OnDevice).
+    Buffer(const Context& context, std::size_t size, OnDevice device)
+        : size_(size), memory_(context, size * sizeof(T), device) {}
     Buffer(Context& context, const std::vector<T>& host) : Buffer(context, host.size()) {
         write(context.queue(0), host).wait();
     }

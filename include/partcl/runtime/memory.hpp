@@ -15,10 +15,19 @@ namespace detail {
 class MemoryImpl;
 }
 
+// The entry of a Context whose device alone will use a memory (sched's mirrors and per-device
+// parts): the memory is placed where that device works fastest, on a GPU in its own memory.
+struct OnDevice {
+    std::size_t index = 0;
+};
+
 class Memory {
 public:
     Memory() = default;
+    // Memory every device of the context uses.
     Memory(const Context& context, std::size_t bytes);
+    // Memory that only `device`'s queue uses (UsageError for an entry the context lacks).
+    Memory(const Context& context, std::size_t bytes, OnDevice device);
 
     std::size_t bytes() const noexcept { return bytes_; }
     bool empty() const noexcept { return bytes_ == 0; }

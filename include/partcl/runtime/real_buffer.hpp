@@ -15,6 +15,8 @@ class RealBuffer {
 public:
     RealBuffer() = default;
     RealBuffer(const Context& context, Precision precision, std::size_t size);
+    // A buffer only `device`'s queue uses (Memory's OnDevice).
+    RealBuffer(const Context& context, Precision precision, std::size_t size, OnDevice device);
 
     Precision precision() const noexcept { return precision_; }
     std::size_t size() const noexcept { return size_; }

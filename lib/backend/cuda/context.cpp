@@ -89,12 +89,14 @@ class CudaContext final : public ContextImpl {
 public:
     explicit CudaContext(const std::vector<BackendDevice>& devices) : devices(devices) {
         for (const auto& d : devices) queues.push_back(std::make_shared<CudaQueue>(d.ordinal));
+        enable_peer_access(devices);
     }
 
     void* native() const override { return nullptr; }
     std::shared_ptr<QueueImpl> queue(std::size_t device) override { return queues.at(device); }
-    std::shared_ptr<MemoryImpl> allocate(std::size_t bytes) override {
-        return cuda::allocate(devices, bytes);
+    std::shared_ptr<MemoryImpl> allocate(std::size_t bytes,
+                                         std::optional<std::size_t> home) override {
+        return cuda::allocate(devices, home, bytes);
     }
 
     std::vector<BackendDevice> devices;

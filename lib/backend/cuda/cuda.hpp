@@ -35,9 +35,15 @@ std::shared_ptr<EventImpl> timed(int ordinal, cudaStream_t stream,
 // Makes `stream` wait for the end of `event`, one of timed's, without the host waiting.
 void wait_on(cudaStream_t stream, EventImpl& event);
 
-// memory.cpp: device memory (managed where the context has several devices), refused by name
-// above a device's largest allocation.
-std::shared_ptr<MemoryImpl> allocate(const std::vector<BackendDevice>& devices, std::size_t bytes);
+// memory.cpp: device memory, refused by name above a device's largest allocation. With `home`,
+// on that entry's device; without, memory every device of the context uses: on the first
+// device where the others reach it directly (peer access, which enable_peer_access turned on),
+// else managed memory.
+std::shared_ptr<MemoryImpl> allocate(const std::vector<BackendDevice>& devices,
+                                     std::optional<std::size_t> home, std::size_t bytes);
+// Lets every device of `devices` use every other's memory where the hardware allows it; true
+// when every pair of distinct devices can.
+bool enable_peer_access(const std::vector<BackendDevice>& devices);
 void* pointer(const MemoryImpl& memory);  // device address
 
 template <class T>

@@ -71,7 +71,7 @@ public:
         bytes_ = 2 * shape[0] * shape[1] * shape[2] * size_of(precision);
         // VkFFT wants a buffer at plan time (it sizes its scratch from it); the transforms then
         // take the caller's buffer.
-        scratch_ = context.allocate(bytes_);
+        scratch_ = context.allocate(bytes_, index);
         cl_mem buffer = cl_buffer(*scratch_)();
         VkFFTConfiguration configuration{};
         configuration.FFTdim = dims;

@@ -110,7 +110,9 @@ public:
 
     void* native() const override { return context(); }
     std::shared_ptr<QueueImpl> queue(std::size_t device) override { return queues.at(device); }
-    std::shared_ptr<MemoryImpl> allocate(std::size_t bytes) override {
+    // A buffer of one device is a buffer of the context that only that device's queue uses:
+    // drivers of several GPUs (NVIDIA's) keep it where it is used.
+    std::shared_ptr<MemoryImpl> allocate(std::size_t bytes, std::optional<std::size_t>) override {
         return opencl::allocate(context, devices, bytes);
     }
 
