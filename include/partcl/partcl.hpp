@@ -28,6 +28,7 @@
 #include <partcl/jit/program_cache.hpp>
 #include <partcl/jit/source.hpp>
 
+#include <partcl/sched/mirror.hpp>
 #include <partcl/sched/multi_device_launch.hpp>
 #include <partcl/sched/partition.hpp>
 #include <partcl/sched/partitioned_output.hpp>

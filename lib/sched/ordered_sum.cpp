@@ -25,8 +25,13 @@ OrderedSum::OrderedSum(Context& context, Precision precision, ProgramCache& cach
 void OrderedSum::resize(std::size_t size) {
     if (size > 0xffffffffull)
         throw UsageError("OrderedSum: more than 2^32 - 1 elements in a part");
-    for (RealBuffer& part : parts_)
-        if (part.size() < size) part = RealBuffer(*context_, precision_, size);
+    // Each device writes its part in its own memory where memories are separate; device 0
+    // reads the others' once, in the sum.
+    for (std::size_t d = 0; d < parts_.size(); ++d)
+        if (parts_[d].size() < size)
+            parts_[d] = context_->shares_memory()
+                            ? RealBuffer(*context_, precision_, size)
+                            : RealBuffer(*context_, precision_, size, OnDevice{d});
     size_ = size;
 }
 

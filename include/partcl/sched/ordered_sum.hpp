@@ -33,7 +33,8 @@ public:
     OrderedSum(Context& context, Precision precision,
                ProgramCache& cache = ProgramCache::global());
 
-    // Every part holds `size` elements from now on (grown, never shrunk; contents undefined).
+    // Every part holds `size` elements from now on (grown, never shrunk; contents undefined),
+    // in its device's own memory where the context's memories are separate.
     void resize(std::size_t size);
     std::size_t size() const noexcept { return size_; }
     Precision precision() const noexcept { return precision_; }

@@ -5,12 +5,15 @@
 //
 // OpenCL leaves concurrent writes to one memory object from several devices undefined, but
 // defines them on disjoint sub-buffers of one buffer. So an output is written in one of two ways:
-// - in place (assign's `in_place`, one component, every part's start aligned for a region of
-//   the destination: Memory::region): every device writes its range through a region of the
-//   destination of its own, and gather() copies nothing;
+// - in place (assign's `in_place`, one component, a context whose devices share memory, every
+//   part's start aligned for a region of the destination: Memory::region): every device writes
+//   its range through a region of the destination of its own, and gather() copies nothing;
 // - else only device 0 writes into the destination (its range begins at 0); every other device
-//   writes its part into a slice buffer of its own, which gather() copies into place on device
-//   0's queue, in device order.
+//   writes its part into a slice buffer of its own, in its own memory where the devices have
+//   separate memories (Context::shares_memory), which gather() copies into place on device 0's
+//   queue, in device order. Two GPUs take this way: a GPU writing the other's memory pays the
+//   link on every store, and a driver keeping one buffer coherent over two devices (NVIDIA's
+//   OpenCL) ran their kernels one after the other.
 // Either way the destination holds exactly the bits the devices computed, for any split: a
 // multi-device result is bit for bit the single-device one whenever the kernel computes each
 // item the same way wherever it runs.
@@ -26,6 +29,7 @@
 #include <partcl/runtime/context.hpp>
 #include <partcl/backend/error.hpp>
 #include <partcl/runtime/real_buffer.hpp>
+#include <partcl/sched/detail/buffer_like.hpp>
 #include <partcl/sched/partition.hpp>
 
 namespace partcl {
@@ -53,14 +57,6 @@ namespace detail {
 void check_soa_layout(std::size_t components, std::size_t n, SoaLayout layout, std::size_t size);
 // UsageError unless `d` < `parts` and a destination was assigned.
 void check_output_part(std::size_t d, std::size_t parts, bool assigned);
-
-inline RealBuffer buffer_like(const RealBuffer& like, const Context& context, std::size_t size) {
-    return RealBuffer(context, like.precision(), size);
-}
-template <class T>
-Buffer<T> buffer_like(const Buffer<T>&, const Context& context, std::size_t size) {
-    return Buffer<T>(context, size);
-}
 } // namespace detail
 
 template <class B>
@@ -87,11 +83,14 @@ public:
                              std::to_string(slices_.size()) + " devices");
         if (components_ == 1) layout.stride = partition.total();
         detail::check_soa_layout(components_, partition.total(), layout, destination.size());
-        in_place_ = in_place && components_ == 1 && make_regions(partition, destination, layout);
+        in_place_ = in_place && components_ == 1 && context_->shares_memory() &&
+                    make_regions(partition, destination, layout);
         for (std::size_t d = 1; d < slices_.size() && !in_place_; ++d) {
             const std::size_t needed = components_ * partition[d].size();
             if (slices_[d].size() < needed)
-                slices_[d] = detail::buffer_like(destination, *context_, needed);
+                slices_[d] = detail::buffer_like(
+                    destination, *context_, needed,
+                    context_->shares_memory() ? std::nullopt : std::optional<OnDevice>({d}));
         }
         partition_ = partition;
         destination_ = &destination;
