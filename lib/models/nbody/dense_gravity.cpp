@@ -79,7 +79,7 @@ DenseGravity::DenseGravity(Context& context, Precision precision, GravityParamet
                            DenseOptions options, ProgramCache& cache)
     : context_(context), precision_(precision), parameters_(parameters),
       fast_math_(options.fast_math), launch_(context, "dense gravity"), source_parts_(options.source_parts),
-      acc_parts_(context, 3), pot_parts_(context, 1) {
+      positions_(context), mass_(context), acc_parts_(context, 3), pot_parts_(context, 1) {
     if (!(parameters_.softening >= 0) || !(parameters_.G > 0))
         throw UsageError("gravity: G must be positive and the softening non-negative");
     // The kernel's branch-free form needs eps^2 to stay a normal number in the program's
@@ -226,6 +226,8 @@ void DenseGravity::accelerations(const RealBuffer& positions, const RealBuffer& 
         throw UsageError("DenseGravity: more than 2^32 - 1 elements in one buffer");
 
     const Partition partition = launch_.split(n, granule_);
+    positions_.update(positions, 3 * n);
+    mass_.update(mass, n);
     acc_parts_.assign(partition, out, {out_offset, n});
     if (potential) pot_parts_.assign(partition, *potential, {0, n});
     const std::size_t potential_offset = potential ? context_.size() : 0;
@@ -241,16 +243,16 @@ void DenseGravity::accelerations(const RealBuffer& positions, const RealBuffer& 
         PartialSums& partial = parts_[d];
         if (s.parts > 1) {
             if (partial.acc.size() < 3 * count * s.parts)
-                partial.acc = RealBuffer(context_, precision_, 3 * count * s.parts);
+                partial.acc = RealBuffer(context_, precision_, 3 * count * s.parts, OnDevice{d});
             if (potential && partial.potential.size() < count * s.parts)
-                partial.potential = RealBuffer(context_, precision_, count * s.parts);
+                partial.potential = RealBuffer(context_, precision_, count * s.parts, OnDevice{d});
         }
         RealBuffer& acc_into = s.parts > 1 ? partial.acc : acc.buffer;
         RealBuffer* pot_into = !pot ? nullptr : s.parts > 1 ? &partial.potential : pot;
         Kernel& k = kernels_.at(potential_offset + d);
         k.args(std::uint32_t(r.begin), std::uint32_t(r.end), std::uint32_t(n),
-               Real{parameters_.softening * parameters_.softening}, Real{parameters_.G}, positions,
-               mass, acc_into, s.parts > 1 ? std::uint32_t(0) : offset,
+               Real{parameters_.softening * parameters_.softening}, Real{parameters_.G},
+               positions_.on(d), mass_.on(d), acc_into, s.parts > 1 ? std::uint32_t(0) : offset,
                s.parts > 1 ? std::uint32_t(count) : stride, pot_into ? *pot_into : RealBuffer(),
                std::uint32_t(s.blocks), std::uint32_t(s.chunk));
         const std::size_t group = shapes_[d].work_group();

@@ -104,7 +104,8 @@ std::size_t TreeGravity::levels_for(std::size_t n, std::size_t leaf_size) noexce
 TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameters parameters,
                          TreeOptions options, ProgramCache& cache)
     : context_(context), cache_(cache), precision_(precision), parameters_(parameters),
-      options_(options), walk_(context, "tree walk"), slices_(context.size()),
+      options_(options), walk_(context, "tree walk"), node_mirror_(context),
+      sorted_mirror_(context), perm_mirror_(context), slices_(context.size()),
       potential_slices_(context.size()) {
     if (!(parameters_.softening >= 0) || !(parameters_.G > 0))
         throw UsageError("gravity: G must be positive and the softening non-negative");
@@ -301,13 +302,20 @@ void TreeGravity::evaluate(RealBuffer& out, std::size_t out_offset, RealBuffer* 
     const Partition partition = walk_.split(groups, granule());
     const std::size_t kernel_offset = potential ? context_.size() : 0;
     // Device 0 writes straight into the outputs, through perm; the others into their slices.
+    const auto home = [&](std::size_t d) {
+        return context_.shares_memory() ? std::nullopt : std::optional<OnDevice>({d});
+    };
     for (std::size_t d = 1; d < context_.size(); ++d) {
         const Range r = partition[d];
         const std::size_t count = tree_start(r.end, groups, n) - tree_start(r.begin, groups, n);
-        if (slices_[d].size() < 3 * count) slices_[d] = RealBuffer(context_, precision_, 3 * count);
+        if (slices_[d].size() < 3 * count)
+            slices_[d] = detail::buffer_like(sorted_, context_, 3 * count, home(d));
         if (potential && potential_slices_[d].size() < count)
-            potential_slices_[d] = RealBuffer(context_, precision_, count);
+            potential_slices_[d] = detail::buffer_like(sorted_, context_, count, home(d));
     }
+    node_mirror_.update(node_, node_fields * (std::size_t(2) << levels_));
+    sorted_mirror_.update(sorted_, 4 * n);
+    perm_mirror_.update(perm_, n);
     walk_.run(partition, [&](std::size_t d, Range r) {
         Kernel& k = walks_[kernel_offset + d];
         const bool direct = d == 0;
@@ -316,7 +324,8 @@ void TreeGravity::evaluate(RealBuffer& out, std::size_t out_offset, RealBuffer* 
         RealBuffer* pot = !potential ? &no_potential : direct ? potential : &potential_slices_[d];
         k.args(std::uint32_t(n), std::uint32_t(leaves()), std::uint32_t(groups), std::uint32_t(r.begin),
                std::uint32_t(r.end), Real{parameters_.softening * parameters_.softening}, Real{parameters_.G},
-               node_, sorted_, perm_, direct ? out : slices_[d], std::uint32_t(direct ? out_offset : 0),
+               node_mirror_.on(d), sorted_mirror_.on(d), perm_mirror_.on(d),
+               direct ? out : slices_[d], std::uint32_t(direct ? out_offset : 0),
                std::uint32_t(direct ? n : count), *pot, std::uint32_t(direct ? 0 : 1));
         return k.launch(context_.queue(d), r.size() * g, walk_local(d, k));
     });

@@ -1,7 +1,8 @@
 #pragma once
 // DenseGravity: all-pairs gravity (cl/nbody/dense.cl), O(N^2), exact up to rounding. Each
 // evaluation is one MultiDeviceLaunch over every device of the context: positions and masses
-// are read by all devices, each device computes its range of targets, and the accelerations and
+// are read by all devices (Mirrors: copied to each device's own memory where the devices have
+// separate ones), each device computes its range of targets, and the accelerations and
 // potentials are PartitionedOutputs gathered into the output buffers on device 0.
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include <partcl/jit/kernel.hpp>
 #include <partcl/models/nbody/gravity.hpp>
 #include <partcl/sched/multi_device_launch.hpp>
+#include <partcl/sched/mirror.hpp>
 #include <partcl/sched/partitioned_output.hpp>
 
 namespace partcl {
@@ -109,6 +111,7 @@ private:
     std::size_t source_parts_ = 0;
     std::vector<Kernel> kernels_;  // [d]: accelerations on device d, [size + d]: with potential
     std::vector<Kernel> sums_;     // dense_sum_parts, indexed as kernels_
+    Mirror<RealBuffer> positions_, mass_;      // the sources, on every device
     PartitionedOutput<RealBuffer> acc_parts_;  // 3 axes
     PartitionedOutput<RealBuffer> pot_parts_;  // the potential
     std::vector<PartialSums> parts_;           // [d]: the partial sums of source parts

@@ -8,8 +8,9 @@
 // (drons/nbody's lambda_crit = 1 / theta). A group of at most `group_size` bodies walks one path, taking d as the distance
 // to the group's box: a node is taken whole only where every body of the group would take it.
 // theta = 0 opens every node: the sum is then the direct one, in another order.
-// On a context of several devices the tree is built once, on device 0, and read by every device;
-// the walk is one MultiDeviceLaunch ("tree walk") cut by ranges of groups. Device 0 writes its
+// On a context of several devices the tree is built once, on device 0, and read by every device
+// (copied to each where memories are separate: Mirror); the walk is one MultiDeviceLaunch
+// ("tree walk") cut by ranges of groups. Device 0 writes its
 // bodies' results into the output, the others into slices of their own in tree order, which
 // device 0 then puts in place: every body's result is the one-device result, bit for bit.
 // Positions must be finite (the sorts place NaN anywhere; Bodies::validate checks inputs).
@@ -22,6 +23,7 @@
 #include <partcl/jit/kernel.hpp>
 #include <partcl/models/nbody/gravity.hpp>
 #include <partcl/models/nbody/gravity_options.hpp>
+#include <partcl/sched/mirror.hpp>
 #include <partcl/sched/multi_device_launch.hpp>
 
 namespace partcl {
@@ -109,7 +111,11 @@ private:
     // [potential * devices + d]: the walk on device d; scatters_[potential]: on device 0.
     std::vector<Kernel> walks_, scatters_;
     MultiDeviceLaunch walk_;
-    // [d], d > 0: device d's results in tree order (x | y | z) and its potentials.
+    // What the walk reads, on every device (copies where memories are separate).
+    Mirror<RealBuffer> node_mirror_, sorted_mirror_;
+    Mirror<Buffer<std::uint32_t>> perm_mirror_;
+    // [d], d > 0: device d's results in tree order (x | y | z) and its potentials, in its own
+    // memory where memories are separate.
     std::vector<RealBuffer> slices_, potential_slices_;
     std::size_t n_ = 0, capacity_ = 0, node_capacity_ = 0, levels_ = 0, walk_levels_ = 0;
     std::size_t finish_size_ = 0;  // tree_finish's work-group: finish_group or the device's largest
