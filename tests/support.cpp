@@ -142,7 +142,17 @@ partcl::Context split_context(std::size_t parts) {
     const std::vector<partcl::Device>& all = test_context().devices();
     std::vector<partcl::Device> chosen;
     for (std::size_t d = 0; d < parts; ++d) chosen.push_back(all.size() >= parts ? all[d] : all[0]);
-    return partcl::Context(std::move(chosen));
+    return partcl::Context(std::move(chosen), test_memory_model());
+}
+
+partcl::MemoryModel test_memory_model() {
+    const char* value = std::getenv("PARTCL_TEST_MEMORY");
+    const std::string model = value ? value : "";
+    if (model.empty() || model == "automatic") return partcl::MemoryModel::automatic;
+    if (model == "shared") return partcl::MemoryModel::shared;
+    if (model == "separate") return partcl::MemoryModel::separate;
+    FAIL("PARTCL_TEST_MEMORY must be automatic, shared or separate, not '" << model << "'");
+    return partcl::MemoryModel::automatic;
 }
 
 bool under_oclgrind() {

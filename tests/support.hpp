@@ -71,8 +71,13 @@ partcl::Context& test_context();
 std::vector<partcl::Device> pocl_devices();
 // A context of `parts` devices for the multi-device tests: the first `parts` devices of the
 // tests' platform when it has that many (POCL_DEVICES="pthread pthread pthread"), else its first
-// device named `parts` times, a queue each (Oclgrind's single device).
+// device named `parts` times, a queue each (Oclgrind's single device). Its memory model is
+// test_memory_model(): the split suites run once with each.
 partcl::Context split_context(std::size_t parts);
+// PARTCL_TEST_MEMORY=separate: the multi-device tests' contexts copy inputs to every device and
+// keep outputs apart as on two GPUs (MemoryModel::separate); unset or automatic: automatic
+// (shared on CPU devices); shared: shared.
+partcl::MemoryModel test_memory_model();
 // Whether the tests' device is Oclgrind's simulator (tests then take small sizes).
 bool under_oclgrind();
 // A cache that keeps nothing on disk, shared by the tests of one process, so a kernel is

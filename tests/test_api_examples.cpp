@@ -127,6 +127,12 @@ TEST_CASE("a launch spread over every device of a context") {
             const uint i = begin + global_id(0);
             if (i < end) out[offset + (i - begin)] = (real)i * (real)i;
         }
+        // The same, each square times an input every device reads whole.
+        KERNEL void weighted(const uint begin, const uint end, GLOBAL const real* weight,
+                             GLOBAL real* out, const uint offset) {
+            const uint i = begin + global_id(0);
+            if (i < end) out[offset + (i - begin)] = weight[i] * (real)i * (real)i;
+        }
     )"));
     // [api:multi_device_kernel end]
     // [api:multi_device]
@@ -157,6 +163,28 @@ TEST_CASE("a launch spread over every device of a context") {
     CHECK(partition.parts() == context.size());
     // On two devices (unit.api_examples_two_devices) the second one does part of the work.
     if (context.size() > 1) CHECK(!partition[context.size() - 1].empty());
+
+    // [api:mirror]
+    RealBuffer weight(context, program.precision(), n);  // an input all devices read whole
+    weight.write(context.queue(0), std::vector<double>(n, 0.5));
+    Mirror<RealBuffer> weights(context);  // copied to GPUs of their own memories, else shared
+    for (std::size_t d = 0; d < context.size(); ++d) kernels[d] = Kernel(program, "weighted");
+
+    weights.update(weight, n);  // after it was written, before the launch that reads it
+    parts.assign(partition, out, {});
+    spread.run(partition, [&](std::size_t d, Range r) {
+        const OutputPart<RealBuffer> part = parts.part(d);
+        kernels[d].args(std::uint32_t(r.begin), std::uint32_t(r.end), weights.on(d),
+                        part.buffer, std::uint32_t(part.offset));
+        return kernels[d].launch(context.queue(d), r.size(), group);
+    });
+    parts.gather();
+    std::vector<double> weighted = out.read(context.queue(0));
+    // [api:mirror end]
+    wrong = 0;
+    for (std::size_t i = 0; i < n; ++i)
+        wrong += weighted[i] != double(0.5f * float(i) * float(i));
+    CHECK(wrong == 0);
 }
 
 TEST_CASE("device algorithms") {

@@ -134,11 +134,14 @@ TEST_CASE("bad use is refused with a clear error") {
 
 TEST_SUITE("dense_two_devices" * doctest::skip()) {
 
-TEST_CASE("two devices give the one-device answer") {
+TEST_CASE("two devices give the one-device answer, in shared memory and in separate ones") {
     const auto devices = pocl_devices();
     REQUIRE_MESSAGE(devices.size() >= 2, "run with POCL_DEVICES=\"pthread pthread\"");
-    Context both(std::vector<Device>{devices[0], devices[1]});
     Context one(std::vector<Device>{devices[0]});
+    // Separate: positions and masses copied to the second device, its results written there.
+    for (MemoryModel model : {MemoryModel::automatic, MemoryModel::separate}) {
+    CAPTURE(int(model));
+    Context both(std::vector<Device>{devices[0], devices[1]}, model);
     const std::uint32_t seed = fresh_seed();
     INFO("seed " << seed);
     // The CPU form, and tiles of 16 with 3 targets per work-item and their sources in parts
@@ -166,6 +169,7 @@ TEST_CASE("two devices give the one-device answer") {
                 CHECK(pot.read(both.queue(0)) == a.pot);
             }
         }
+    }
     }
 }
 

@@ -3,7 +3,8 @@
 // dependency): markers order commands across queues, MultiDeviceLaunch::run orders device 0's
 // queue after every device's launch with no host wait, and PartitionedOutput writes through
 // regions of the destination where their starts are aligned, through slices where not, bit
-// for bit the same.
+// for bit the same; Mirror gives every device an input written on device 0, copied or not as
+// the context's memory model says.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <partcl/jit/compiler.hpp>
 #include <partcl/jit/kernel.hpp>
 #include <partcl/runtime/marker.hpp>
+#include <partcl/sched/mirror.hpp>
 #include <partcl/sched/multi_device_launch.hpp>
 #include <partcl/sched/partitioned_output.hpp>
 
@@ -113,7 +115,8 @@ TEST_CASE("outputs in place through aligned regions, through slices where not, t
                     for (std::size_t d = 0; d < parts; ++d) with_part += !p[d].empty();
                     if (with_part > 1)
                         CHECK(output.in_place() ==
-                              (in_place && (offset % 256 == 0 || !refuses_unaligned)));
+                              (in_place && context.shares_memory() &&
+                               (offset % 256 == 0 || !refuses_unaligned)));
                     if (!in_place) CHECK_FALSE(output.in_place());
                     spread.run(p, [&](std::size_t d, Range r) {
                         const auto part = output.part(d);
@@ -133,6 +136,62 @@ TEST_CASE("outputs in place through aligned regions, through slices where not, t
                     CHECK(wrong == 0);
                 }
     CHECK(spread.work()[0].launches > 0);
+}
+
+TEST_CASE("the memory model: automatic shares on CPU devices and one device, or as forced") {
+    const Device device = split_context(1).device(0);
+    CHECK(Context({device}).shares_memory());
+    CHECK(Context({device, device}).shares_memory());
+    CHECK_FALSE(Context({device, device}, MemoryModel::separate).shares_memory());
+    CHECK(Context({device}, MemoryModel::shared).memory_model() == MemoryModel::shared);
+    if (!under_oclgrind()) {
+        const std::vector<Device> pocl = pocl_devices();
+        if (pocl.size() >= 2) CHECK(Context({pocl[0], pocl[1]}).shares_memory());  // CPUs
+    }
+    // Device-local memory: of an entry the context has, else refused by name.
+    Context two({device, device}, MemoryModel::separate);
+    CHECK(Buffer<float>(two, 10, OnDevice{1}).size() == 10);
+    CHECK(RealBuffer(two, Precision::float32, 0, OnDevice{0}).empty());
+    CHECK_THROWS_AS(Buffer<float>(two, 10, OnDevice{2}), UsageError);
+}
+
+TEST_CASE("a mirror gives every device the input as device 0 last wrote it, under either model") {
+    const std::size_t parts = under_oclgrind() ? 2 : pocl_devices().size() >= 3 ? 3 : 2;
+    for (MemoryModel model : {MemoryModel::shared, MemoryModel::separate}) {
+        CAPTURE(int(model));
+        Context base = split_context(parts);
+        Context context(base.devices(), model);
+        std::vector<Kernel> kernels = fill_kernels(context);
+        const std::size_t n = under_oclgrind() ? 200 : 50000;
+        Buffer<std::uint32_t> source(context, n), mirrored(context, parts * n);
+        Mirror<Buffer<std::uint32_t>> mirror(context);
+        CHECK(mirror.copies() == (model == MemoryModel::separate));
+        CHECK_THROWS_AS(mirror.on(0), UsageError);
+        CHECK_THROWS_AS(mirror.update(source, n + 1), UsageError);
+        MultiDeviceLaunch spread(context);
+        for (std::uint32_t round = 0; round < 3; ++round) {
+            CAPTURE(round);
+            // Device 0 writes the source (a value shifted by the round), then every device
+            // copies what it reads of the mirror into its own block of `mirrored`.
+            kernels[0].args(round, std::uint32_t(n) + round, source, std::uint32_t(0))
+                .launch(context.queue(0), n);
+            mirror.update(source, n);
+            spread.share_inputs();
+            for (std::size_t d = 0; d < parts; ++d) {
+                CHECK((&mirror.on(d) == &source) == (d == 0 || !mirror.copies()));
+                mirror.on(d).copy_to(context.queue(d), mirrored, n, 0, d * n);
+            }
+            for (std::size_t d = 1; d < parts; ++d)
+                wait_for(context.queue(0), mark(context.queue(d)));
+            const std::vector<std::uint32_t> got = mirrored.read(context.queue(0));
+            std::size_t wrong = 0;
+            for (std::size_t d = 0; d < parts; ++d)
+                for (std::size_t i = 0; i < n; ++i)
+                    wrong += got[d * n + i] != value(std::uint32_t(i) + round);
+            CHECK(wrong == 0);
+        }
+        context.finish();
+    }
 }
 
 TEST_CASE("regions of buffers: in range, aligned or refused") {
