@@ -17,6 +17,7 @@
 #include <partcl/runtime/device.hpp>
 #include <partcl/backend/error.hpp>
 #include <partcl/backend/precision.hpp>
+#include <partcl/sched/multi_device_launch.hpp>
 
 namespace partcl_bench {
 
@@ -157,6 +158,25 @@ inline void add_step_reference(nlohmann::ordered_json& line, const Turns& turns,
     line["reference_seconds_per_step"] = significant(seconds, 6);
     line["reference_particle_steps_per_s"] = significant(double(n) / seconds, 4);
     line["ratio"] = decimals(turns.ratio, 3);
+}
+
+// "launches": per multi-device launch of a model, each device's share of the items and its mean
+// kernel seconds a launch, since the model was made. Against the step's wall time it tells
+// what the split launches cost and what the rest (device 0's own work, waits, transfers) does.
+inline void add_launch_report(nlohmann::ordered_json& line, const partcl::LaunchList& launches) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const partcl::MultiDeviceLaunch* launch : launches) {
+        const auto& work = launch->work();
+        double items = 0;
+        for (const auto& w : work) items += w.items;
+        std::vector<double> share, seconds;
+        for (const auto& w : work) {
+            share.push_back(decimals(items > 0 ? w.items / items : 0, 3));
+            seconds.push_back(significant(w.launches ? w.seconds / double(w.launches) : 0, 4));
+        }
+        list.push_back({{"name", launch->name()}, {"share", share}, {"kernel_seconds", seconds}});
+    }
+    line["launches"] = list;
 }
 
 } // namespace partcl_bench

@@ -140,6 +140,7 @@ void measure_spread(const Options& o, const std::vector<Device>& devices) {
             std::vector<double> weights = spread.scheduler().weights();
             for (double& w : weights) w = decimals(w, 3);
             line["weights"] = weights;
+            add_launch_report(line, spread.launches());
             print_json_line(line);
         }
     }

@@ -125,6 +125,7 @@ void run(Context& context, const Options& o) {
                 line["seconds_per_step"] = significant(seconds, 6);
                 line["particle_steps_per_s"] = significant(double(n) / seconds, 4);
                 if (o.reference) add_step_reference(line, turns, o.steps, n, omp_get_max_threads());
+                if (context.size() > 1) add_launch_report(line, fluid.launches());
                 print_json_line(line);
             }
         }

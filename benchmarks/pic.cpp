@@ -232,6 +232,7 @@ int main(int argc, char** argv) {
                                 const Device0Phases phases = device0_phases(context, pic, o.steps);
                                 line["sort_share"] = significant(phases.sort / seconds, 3);
                                 line["fft_share"] = significant(phases.fft / seconds, 3);
+                                if (devices.size() > 1) add_launch_report(line, pic.launches());
                                 if (o.reference)
                                     add_step_reference(line, turns, o.steps, n, omp_get_max_threads());
                                 print_json_line(line);

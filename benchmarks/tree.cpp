@@ -193,6 +193,7 @@ int main(int argc, char** argv) {
                                         std::vector<double> weights;
                                         for (double w : tree.scheduler().weights()) weights.push_back(decimals(w, 3));
                                         line["walk_weights"] = weights;
+                                        add_launch_report(line, tree.launches());
                                     }
                                     if (per_body_force_seconds > 0 && group_size != 1)
                                         line["walk_speedup"] = decimals(per_body_force_seconds / force_seconds, 3);

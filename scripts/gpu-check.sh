@@ -12,14 +12,15 @@
 # The GPU machine has CUDA, CMake, g++ and NVIDIA's OpenCL but no Debian packages: the headers
 # and libraries partcl needs travel as .deb files and are unpacked with dpkg -x into .deps/root.
 #
-# GPU_CHECK_PARTS picks parts (default all): tests dense ncu tree treencu mps pic profile run.
+# GPU_CHECK_PARTS picks parts (default all but twogpu): tests dense ncu tree treencu mps pic
+# profile run twogpu.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/partcl-gpu-out}
 PARTS=${GPU_CHECK_PARTS:-tests dense ncu tree treencu mps pic profile run}
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 mkdir -p "$OUT"
-log() { echo "== $*" | tee -a "$OUT/summary.txt"; }
+log() { echo "== $(date +%T) $*" | tee -a "$OUT/summary.txt"; }
 
 root=$PWD/.deps/root
 rm -rf "$root" && mkdir -p "$root"
@@ -59,7 +60,7 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPARTCL_CUDA=ON -DPARTCL_GPU
 log "build"
 targets="--target partcl_cli partcl_bench_dense partcl_bench_tree partcl_bench_mps partcl_bench_pic"
 part tests && targets=""
-cmake --build build-gpu -j16 $targets >>"$OUT/log.txt" 2>&1 || { log "build failed"; grep -m20 -B2 -A6 "error" "$OUT/log.txt"; exit 1; }
+cmake --build build-gpu -j"$(nproc)" $targets >>"$OUT/log.txt" 2>&1 || { log "build failed"; grep -m20 -B2 -A6 "error" "$OUT/log.txt"; exit 1; }
 
 P=build-gpu/tools/partcl
 for b in auto opencl cuda; do $P --backend $b devices 2>&1 | tee -a "$OUT/summary.txt"; done
@@ -215,6 +216,50 @@ PY
     profile "tree 1M float theta 0.5" 1500 build-gpu/benchmarks/partcl_bench_tree --backend cuda \
         --n 1048576 --precision float --theta 0.5 --traversal stackless --repeat 1 --no-dense \
         --error-sample 1024
+fi
+# Two GPUs (nvidia-h200-x2, issue 26): every family on each GPU alone and on one context of
+# both, CUDA and NVIDIA's OpenCL, same build, same run; the split lines carry each launch's
+# per-device share and kernel time ("launches"). Not in the default parts.
+if part twogpu; then
+    nvidia-smi topo -m 2>&1 | tee -a "$OUT/summary.txt"
+    D=build-gpu/benchmarks
+    J=$OUT/twogpu.jsonl
+    bench() { timeout "${GPU_CHECK_TIMEOUT:-120}" "$@" >>"$J" 2>>"$OUT/log.txt" || log "failed ($?): $*"; }
+    # Dense and tree on both backends first, then PIC and MPS: a run cut short keeps the most.
+    for backend in cuda opencl; do
+        export PARTCL_BACKEND=$backend PARTCL_DEVICE=gpu
+        log "two GPUs, $backend: dense N = 1M, float and double"
+        bench $D/partcl_bench_dense --backend $backend --n 1048576 --precision float,double --repeat 3 --split
+        log "two GPUs, $backend: tree N = 16M, float, theta 0.6"
+        tree_args="--backend $backend --n 16777216 --precision float --theta 0.6 --traversal stackless --group-size 32 --repeat 3 --no-dense --error-sample 512"
+        bench $D/partcl_bench_tree $tree_args
+        bench $D/partcl_bench_tree $tree_args --split
+    done
+    for backend in cuda opencl; do
+        export PARTCL_BACKEND=$backend PARTCL_DEVICE=gpu
+        log "two GPUs, $backend: PIC 16M on 128^3, float"
+        pic_args="--dims 3 --grid 128 --n 16000000 --precision float --deposit gather --steps 5 --no-reference"
+        bench $D/partcl_bench_pic $pic_args
+        bench $D/partcl_bench_pic $pic_args --split
+        log "two GPUs, $backend: MPS 3-D 4M, float"
+        bench $D/partcl_bench_mps --dims 3 --n 4000000 --precision float --steps 5 --no-reference --split
+    done
+    unset PARTCL_BACKEND PARTCL_DEVICE
+    python3 - "$J" <<'PY' | tee -a "$OUT/summary.txt"
+import json, sys
+for l in open(sys.argv[1]):
+    if not l.startswith("{"): continue
+    r = json.loads(l)
+    b = r.get("backend", "opencl" if "CUDA" not in r["platform"] else "cuda")
+    t = r.get("seconds") or r.get("total_seconds") or r.get("seconds_per_step")
+    extra = ""
+    if "one_device_seconds" in r: extra = f" one={r['one_device_seconds']:.4g} s spread/one={r['spread_over_one']}"
+    if "deposit" in r: extra = f" {r['deposit']}"
+    if "build_seconds" in r: extra = f" build={r['build_seconds']:.4g} force={r['force_seconds']:.4g} median={r['median_error']:.2e}"
+    print(f"{r['bench']:5} {r['platform'][:12]:12} x{r.get('devices', 1)} {r.get('precision',''):6} N={r['n']:9}{extra} t={t:.4g} s")
+    for launch in r.get("launches", []):
+        print(f"      {launch['name']:22} share={launch['share']} kernel_s={launch['kernel_seconds']}")
+PY
 fi
 for backend in cuda opencl; do
     part run || break
