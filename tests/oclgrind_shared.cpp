@@ -129,7 +129,7 @@ namespace {
 // algorithm/cell_list.cl, each kernel on its own (the sort between them done on the host):
 // keys against the host's cell of each particle, computed in the kernel's precision, including
 // a particle outside the grid and a NaN one (the status bits); bounds against the host's ranges;
-// both gathers. 2-D and 3-D.
+// the order check on sorted and unsorted keys; both gathers, between layouts. 2-D and 3-D.
 template <class T>
 void run_cell_list_typed(Precision precision) {
     Context& context = test_context();
@@ -199,25 +199,45 @@ void run_cell_list_typed(Precision precision) {
                 const auto hi = std::upper_bound(got.begin(), got.end(), c) - got.begin();
                 CHECK((s[c] == std::uint32_t(lo) && e[c] == std::uint32_t(hi)));  // empty cells too
             }
+            // The sorted keys pass the order check; the unsorted ones raise its bit.
+            const std::vector<std::uint32_t> raw = keys.read(queue);
+            for (const bool in_order : {true, false}) {
+                Buffer<std::uint32_t> checked(context, in_order ? got : raw),
+                    flag(context, std::vector<std::uint32_t>{0u});
+                Kernel sorted_check(program, "cell_list_sorted");
+                sorted_check.args(std::uint32_t(n), checked, flag);
+                sorted_check.launch(queue, n - 1, 8).wait();
+                const bool unsorted = !in_order && !std::is_sorted(raw.begin(), raw.end());
+                CHECK(flag.read(queue)[0] == (unsorted ? 4u : 0u));
+            }
             std::vector<std::uint32_t> perm(n);
             std::iota(perm.begin(), perm.end(), 0u);
             std::shuffle(perm.begin(), perm.end(), rng);
-            Buffer<std::uint32_t> bperm(context, perm), gathered_ids(context, n);
-            Buffer<T> gathered(context, 3 * stride);
-            gathered.fill(queue, T(-9)).wait();
+            // Into another layout: offset 3, components `to_stride` apart; ids from offset 2.
+            const std::size_t to = 3, to_stride = n + 5;
+            Buffer<std::uint32_t> bperm(context, perm),
+                gathered_ids(context, std::vector<std::uint32_t>(n + 1, 0u));
+            Buffer<T> gathered(context, std::vector<T>(to + 3 * to_stride, T(-9)));
             Kernel g(program, "cell_list_gather_real");
-            g.args(std::uint32_t(n), std::uint32_t(stride), std::uint32_t(3), bperm, positions, gathered);
+            g.args(std::uint32_t(n), std::uint32_t(0), std::uint32_t(stride), std::uint32_t(to),
+                   std::uint32_t(to_stride), std::uint32_t(3), bperm, positions, gathered);
             g.launch(queue, n, 8).wait();
+            std::vector<std::uint32_t> ids(n + 2);
+            std::iota(ids.begin(), ids.end(), 100u);
+            Buffer<std::uint32_t> bids(context, ids);
             Kernel gu(program, "cell_list_gather_uint");
-            gu.args(std::uint32_t(n), bperm, bperm, gathered_ids);
+            gu.args(std::uint32_t(n), std::uint32_t(2), std::uint32_t(1), bperm, bids, gathered_ids);
             gu.launch(queue, n, 8).wait();
             const auto gr = gathered.read(queue);
             const auto gi = gathered_ids.read(queue);
             for (std::size_t i = 0; i < n; ++i) {
-                for (int a = 0; a < 3; ++a) CHECK(gr[a * stride + i] == q[a * stride + perm[i]]);
-                CHECK(gi[i] == perm[perm[i]]);
+                for (int a = 0; a < 3; ++a)
+                    CHECK(gr[to + a * to_stride + i] == q[a * stride + perm[i]]);
+                CHECK(gi[1 + i] == ids[2 + perm[i]]);
             }
-            for (std::size_t i = n; i < stride; ++i) CHECK(gr[i] == T(-9));
+            CHECK(gi[0] == 0u);
+            for (std::size_t i = 0; i < to; ++i) CHECK(gr[i] == T(-9));
+            for (std::size_t i = n; i < to_stride; ++i) CHECK(gr[to + i] == T(-9));
         }
     }
 }

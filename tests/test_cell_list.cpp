@@ -1,8 +1,9 @@
 // CellList (include/partcl/algorithm/cell_list.hpp): neighbour lists found through the cell
 // list by a user's kernel (including cl/algorithm/cell_list.h) are the brute-force ones, on
 // fresh random inputs in 2-D and 3-D, float and double, reach 1 and 2 (cells of the radius or
-// half of it, the latter also asked for the pairs within one cell), for N = 0, 1, odd, crowded cells and empty cells; the sorted structure is
-// consistent; gather reorders; bad input is refused.
+// half of it, the latter also asked for the pairs within one cell), for N = 0, 1, odd, crowded
+// cells and empty cells; the sorted structure is consistent; gather reorders, between layouts
+// too; index() finds the cells of particles already sorted; bad input is refused.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -231,6 +232,68 @@ void check_gather(Precision precision) {
         CHECK(got_ids[s] == ids[order[s]]);
     }
     for (std::size_t s = n; s < stride; ++s) CHECK(got[s] == -7);  // nothing past n
+
+    // Between layouts of their own: out at offset 5, stride n + 9, from in as before; ids at 3.
+    const std::size_t to = 5, to_stride = n + 9;
+    RealBuffer moved(context, precision, to + 3 * to_stride);
+    moved.fill(queue, -7).wait();
+    cells.gather(queue, in, {0, stride}, moved, {to, to_stride}, 3);
+    Buffer<std::uint32_t> ids_moved(context, std::vector<std::uint32_t>(n + 3, 7u));
+    cells.gather(queue, id_in, 0, ids_moved, 3);
+    const auto got_moved = moved.read(queue);
+    const auto got_ids_moved = ids_moved.read(queue);
+    std::size_t wrong = 0;
+    for (std::size_t s = 0; s < n; ++s) {
+        for (int k = 0; k < 3; ++k)
+            wrong += got_moved[to + k * to_stride + s] != data[k * stride + order[s]];
+        wrong += got_ids_moved[3 + s] != ids[order[s]];
+    }
+    CHECK(wrong == 0);
+    CHECK(got_moved[to - 1] == -7);
+    CHECK(got_moved[to + n] == -7);  // between the components
+    CHECK(got_ids_moved[2] == 7u);
+    CHECK_THROWS_AS(cells.gather(queue, in, {0, stride}, moved, {to + 10, to_stride}, 3), UsageError);
+    CHECK_THROWS_AS(cells.gather(queue, id_in, 0, ids_moved, 4), UsageError);
+}
+
+// index(): particles already in cell order get the cells and ranges build() would give them;
+// out of order, a usage error.
+template <class T>
+void check_index(Precision precision) {
+    Context& context = test_context();
+    auto& queue = context.queue(0);
+    const std::uint32_t seed = fresh_seed();
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    const std::size_t n = 301;
+    std::vector<double> p(2 * n);
+    for (double& x : p) x = double(T(u(rng)));
+    const CellGrid grid = CellGrid::covering(2, {0, 0, 0}, {1, 1, 0}, 0.15);
+    CellList built(context, precision, grid, memory_cache()),
+        indexed(context, precision, grid, memory_cache(), OnDevice{0});
+    RealBuffer positions(context, precision, 2 * n), sorted(context, precision, 2 * n);
+    positions.write(queue, p);
+    built.build(queue, positions, n, n);
+    built.gather(queue, positions, sorted, 2, n);
+    indexed.index(queue, sorted, n, n);
+    CHECK(indexed.keys().read(queue) == built.keys().read(queue));
+    CHECK(indexed.cell_start().read(queue) == built.cell_start().read(queue));
+    CHECK(indexed.cell_end().read(queue) == built.cell_end().read(queue));
+    std::vector<std::uint32_t> identity(n);
+    for (std::size_t i = 0; i < n; ++i) identity[i] = std::uint32_t(i);
+    CHECK(indexed.order().read(queue) == identity);
+    // Unsorted: the first two particles of the sorted ones swapped, where their cells differ.
+    std::vector<double> s = sorted.read(queue);
+    const auto keys = built.keys().read(queue);
+    std::size_t at = 0;
+    while (at + 1 < n && keys[at] == keys[at + 1]) ++at;
+    REQUIRE(at + 1 < n);
+    for (int k = 0; k < 2; ++k) std::swap(s[k * n + at], s[k * n + at + 1]);
+    sorted.write(queue, s);
+    CHECK_THROWS_WITH_AS(indexed.index(queue, sorted, n, n), doctest::Contains("not"), UsageError);
+    CHECK_NOTHROW(indexed.index(queue, sorted, n, 0));
+    CHECK(indexed.size() == 0);
 }
 
 } // namespace
@@ -249,6 +312,11 @@ TEST_CASE("neighbour lists through the cell list are the brute-force ones") {
 TEST_CASE("gather reorders particle data into the sorted order") {
     check_gather<float>(Precision::float32);
     if (test_context().device(0).info().fp64) check_gather<double>(Precision::float64);
+}
+
+TEST_CASE("index gives particles already in cell order their cells without sorting") {
+    check_index<float>(Precision::float32);
+    if (test_context().device(0).info().fp64) check_index<double>(Precision::float64);
 }
 
 TEST_CASE("particles outside the box or NaN, and malformed grids, are usage errors") {

@@ -3,6 +3,7 @@
  *   cell_list_keys     each particle's cell, and a report of particles outside the grid or NaN
  *   (sort_by_key on the host side: cells ascending, particle indices carried along, stable)
  *   cell_list_bounds   each cell's first and one-past-last sorted slot
+ *   cell_list_sorted   a report of keys out of order (particles given as already sorted)
  *   cell_list_gather_real / _uint   reorder particle data into the sorted order
  * Positions and gathered data are structure-of-arrays: component k of particle i at
  * k * stride + i. */
@@ -11,6 +12,7 @@
 /* Bits of the status word. */
 #define CELL_LIST_OUTSIDE 1u
 #define CELL_LIST_NAN 2u
+#define CELL_LIST_UNSORTED 4u
 
 KERNEL void cell_list_keys(const uint n, const uint stride, GLOBAL const real* positions,
                            CELL_LIST_GRID_PARAMS, GLOBAL uint* keys, GLOBAL uint* order,
@@ -58,21 +60,30 @@ KERNEL void cell_list_bounds(const uint n, const uint cells, GLOBAL const uint* 
     cell_end[c] = cell_list_lower_bound(keys, n, c + 1u);
 }
 
-/* out[k * stride + s] = in[k * stride + order[s]] for the components k < components. */
-KERNEL void cell_list_gather_real(const uint n, const uint stride, const uint components,
+KERNEL void cell_list_sorted(const uint n, GLOBAL const uint* keys, GLOBAL uint* status)
+{
+    const uint i = global_id(0) + 1u;
+    if (i < n && keys[i - 1u] > keys[i]) ATOMIC_OR(status, CELL_LIST_UNSORTED);
+}
+
+/* out[to + k * to_stride + s] = in[from + k * from_stride + order[s]] for the components
+ * k < components. */
+KERNEL void cell_list_gather_real(const uint n, const uint from, const uint from_stride,
+                                  const uint to, const uint to_stride, const uint components,
                                   GLOBAL const uint* order, GLOBAL const real* in,
                                   GLOBAL real* out)
 {
     const uint s = global_id(0);
     if (s >= n) return;
-    const uint from = order[s];
-    for (uint k = 0; k < components; ++k) out[k * stride + s] = in[k * stride + from];
+    const uint i = order[s];
+    for (uint k = 0; k < components; ++k) out[to + k * to_stride + s] = in[from + k * from_stride + i];
 }
 
-KERNEL void cell_list_gather_uint(const uint n, GLOBAL const uint* order, GLOBAL const uint* in,
+KERNEL void cell_list_gather_uint(const uint n, const uint from, const uint to,
+                                  GLOBAL const uint* order, GLOBAL const uint* in,
                                   GLOBAL uint* out)
 {
     const uint s = global_id(0);
     if (s >= n) return;
-    out[s] = in[order[s]];
+    out[to + s] = in[from + order[s]];
 }

@@ -49,18 +49,26 @@ CellGrid CellGrid::covering(int dimensions, std::array<double, 3> lower,
 }
 
 CellList::CellList(Context& context, Precision precision, const CellGrid& grid,
-                   ProgramCache& cache)
-    : context_(context), precision_(precision), grid_(grid),
+                   ProgramCache& cache, std::optional<OnDevice> home)
+    : context_(context), home_(home), precision_(precision), grid_(grid),
       program_(build_cell_list(context, precision, grid.dimensions, cache)),
       keys_kernel_(program_, "cell_list_keys"), bounds_kernel_(program_, "cell_list_bounds"),
+      sorted_kernel_(program_, "cell_list_sorted"),
       gather_real_(program_, "cell_list_gather_real"),
-      gather_uint_(program_, "cell_list_gather_uint"),
-      start_(context, grid.count()), end_(context, grid.count()), status_(context, 1) {
+      gather_uint_(program_, "cell_list_gather_uint") {
     if (grid.dimensions != 2 && grid.dimensions != 3)
         throw UsageError("cell list: " + std::to_string(grid.dimensions) + " dimensions (2 or 3)");
     if (!(grid.cell_size > 0) || !std::isfinite(grid.cell_size) || grid.count() == 0 ||
         grid.count() > 0xfffffffeull || (grid.dimensions == 2 && grid.cells[2] != 1))
         throw UsageError("cell list: a malformed grid (use CellGrid::covering)");
+    start_ = buffer(grid.count());
+    end_ = buffer(grid.count());
+    status_ = buffer(1);
+}
+
+Buffer<std::uint32_t> CellList::buffer(std::size_t size) const {
+    return home_ ? Buffer<std::uint32_t>(context_, size, *home_)
+                 : Buffer<std::uint32_t>(context_, size);
 }
 
 Kernel& CellList::grid_args(Kernel& kernel, std::uint32_t first) const {
@@ -73,8 +81,8 @@ Kernel& CellList::grid_args(Kernel& kernel, std::uint32_t first) const {
         .arg(first + 6, std::uint32_t(grid_.cells[2]));
 }
 
-void CellList::build(Queue& queue, const RealBuffer& positions, std::size_t stride,
-                     std::size_t n) {
+void CellList::compute_keys(Queue& queue, const RealBuffer& positions, std::size_t stride,
+                            std::size_t n) {
     if (positions.precision() != precision_)
         throw UsageError("cell list: " + std::string(to_string(positions.precision())) +
                          " positions given to a " + to_string(precision_) + " cell list");
@@ -85,15 +93,11 @@ void CellList::build(Queue& queue, const RealBuffer& positions, std::size_t stri
     if (n > 0xffffffffull || positions.size() > 0xffffffffull)
         throw UsageError("cell list: more than 2^32 - 1 particles or elements");
     if (keys_.size() < n) {
-        keys_ = Buffer<std::uint32_t>(context_, n);
-        order_ = Buffer<std::uint32_t>(context_, n);
+        keys_ = buffer(n);
+        order_ = buffer(n);
     }
     size_ = n;
-    if (n == 0) {
-        start_.fill(queue, 0u);
-        end_.fill(queue, 0u);
-        return;
-    }
+    if (n == 0) return;
     status_.fill(queue, 0u);
     keys_kernel_.args(std::uint32_t(n), std::uint32_t(stride), positions);
     grid_args(keys_kernel_, 3);
@@ -123,32 +127,80 @@ void CellList::build(Queue& queue, const RealBuffer& positions, std::size_t stri
                          "lie outside the grid's box; the first is particle " +
                          std::to_string(first) + " at " + where + ")");
     }
+}
+
+void CellList::build(Queue& queue, const RealBuffer& positions, std::size_t stride,
+                     std::size_t n) {
+    compute_keys(queue, positions, stride, n);
+    if (n == 0) {
+        start_.fill(queue, 0u);
+        end_.fill(queue, 0u);
+        return;
+    }
     sort_by_key(queue, keys_, order_, n, bits_for(grid_.count() + 1));  // keys <= count()
+    bounds_kernel_.args(std::uint32_t(n), std::uint32_t(grid_.count()), keys_, start_, end_);
+    bounds_kernel_.launch(queue, grid_.count(), 64);
+}
+
+void CellList::index(Queue& queue, const RealBuffer& positions, std::size_t stride,
+                     std::size_t n) {
+    compute_keys(queue, positions, stride, n);
+    if (n == 0) {
+        start_.fill(queue, 0u);
+        end_.fill(queue, 0u);
+        return;
+    }
+    if (n > 1) {
+        sorted_kernel_.args(std::uint32_t(n), keys_, status_).launch(queue, n - 1, 64);
+        std::uint32_t status = 0;
+        status_.read(queue, &status, 1);
+        if (status)
+            throw UsageError("cell list: " + std::to_string(n) +
+                             " particles given in cell order are not (CellList::index)");
+    }
     bounds_kernel_.args(std::uint32_t(n), std::uint32_t(grid_.count()), keys_, start_, end_);
     bounds_kernel_.launch(queue, grid_.count(), 64);
 }
 
 void CellList::gather(Queue& queue, const RealBuffer& in, RealBuffer& out,
                       std::size_t components, std::size_t stride) {
+    if (&in == &out) throw UsageError("cell list gather: `in` and `out` must differ");
+    gather(queue, in, {0, stride}, out, {0, stride}, components);
+}
+
+void CellList::gather(Queue& queue, const RealBuffer& in, ParticleLayout from, RealBuffer& out,
+                      ParticleLayout to, std::size_t components) {
     if (size_ == 0) return;
     if (in.precision() != precision_ || out.precision() != precision_)
         throw UsageError("cell list gather: buffers of another precision than the cell list's");
-    const std::size_t need = (components ? components - 1 : 0) * stride + size_;
-    if (stride < size_ || in.size() < need || out.size() < need)
+    auto fits = [&](const RealBuffer& b, ParticleLayout l) {
+        const std::size_t span = (components ? components - 1 : 0) * l.stride + size_;
+        return l.stride >= size_ && l.offset <= b.size() && span <= b.size() - l.offset;
+    };
+    if (!fits(in, from) || !fits(out, to))
         throw UsageError("cell list gather: buffers too short for " + std::to_string(size_) +
                          " particles of " + std::to_string(components) + " components");
     if (&in == &out) throw UsageError("cell list gather: `in` and `out` must differ");
-    gather_real_.args(std::uint32_t(size_), std::uint32_t(stride), std::uint32_t(components), order_, in, out);
+    gather_real_.args(std::uint32_t(size_), std::uint32_t(from.offset), std::uint32_t(from.stride),
+                      std::uint32_t(to.offset), std::uint32_t(to.stride),
+                      std::uint32_t(components), order_, in, out);
     gather_real_.launch(queue, size_, 64);
 }
 
 void CellList::gather(Queue& queue, const Buffer<std::uint32_t>& in, Buffer<std::uint32_t>& out) {
+    gather(queue, in, 0, out, 0);
+}
+
+void CellList::gather(Queue& queue, const Buffer<std::uint32_t>& in, std::size_t from,
+                      Buffer<std::uint32_t>& out, std::size_t to) {
     if (size_ == 0) return;
-    if (in.size() < size_ || out.size() < size_)
+    if (from > in.size() || in.size() - from < size_ || to > out.size() ||
+        out.size() - to < size_)
         throw UsageError("cell list gather: buffers too short for " + std::to_string(size_) +
                          " particles");
     if (&in == &out) throw UsageError("cell list gather: `in` and `out` must differ");
-    gather_uint_.args(std::uint32_t(size_), order_, in, out);
+    gather_uint_.args(std::uint32_t(size_), std::uint32_t(from), std::uint32_t(to), order_, in,
+                      out);
     gather_uint_.launch(queue, size_, 64);
 }
 

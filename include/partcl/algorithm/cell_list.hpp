@@ -15,6 +15,7 @@
 // a kernel can read neighbours by slot directly.
 #include <array>
 #include <cstdint>
+#include <optional>
 
 #include <partcl/jit/compiler.hpp>
 #include <partcl/jit/kernel.hpp>
@@ -47,20 +48,42 @@ struct CellGrid {
                              std::array<double, 3> upper, double radius, int reach = 1);
 };
 
+// Where a gather reads or writes particle data: component k of slot s at
+// offset + k * stride + s.
+struct ParticleLayout {
+    std::size_t offset = 0;
+    std::size_t stride = 0;
+};
+
 class CellList {
 public:
+    // `home`: the device whose queue alone builds and uses this cell list, its buffers in that
+    // device's memory (Memory's OnDevice; a model keeping a cell list per device); without it,
+    // any queue of the context.
     CellList(Context& context, Precision precision, const CellGrid& grid,
-             ProgramCache& cache = ProgramCache::global());
+             ProgramCache& cache = ProgramCache::global(),
+             std::optional<OnDevice> home = std::nullopt);
 
     // Bins and sorts particles [0, n), component k of particle i at positions[k * stride + i].
     // Throws UsageError, saying how many, when particles lie outside the grid or have NaN
     // coordinates (it waits for the device to say so).
     void build(Queue& queue, const RealBuffer& positions, std::size_t stride, std::size_t n);
+    // Particles [0, n) that are already in cell order (a device's own sorted particles between
+    // the ghosts of its neighbours' cells): their cells and each cell's range of slots, without
+    // sorting; order() is the identity. UsageError, as build's, for particles outside the grid,
+    // and for particles out of cell order.
+    void index(Queue& queue, const RealBuffer& positions, std::size_t stride, std::size_t n);
 
     // out[k * stride + s] = in[k * stride + order()[s]] for k < components, s < size().
     void gather(Queue& queue, const RealBuffer& in, RealBuffer& out, std::size_t components,
                 std::size_t stride);
     void gather(Queue& queue, const Buffer<std::uint32_t>& in, Buffer<std::uint32_t>& out);
+    // The same between layouts of their own: out at `to` (slot s) from in at `from` (slot
+    // order()[s]), UsageError where either does not fit its buffer.
+    void gather(Queue& queue, const RealBuffer& in, ParticleLayout from, RealBuffer& out,
+                ParticleLayout to, std::size_t components);
+    void gather(Queue& queue, const Buffer<std::uint32_t>& in, std::size_t from,
+                Buffer<std::uint32_t>& out, std::size_t to);
 
     // Sets the seven arguments of CELL_LIST_GRID_PARAMS, from index `first` on.
     Kernel& grid_args(Kernel& kernel, std::uint32_t first) const;
@@ -76,11 +99,18 @@ public:
     const Buffer<std::uint32_t>& cell_end() const noexcept { return end_; }
 
 private:
+    // Cells of particles [0, n) into keys_ (order_ the identity); UsageError, counted on the
+    // host, for particles outside the grid or NaN.
+    void compute_keys(Queue& queue, const RealBuffer& positions, std::size_t stride,
+                      std::size_t n);
+    Buffer<std::uint32_t> buffer(std::size_t size) const;
+
     Context& context_;
+    std::optional<OnDevice> home_;
     Precision precision_;
     CellGrid grid_;
     Program program_;
-    Kernel keys_kernel_, bounds_kernel_, gather_real_, gather_uint_;
+    Kernel keys_kernel_, bounds_kernel_, sorted_kernel_, gather_real_, gather_uint_;
     Buffer<std::uint32_t> keys_, order_, start_, end_, status_;
     std::size_t size_ = 0;
 };
