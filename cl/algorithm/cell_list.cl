@@ -4,6 +4,7 @@
  *   (sort_by_key on the host side: cells ascending, particle indices carried along, stable)
  *   cell_list_bounds   each cell's first and one-past-last sorted slot
  *   cell_list_sorted   a report of keys out of order (particles given as already sorted)
+ *   cell_list_slab_starts   where each slab (layer of cells) begins among the sorted slots
  *   cell_list_gather_real / _uint   reorder particle data into the sorted order
  * Positions and gathered data are structure-of-arrays: component k of particle i at
  * k * stride + i. */
@@ -64,6 +65,16 @@ KERNEL void cell_list_sorted(const uint n, GLOBAL const uint* keys, GLOBAL uint*
 {
     const uint i = global_id(0) + 1u;
     if (i < n && keys[i - 1u] > keys[i]) ATOMIC_OR(status, CELL_LIST_UNSORTED);
+}
+
+/* starts[s] = the first sorted slot of slab s, the cells [s * plane, (s + 1) * plane) (one value
+ * of the slowest-varying cell coordinate), for s < slabs; starts[slabs] = n. */
+KERNEL void cell_list_slab_starts(const uint slabs, const uint plane, const uint n,
+                                  GLOBAL const uint* cell_start, GLOBAL uint* starts)
+{
+    const uint s = global_id(0);
+    if (s > slabs) return;
+    starts[s] = s < slabs ? cell_start[s * plane] : n;
 }
 
 /* out[to + k * to_stride + s] = in[from + k * from_stride + order[s]] for the components

@@ -54,6 +54,7 @@ CellList::CellList(Context& context, Precision precision, const CellGrid& grid,
       program_(build_cell_list(context, precision, grid.dimensions, cache)),
       keys_kernel_(program_, "cell_list_keys"), bounds_kernel_(program_, "cell_list_bounds"),
       sorted_kernel_(program_, "cell_list_sorted"),
+      slab_starts_kernel_(program_, "cell_list_slab_starts"),
       gather_real_(program_, "cell_list_gather_real"),
       gather_uint_(program_, "cell_list_gather_uint") {
     if (grid.dimensions != 2 && grid.dimensions != 3)
@@ -64,6 +65,18 @@ CellList::CellList(Context& context, Precision precision, const CellGrid& grid,
     start_ = buffer(grid.count());
     end_ = buffer(grid.count());
     status_ = buffer(1);
+    slab_starts_ = buffer(std::size_t(slabs()) + 1);
+}
+
+std::vector<std::uint32_t> CellList::slab_starts(Queue& queue) {
+    const std::uint32_t slabs = this->slabs();
+    const std::uint32_t plane = grid_.dimensions == 3 ? grid_.cells[0] * grid_.cells[1] : grid_.cells[0];
+    std::vector<std::uint32_t> starts(std::size_t(slabs) + 1, 0u);
+    if (size_ == 0) return starts;
+    slab_starts_kernel_.args(slabs, plane, std::uint32_t(size_), start_, slab_starts_);
+    slab_starts_kernel_.launch(queue, std::size_t(slabs) + 1);
+    slab_starts_.read(queue, starts.data(), starts.size());
+    return starts;
 }
 
 Buffer<std::uint32_t> CellList::buffer(std::size_t size) const {

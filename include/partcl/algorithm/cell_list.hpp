@@ -16,6 +16,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include <partcl/jit/compiler.hpp>
 #include <partcl/jit/kernel.hpp>
@@ -85,6 +86,12 @@ public:
     void gather(Queue& queue, const Buffer<std::uint32_t>& in, std::size_t from,
                 Buffer<std::uint32_t>& out, std::size_t to);
 
+    // Slabs: the layers of cells along the grid's slowest axis (y in 2-D, z in 3-D), where a
+    // model cuts its particles between devices. Slab s of the last build or index holds sorted
+    // slots [starts[s], starts[s + 1]), with starts[slabs()] = size(); read back (waits).
+    std::uint32_t slabs() const noexcept { return grid_.cells[std::size_t(grid_.dimensions - 1)]; }
+    std::vector<std::uint32_t> slab_starts(Queue& queue);
+
     // Sets the seven arguments of CELL_LIST_GRID_PARAMS, from index `first` on.
     Kernel& grid_args(Kernel& kernel, std::uint32_t first) const;
 
@@ -110,8 +117,9 @@ private:
     Precision precision_;
     CellGrid grid_;
     Program program_;
-    Kernel keys_kernel_, bounds_kernel_, sorted_kernel_, gather_real_, gather_uint_;
-    Buffer<std::uint32_t> keys_, order_, start_, end_, status_;
+    Kernel keys_kernel_, bounds_kernel_, sorted_kernel_, slab_starts_kernel_, gather_real_,
+        gather_uint_;
+    Buffer<std::uint32_t> keys_, order_, start_, end_, status_, slab_starts_;
     std::size_t size_ = 0;
 };
 
