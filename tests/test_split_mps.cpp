@@ -1,8 +1,8 @@
 // MpsFluid spread over several devices (include/partcl/models/mps/mps_fluid.hpp): steps of a
 // fluid block with walls on two and three devices against one device, bit for bit (particles,
 // velocities, pressure, time, next step), in float and double, 2-D and 3-D; forced weights
-// 1:3; particles crossing the slab borders and so moving between the devices' ranges; fewer
-// particles than devices; a resume on another number of devices. Suite split_mps
+// 1:3; particles crossing the slab borders and so moving between the devices; fewer particles
+// than devices; a resume on another number of devices. Suite split_mps
 // (partcl_add_split_tests: two and three PoCL devices, and Oclgrind's one device named twice).
 #include <doctest/doctest.h>
 
@@ -84,19 +84,13 @@ Scheduler one_to_three(std::size_t devices) {
     return Scheduler(weights);
 }
 
-// The cells (sorted, one per slot) of the fluid's last cell sort, and the slab of each.
-std::vector<std::uint32_t> slab_of_slots(Context& context, const MpsFluid& fluid) {
-    const CellGrid& grid = fluid.cells().grid();
+// The slab of each particle (in particles()' order) at the fluid's last cell sort.
+std::vector<std::uint32_t> slab_of_particles(const MpsFluid& fluid) {
+    const CellGrid& grid = fluid.grid();
     const std::uint32_t plane = grid.dimensions == 3 ? grid.cells[0] * grid.cells[1] : grid.cells[0];
-    std::vector<std::uint32_t> slabs = fluid.cells().keys().read(context.queue(0));
+    std::vector<std::uint32_t> slabs = fluid.cell_keys();
     for (std::uint32_t& s : slabs) s /= plane;
     return slabs;
-}
-
-std::size_t device_of(const Partition& p, std::size_t slot) {
-    std::size_t d = 0;
-    while (slot >= p[d].end) ++d;
-    return d;
 }
 
 } // namespace
@@ -132,7 +126,7 @@ TEST_CASE("steps on two and three devices are one device's, bit for bit") {
                         if (forced) spread.scheduler() = one_to_three(parts);
                         CHECK(spread.step() == one.step());
                         // Every cut on a slab border.
-                        const auto slab = slab_of_slots(split, spread);
+                        const auto slab = slab_of_particles(spread);
                         for (std::size_t d = 1; d < parts; ++d) {
                             const std::size_t cut = spread.slabs()[d].begin;
                             if (cut > 0 && cut < spread.size()) CHECK(slab[cut - 1] < slab[cut]);
@@ -146,7 +140,7 @@ TEST_CASE("steps on two and three devices are one device's, bit for bit") {
             }
 }
 
-TEST_CASE("particles that cross the slab border between two devices move to the other's range") {
+TEST_CASE("particles that cross the slab border between two devices move to the other") {
     const std::uint32_t seed = fresh_seed();
     CAPTURE(seed);
     Block b = random_block(2, seed);
@@ -159,7 +153,7 @@ TEST_CASE("particles that cross the slab border between two devices move to the 
     };
     // The grid depends on the box and the radii alone. Lift the fluid so that its lowest row
     // lies 0.1 mm above the slab border `border`: falling, it crosses within a few steps.
-    const CellGrid grid = fluid(single).cells().grid();
+    const CellGrid grid = fluid(single).grid();
     const double origin = grid.origin[1], edge = grid.cell_size;
     MpsParticles& particles = b.scene.particles;
     const std::size_t n = particles.size();
@@ -184,23 +178,22 @@ TEST_CASE("particles that cross the slab border between two devices move to the 
     spread.step();
     one.step();
     for (int s = 0; s < steps; ++s) {
-        // Slot j of this step is slot order[j] of the step before (the cell sort's order).
-        const auto slab_before = slab_of_slots(split, spread);
-        const Partition before = spread.slabs();
+        // On one device, slot j of this step is slot order[j] of the step before (the cell
+        // sort's order): the particles whose slab changed.
+        const auto slab_before = slab_of_particles(one);
         cut_at_border();
         spread.step();
         one.step();
-        const auto slab_now = slab_of_slots(split, spread);
+        const auto slab_now = slab_of_particles(spread);
+        CHECK(slab_now == slab_of_particles(one));
         const std::size_t cut = spread.slabs()[1].begin;
         REQUIRE(cut > 0);
         REQUIRE(cut < n);
         CHECK(slab_now[cut - 1] < border);
         CHECK(slab_now[cut] >= border);
-        const auto order = spread.cells().order().read(split.queue(0));
-        for (std::size_t j = 0; j < n; ++j) {
-            crossed += slab_now[j] != slab_before[order[j]];
-            migrated += device_of(spread.slabs(), j) != device_of(before, order[j]);
-        }
+        const auto order = one.cells().order().read(single.queue(0));
+        for (std::size_t j = 0; j < n; ++j) crossed += slab_now[j] != slab_before[order[j]];
+        migrated += spread.migrated();
     }
     MESSAGE(crossed << " slab crossings, " << migrated << " moves between devices in " << steps
                     << " steps of " << n << " particles");

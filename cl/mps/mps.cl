@@ -12,7 +12,6 @@
  *                  fluid and wall j, with P_min,i the least pressure of i and those neighbours;
  *                  u = u* - dt/rho0 grad P, r = r* - dt^2/rho0 grad P
  *   mps_max_speed  per work-group maximum fluid speed, for the next CFL-limited step
- *   mps_slab_starts  where the sorted particles may be cut between devices (slab borders)
  *
  * w(r) = re/r - 1 for 0 < r < re, 0 otherwise (coincident particles do not interact: the
  * collision step keeps particles apart). Particles are in cell-sorted order (CellList::gather),
@@ -23,11 +22,12 @@
  * bit 1 of `status` for a particle that moved further than max_shift, which the host reports.
  * Structure of arrays: component k of particle i at k * n + i.
  *
- * Each per-particle kernel computes particles [first, last) (work-item g: particle first + g),
- * one device's range when a step is spread over several (partcl::MpsFluid); it reads every
- * input, neighbours included, from the whole arrays, and writes component k of particle i at
- * out_offset + k * out_stride + (i - first) of its outputs: the arrays themselves (out_offset =
- * first, out_stride = n) or a slice of the device's own. */
+ * Each per-particle kernel computes particles [first, last) (work-item g: particle first + g):
+ * a device's own particles between the ghosts of its neighbours' cells (partcl::ParticleSlabs;
+ * n counts them all). It reads every input, neighbours included, from those arrays, and writes
+ * component k of particle i at out_offset + k * out_stride + (i - first) of its outputs: the
+ * same layout (out_offset = first, out_stride = n) or the device's own particles alone, the next
+ * step's (out_offset = 0, out_stride = last - first). */
 #ifndef MPS_DIMENSIONS
 #define MPS_DIMENSIONS 2
 #endif
@@ -244,15 +244,4 @@ void mps_max_speed(const uint n, GLOBAL const uint* type, GLOBAL const real* u,
         BARRIER_LOCAL;
     }
     if (l == 0) partial[group_id(0)] = best[0];
-}
-
-/* starts[s] = the first sorted slot of slab s (the cells [s * plane, (s + 1) * plane): one
- * value of the slowest-varying cell coordinate), starts[slabs] = n: where a step's particle
- * range may be cut between devices. */
-KERNEL void mps_slab_starts(const uint slabs, const uint plane, const uint n,
-                            GLOBAL const uint* cell_start, GLOBAL uint* starts)
-{
-    const uint s = global_id(0);
-    if (s > slabs) return;
-    starts[s] = s < slabs ? cell_start[s * plane] : n;
 }

@@ -94,13 +94,16 @@ MpsFluid::MpsFluid(Context& context, Precision precision, const MpsParameters& p
           options.define("MPS_COLLIDE_REACH", fluid_cells(parameters).collide_reach);
           return build_program(context, Source::builtin("mps/mps.cl"), options, cache);
       }()),
-      slab_starts_kernel_(program_, "mps_slab_starts"),
+      slabs_(context, precision,
+             CellGrid::covering(parameters.dimensions, lower, upper, fluid_cells(parameters).radius,
+                                cell_reach),
+             cell_reach,
+             {SlabField{std::size_t(parameters.dimensions)},
+              SlabField{std::size_t(parameters.dimensions)}},
+             {SlabField{1, true}}, cache),
       predict_launch_(context, "mps predict"), collide_launch_(context, "mps collide"),
       pressure_launch_(context, "mps pressure"), correct_launch_(context, "mps correct"),
-      max_speed_launch_(context, "mps max speed"),
-      position_parts_(context, std::size_t(parameters.dimensions)),
-      velocity_parts_(context, std::size_t(parameters.dimensions)), density_parts_(context, 1),
-      pressure_parts_(context, 1), slabs_(Partition::on_one_device(particles.size(), context.size())) {
+      max_speed_launch_(context, "mps max speed") {
     const int d = parameters.dimensions;
     if (particles.dimensions != d)
         throw UsageError("mps: " + std::to_string(particles.dimensions) +
@@ -125,23 +128,12 @@ MpsFluid::MpsFluid(Context& context, Precision precision, const MpsParameters& p
     lambda0_ = laplacian.lambda0 * l0 * l0;
     const FluidCells geometry = fluid_cells(parameters);
     max_shift_ = geometry.max_shift;
-    cells_ = std::make_unique<CellList>(
-        context, precision, CellGrid::covering(d, lower, upper, geometry.radius, cell_reach), cache);
-
-    auto real_buffer = [&](std::size_t size) { return RealBuffer(context, precision, size); };
-    r_ = real_buffer(d * n_), u_ = real_buffer(d * n_), r_b_ = real_buffer(d * n_),
-    u_b_ = real_buffer(d * n_), r_s_ = real_buffer(d * n_), u_s_ = real_buffer(d * n_);
-    density_ = real_buffer(n_), pressure_ = real_buffer(n_);
-    type_ = Buffer<std::uint32_t>(context, n_);
-    type_b_ = Buffer<std::uint32_t>(context, n_);
-    const std::uint32_t slabs = cells_->grid().cells[std::size_t(d - 1)];
-    slab_starts_ = Buffer<std::uint32_t>(context, std::size_t(slabs) + 1);
     for (std::size_t k = 0; k < context.size(); ++k) {
         kernels_.push_back({Kernel(program_, "mps_predict"), Kernel(program_, "mps_collide"),
                             Kernel(program_, "mps_pressure"), Kernel(program_, "mps_correct"),
                             Kernel(program_, "mps_max_speed")});
-        status_.emplace_back(context, 1);
-        partial_.push_back(real_buffer((n_ + group - 1) / group + 1));  // a range's groups
+        status_.emplace_back(context, 1, OnDevice{k});
+        partial_.emplace_back();
     }
     upload(particles);  // particles outside the box: UsageError now
     dt_ = std::min(parameters.max_dt, parameters.courant * l0 / (parameters.sound_speed + max_speed_));
@@ -149,9 +141,6 @@ MpsFluid::MpsFluid(Context& context, Precision precision, const MpsParameters& p
 
 void MpsFluid::upload(const MpsParticles& p) {
     const int d = parameters_.dimensions;
-    auto& queue = context_.queue(0);
-    r_.write(queue, p.position);
-    u_.write(queue, p.velocity);
     std::vector<std::uint32_t> types(n_);
     double speed = 0;
     for (std::size_t i = 0; i < n_; ++i) {
@@ -161,16 +150,16 @@ void MpsFluid::upload(const MpsParticles& p) {
         for (int k = 0; k < d; ++k) s2 += p.velocity[k * n_ + i] * p.velocity[k * n_ + i];
         speed = std::max(speed, std::sqrt(s2));
     }
-    type_.write(queue, types).wait();
-    pressure_.fill(queue, 0).wait();
-    cells_->build(queue, r_, n_, n_);
+    slabs_.upload(n_, {p.position, p.velocity}, {types});
+    stepped_ = false;
     max_speed_ = speed;
 }
 
-void MpsFluid::set_cell_args(Kernel& kernel) const {
-    kernel.arg(0, std::uint32_t(n_));
-    cells_->grid_args(kernel, 1);
-    kernel.arg(8, cells_->keys()).arg(9, cells_->cell_start()).arg(10, cells_->cell_end());
+void MpsFluid::set_cell_args(Kernel& kernel, std::size_t d) const {
+    const CellList& cells = slabs_.cells(d);
+    kernel.arg(0, std::uint32_t(slabs_.total(d)));
+    cells.grid_args(kernel, 1);
+    kernel.arg(8, cells.keys()).arg(9, cells.cell_start()).arg(10, cells.cell_end());
 }
 
 double MpsFluid::step() { return step(dt_); }
@@ -179,118 +168,95 @@ void MpsFluid::advance_to(double t, std::size_t step_limit) {
     while (time_ < t && (step_limit == 0 || steps_ < step_limit)) step(std::min(dt_, t - time_));
 }
 
-Partition MpsFluid::slab_partition() {
-    if (context_.size() == 1) return Partition({0, n_});
-    const CellGrid& grid = cells_->grid();
-    const int d = parameters_.dimensions;
-    const std::uint32_t slabs = grid.cells[std::size_t(d - 1)];
-    const std::uint32_t plane = d == 3 ? grid.cells[0] * grid.cells[1] : grid.cells[0];
-    auto& queue = context_.queue(0);
-    slab_starts_kernel_.args(slabs, plane, std::uint32_t(n_), cells_->cell_start(), slab_starts_);
-    slab_starts_kernel_.launch(queue, std::size_t(slabs) + 1);
-    std::vector<std::uint32_t> starts(std::size_t(slabs) + 1);
-    slab_starts_.read(queue, starts.data(), starts.size());
-    return Partition::by_weight_at(std::vector<std::size_t>(starts.begin(), starts.end()),
-                                   scheduler().weights());
-}
-
 double MpsFluid::step(double dt) {
     const MpsParameters& p = parameters_;
     const int d = p.dimensions;
+    const std::size_t dims = std::size_t(d);
     const double l0 = p.spacing, re = p.re_ratio * l0, re_lap = p.re_laplacian_ratio * l0;
-    auto& queue = context_.queue(0);
 
-    cells_->build(queue, r_, n_, n_);
-    cells_->gather(queue, r_, r_b_, d, n_);
-    cells_->gather(queue, u_, u_b_, d, n_);
-    cells_->gather(queue, type_, type_b_);
-    std::swap(r_, r_b_);
-    std::swap(u_, u_b_);
-    std::swap(type_, type_b_);
-    slabs_ = slab_partition();
-    const Partition& slabs = slabs_;
+    slabs_.arrange(scheduler().weights());
+    const Partition owners = slabs_.owners();
+    for (auto* arrays : {&r_star_, &u_star_, &r_collided_, &u_collided_})
+        slabs_.fit(*arrays, dims);
+    slabs_.fit(density_, 1);
+    slabs_.fit(pressure_, 1);
 
-    // Each kernel's outputs: device 0's range into the arrays, the others' into slices copied
-    // in after the launch; the kernel's range and output layout are its last four arguments.
-    auto launch = [&](Kernel& kernel, std::uint32_t index, std::size_t device, Range range,
-                      const OutputPart<RealBuffer>& out) {
-        kernel.arg(index, std::uint32_t(range.begin)).arg(index + 1, std::uint32_t(range.end))
-            .arg(index + 2, std::uint32_t(out.offset)).arg(index + 3, std::uint32_t(out.stride));
-        return kernel.launch(context_.queue(device), range.size(), group);
+    // Device `device`'s own particles, [below, below + own) of its local slots; outputs into
+    // the local layout, or (`next`) into its own slots of the next step.
+    auto launch = [&](Kernel& kernel, std::uint32_t index, std::size_t device, bool next) {
+        const std::size_t below = slabs_.below(device), own = slabs_.own(device);
+        kernel.arg(index, std::uint32_t(below)).arg(index + 1, std::uint32_t(below + own))
+            .arg(index + 2, std::uint32_t(next ? 0 : below))
+            .arg(index + 3, std::uint32_t(next ? own : slabs_.total(device)));
+        return kernel.launch(context_.queue(device), own, group);
     };
-    auto assign = [&](PartitionedOutput<RealBuffer>& parts, RealBuffer& destination) {
-        parts.assign(slabs, destination, {0, n_});
+    auto r = [&](std::size_t device) -> RealBuffer& { return slabs_.local(0, device); };
+    auto u = [&](std::size_t device) -> RealBuffer& { return slabs_.local(1, device); };
+    auto type = [&](std::size_t device) -> Buffer<std::uint32_t>& {
+        return slabs_.local_uint(0, device);
     };
 
-    assign(position_parts_, r_s_);
-    assign(velocity_parts_, u_s_);
-    predict_launch_.run(slabs, [&](std::size_t device, Range range) {
+    predict_launch_.run(owners, [&](std::size_t device, Range) {
         Kernel& k = kernels_[device].predict;
-        const auto r_out = position_parts_.part(device), u_out = velocity_parts_.part(device);
-        set_cell_args(k);
-        k.arg(11, type_).arg(12, r_).arg(13, u_).arg(14, r_out.buffer).arg(15, u_out.buffer);
+        set_cell_args(k, device);
+        k.arg(11, type(device)).arg(12, r(device)).arg(13, u(device))
+            .arg(14, r_star_[device]).arg(15, u_star_[device]);
         k.arg(16, Real{dt}).arg(17, Real{re_lap})
             .arg(18, Real{p.viscosity * 2 * d / (lambda0_ * n0_lap_)})
             .arg(19, Real{p.gravity[0]}).arg(20, Real{p.gravity[1]}).arg(21, Real{p.gravity[2]});
-        return launch(k, 22, device, range, r_out);
+        return launch(k, 22, device, false);
     });
-    position_parts_.gather();
-    velocity_parts_.gather();
+    slabs_.exchange(r_star_, dims);  // collisions read both of neighbours
+    slabs_.exchange(u_star_, dims);
 
-    assign(position_parts_, r_b_);  // r*, u* -> r_b, u_b
-    assign(velocity_parts_, u_b_);
-    collide_launch_.run(slabs, [&](std::size_t device, Range range) {
+    collide_launch_.run(owners, [&](std::size_t device, Range) {
         Kernel& k = kernels_[device].collide;
-        const auto r_out = position_parts_.part(device), u_out = velocity_parts_.part(device);
-        set_cell_args(k);
-        k.arg(11, type_).arg(12, r_s_).arg(13, u_s_).arg(14, r_out.buffer).arg(15, u_out.buffer);
+        set_cell_args(k, device);
+        k.arg(11, type(device)).arg(12, r_star_[device]).arg(13, u_star_[device])
+            .arg(14, r_collided_[device]).arg(15, u_collided_[device]);
         k.arg(16, Real{dt}).arg(17, Real{p.collision_ratio * l0}).arg(18, Real{p.restitution});
-        return launch(k, 19, device, range, r_out);
+        return launch(k, 19, device, false);
     });
-    position_parts_.gather();
-    velocity_parts_.gather();
+    slabs_.exchange(r_collided_, dims);  // the number density and the gradient read positions
 
-    assign(density_parts_, density_);
-    assign(pressure_parts_, pressure_);
-    pressure_launch_.run(slabs, [&](std::size_t device, Range range) {
+    pressure_launch_.run(owners, [&](std::size_t device, Range) {
         Kernel& k = kernels_[device].pressure;
-        const auto n_out = density_parts_.part(device), p_out = pressure_parts_.part(device);
         status_[device].fill(context_.queue(device), 0u);
-        set_cell_args(k);
-        k.arg(11, type_).arg(12, r_).arg(13, r_b_).arg(14, n_out.buffer).arg(15, p_out.buffer);
+        set_cell_args(k, device);
+        k.arg(11, type(device)).arg(12, r(device)).arg(13, r_collided_[device])
+            .arg(14, density_[device]).arg(15, pressure_[device]);
         k.arg(16, Real{re}).arg(17, Real{n0_})
             .arg(18, Real{p.sound_speed * p.sound_speed * p.density / n0_})
             .arg(19, Real{max_shift_}).arg(20, status_[device]);
-        return launch(k, 21, device, range, p_out);
+        return launch(k, 21, device, false);
     });
-    density_parts_.gather();
-    pressure_parts_.gather();
+    slabs_.exchange(pressure_, 1);  // the gradient reads neighbours' pressures
 
-    assign(position_parts_, r_);
-    assign(velocity_parts_, u_);
-    correct_launch_.run(slabs, [&](std::size_t device, Range range) {
+    correct_launch_.run(owners, [&](std::size_t device, Range) {
         Kernel& k = kernels_[device].correct;
-        const auto r_out = position_parts_.part(device), u_out = velocity_parts_.part(device);
-        set_cell_args(k);
-        k.arg(11, type_).arg(12, r_b_).arg(13, u_b_).arg(14, pressure_).arg(15, r_out.buffer)
-            .arg(16, u_out.buffer);
+        set_cell_args(k, device);
+        k.arg(11, type(device)).arg(12, r_collided_[device]).arg(13, u_collided_[device])
+            .arg(14, pressure_[device]).arg(15, slabs_.next(0, device))
+            .arg(16, slabs_.next(1, device));
         k.arg(17, Real{dt}).arg(18, Real{re}).arg(19, Real{d / n0_ / p.density * dt});
-        return launch(k, 20, device, range, r_out);
+        return launch(k, 20, device, true);
     });
-    position_parts_.gather();
-    velocity_parts_.gather();
+    stepped_ = true;
 
-    max_speed_launch_.run(slabs, [&](std::size_t device, Range range) {
+    max_speed_launch_.run(owners, [&](std::size_t device, Range range) {
         Kernel& k = kernels_[device].max_speed;
-        k.args(std::uint32_t(n_), type_, u_, partial_[device], std::uint32_t(range.begin),
-               std::uint32_t(range.end));
+        const std::size_t groups = (range.size() + group - 1) / group;
+        if (partial_[device].size() < groups)
+            partial_[device] = RealBuffer(context_, precision_, groups, OnDevice{device});
+        k.args(std::uint32_t(range.size()), slabs_.next_uint(0, device), slabs_.next(1, device),
+               partial_[device], std::uint32_t(0), std::uint32_t(range.size()));
         return k.launch(context_.queue(device), range.size(), group);
     });
     // Per device in device order: the flag or-ed, the maxima's maximum (exact in any order).
     std::uint32_t status = 0;
     max_speed_ = 0;
     for (std::size_t device = 0; device < context_.size(); ++device) {
-        const Range range = slabs[device];
+        const Range range = owners[device];
         if (range.empty()) continue;
         auto& device_queue = context_.queue(device);
         std::uint32_t flag = 0;
@@ -313,18 +279,19 @@ double MpsFluid::step(double dt) {
 }
 
 MpsParticles MpsFluid::particles() const {
-    auto& queue = context_.queue(0);
     MpsParticles out;
     out.dimensions = parameters_.dimensions;
-    out.position = r_.read(queue);
-    out.velocity = u_.read(queue);
-    const auto types = type_.read(queue);
+    out.position = slabs_.read_next(0);
+    out.velocity = slabs_.read_next(1);
+    const auto types = slabs_.read_next_uint(0);
     out.type.resize(n_);
     for (std::size_t i = 0; i < n_; ++i) out.type[i] = MpsType(types[i]);
     return out;
 }
 
-std::vector<double> MpsFluid::pressure() const { return pressure_.read(context_.queue(0)); }
+std::vector<double> MpsFluid::pressure() const {
+    return stepped_ ? slabs_.read_own(pressure_, 1) : std::vector<double>(n_, 0.0);
+}
 
 MpsState MpsFluid::state() const {
     MpsState s;
@@ -343,8 +310,7 @@ void MpsFluid::restore(const MpsState& state) {
         throw UsageError("mps restore: " + std::to_string(p.size()) + " " +
                          std::to_string(p.dimensions) + "-D particles for a fluid of " +
                          std::to_string(n_) + " " + std::to_string(d) + "-D ones");
-    auto& queue = context_.queue(0);
-    const auto types_now = type_.read(queue);
+    const auto types_now = slabs_.read_next_uint(0);
     for (std::uint32_t t = 0; t <= 2; ++t)
         if (p.count(MpsType(t)) != std::size_t(std::count(types_now.begin(), types_now.end(), t)))
             throw UsageError("mps restore: the particles are not this fluid's (another number of "

@@ -9,17 +9,17 @@
 //   5. pressure gradient with the local minimum pressure -> u, r
 //   6. the next step from the CFL condition dt = courant * l0 / (c + max |u|)
 //
-// A step spreads over every device of the context. The cell sort and the gathers into cell order
-// run on device 0: that global re-sort is where particles migrate between the devices' ranges.
-// The sorted particles are then cut into one contiguous range per device at slab borders
-// (slabs: layers of cells along the slowest-varying cell axis, y in 2-D, z in 3-D), by the
-// scheduler's weights, and each kernel of steps 2-6 computes every device's own range. A device
-// reads its neighbours from the context's shared arrays: its ghost layer is the particles of the
-// cells within the search reach beyond its slab (separate memories, MPI: a copy of that layer
-// per device, later). Outputs go through PartitionedOutput (only device 0 writes the arrays; the
-// others' slices are copied in after, in device order); the too-far flag is or-ed and the
-// largest speed taken over the devices' partial maxima in device order. Each particle is
-// computed the same way wherever it runs, so any split gives one device's result bit for bit.
+// A step spreads over every device of the context. Each device holds the particles of its own
+// slabs of cells (slabs: layers of cells along the slowest-varying cell axis, y in 2-D, z in
+// 3-D), cut by the scheduler's weights (ParticleSlabs): at the start of a step the particles that
+// moved into another device's slabs migrate to it, each device sorts its particles by cell, and
+// its ghost slots are filled with the particles of the cells within the search reach beyond its
+// slabs, copied from their owners; after each kernel whose results the next one reads of
+// neighbours (r* and u*; r after collisions; the pressure), the ghosts are copied again. Each
+// device computes its own particles in its own memory; the too-far flag is or-ed and the largest
+// speed taken over the devices' partial maxima in device order. Each particle is computed the
+// same way, from the same neighbours in the same order, wherever it runs, so any split gives one
+// device's result bit for bit.
 //
 // Wall particles (type wall) stand still and carry pressure; dummy particles behind them only
 // complete the number density. n0 and lambda0 are those of the initial lattice (square in 2-D,
@@ -30,10 +30,10 @@
 #include <vector>
 
 #include <partcl/algorithm/cell_list.hpp>
+#include <partcl/algorithm/particle_slabs.hpp>
 #include <partcl/models/mps/mps_options.hpp>
 #include <partcl/models/mps/mps_particles.hpp>
 #include <partcl/sched/multi_device_launch.hpp>
-#include <partcl/sched/partitioned_output.hpp>
 
 namespace partcl {
 
@@ -81,15 +81,22 @@ public:
     double n0_laplacian() const noexcept { return n0_lap_; }
     double lambda0() const noexcept { return lambda0_; }
     Precision precision() const noexcept { return precision_; }
-    const CellList& cells() const noexcept { return *cells_; }
+    const CellGrid& grid() const noexcept { return slabs_.grid(); }
+    // Device d's cell list of the last step, over its ghosts and own particles (on one device:
+    // every particle, and order() maps each slot to the particle's slot of the step before).
+    const CellList& cells(std::size_t device = 0) const { return slabs_.cells(device); }
 
     // The weights that cut each step's particles into slabs per device: mps predict's, re-weighted
     // from its profiled times each step (the kernels walk the same neighbour rows, so one stands
     // for all); assign it to force a split.
     Scheduler& scheduler() noexcept { return predict_launch_.scheduler(); }
-    // The last step's particle range per device, in the cell order of that step (all on device
+    // The last step's particles of each device, as ranges of particles()' order (all on device
     // 0 before the first step).
-    const Partition& slabs() const noexcept { return slabs_; }
+    Partition slabs() const { return slabs_.owners(); }
+    // Particles that moved to another device at the start of the last step.
+    std::size_t migrated() const noexcept { return slabs_.migrated(); }
+    // Each particle's cell at the last step's sort, in particles()' order.
+    std::vector<std::uint32_t> cell_keys() const { return slabs_.cell_keys(); }
     // The step's launches, in the order a step makes them.
     LaunchList launches() const {
         return {&predict_launch_, &collide_launch_, &pressure_launch_, &correct_launch_,
@@ -116,29 +123,27 @@ private:
     double n0_ = 0, n0_lap_ = 0, lambda0_ = 0, max_shift_ = 0;
     double time_ = 0, dt_ = 0, max_speed_ = 0;
     std::size_t steps_ = 0;
-    std::unique_ptr<CellList> cells_;
+    bool stepped_ = false;  // pressure() holds a step's pressure
     Program program_;
+    // The particles: positions r and velocities u (written by mps_correct), types (carried).
+    ParticleSlabs slabs_;
     // A Kernel holds its arguments: one of each per device.
     struct DeviceKernels {
         Kernel predict, collide, pressure, correct, max_speed;
     };
     std::vector<DeviceKernels> kernels_;  // [d]
-    Kernel slab_starts_kernel_;
     MultiDeviceLaunch predict_launch_, collide_launch_, pressure_launch_, correct_launch_,
         max_speed_launch_;
-    PartitionedOutput<RealBuffer> position_parts_, velocity_parts_, density_parts_, pressure_parts_;
-    Partition slabs_;
-    RealBuffer r_, u_, r_b_, u_b_, r_s_, u_s_, density_, pressure_;
-    Buffer<std::uint32_t> type_, type_b_, slab_starts_;
-    std::vector<Buffer<std::uint32_t>> status_;  // [d]: the too-far flag of device d's range
+    // [d], in device d's local layout (ParticleSlabs): r* and u* of mps_predict, r and u after
+    // collisions, the number density and the pressure.
+    std::vector<RealBuffer> r_star_, u_star_, r_collided_, u_collided_, density_, pressure_;
+    std::vector<Buffer<std::uint32_t>> status_;  // [d]: the too-far flag of device d's particles
     std::vector<RealBuffer> partial_;            // [d]: device d's partial maxima of the speed
 
-    void set_cell_args(Kernel& kernel) const;
-    // The sorted particles cut at slab borders by the scheduler's weights (on one device: all of
-    // them, without reading the slab borders back).
-    Partition slab_partition();
-    // Positions, velocities and types to the device, pressure zeroed, the cell list built, the
-    // fluid's fastest speed taken (the constructor and restore()).
+    // The kernel's particle count (its stride), grid and cell list on device d.
+    void set_cell_args(Kernel& kernel, std::size_t d) const;
+    // Positions, velocities and types to the devices, the fluid's fastest speed taken (the
+    // constructor and restore()).
     void upload(const MpsParticles& p);
     double step(double dt);
 };
