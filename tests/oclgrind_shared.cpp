@@ -190,7 +190,7 @@ void run_cell_list_typed(Precision precision) {
             std::sort(got.begin(), got.end());
             Buffer<std::uint32_t> sorted(context, got), start(context, count), end(context, count);
             Kernel b(program, "cell_list_bounds");
-            b.args(std::uint32_t(n), count, sorted, start, end);
+            b.args(std::uint32_t(n), std::uint32_t(0), count, sorted, start, end);
             b.launch(queue, count, 8).wait();
             const auto s = start.read(queue), e = end.read(queue);
             for (std::uint32_t c = 0; c < count; ++c) {

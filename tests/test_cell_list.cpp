@@ -291,8 +291,10 @@ void check_index(Precision precision) {
     REQUIRE(at + 1 < n);
     for (int k = 0; k < 2; ++k) std::swap(s[k * n + at], s[k * n + at + 1]);
     sorted.write(queue, s);
-    CHECK_THROWS_WITH_AS(indexed.index(queue, sorted, n, n), doctest::Contains("not"), UsageError);
+    indexed.index(queue, sorted, n, n);
+    CHECK_THROWS_WITH_AS(indexed.check(queue), doctest::Contains("not"), UsageError);
     CHECK_NOTHROW(indexed.index(queue, sorted, n, 0));
+    CHECK_NOTHROW(indexed.check(queue));
     CHECK(indexed.size() == 0);
 }
 

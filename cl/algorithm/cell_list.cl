@@ -2,7 +2,7 @@
  * are in cell_list.h):
  *   cell_list_keys     each particle's cell, and a report of particles outside the grid or NaN
  *   (sort_by_key on the host side: cells ascending, particle indices carried along, stable)
- *   cell_list_bounds   each cell's first and one-past-last sorted slot
+ *   cell_list_bounds   each cell's first and one-past-last sorted slot (of a range of cells)
  *   cell_list_sorted   a report of keys out of order (particles given as already sorted)
  *   cell_list_slab_starts   where each slab (layer of cells) begins among the sorted slots
  *   cell_list_gather_real / _uint   reorder particle data into the sorted order
@@ -52,29 +52,30 @@ INLINE uint cell_list_lower_bound(GLOBAL const uint* keys, const uint n, const u
     return low;
 }
 
-KERNEL void cell_list_bounds(const uint n, const uint cells, GLOBAL const uint* keys,
-                             GLOBAL uint* cell_start, GLOBAL uint* cell_end)
+KERNEL void cell_list_bounds(const uint n, const uint first_cell, const uint end_cell,
+                             GLOBAL const uint* keys, GLOBAL uint* cell_start,
+                             GLOBAL uint* cell_end)
 {
-    const uint c = global_id(0);
-    if (c >= cells) return;
+    const uint c = first_cell + global_id(0);
+    if (c >= end_cell) return;
     cell_start[c] = cell_list_lower_bound(keys, n, c);
     cell_end[c] = cell_list_lower_bound(keys, n, c + 1u);
+}
+
+/* starts[s] = the first sorted slot of slab s, the cells [s * plane, (s + 1) * plane) (one value
+ * of the slowest-varying cell coordinate), for s < slabs; starts[slabs] = n. */
+KERNEL void cell_list_slab_starts(const uint slabs, const uint plane, const uint n,
+                                  GLOBAL const uint* keys, GLOBAL uint* starts)
+{
+    const uint s = global_id(0);
+    if (s > slabs) return;
+    starts[s] = s < slabs ? cell_list_lower_bound(keys, n, s * plane) : n;
 }
 
 KERNEL void cell_list_sorted(const uint n, GLOBAL const uint* keys, GLOBAL uint* status)
 {
     const uint i = global_id(0) + 1u;
     if (i < n && keys[i - 1u] > keys[i]) ATOMIC_OR(status, CELL_LIST_UNSORTED);
-}
-
-/* starts[s] = the first sorted slot of slab s, the cells [s * plane, (s + 1) * plane) (one value
- * of the slowest-varying cell coordinate), for s < slabs; starts[slabs] = n. */
-KERNEL void cell_list_slab_starts(const uint slabs, const uint plane, const uint n,
-                                  GLOBAL const uint* cell_start, GLOBAL uint* starts)
-{
-    const uint s = global_id(0);
-    if (s > slabs) return;
-    starts[s] = s < slabs ? cell_start[s * plane] : n;
 }
 
 /* out[to + k * to_stride + s] = in[from + k * from_stride + order[s]] for the components

@@ -8,8 +8,9 @@ namespace partcl {
 
 namespace {
 
-// Bits of cell_list_keys' status word (cl/algorithm/cell_list.cl).
+// Bits of the status word of cell_list_keys and cell_list_sorted (cl/algorithm/cell_list.cl).
 constexpr std::uint32_t nan_bit = 2;  // 1: outside the grid
+constexpr std::uint32_t unsorted_bit = 4;
 
 Program build_cell_list(const Context& context, Precision precision, int dimensions,
                         ProgramCache& cache) {
@@ -73,7 +74,7 @@ std::vector<std::uint32_t> CellList::slab_starts(Queue& queue) {
     const std::uint32_t plane = grid_.dimensions == 3 ? grid_.cells[0] * grid_.cells[1] : grid_.cells[0];
     std::vector<std::uint32_t> starts(std::size_t(slabs) + 1, 0u);
     if (size_ == 0) return starts;
-    slab_starts_kernel_.args(slabs, plane, std::uint32_t(size_), start_, slab_starts_);
+    slab_starts_kernel_.args(slabs, plane, std::uint32_t(size_), keys_, slab_starts_);
     slab_starts_kernel_.launch(queue, std::size_t(slabs) + 1);
     slab_starts_.read(queue, starts.data(), starts.size());
     return starts;
@@ -116,8 +117,20 @@ void CellList::compute_keys(Queue& queue, const RealBuffer& positions, std::size
     grid_args(keys_kernel_, 3);
     keys_kernel_.arg(10, keys_).arg(11, order_).arg(12, status_);
     keys_kernel_.launch(queue, n, 64);
+    checked_ = positions;
+    checked_stride_ = stride;
+}
+
+void CellList::check(Queue& queue) {
+    const std::size_t n = size_, stride = checked_stride_;
+    if (n == 0 || checked_.empty()) return;
     std::uint32_t status = 0;
     status_.read(queue, &status, 1);
+    const RealBuffer positions = checked_;
+    checked_ = RealBuffer();
+    if (status & unsorted_bit)
+        throw UsageError("cell list: " + std::to_string(n) +
+                         " particles given in cell order are not (CellList::index)");
     if (status) {
         // Rare: count them on the host to say how many and give one example.
         std::vector<double> p(positions.size());
@@ -142,37 +155,48 @@ void CellList::compute_keys(Queue& queue, const RealBuffer& positions, std::size
     }
 }
 
+void CellList::find_bounds(Queue& queue, std::size_t first, std::size_t end) {
+    if (end <= first) return;
+    bounds_kernel_.args(std::uint32_t(size_), std::uint32_t(first), std::uint32_t(end), keys_,
+                        start_, end_);
+    bounds_kernel_.launch(queue, end - first, 64);
+}
+
+void CellList::sort(Queue& queue, const RealBuffer& positions, std::size_t stride,
+                    std::size_t n) {
+    compute_keys(queue, positions, stride, n);
+    if (n > 0) sort_by_key(queue, keys_, order_, n, bits_for(grid_.count() + 1));  // keys <= count()
+}
+
 void CellList::build(Queue& queue, const RealBuffer& positions, std::size_t stride,
                      std::size_t n) {
-    compute_keys(queue, positions, stride, n);
+    sort(queue, positions, stride, n);
     if (n == 0) {
         start_.fill(queue, 0u);
         end_.fill(queue, 0u);
         return;
     }
-    sort_by_key(queue, keys_, order_, n, bits_for(grid_.count() + 1));  // keys <= count()
-    bounds_kernel_.args(std::uint32_t(n), std::uint32_t(grid_.count()), keys_, start_, end_);
-    bounds_kernel_.launch(queue, grid_.count(), 64);
+    find_bounds(queue, 0, grid_.count());
+    check(queue);
 }
 
 void CellList::index(Queue& queue, const RealBuffer& positions, std::size_t stride,
-                     std::size_t n) {
+                     std::size_t n, std::optional<Range> cells) {
+    if (cells && (cells->end > grid_.count() || cells->end < cells->begin))
+        throw UsageError("cell list: cells [" + std::to_string(cells->begin) + ", " +
+                         std::to_string(cells->end) + ") of a grid of " +
+                         std::to_string(grid_.count()));
     compute_keys(queue, positions, stride, n);
-    if (n == 0) {
-        start_.fill(queue, 0u);
-        end_.fill(queue, 0u);
+    if (n > 1) sorted_kernel_.args(std::uint32_t(n), keys_, status_).launch(queue, n - 1, 64);
+    const Range range = cells ? *cells : Range{0, grid_.count()};
+    if (n == 0) {  // every range empty
+        if (!range.empty()) {
+            start_.fill(queue, 0u, range.begin, range.size());
+            end_.fill(queue, 0u, range.begin, range.size());
+        }
         return;
     }
-    if (n > 1) {
-        sorted_kernel_.args(std::uint32_t(n), keys_, status_).launch(queue, n - 1, 64);
-        std::uint32_t status = 0;
-        status_.read(queue, &status, 1);
-        if (status)
-            throw UsageError("cell list: " + std::to_string(n) +
-                             " particles given in cell order are not (CellList::index)");
-    }
-    bounds_kernel_.args(std::uint32_t(n), std::uint32_t(grid_.count()), keys_, start_, end_);
-    bounds_kernel_.launch(queue, grid_.count(), 64);
+    find_bounds(queue, range.begin, range.end);
 }
 
 void CellList::gather(Queue& queue, const RealBuffer& in, RealBuffer& out,

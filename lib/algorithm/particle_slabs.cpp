@@ -19,8 +19,8 @@ ParticleSlabs::ParticleSlabs(Context& context, Precision precision, const CellGr
                              std::vector<SlabField> uints, ProgramCache& cache)
     : context_(context), precision_(precision), grid_(grid), width_(width),
       own_(context.size(), 0), below_(context.size(), 0), above_(context.size(), 0),
-      first_slab_(context.size() + 1, 0), slab_starts_(context.size()), moves_(context),
-      ghosts_(context) {
+      first_slab_(context.size() + 1, 0), slab_starts_(context.size()), direct_(context),
+      into_runs_(context), runs_home_(context), ghosts_(context), carried_(context) {
     if (reals.empty() || reals[0].components != std::size_t(grid.dimensions))
         throw UsageError("ParticleSlabs: the first real field is the positions, of " +
                          std::to_string(grid.dimensions) + " components");
@@ -29,15 +29,15 @@ ParticleSlabs::ParticleSlabs(Context& context, Precision precision, const CellGr
             throw UsageError("ParticleSlabs: unsigned fields have one component");
     const std::size_t devices = context.size();
     for (const SlabField& f : reals) {
-        Field<RealBuffer> field{f, {}, {}, {}, {}};
-        field.next.resize(devices), field.grouped.resize(devices);
-        field.assembled.resize(devices), field.local.resize(devices);
+        Field<RealBuffer> field{f, {}, {}, {}, {}, {}};
+        for (auto* v : {&field.next, &field.grouped, &field.runs, &field.sorted_runs, &field.local})
+            v->resize(devices);
         reals_.push_back(std::move(field));
     }
     for (const SlabField& f : uints) {
-        Field<Buffer<std::uint32_t>> field{f, {}, {}, {}, {}};
-        field.next.resize(devices), field.grouped.resize(devices);
-        field.assembled.resize(devices), field.local.resize(devices);
+        Field<Buffer<std::uint32_t>> field{f, {}, {}, {}, {}, {}};
+        for (auto* v : {&field.next, &field.grouped, &field.runs, &field.sorted_runs, &field.local})
+            v->resize(devices);
         uints_.push_back(std::move(field));
     }
     for (std::size_t d = 0; d < devices; ++d)
@@ -117,29 +117,40 @@ void ParticleSlabs::arrange(const std::vector<double>& weights) {
         first_slab_[d] = std::uint32_t(
             std::lower_bound(held.begin(), held.end(), cut.offsets()[d]) - held.begin());
     first_slab_[devices] = slabs;
-    migrate();
-    sort_and_count();
-    fill_ghosts();
+    if (devices == 1)
+        sort_alone();
+    else
+        place(sort_own());
 }
 
-void ParticleSlabs::migrate() {
-    const std::size_t devices = this->devices();
+void ParticleSlabs::sort_alone() {
+    const std::size_t n = own_[0];
+    Queue& queue = context_.queue(0);
+    cells_[0]->build(queue, reals_[0].next[0], n, n);
+    std::vector<SlotCopy> own{{0, 0, 0, 0, n}};
+    carried_.plan(own);
+    auto sort = [&](auto& f, std::size_t k) {
+        grow(f.local[0], k * n, 0);
+        if constexpr (std::is_same_v<std::decay_t<decltype(f)>, Field<RealBuffer>>)
+            cells_[0]->gather(queue, f.next[0], {0, n}, f.local[0], {0, n}, k);
+        else
+            cells_[0]->gather(queue, f.next[0], 0, f.local[0], 0);
+        if (f.spec.carried) carried_.apply(f.local, own_, f.next, own_, k);
+    };
+    for (auto& f : reals_) sort(f, f.spec.components);
+    for (auto& f : uints_) sort(f, 1);
+    below_[0] = above_[0] = 0;
     migrated_ = 0;
-    if (devices == 1) {  // nothing moves: the particles are sorted where they are
-        for (auto& f : reals_) std::swap(f.next[0], f.assembled[0]);
-        for (auto& f : uints_) std::swap(f.next[0], f.assembled[0]);
-        return;
-    }
-    // Each source sorts its particles by cell: grouped by the slabs, so by their new device.
-    std::vector<std::vector<std::uint32_t>> starts(devices);
-    for (std::size_t s = 0; s < devices; ++s) {
+}
+
+std::vector<std::vector<std::uint32_t>> ParticleSlabs::sort_own() {
+    // Every device's sort is enqueued before the host waits for the first.
+    std::vector<std::vector<std::uint32_t>> starts(devices());
+    for (std::size_t s = 0; s < devices(); ++s) {
         const std::size_t n = own_[s];
         Queue& queue = context_.queue(s);
-        if (n == 0) {
-            starts[s].assign(std::size_t(cells_[s]->slabs()) + 1, 0u);
-            continue;
-        }
-        cells_[s]->build(queue, reals_[0].next[s], n, n);
+        if (n == 0) continue;
+        cells_[s]->sort(queue, reals_[0].next[s], n, n);
         for (auto& f : reals_) {
             grow(f.grouped[s], f.spec.components * n, s);
             cells_[s]->gather(queue, f.next[s], {0, n}, f.grouped[s], {0, n}, f.spec.components);
@@ -148,49 +159,43 @@ void ParticleSlabs::migrate() {
             grow(f.grouped[s], n, s);
             cells_[s]->gather(queue, f.next[s], 0, f.grouped[s], 0);
         }
+    }
+    for (std::size_t s = 0; s < devices(); ++s) {
+        Queue& queue = context_.queue(s);
+        if (own_[s] == 0) {
+            starts[s].assign(std::size_t(cells_[s]->slabs()) + 1, 0u);
+            continue;
+        }
+        cells_[s]->check(queue);  // particles outside the grid
         starts[s] = cells_[s]->slab_starts(queue);
     }
-    // Device t gathers the particles of its slabs from every source in device order.
-    std::vector<SlotCopy> pieces;
-    std::vector<std::size_t> arriving(devices, 0);
-    for (std::size_t t = 0; t < devices; ++t)
-        for (std::size_t s = 0; s < devices; ++s) {
-            const std::size_t from = starts[s][first_slab_[t]];
-            const std::size_t count = starts[s][first_slab_[t + 1]] - from;
-            if (count == 0) continue;
-            pieces.push_back({s, from, t, arriving[t], count});
-            arriving[t] += count;
-            if (s != t) migrated_ += count;
-        }
-    moves_.plan(std::move(pieces));
-    auto move = [&](auto& field) {
-        for (std::size_t t = 0; t < devices; ++t)
-            grow(field.assembled[t], field.spec.components * arriving[t], t);
-        moves_.apply(field.grouped, own_, field.assembled, arriving, field.spec.components);
-    };
-    for (auto& f : reals_) move(f);
-    for (auto& f : uints_) move(f);
-    own_ = arriving;
+    return starts;
 }
 
-void ParticleSlabs::sort_and_count() {
-    for (std::size_t t = 0; t < devices(); ++t) {
-        Queue& queue = context_.queue(t);
-        grow(reals_[0].assembled[t], 0, t);
-        cells_[t]->build(queue, reals_[0].assembled[t], own_[t], own_[t]);
-        slab_starts_[t] = cells_[t]->slab_starts(queue);
-    }
-}
-
-void ParticleSlabs::fill_ghosts() {
+void ParticleSlabs::place(const std::vector<std::vector<std::uint32_t>>& sent) {
     const std::size_t devices = this->devices();
     const std::uint32_t slabs = cells_[0]->slabs();
+    auto sent_count = [&](std::size_t s, std::size_t a, std::size_t b) {
+        return std::size_t(sent[s][b] - sent[s][a]);
+    };
+    // Every particle goes to its slab's owner: each device's slots per slab, cumulative.
     std::vector<std::size_t> owner(slabs);
-    for (std::size_t d = 0; d < devices; ++d)
-        for (std::uint32_t s = first_slab_[d]; s < first_slab_[d + 1]; ++s) owner[s] = d;
-    auto count = [&](std::uint32_t s) {
-        const auto& starts = slab_starts_[owner[s]];
-        return std::size_t(starts[s + 1] - starts[s]);
+    for (std::size_t t = 0; t < devices; ++t) {
+        auto& starts = slab_starts_[t];
+        starts.assign(std::size_t(slabs) + 1, 0u);
+        std::size_t held = 0;
+        for (std::uint32_t slab = 0; slab < slabs; ++slab) {
+            starts[slab] = std::uint32_t(held);
+            if (slab < first_slab_[t] || slab >= first_slab_[t + 1]) continue;
+            owner[slab] = t;
+            for (std::size_t s = 0; s < devices; ++s) held += sent_count(s, slab, slab + 1);
+        }
+        starts[slabs] = std::uint32_t(held);
+        own_[t] = held;
+    }
+    auto slab_count = [&](std::size_t slab) {
+        const auto& starts = slab_starts_[owner[slab]];
+        return std::size_t(starts[slab + 1] - starts[slab]);
     };
     // Ghost slabs [lo, first) and [end, hi) around each device's own, for devices with particles.
     std::vector<Range> lower(devices), upper(devices);
@@ -200,59 +205,113 @@ void ParticleSlabs::fill_ghosts() {
         const std::uint32_t first = first_slab_[t], end = first_slab_[t + 1];
         lower[t] = {first >= width_ ? first - width_ : 0, first};
         upper[t] = {end, std::min<std::size_t>(std::size_t(end) + width_, slabs)};
-        for (std::size_t s = lower[t].begin; s < lower[t].end; ++s) below_[t] += count(std::uint32_t(s));
-        for (std::size_t s = upper[t].begin; s < upper[t].end; ++s) above_[t] += count(std::uint32_t(s));
+        for (std::size_t slab = lower[t].begin; slab < lower[t].end; ++slab) below_[t] += slab_count(slab);
+        for (std::size_t slab = upper[t].begin; slab < upper[t].end; ++slab) above_[t] += slab_count(slab);
     }
-    std::vector<SlotCopy> pieces;
+    // Each device's own slabs in order: runs of slabs no other device sends into are copied
+    // from its sorted particles as they are; runs that receive are gathered from every sender
+    // in device order, to be sorted again.
+    std::vector<SlotCopy> direct, into_runs, runs_home, ghosts, carried;
+    std::vector<std::size_t> run_sizes(devices, 0), totals(devices);
+    migrated_ = 0;
     for (std::size_t t = 0; t < devices; ++t) {
+        totals[t] = total(t);
+        carried.push_back({t, below_[t], t, 0, own_[t]});
+        std::uint32_t a = first_slab_[t];
+        while (a < first_slab_[t + 1]) {
+            auto receives = [&](std::uint32_t slab) {
+                for (std::size_t s = 0; s < devices; ++s)
+                    if (s != t && sent_count(s, slab, slab + 1) > 0) return true;
+                return false;
+            };
+            const bool run = receives(a);
+            std::uint32_t b = a + 1;
+            while (b < first_slab_[t + 1] && receives(b) == run) ++b;
+            const std::size_t at = below_[t] + slab_starts_[t][a];
+            if (!run) {
+                direct.push_back({t, sent[t][a], t, at, sent_count(t, a, b)});
+            } else {
+                const std::size_t begin = run_sizes[t];
+                for (std::size_t s = 0; s < devices; ++s) {
+                    const std::size_t count = sent_count(s, a, b);
+                    if (count == 0) continue;
+                    into_runs.push_back({s, sent[s][a], t, run_sizes[t], count});
+                    run_sizes[t] += count;
+                    if (s != t) migrated_ += count;
+                }
+                runs_home.push_back({t, begin, t, at, run_sizes[t] - begin});
+            }
+            a = b;
+        }
         for (const bool above : {false, true}) {
-            const Range ghosts = above ? upper[t] : lower[t];
+            const Range range = above ? upper[t] : lower[t];
             std::size_t slot = above ? below_[t] + own_[t] : 0;
-            for (std::size_t s = ghosts.begin; s < ghosts.end; ++s) {
-                const std::size_t o = owner[s], n = count(std::uint32_t(s));
+            for (std::size_t slab = range.begin; slab < range.end; ++slab) {
+                const std::size_t o = owner[slab], n = slab_count(slab);
                 if (n == 0) continue;
-                const std::size_t from = below_[o] + slab_starts_[o][s];
-                SlotCopy* last = pieces.empty() ? nullptr : &pieces.back();
+                const std::size_t from = below_[o] + slab_starts_[o][slab];
+                SlotCopy* last = ghosts.empty() ? nullptr : &ghosts.back();
                 if (last && last->to == t && last->from == o && last->from_slot + last->count == from &&
                     last->to_slot + last->count == slot)
                     last->count += n;  // the next slab of the same owner
                 else
-                    pieces.push_back({o, from, t, slot, n});
+                    ghosts.push_back({o, from, t, slot, n});
                 slot += n;
             }
         }
     }
-    // Own particles into the local layout (and the carried fields into next()).
-    std::vector<std::size_t> totals(devices);
+    direct_.plan(std::move(direct));
+    into_runs_.plan(std::move(into_runs));
+    runs_home_.plan(std::move(runs_home));
+    ghosts_.plan(std::move(ghosts));
+    carried_.plan(std::move(carried));
+
+    std::vector<std::size_t> grouped_strides(devices);
+    for (std::size_t s = 0; s < devices; ++s) grouped_strides[s] = std::size_t(sent[s][slabs]);
+    auto move = [&](auto& f, std::size_t k) {
+        for (std::size_t t = 0; t < devices; ++t) {
+            grow(f.local[t], k * totals[t], t);
+            grow(f.next[t], k * own_[t], t);
+            grow(f.runs[t], k * run_sizes[t], t);
+            grow(f.sorted_runs[t], k * run_sizes[t], t);
+        }
+        direct_.apply(f.grouped, grouped_strides, f.local, totals, k);
+        into_runs_.apply(f.grouped, grouped_strides, f.runs, run_sizes, k);
+    };
+    for (auto& f : reals_) move(f, f.spec.components);
+    for (auto& f : uints_) move(f, 1);
+    // The runs sorted by cell (each run lies in slabs of its own, so the runs stay apart and
+    // in order) and put in place.
     for (std::size_t t = 0; t < devices; ++t) {
-        const std::size_t own = own_[t], total = this->total(t);
-        totals[t] = total;
+        const std::size_t n = run_sizes[t];
+        if (n == 0) continue;
         Queue& queue = context_.queue(t);
-        for (auto& f : reals_) {
-            const std::size_t k = f.spec.components;
-            grow(f.local[t], k * total, t);
-            grow(f.next[t], k * own, t);
-            if (own == 0) continue;
-            cells_[t]->gather(queue, f.assembled[t], {0, own}, f.local[t], {below_[t], total}, k);
-            if (f.spec.carried)
-                cells_[t]->gather(queue, f.assembled[t], {0, own}, f.next[t], {0, own}, k);
-        }
-        for (auto& f : uints_) {
-            grow(f.local[t], total, t);
-            grow(f.next[t], own, t);
-            if (own == 0) continue;
-            cells_[t]->gather(queue, f.assembled[t], 0, f.local[t], below_[t]);
-            if (f.spec.carried) cells_[t]->gather(queue, f.assembled[t], 0, f.next[t], 0);
-        }
+        cells_[t]->sort(queue, reals_[0].runs[t], n, n);
+        for (auto& f : reals_)
+            cells_[t]->gather(queue, f.runs[t], {0, n}, f.sorted_runs[t], {0, n}, f.spec.components);
+        for (auto& f : uints_) cells_[t]->gather(queue, f.runs[t], 0, f.sorted_runs[t], 0);
     }
-    ghosts_.plan(std::move(pieces));
-    for (auto& f : reals_) ghosts_.exchange(f.local, totals, f.spec.components);
-    for (auto& f : uints_) ghosts_.exchange(f.local, totals, 1);
-    // With ghosts, the cells of the local slots (own and ghosts are each in cell order, and the
-    // ghosts below lie in lower slabs, those above in higher ones).
-    for (std::size_t t = 0; t < devices; ++t)
-        if (below_[t] + above_[t] > 0)
-            cells_[t]->index(context_.queue(t), reals_[0].local[t], totals[t], totals[t]);
+    for (auto& f : reals_) runs_home_.apply(f.sorted_runs, run_sizes, f.local, totals, f.spec.components);
+    for (auto& f : uints_) runs_home_.apply(f.sorted_runs, run_sizes, f.local, totals, 1);
+    // Ghosts from their owners, the carried fields' own slots into next(), the cells the
+    // devices' kernels visit (their slabs and ghosts).
+    for (auto& f : reals_) {
+        ghosts_.exchange(f.local, totals, f.spec.components);
+        if (f.spec.carried) carried_.apply(f.local, totals, f.next, own_, f.spec.components);
+    }
+    for (auto& f : uints_) {
+        ghosts_.exchange(f.local, totals, 1);
+        if (f.spec.carried) carried_.apply(f.local, totals, f.next, own_, 1);
+    }
+    const std::size_t plane = grid_.dimensions == 3 ? std::size_t(grid_.cells[0]) * grid_.cells[1]
+                                                    : grid_.cells[0];
+    for (std::size_t t = 0; t < devices; ++t) {
+        const Range visited = own_[t] ? Range{(lower[t].empty() ? first_slab_[t] : lower[t].begin) * plane,
+                                              (upper[t].empty() ? first_slab_[t + 1] : upper[t].end) * plane}
+                                      : Range{0, 0};
+        cells_[t]->index(context_.queue(t), reals_[0].local[t], totals[t], totals[t], visited);
+    }
+    for (std::size_t t = 0; t < devices; ++t) cells_[t]->check(context_.queue(t));
 }
 
 Partition ParticleSlabs::owners() const {

@@ -22,6 +22,7 @@
 #include <partcl/jit/kernel.hpp>
 #include <partcl/runtime/buffer.hpp>
 #include <partcl/runtime/real_buffer.hpp>
+#include <partcl/sched/partition.hpp>
 
 namespace partcl {
 
@@ -69,11 +70,21 @@ public:
     // Throws UsageError, saying how many, when particles lie outside the grid or have NaN
     // coordinates (it waits for the device to say so).
     void build(Queue& queue, const RealBuffer& positions, std::size_t stride, std::size_t n);
+    // build() without the cells' ranges (cell_start and cell_end are left as they were), for
+    // gathers and slab_starts() alone, and without waiting for the device: check() tells of
+    // particles outside the grid. A program spreading work over devices enqueues each device's
+    // sort before it waits for any.
+    void sort(Queue& queue, const RealBuffer& positions, std::size_t stride, std::size_t n);
     // Particles [0, n) that are already in cell order (a device's own sorted particles between
-    // the ghosts of its neighbours' cells): their cells and each cell's range of slots, without
-    // sorting; order() is the identity. UsageError, as build's, for particles outside the grid,
-    // and for particles out of cell order.
-    void index(Queue& queue, const RealBuffer& positions, std::size_t stride, std::size_t n);
+    // the ghosts of its neighbours' cells): their cells and the cells' ranges of slots, without
+    // sorting; order() is the identity. With `cells`, only the ranges of those cells are found
+    // (the others are left as they were): the cells a device's kernels visit. Does not wait:
+    // check() tells of particles outside the grid or out of cell order.
+    void index(Queue& queue, const RealBuffer& positions, std::size_t stride, std::size_t n,
+               std::optional<Range> cells = std::nullopt);
+    // Waits for the last sort or index and throws UsageError, as build does, for particles
+    // outside the grid or NaN (saying how many, and the first), or out of cell order.
+    void check(Queue& queue);
 
     // out[k * stride + s] = in[k * stride + order()[s]] for k < components, s < size().
     void gather(Queue& queue, const RealBuffer& in, RealBuffer& out, std::size_t components,
@@ -110,6 +121,8 @@ private:
     // host, for particles outside the grid or NaN.
     void compute_keys(Queue& queue, const RealBuffer& positions, std::size_t stride,
                       std::size_t n);
+    // The ranges of cells [first, end) from the sorted keys.
+    void find_bounds(Queue& queue, std::size_t first, std::size_t end);
     Buffer<std::uint32_t> buffer(std::size_t size) const;
 
     Context& context_;
@@ -120,6 +133,8 @@ private:
     Kernel keys_kernel_, bounds_kernel_, sorted_kernel_, slab_starts_kernel_, gather_real_,
         gather_uint_;
     Buffer<std::uint32_t> keys_, order_, start_, end_, status_, slab_starts_;
+    RealBuffer checked_;  // the positions of the last sort or index, until check()
+    std::size_t checked_stride_ = 0;
     std::size_t size_ = 0;
 };
 

@@ -2,10 +2,12 @@
 // ParticleSlabs: particles resident on the devices of a context, each device holding those in
 // its own slabs of a cell grid (slabs: the layers of cells along the slowest axis, y in 2-D, z in
 // 3-D), the slabs cut between the devices by weights. Each step, arrange():
-//   1. moves every particle whose slab another device owns to that device: on several devices
-//      each device sorts its particles by cell, which groups them by owner, and every device
-//      gathers what the others send it, sources in device order (a Halo as a distributor);
-//   2. sorts each device's particles by cell (cells(d), a CellList of that device);
+//   1. sorts each device's particles by cell (cells(d), a CellList of that device), which groups
+//      them by the device owning their slab;
+//   2. moves every particle to the device owning its slab (a Halo as a distributor): the slabs
+//      no other device sends particles into are copied as they are sorted; the runs of slabs
+//      that receive some are gathered from every sender in device order and sorted again, a
+//      small sort of the particles near the borders;
 //   3. fills each device's ghost slots with the particles of the `width` slabs on either side of
 //      its own, copied from their owners (a Halo);
 // so that a kernel on device d finds every neighbour within `width` cells of its own particles
@@ -104,17 +106,22 @@ private:
     template <class B>
     struct Field {
         SlabField spec;
-        // [d]: a model's results (own slots, stride own), the sources' sorted particles, their
-        // gathering at their new device, the local layout.
-        std::vector<B> next, grouped, assembled, local;
+        // [d]: a model's results (own slots, stride own), the senders' sorted particles, the
+        // runs of slabs a device receives particles into (as gathered and as sorted), the local
+        // layout.
+        std::vector<B> next, grouped, runs, sorted_runs, local;
     };
     template <class B>
     B make(const B& like, std::size_t size, std::size_t d) const;
     template <class B>
     void grow(B& buffer, std::size_t size, std::size_t d) const;
-    void migrate();
-    void sort_and_count();
-    void fill_ghosts();
+    // Step 1 on every device: the particles of next() sorted into grouped, and where each slab
+    // begins among them.
+    std::vector<std::vector<std::uint32_t>> sort_own();
+    // Steps 2 and 3 from those starts, and the cells of the local slots.
+    void place(const std::vector<std::vector<std::uint32_t>>& starts);
+    // One device: the sort straight into the local layout.
+    void sort_alone();
     // The ranges of the one-device order a field's next() arrays hold, for reading back.
     template <class T, class B>
     std::vector<T> read(const std::vector<B>& arrays, std::size_t components, bool local) const;
@@ -131,7 +138,9 @@ private:
     std::vector<std::uint32_t> first_slab_;                // devices + 1 slab bounds
     std::vector<std::vector<std::uint32_t>> slab_starts_;  // [d]: own slots per slab, cumulative
     std::size_t migrated_ = 0;
-    Halo moves_, ghosts_;
+    // Sorted slabs into place; senders' particles into the runs; sorted runs into place; the
+    // ghosts; the carried fields' own slots into next().
+    Halo direct_, into_runs_, runs_home_, ghosts_, carried_;
 };
 
 } // namespace partcl

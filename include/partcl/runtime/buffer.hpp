@@ -74,10 +74,13 @@ public:
     }
 
     // Sets every element to `value`.
-    Event fill(Queue& queue, const T& value) {
+    Event fill(Queue& queue, const T& value) { return fill(queue, value, 0, size_); }
+    // Elements [offset, offset + count) only.
+    Event fill(Queue& queue, const T& value, std::size_t offset, std::size_t count) {
         static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8,
                       "fill takes elements of 1, 2, 4 or 8 bytes");
-        return memory_.fill(queue, &value, sizeof(T), 0, bytes());
+        check_range(offset, count, "fill");
+        return memory_.fill(queue, &value, sizeof(T), offset * sizeof(T), count * sizeof(T));
     }
 
 private:
