@@ -9,9 +9,12 @@
 // for 50 steps first so the flow moves. One JSON line per (device, dims, N, precision) on
 // stdout, "n" counting every particle (walls and dummies included); progress on stderr. Device
 // and reference take turns in blocks of --steps steps, three rounds; "ratio" is the median of
-// the rounds' rate ratios. --split also times one context of all the selected devices (each
-// step spread over them; "devices" counts them, "device" names the first): with
-// POCL_DEVICES="pthread pthread", the overhead of the split on the same cores.
+// the rounds' rate ratios. --split instead times one context of all the selected devices (each
+// step spread over them; "devices" counts them, "device" names the first) in turns with the first
+// device alone, the same scene on each: "spread_over_one" is the spread step's time over the
+// one-device step's, the median over three rounds, and "migrated" the particles that changed
+// device in the last step (with POCL_DEVICES="pthread pthread": the overhead of the split on the
+// same cores).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -52,7 +55,8 @@ Options parse(int argc, char** argv) {
     add_precisions(app, o.precisions);
     app.add_option("--steps", o.steps, "Steps per timed block");
     app.add_flag("!--no-reference", o.reference, "Skip the OpenMP reference");
-    app.add_flag("--split", o.split, "Also time one context of all the selected devices");
+    app.add_flag("--split", o.split,
+                 "Time one context of all the selected devices against the first alone");
     parse_or_exit(app, argc, argv);
     o.steps = std::max(1, o.steps);
     return o;
@@ -86,7 +90,7 @@ double reference_seconds(const MpsParameters& p, const MpsFluid& fluid, int step
     std::vector<T> r(now.position.begin(), now.position.end()), u(now.velocity.begin(), now.velocity.end()), pressure;
     std::vector<std::uint32_t> type(n);
     for (std::size_t i = 0; i < n; ++i) type[i] = std::uint32_t(now.type[i]);
-    reference::MpsStep<T> step(p, fluid.cells().grid(), fluid.n0(), fluid.n0_laplacian(), fluid.lambda0());
+    reference::MpsStep<T> step(p, fluid.grid(), fluid.n0(), fluid.n0_laplacian(), fluid.lambda0());
     const double dt = fluid.next_dt();
     step.step(r, u, type, pressure, dt);  // warm-up
     return block_seconds(steps, [&] { step.step(r, u, type, pressure, dt); });
@@ -125,7 +129,6 @@ void run(Context& context, const Options& o) {
                 line["seconds_per_step"] = significant(seconds, 6);
                 line["particle_steps_per_s"] = significant(double(n) / seconds, 4);
                 if (o.reference) add_step_reference(line, turns, o.steps, n, omp_get_max_threads());
-                if (context.size() > 1) add_launch_report(line, fluid.launches());
                 print_json_line(line);
             }
         }
@@ -133,16 +136,54 @@ void run(Context& context, const Options& o) {
 
 } // namespace
 
+// --split: one line per (dims, N, precision), the context of all `devices` against the first.
+void run_spread(const std::vector<Device>& devices, const Options& o) {
+    Context all(devices), one(std::vector<Device>{devices[0]});
+    for (int dims : o.dims)
+        for (Precision precision : o.precisions) {
+            bool fp64 = true;
+            for (const Device& d : devices) fp64 = fp64 && d.info().fp64;
+            if (precision == Precision::float64 && !fp64) continue;
+            for (std::size_t target : o.sizes) {
+                MpsParameters p;
+                const MpsScene s = scene(dims, target, p);
+                const std::size_t n = s.particles.size();
+                std::cerr << devices.size() << " devices " << dims << "-D "
+                          << to_string(precision) << " N=" << n << "...\n";
+                MpsFluid spread(all, precision, p, s.particles, s.lower, s.upper);
+                MpsFluid alone(one, precision, p, s.particles, s.lower, s.upper);
+                for (int k = 0; k < 50; ++k) spread.step(), alone.step();
+                const Turns turns = take_turns(
+                    [&] { return block_seconds(o.steps, [&] { spread.step(); }); },  // waits (CFL)
+                    [&] { return block_seconds(o.steps, [&] { alone.step(); }); });
+                auto line = json_head("mps", devices[0]);
+                line["devices"] = devices.size();
+                line["dims"] = dims;
+                line["n"] = n;
+                line["fluid"] = s.particles.count(MpsType::fluid);
+                line["precision"] = to_string(precision);
+                line["steps"] = o.steps;
+                line["seconds_per_step"] = significant(turns.device / o.steps, 6);
+                line["one_device_seconds_per_step"] = significant(turns.reference / o.steps, 6);
+                line["particle_steps_per_s"] = significant(double(n) * o.steps / turns.device, 4);
+                line["spread_over_one"] = decimals(1 / turns.ratio, 3);
+                line["migrated"] = spread.migrated();
+                add_launch_report(line, spread.launches());
+                print_json_line(line);
+            }
+        }
+}
+
 int main(int argc, char** argv) {
     const Options o = parse(argc, argv);
     try {
         const auto devices = DeviceFilter::from_environment(o.device).select();
+        if (o.split && devices.size() > 1) {
+            run_spread(devices, o);
+            return 0;
+        }
         for (const auto& device : devices) {
             Context context(std::vector<Device>{device});
-            run(context, o);
-        }
-        if (o.split && devices.size() > 1) {
-            Context context(devices);
             run(context, o);
         }
     } catch (const UsageError& e) {

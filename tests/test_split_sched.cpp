@@ -14,6 +14,7 @@
 #include <partcl/jit/compiler.hpp>
 #include <partcl/jit/kernel.hpp>
 #include <partcl/runtime/marker.hpp>
+#include <partcl/sched/halo.hpp>
 #include <partcl/sched/mirror.hpp>
 #include <partcl/sched/multi_device_launch.hpp>
 #include <partcl/sched/partitioned_output.hpp>
@@ -190,6 +191,76 @@ TEST_CASE("a mirror gives every device the input as device 0 last wrote it, unde
                     wrong += got[d * n + i] != value(std::uint32_t(i) + round);
             CHECK(wrong == 0);
         }
+        context.finish();
+    }
+}
+
+TEST_CASE("a halo copies each planned range of every component after its sender's writes") {
+    const std::size_t parts = under_oclgrind() ? 2 : pocl_devices().size() >= 3 ? 3 : 2;
+    for (MemoryModel model : {MemoryModel::shared, MemoryModel::separate}) {
+        CAPTURE(int(model));
+        Context base = split_context(parts);
+        Context context(base.devices(), model);
+        std::vector<Kernel> kernels = fill_kernels(context);
+        // Device d's field: `owned` slots it writes (value(d * 1000 + i)) between `ghost`
+        // slots on either side, components `stride` apart; two components.
+        const std::size_t owned = under_oclgrind() ? 40 : 4000, ghost = 7;
+        const std::size_t stride = ghost + owned + ghost;
+        std::vector<Buffer<std::uint32_t>> field;
+        std::vector<std::size_t> strides(parts, stride);
+        const std::vector<std::uint32_t> guards(2 * stride, 0xdeadbeefu);
+        for (std::size_t d = 0; d < parts; ++d) {
+            field.emplace_back(context, 2 * stride, OnDevice{d});
+            field.back().write(context.queue(d), guards).wait();
+        }
+        // Each device's ghosts: the last `ghost` owned slots of the device before and the
+        // first of the device after (none at the ends), in two pieces where it helps.
+        std::vector<SlotCopy> pieces;
+        for (std::size_t d = 0; d < parts; ++d) {
+            if (d > 0) {
+                pieces.push_back({d - 1, ghost + owned - ghost, d, 0, 3});
+                pieces.push_back({d - 1, ghost + owned - ghost + 3, d, 3, ghost - 3});
+            }
+            if (d + 1 < parts) pieces.push_back({d + 1, ghost, d, ghost + owned, ghost});
+        }
+        pieces.push_back({0, ghost, 0, ghost, 0});  // an empty piece copies nothing
+        Halo halo(context);
+        halo.plan(pieces);
+        CHECK(halo.pieces().size() == pieces.size());
+        CHECK_THROWS_AS(halo.plan({{0, 0, parts, 0, 1}}), UsageError);
+        halo.plan(pieces);
+        for (std::uint32_t round = 0; round < 2; ++round) {
+            for (std::size_t d = 0; d < parts; ++d)
+                for (std::uint32_t c = 0; c < 2; ++c) {
+                    const std::uint32_t first = std::uint32_t(d) * 1000u + c * 100000u + round;
+                    kernels[d].args(first, first + std::uint32_t(owned), field[d],
+                                    std::uint32_t(c * stride + ghost))
+                        .launch(context.queue(d), owned);
+                }
+            halo.exchange(field, strides, 2);
+            std::size_t wrong = 0;
+            for (std::size_t d = 0; d < parts; ++d) {
+                const std::vector<std::uint32_t> got = field[d].read(context.queue(d));
+                for (std::uint32_t c = 0; c < 2; ++c)
+                    for (std::size_t i = 0; i < stride; ++i) {
+                        // The device whose slot this is, and its index among that one's own.
+                        std::size_t from = d, j = i - ghost;
+                        if (i < ghost) {
+                            if (d == 0) continue;  // no ghosts below device 0
+                            from = d - 1, j = owned - ghost + i;
+                        } else if (i >= ghost + owned) {
+                            if (d + 1 == parts) continue;
+                            from = d + 1, j = i - ghost - owned;
+                        }
+                        const std::uint32_t want = value(std::uint32_t(from) * 1000u + c * 100000u +
+                                                         round + std::uint32_t(j));
+                        wrong += got[c * stride + i] != want;
+                    }
+            }
+            CHECK(wrong == 0);
+        }
+        std::vector<Buffer<std::uint32_t>> too_few(parts - 1);
+        CHECK_THROWS_AS(halo.exchange(too_few, strides, 1), UsageError);
         context.finish();
     }
 }

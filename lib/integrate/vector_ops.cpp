@@ -12,6 +12,10 @@ namespace {
 // The work-group of every kernel here, and so the granule of every split: devices' ranges
 // begin on whole groups.
 constexpr std::size_t local_size = 64;
+// Operations device 0 finishes alone within this are not split: ordering the queues costs
+// 6-10 us a marker on PoCL, so halving a shorter operation saves nothing (docs/performance.md,
+// "Every family on every device").
+constexpr double min_split_seconds = 1e-4;
 
 bool same_memory(const RealBuffer& a, const RealBuffer& b) {
     return a.memory().impl() != nullptr && a.memory().impl() == b.memory().impl();
@@ -30,6 +34,20 @@ VectorOps::VectorOps(Context& context, Precision precision, ProgramCache& cache)
       combine_launch_(context, "vector combine"), copy_launch_(context, "vector copy"),
       error_launch_(context, "error norm"), output_(context, 1) {
     for (const Device& device : context.devices()) require_precision(device.info(), precision);
+    set_min_split_seconds(min_split_seconds);
+}
+
+void VectorOps::set_min_split_seconds(double seconds) {
+    for (MultiDeviceLaunch* launch : {&combine_launch_, &copy_launch_, &error_launch_})
+        launch->set_min_split_seconds(seconds);
+}
+
+// The vectors are buffers of the context, in device 0's memory where the devices have memories
+// of their own (two GPUs), where a split would make every other device read and write them
+// across the link: there every operation runs on device 0.
+Partition VectorOps::cut(const MultiDeviceLaunch& launch, std::size_t n) const {
+    if (!context_.shares_memory()) return Partition::on_one_device(n, context_.size());
+    return launch.split(n, local_size);
 }
 
 Program VectorOps::program(std::size_t terms) {
@@ -76,7 +94,7 @@ void VectorOps::combine(std::size_t n, RealBuffer& out, std::size_t out_at, cons
     bool in_place = !same_memory(base, out) || base_at == out_at;
     for (const Term& term : terms)
         in_place = in_place && (!same_memory(*term.vector, out) || term.at == out_at);
-    const Partition partition = combine_launch_.split(n, local_size);
+    const Partition partition = cut(combine_launch_, n);
     output_.assign(partition, out, {out_at, n}, in_place);
     combine_launch_.run(partition, [&](std::size_t d, Range r) {
         // The kernel combines r.size() elements from the offsets given: each input's from its
@@ -107,7 +125,7 @@ void VectorOps::copy(std::size_t n, const RealBuffer& from, std::size_t from_at,
     if (n == 0) return;
     check_range(from, from_at, n, "the source");
     check_range(to, to_at, n, "the destination");
-    const Partition partition = copy_launch_.split(n, local_size);
+    const Partition partition = cut(copy_launch_, n);
     output_.assign(partition, to, {to_at, n}, !same_memory(from, to));
     copy_launch_.run(partition, [&](std::size_t d, Range r) {
         const OutputPart<RealBuffer> part = output_.part(d);
@@ -129,7 +147,7 @@ double VectorOps::max_scaled_error(std::size_t n, const RealBuffer& err, const R
         for (std::size_t d = 0; d < context_.size(); ++d)
             scaled_error_.emplace_back(built, "scaled_error");
     }
-    const Partition partition = error_launch_.split(n, local_size);
+    const Partition partition = cut(error_launch_, n);
     if (scratch_.size() < n) scratch_ = RealBuffer(context_, precision_, n);
     // Every device's scaled errors into its range of one array (each part begins at element 0
     // of where it is written, in place or not), and one max over all of it on device 0's queue:

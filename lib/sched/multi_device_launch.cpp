@@ -19,6 +19,13 @@ MultiDeviceLaunch::MultiDeviceLaunch(Context& context, Scheduler scheduler, std:
                          " devices");
 }
 
+Partition MultiDeviceLaunch::split(std::size_t n, std::size_t work_group) const {
+    if (min_split_seconds_ > 0 && context_->size() > 1 && timed_seconds_ > 0 &&
+        double(n) * timed_seconds_ / timed_items_ < min_split_seconds_)
+        return Partition::on_one_device(n, context_->size());
+    return scheduler_.split(n, work_group);
+}
+
 void MultiDeviceLaunch::share_inputs() {
     if (context_->size() > 1) fork(nullptr);
 }
@@ -70,6 +77,10 @@ void MultiDeviceLaunch::record(const UnsettledRun& run) const {
     for (std::size_t d = 0; d < run.partition.parts(); ++d) {
         seconds[d] = run.events[d].seconds();  // 0 for a device without a part
         work_[d].seconds += seconds[d];
+    }
+    if (!run.partition[0].empty() && seconds[0] > 0) {
+        timed_items_ += double(run.partition[0].size());
+        timed_seconds_ += seconds[0];
     }
     scheduler_.record(run.partition, seconds);
 }

@@ -45,9 +45,10 @@ for line in open(sys.argv[1]):
     if r.get("deposit", "gather") != "gather":  # PIC: the gather deposit, the faster
         continue
     key = (family(r), backend(r))
-    if r["bench"] == "dense":  # one line: the split time and one GPU's, in turns
-        one[key].append(r["one_device_seconds"])
-        two[key] = r["seconds"]
+    alone = r.get("one_device_seconds", r.get("one_device_seconds_per_step"))
+    if alone is not None:  # one line: the split time and one GPU's, in turns
+        one[key].append(alone)
+        two[key] = seconds(r)
     elif r.get("devices", 1) == 1:
         one[key].append(seconds(r))
     else:

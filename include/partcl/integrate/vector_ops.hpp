@@ -5,7 +5,8 @@
 // reduction).
 //
 // Each operation cuts its range of elements between the devices by its MultiDeviceLaunch's
-// weights, in whole work-groups. Device 0 writes its range of the output in place; every other
+// weights, in whole work-groups, where the devices share memory and the operation is long
+// enough to gain from it (100 us of device 0's time); otherwise device 0 runs it. Device 0 writes its range of the output in place; every other
 // device writes its range into a slice of its own, copied into place on device 0's queue once
 // every device's kernel is done (PartitionedOutput; the queues wait for each other's markers,
 // the host for nothing), so no device writes a buffer another one reads. Every element is
@@ -34,6 +35,7 @@ public:
     };
 
     Context& context() noexcept { return context_; }
+    const Context& context() const noexcept { return context_; }
     Precision precision() const noexcept { return precision_; }
 
     // out[out_at, out_at + n) = base[base_at, base_at + n) + sum_k c_k vector_k[at_k, at_k + n).
@@ -53,11 +55,15 @@ public:
     // Every operation's split starts again from `weights`, one per device of the context
     // (UsageError otherwise), and is re-weighted from the devices' kernel times from there.
     void set_weights(const std::vector<double>& weights);
+    // Operations device 0 would finish alone within `seconds` run there (default 100 us; 0:
+    // every operation is split where memory is shared). MultiDeviceLaunch::set_min_split_seconds.
+    void set_min_split_seconds(double seconds);
     // The launches, for the report of the split: "vector combine", "vector copy", "error norm".
     LaunchList launches() const { return {&combine_launch_, &copy_launch_, &error_launch_}; }
 
 private:
     Program program(std::size_t terms);  // cl/integrate/combine.cl with COMBINE_TERMS = terms
+    Partition cut(const MultiDeviceLaunch& launch, std::size_t n) const;
     std::vector<Kernel>& combine_kernels(std::size_t terms);  // [d]: device d's
 
     Context& context_;

@@ -76,9 +76,15 @@ public:
     // whole groups inside its own range, and only the last device's groups pass n, where the
     // kernel's bound check on n stops them; Kernel::launch refuses a launch begun off its group
     // size, so one in other groups fails instead of overlapping).
-    Partition split(std::size_t n, std::size_t work_group) const {
-        return scheduler_.split(n, work_group);
-    }
+    // A launch that device 0 would finish alone within min_split_seconds() (by its measured
+    // speed, items per second of kernel time in earlier runs) stays on device 0.
+    Partition split(std::size_t n, std::size_t work_group) const;
+
+    // Ordering the queues for a split costs time of its own (microseconds per marker on a CPU
+    // device): a launch shorter than a few of those gains nothing from being cut. 0 (the
+    // default): every launch is split by the weights.
+    void set_min_split_seconds(double seconds) { min_split_seconds_ = seconds; }
+    double min_split_seconds() const noexcept { return min_split_seconds_; }
 
     // Orders every queue of the context after the commands given so far on every other queue,
     // without the host waiting (partcl/runtime/marker.hpp): inputs written on any device's queue
@@ -149,6 +155,9 @@ private:
     mutable std::vector<DeviceWork> work_;
     mutable std::deque<Event> unsettled_;
     mutable std::deque<UnsettledRun> unsettled_runs_;
+    double min_split_seconds_ = 0;
+    // Device 0's items and kernel seconds of the runs whose times are known: its speed.
+    mutable double timed_items_ = 0, timed_seconds_ = 0;
 };
 
 // The multi-device launches a model makes, in the order it makes them: what the run's report of
