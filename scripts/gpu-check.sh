@@ -59,6 +59,8 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPARTCL_CUDA=ON -DPARTCL_GPU
     || { log "configure failed"; tail -40 "$OUT/log.txt"; exit 1; }
 log "build"
 targets="--target partcl_cli partcl_bench_dense partcl_bench_tree partcl_bench_mps partcl_bench_pic"
+# GPU_CHECK_TARGETS: the targets to build instead (a part that needs fewer).
+[ -n "${GPU_CHECK_TARGETS:-}" ] && targets="--target $GPU_CHECK_TARGETS"
 part tests && targets=""
 cmake --build build-gpu -j"$(nproc)" $targets >>"$OUT/log.txt" 2>&1 || { log "build failed"; grep -m20 -B2 -A6 "error" "$OUT/log.txt"; exit 1; }
 
@@ -225,24 +227,34 @@ if part twogpu; then
     D=build-gpu/benchmarks
     J=$OUT/twogpu.jsonl
     bench() { timeout "${GPU_CHECK_TIMEOUT:-120}" "$@" >>"$J" 2>>"$OUT/log.txt" || log "failed ($?): $*"; }
-    # Dense and tree on both backends first, then PIC and MPS: a run cut short keeps the most.
+    # GPU_CHECK_TWOGPU: the families to measure (default all). Dense and tree on both backends
+    # first, then PIC and MPS: a run cut short keeps the most.
+    families=" ${GPU_CHECK_TWOGPU:-dense tree pic mps} "
     for backend in cuda opencl; do
         export PARTCL_BACKEND=$backend PARTCL_DEVICE=gpu
-        log "two GPUs, $backend: dense N = 1M, float and double"
-        bench $D/partcl_bench_dense --backend $backend --n 1048576 --precision float,double --repeat 3 --split
-        log "two GPUs, $backend: tree N = 16M, float, theta 0.6"
-        tree_args="--backend $backend --n 16777216 --precision float --theta 0.6 --traversal stackless --group-size 32 --repeat 3 --no-dense --error-sample 512"
-        bench $D/partcl_bench_tree $tree_args
-        bench $D/partcl_bench_tree $tree_args --split
+        if [[ $families == *" dense "* ]]; then
+            log "two GPUs, $backend: dense N = 1M, float and double"
+            bench $D/partcl_bench_dense --backend $backend --n 1048576 --precision float,double --repeat 3 --split
+        fi
+        if [[ $families == *" tree "* ]]; then
+            log "two GPUs, $backend: tree N = 16M, float, theta 0.6"
+            tree_args="--backend $backend --n 16777216 --precision float --theta 0.6 --traversal stackless --group-size 32 --repeat 3 --no-dense --error-sample 512"
+            bench $D/partcl_bench_tree $tree_args
+            bench $D/partcl_bench_tree $tree_args --split
+        fi
     done
     for backend in cuda opencl; do
         export PARTCL_BACKEND=$backend PARTCL_DEVICE=gpu
-        log "two GPUs, $backend: PIC 16M on 128^3, float"
-        pic_args="--dims 3 --grid 128 --n 16000000 --precision float --deposit gather --steps 5 --no-reference"
-        bench $D/partcl_bench_pic $pic_args
-        bench $D/partcl_bench_pic $pic_args --split
-        log "two GPUs, $backend: MPS 3-D 4M, float"
-        bench $D/partcl_bench_mps --dims 3 --n 4000000 --precision float --steps 5 --no-reference --split
+        if [[ $families == *" pic "* ]]; then
+            log "two GPUs, $backend: PIC 16M on 128^3, float"
+            pic_args="--dims 3 --grid 128 --n 16000000 --precision float --deposit gather --steps 5 --no-reference"
+            bench $D/partcl_bench_pic $pic_args
+            bench $D/partcl_bench_pic $pic_args --split
+        fi
+        if [[ $families == *" mps "* ]]; then
+            log "two GPUs, $backend: MPS 3-D 4M, float, against one GPU in turns"
+            bench $D/partcl_bench_mps --dims 3 --n 4000000 --precision float --steps 5 --split
+        fi
     done
     unset PARTCL_BACKEND PARTCL_DEVICE
     python3 - "$J" <<'PY' | tee -a "$OUT/summary.txt"
@@ -254,6 +266,7 @@ for l in open(sys.argv[1]):
     t = r.get("seconds") or r.get("total_seconds") or r.get("seconds_per_step")
     extra = ""
     if "one_device_seconds" in r: extra = f" one={r['one_device_seconds']:.4g} s spread/one={r['spread_over_one']}"
+    if "one_device_seconds_per_step" in r: extra = f" one={r['one_device_seconds_per_step']:.4g} s spread/one={r['spread_over_one']} migrated={r['migrated']}"
     if "deposit" in r: extra = f" {r['deposit']}"
     if "build_seconds" in r: extra = f" build={r['build_seconds']:.4g} force={r['force_seconds']:.4g} median={r['median_error']:.2e}"
     print(f"{r['bench']:5} {r['platform'][:12]:12} x{r.get('devices', 1)} {r.get('precision',''):6} N={r['n']:9}{extra} t={t:.4g} s")

@@ -4,9 +4,10 @@ speed on one context of both GPUs over its speed on one GPU, per backend, agains
 issue 26 (dense 1.85, the others 1.7).
 
     python3 docs/data/two_gpu/plot.py docs/data/two_gpu/h200x2_mirrors.jsonl \
-        docs/data/two_gpu/h200x2_mirrors.png     (needs matplotlib)
+        docs/data/two_gpu/h200x2_mps_slabs.jsonl docs/data/two_gpu/h200x2.png   (needs matplotlib)
 
-Also prints the table docs/performance.md shows.
+Every file but the last argument is read in turn; a later file's lines replace an earlier's of
+the same family and backend. Also prints the table docs/performance.md shows.
 """
 import json
 import sys
@@ -38,10 +39,12 @@ def family(r):
 
 one = defaultdict(list)
 two = {}
-for line in open(sys.argv[1]):
-    if not line.startswith("{"):
-        continue
-    r = json.loads(line)
+lines = []
+for name in sys.argv[1:-1]:
+    rows = [json.loads(l) for l in open(name) if l.startswith("{")]
+    replaced = {(family(r), backend(r)) for r in rows}
+    lines = [r for r in lines if (family(r), backend(r)) not in replaced] + rows
+for r in lines:
     if r.get("deposit", "gather") != "gather":  # PIC: the gather deposit, the faster
         continue
     key = (family(r), backend(r))
@@ -93,4 +96,4 @@ ax.set_yticklabels(["0.01", "0.03", "0.1", "0.3", "1", "2"])
 ax.set_title("One context over two H200s (dashed: goals of issue 26)")
 ax.legend()
 fig.tight_layout()
-fig.savefig(sys.argv[2], dpi=110)
+fig.savefig(sys.argv[-1], dpi=110)
