@@ -4,8 +4,9 @@
 # machine), Oclgrind (the kernel checker the `oclgrind` tests use), Boost, doctest, CLI11,
 # nlohmann-json (the JSON the tool and the benchmarks print), OpenSSL's libcrypto (checkpoint
 # seals and the program cache's keys), the libraries of io (HDF5, toml++, stb) and VkFFT,
-# clinfo, hdf5-tools (h5diff, for scripts/compare-builtins.sh) and python3-venv (the
-# snapshot-readers test makes a virtual environment with yt and pynbody from PyPI).
+# clinfo, hdf5-tools (h5diff, for scripts/compare-builtins.sh), python3-venv (the
+# snapshot-readers test makes a virtual environment with yt and pynbody from PyPI) and Open MPI
+# (the dist layer's ranks, PARTCL_MPI, and the `mpi` tests under mpirun).
 #
 #   bash scripts/install-deps.sh
 #
@@ -18,7 +19,7 @@ packages=(
   ocl-icd-opencl-dev opencl-clhpp-headers pocl-opencl-icd oclgrind clinfo
   libboost-dev doctest-dev libcli11-dev nlohmann-json3-dev libssl-dev
   libhdf5-dev hdf5-tools libtomlplusplus-dev libstb-dev libvkfft-dev
-  python3-venv
+  python3-venv libopenmpi-dev openmpi-bin
 )
 
 if ! command -v apt-get >/dev/null 2>&1; then

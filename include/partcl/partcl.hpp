@@ -28,8 +28,10 @@
 #include <partcl/jit/program_cache.hpp>
 #include <partcl/jit/source.hpp>
 
+#include <partcl/sched/halo.hpp>
 #include <partcl/sched/mirror.hpp>
 #include <partcl/sched/multi_device_launch.hpp>
+#include <partcl/sched/ordered_sum.hpp>
 #include <partcl/sched/partition.hpp>
 #include <partcl/sched/partitioned_output.hpp>
 #include <partcl/sched/scheduler.hpp>
@@ -39,6 +41,11 @@
 #include <partcl/algorithm/reduce.hpp>
 #include <partcl/algorithm/scan.hpp>
 #include <partcl/algorithm/sort_by_key.hpp>
+
+#include <partcl/dist/allgather.hpp>
+#include <partcl/dist/communicator.hpp>
+#include <partcl/dist/device_share.hpp>
+#include <partcl/dist/environment.hpp>
 
 #include <partcl/integrate/integrator.hpp>
 #include <partcl/integrate/vector_ops.hpp>
@@ -51,6 +58,7 @@
 #include <partcl/models/nbody/bodies.hpp>
 #include <partcl/models/nbody/dense_gravity.hpp>
 #include <partcl/models/nbody/dense_reference.hpp>
+#include <partcl/models/nbody/distributed_dense_gravity.hpp>
 #include <partcl/models/nbody/device_bodies.hpp>
 #include <partcl/models/nbody/gravity.hpp>
 #include <partcl/models/nbody/gravity_options.hpp>

@@ -212,24 +212,28 @@ DenseShape DenseGravity::tune(std::size_t d, const Source& source, ProgramCache&
 }
 
 void DenseGravity::accelerations(const RealBuffer& positions, const RealBuffer& mass,
-                                 std::size_t n, RealBuffer& out, std::size_t out_offset,
-                                 RealBuffer* potential) {
-    if (n == 0) return;
+                                 std::size_t n, Range targets, RealBuffer& out,
+                                 std::size_t out_offset, RealBuffer* potential) {
+    if (targets.end > n || targets.begin > targets.end)
+        throw UsageError("DenseGravity: targets [" + std::to_string(targets.begin) + ", " +
+                         std::to_string(targets.end) + ") of " + std::to_string(n) + " bodies");
+    const std::size_t count = targets.size();
+    if (count == 0) return;
     for (const RealBuffer* b : {&positions, &mass, static_cast<const RealBuffer*>(&out)})
         if (b->precision() != precision_)
             throw UsageError("DenseGravity: a " + std::string(to_string(b->precision())) +
                              " buffer given to a " + to_string(precision_) + " model");
-    if (positions.size() < 3 * n || mass.size() < n || out.size() < out_offset + 3 * n ||
-        (potential && potential->size() < n))
+    if (positions.size() < 3 * n || mass.size() < n || out.size() < out_offset + 3 * count ||
+        (potential && potential->size() < count))
         throw UsageError("DenseGravity: buffers too short for " + std::to_string(n) + " bodies");
     if (out.size() > 0xffffffffull || positions.size() > 0xffffffffull)
         throw UsageError("DenseGravity: more than 2^32 - 1 elements in one buffer");
 
-    const Partition partition = launch_.split(n, granule_);
+    const Partition partition = launch_.split(count, granule_);
     positions_.update(positions, 3 * n);
     mass_.update(mass, n);
-    acc_parts_.assign(partition, out, {out_offset, n});
-    if (potential) pot_parts_.assign(partition, *potential, {0, n});
+    acc_parts_.assign(partition, out, {out_offset, count});
+    if (potential) pot_parts_.assign(partition, *potential, {0, count});
     const std::size_t potential_offset = potential ? context_.size() : 0;
     launch_.run(partition, [&](std::size_t d, Range r) {
         const OutputPart<RealBuffer> acc = acc_parts_.part(d);
@@ -238,36 +242,36 @@ void DenseGravity::accelerations(const RealBuffer& positions, const RealBuffer& 
         RealBuffer* pot = potential ? &pot_parts_.part(d).buffer : nullptr;
         const auto offset = std::uint32_t(acc.offset), stride = std::uint32_t(acc.stride);
         const Split s = split(shapes_[d], d, r.size(), n);
-        const std::size_t count = r.size();
+        const std::size_t slice = r.size();
         // Several parts write their partial sums apart, for dense_sum_parts to add into place.
         PartialSums& partial = parts_[d];
         if (s.parts > 1) {
-            if (partial.acc.size() < 3 * count * s.parts)
-                partial.acc = RealBuffer(context_, precision_, 3 * count * s.parts, OnDevice{d});
-            if (potential && partial.potential.size() < count * s.parts)
-                partial.potential = RealBuffer(context_, precision_, count * s.parts, OnDevice{d});
+            if (partial.acc.size() < 3 * slice * s.parts)
+                partial.acc = RealBuffer(context_, precision_, 3 * slice * s.parts, OnDevice{d});
+            if (potential && partial.potential.size() < slice * s.parts)
+                partial.potential = RealBuffer(context_, precision_, slice * s.parts, OnDevice{d});
         }
         RealBuffer& acc_into = s.parts > 1 ? partial.acc : acc.buffer;
         RealBuffer* pot_into = !pot ? nullptr : s.parts > 1 ? &partial.potential : pot;
         Kernel& k = kernels_.at(potential_offset + d);
-        k.args(std::uint32_t(r.begin), std::uint32_t(r.end), std::uint32_t(n),
-               Real{parameters_.softening * parameters_.softening}, Real{parameters_.G},
-               positions_.on(d), mass_.on(d), acc_into, s.parts > 1 ? std::uint32_t(0) : offset,
-               s.parts > 1 ? std::uint32_t(count) : stride, pot_into ? *pot_into : RealBuffer(),
-               std::uint32_t(s.blocks), std::uint32_t(s.chunk));
+        k.args(std::uint32_t(targets.begin + r.begin), std::uint32_t(targets.begin + r.end),
+               std::uint32_t(n), Real{parameters_.softening * parameters_.softening},
+               Real{parameters_.G}, positions_.on(d), mass_.on(d), acc_into,
+               s.parts > 1 ? std::uint32_t(0) : offset, s.parts > 1 ? std::uint32_t(slice) : stride,
+               pot_into ? *pot_into : RealBuffer(), std::uint32_t(s.blocks), std::uint32_t(s.chunk));
         const std::size_t group = shapes_[d].work_group();
         Event done = k.launch(context_.queue(d), s.work_items(group), group);
         if (s.parts > 1) {
             Kernel& sum = sums_.at(potential_offset + d);
-            sum.args(std::uint32_t(count), std::uint32_t(s.parts), partial.acc, acc.buffer, offset,
+            sum.args(std::uint32_t(slice), std::uint32_t(s.parts), partial.acc, acc.buffer, offset,
                      stride, pot ? partial.potential : RealBuffer(), pot ? *pot : RealBuffer());
-            sum.launch(context_.queue(d), count);
+            sum.launch(context_.queue(d), slice);
         }
         return done;  // the scheduler weighs devices by the interactions' time
     });
     acc_parts_.gather();  // waits for the sums of parts too
     if (potential) pot_parts_.gather();
-    interactions_ += double(n) * double(n);
+    interactions_ += double(n) * double(count);
 }
 
 } // namespace partcl

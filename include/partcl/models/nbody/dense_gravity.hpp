@@ -65,12 +65,23 @@ public:
 
     void accelerations(const RealBuffer& positions, const RealBuffer& mass, std::size_t n,
                        RealBuffer& out, std::size_t out_offset,
-                       RealBuffer* potential = nullptr) override;
+                       RealBuffer* potential = nullptr) override {
+        accelerations(positions, mass, n, Range{0, n}, out, out_offset, potential);
+    }
+    // The accelerations of the targets [targets.begin, targets.end) among the n sources only
+    // (a rank's block, DistributedDenseGravity): target t's a_x | a_y | a_z at out[out_offset +
+    // c * count + (t - targets.begin)], count = targets.size(), its potential at
+    // potential[t - targets.begin]. Each target's sum is the one accelerations() of all n
+    // computes, bit for bit.
+    void accelerations(const RealBuffer& positions, const RealBuffer& mass, std::size_t n,
+                       Range targets, RealBuffer& out, std::size_t out_offset,
+                       RealBuffer* potential = nullptr);
 
     const GravityParameters& parameters() const noexcept override { return parameters_; }
     double interactions() const noexcept override { return interactions_; }
 
     Precision precision() const noexcept { return precision_; }
+    Context& context() const noexcept { return context_; }
     const DenseShape& shape(std::size_t device) const { return shapes_.at(device); }
     // How device d's shape was chosen: "default", "forced", "autotuned" or "autotuned (cached)".
     const std::string& shape_origin(std::size_t device) const { return origins_.at(device); }

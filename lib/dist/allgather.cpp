@@ -1,0 +1,73 @@
+#include <partcl/dist/allgather.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include <partcl/backend/error.hpp>
+
+namespace partcl::dist {
+
+namespace {
+Partition blocks(const Communicator& communicator, std::size_t mine) {
+    std::vector<std::size_t> offsets{0};
+    for (std::size_t size : communicator.allgather(mine)) offsets.push_back(offsets.back() + size);
+    return Partition(std::move(offsets));
+}
+} // namespace
+
+Allgather::Allgather(const Communicator& communicator, std::size_t mine)
+    : communicator_(&communicator), ranks_(blocks(communicator, mine)) {}
+
+std::vector<double> Allgather::gather(const std::vector<double>& local, std::size_t local_stride,
+                                      std::size_t components) const {
+    const std::size_t n = mine(), total = ranks_.total();
+    if (components > 0 && (local_stride < n || local.size() < (components - 1) * local_stride + n))
+        throw UsageError("dist::Allgather: a local field of " + std::to_string(local.size()) +
+                         " values for " + std::to_string(components) + " components of " +
+                         std::to_string(n) + " items at stride " + std::to_string(local_stride));
+    // Each rank sends its components one after another; rank r's block arrives as
+    // [c0 | c1 | ...], each of its size.
+    std::vector<double> packed(components * n);
+    for (std::size_t c = 0; c < components; ++c)
+        std::copy_n(local.begin() + std::ptrdiff_t(c * local_stride), n,
+                    packed.begin() + std::ptrdiff_t(c * n));
+    std::vector<std::size_t> counts;
+    for (std::size_t r = 0; r < ranks_.parts(); ++r)
+        counts.push_back(components * ranks_[r].size() * sizeof(double));
+    std::vector<double> received(components * total);
+    communicator_->allgatherv(packed.data(), counts, received.data());
+    std::vector<double> global(components * total);
+    for (std::size_t r = 0; r < ranks_.parts(); ++r) {
+        const Range block = ranks_[r];
+        for (std::size_t c = 0; c < components; ++c)
+            std::copy_n(received.begin() + std::ptrdiff_t(components * block.begin + c * block.size()),
+                        block.size(), global.begin() + std::ptrdiff_t(c * total + block.begin));
+    }
+    return global;
+}
+
+void Allgather::gather(Queue& queue, const RealBuffer& local, std::size_t local_stride,
+                       RealBuffer& global, std::size_t global_stride,
+                       std::size_t components) const {
+    const std::size_t n = mine(), total = ranks_.total();
+    if (components == 0) return;
+    if (local_stride < n || local.size() < (components - 1) * local_stride + n ||
+        global_stride < total || global.size() < (components - 1) * global_stride + total)
+        throw UsageError("dist::Allgather: buffers of " + std::to_string(local.size()) + " and " +
+                         std::to_string(global.size()) + " elements for " +
+                         std::to_string(components) + " components of " + std::to_string(n) +
+                         " of " + std::to_string(total) + " items (strides " +
+                         std::to_string(local_stride) + ", " + std::to_string(global_stride) + ")");
+    if (communicator_->size() == 1) {
+        for (std::size_t c = 0; c < components; ++c)
+            local.copy_to(queue, global, n, c * local_stride, c * global_stride);
+        return;
+    }
+    std::vector<double> host((components - 1) * local_stride + n);
+    if (n > 0) local.read(queue, host.data(), host.size());
+    const std::vector<double> all = gather(host, local_stride, components);
+    for (std::size_t c = 0; c < components; ++c)
+        if (total > 0) global.write(queue, all.data() + c * total, total, c * global_stride);
+}
+
+} // namespace partcl::dist
