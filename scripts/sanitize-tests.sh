@@ -21,4 +21,4 @@ cmake --build "$build" -j2
 # (google/sanitizers#1353); without TLS as roots it ran 60 of 60. Not scanning TLS can only
 # add leak reports (an object referenced from TLS alone would count as leaked), never hide one.
 export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:use_tls=0"
-ctest --test-dir "$build" -L unit -E '^package\.' --output-on-failure
+ctest --test-dir "$build" -L unit -E '^package\.' -j2 --output-on-failure
