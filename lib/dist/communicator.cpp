@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
+#include <limits>
 
 #include <partcl/backend/error.hpp>
 
@@ -35,9 +37,21 @@ Communicator::Communicator(std::shared_ptr<const Impl> impl, int rank, int size,
     : impl_(std::move(impl)), rank_(rank), size_(size), node_rank_(node_rank),
       node_size_(node_size) {}
 
-const Communicator& Communicator::world() {
+const Communicator& Communicator::self() {
     static const Communicator alone(nullptr, 0, 1, 0, 1);
-    return running_world ? *running_world : alone;
+    return alone;
+}
+
+const Communicator& Communicator::world() { return running_world ? *running_world : self(); }
+
+double Communicator::max(double value) const {
+    if (size_ == 1) return value;
+    double largest = -std::numeric_limits<double>::infinity();
+    for (const double v : allgather(value)) {
+        if (std::isnan(v)) return v;
+        largest = std::max(largest, v);
+    }
+    return largest;
 }
 
 void Communicator::barrier() const {

@@ -30,7 +30,11 @@ void check_range(const RealBuffer& buffer, std::size_t at, std::size_t n, const 
 } // namespace
 
 VectorOps::VectorOps(Context& context, Precision precision, ProgramCache& cache)
-    : context_(context), precision_(precision), cache_(cache),
+    : VectorOps(context, precision, dist::Communicator::self(), cache) {}
+
+VectorOps::VectorOps(Context& context, Precision precision, const dist::Communicator& ranks,
+                     ProgramCache& cache)
+    : context_(context), precision_(precision), ranks_(&ranks), cache_(cache),
       combine_launch_(context, "vector combine"), copy_launch_(context, "vector copy"),
       error_launch_(context, "error norm"), output_(context, 1) {
     for (const Device& device : context.devices()) require_precision(device.info(), precision);
@@ -137,7 +141,11 @@ void VectorOps::copy(std::size_t n, const RealBuffer& from, std::size_t from_at,
 
 double VectorOps::max_scaled_error(std::size_t n, const RealBuffer& err, const RealBuffer& y,
                                    const RealBuffer& y_new, double atol, double rtol) {
-    if (n == 0) return 0.0;
+    return ranks_->max(n == 0 ? 0.0 : local_max_scaled_error(n, err, y, y_new, atol, rtol));
+}
+
+double VectorOps::local_max_scaled_error(std::size_t n, const RealBuffer& err, const RealBuffer& y,
+                                         const RealBuffer& y_new, double atol, double rtol) {
     check_range(err, 0, n, "the error");
     check_range(y, 0, n, "y");
     check_range(y_new, 0, n, "y_new");

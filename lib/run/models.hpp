@@ -2,10 +2,21 @@
 // The models a RunLoop can drive, each set up fresh from a scenario or restored from a checkpoint
 // (nbody_run.cpp, mps_run.cpp, pic_run.cpp). Private to the library.
 #include <filesystem>
+#include <string>
+
+#include <partcl/backend/error.hpp>
 
 #include <partcl/run/run_loop.hpp>
 
 namespace partcl::detail {
+
+// UsageError for a model that does not run over several MPI ranks yet, where options ask it to.
+inline void single_rank_only(const RunOptions& options, const char* model) {
+    if (options.ranks && options.ranks->size() > 1)
+        throw UsageError(std::string(model) + " runs do not spread over several MPI ranks yet (" +
+                         std::to_string(options.ranks->size()) +
+                         " here): run them on one rank (N-body runs with dense gravity spread)");
+}
 
 RunLoop nbody_run(Context& context, Scenario scenario, std::filesystem::path out, const RunOptions& options);
 RunLoop resumed_nbody_run(Context& context, const Checkpoint& checkpoint, const std::filesystem::path& source,

@@ -260,7 +260,8 @@ private:
 
 namespace detail {
 
-RunLoop mps_run(Context& context, Scenario scenario, fs::path out, const RunOptions&) {
+RunLoop mps_run(Context& context, Scenario scenario, fs::path out, const RunOptions& options) {
+    single_rank_only(options, "MPS fluid");
     if (scenario.model != "mps")
         throw UsageError("scenario '" + scenario.name + "' is of model \"" + scenario.model +
                          "\", not an MPS fluid run (run/nbody_run.hpp runs N-body scenarios)");
@@ -269,7 +270,8 @@ RunLoop mps_run(Context& context, Scenario scenario, fs::path out, const RunOpti
 }
 
 RunLoop resumed_mps_run(Context& context, const Checkpoint& c, const fs::path& file, fs::path out,
-                    RunLength length, const RunOptions&) {
+                    RunLength length, const RunOptions& options) {
+    single_rank_only(options, "MPS fluid");
     Scenario scenario = detail::resumed_scenario(
         c, file, "mps", "an MPS fluid one (run/nbody_run.hpp resumes N-body runs)");
     const std::string name = "checkpoint " + file.string();

@@ -7,7 +7,9 @@
 #include <partcl/io/render.hpp>
 #include <partcl/run/scenario.hpp>
 #include <partcl/io/snapshot.hpp>
+#include <partcl/dist/allgather.hpp>
 #include <partcl/models/nbody/dense_gravity.hpp>
+#include <partcl/models/nbody/distributed_dense_gravity.hpp>
 #include <partcl/models/nbody/tree_gravity.hpp>
 #include <partcl/models/nbody/nbody_system.hpp>
 
@@ -17,6 +19,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <numeric>
 
 namespace partcl {
 
@@ -69,6 +72,39 @@ void resolve_length(Scenario& s) {
         s.steps = std::uint64_t(std::llround(s.end_time / s.dt));
 }
 
+// Rank r's block of n bodies: equal shares in rank order.
+Range rank_block(std::size_t n, const dist::Communicator& ranks) {
+    if (n < std::size_t(ranks.size()))
+        throw UsageError(std::to_string(n) + " bodies on " + std::to_string(ranks.size()) +
+                         " MPI ranks: every rank needs one body at least");
+    return Partition::by_weight(n, std::vector<double>(std::size_t(ranks.size()), 1.0))
+        [std::size_t(ranks.rank())];
+}
+
+Bodies slice(const Bodies& all, Range block) {
+    Bodies b;
+    b.resize(block.size());
+    std::vector<double> Bodies::*const fields[] = {&Bodies::x,  &Bodies::y,  &Bodies::z, &Bodies::vx,
+                                                   &Bodies::vy, &Bodies::vz, &Bodies::m};
+    for (const auto field : fields)
+        std::copy_n((all.*field).begin() + std::ptrdiff_t(block.begin), block.size(),
+                    (b.*field).begin());
+    return b;
+}
+
+// A vector of the state's shape (6 components of n bodies, SoA) on every rank: each rank's
+// block of a checkpoint's vector, or the whole vector from every rank's block.
+std::vector<double> state_block(const std::vector<double>& all, Range block, std::size_t n) {
+    if (all.size() != 6 * n)
+        throw UsageError("checkpoint: a vector of " + std::to_string(all.size()) + " values for " +
+                         std::to_string(n) + " bodies");
+    std::vector<double> mine;
+    for (std::size_t c = 0; c < 6; ++c)
+        mine.insert(mine.end(), all.begin() + std::ptrdiff_t(c * n + block.begin),
+                    all.begin() + std::ptrdiff_t(c * n + block.end));
+    return mine;
+}
+
 std::string format_tree(const Scenario& s) {
     char text[128];
     std::snprintf(text, sizeof text, "%g, leaves of %llu, %s, groups of %llu", s.tree.theta,
@@ -80,20 +116,30 @@ std::string format_tree(const Scenario& s) {
 
 class NBodyModel final : public RunModel {
 public:
-    NBodyModel(Context& c, Scenario s, const Bodies& initial, DenseOptions dense)
-        : context(c), scenario_(std::move(s)) {
+    // `initial`: every body; this rank keeps its block.
+    NBodyModel(Context& c, Scenario s, const Bodies& initial, const RunOptions& options)
+        : context(c), scenario_(std::move(s)), ranks_(*options.ranks),
+          block(rank_block(initial.size(), ranks_)), everyone(ranks_, block.size()) {
         const Precision p = scenario_.precision;
         if (scenario_.gravity_model == GravityModelKind::dense) {
-            auto model = std::make_unique<DenseGravity>(context, p, scenario_.gravity, dense);
+            auto model = std::make_unique<DenseGravity>(context, p, scenario_.gravity, options.dense);
             dense_gravity = model.get();
             gravity = std::move(model);
+            if (ranks_.size() > 1) {
+                local_gravity = std::move(gravity);
+                gravity = std::make_unique<DistributedDenseGravity>(ranks_, *dense_gravity);
+            }
         } else {
+            if (ranks_.size() > 1)
+                throw UsageError("tree gravity does not run over several MPI ranks yet (" +
+                                 std::to_string(ranks_.size()) +
+                                 " here): run it on one rank, or dense gravity on several");
             gravity = std::make_unique<TreeGravity>(context, p, scenario_.gravity, scenario_.tree);
         }
-        bodies = std::make_unique<DeviceBodies>(context, p, initial);
+        bodies = std::make_unique<DeviceBodies>(context, p, ranks_.size() > 1 ? slice(initial, block) : initial);
         system = std::make_unique<NBodySystem>(context, *gravity, *bodies);
-        ops = std::make_unique<VectorOps>(context, p);
-        integrator = make_integrator(scenario_.integrator, *ops, 6 * initial.size(),
+        ops = std::make_unique<VectorOps>(context, p, ranks_);
+        integrator = make_integrator(scenario_.integrator, *ops, 6 * bodies->size(),
                                      {scenario_.atol, scenario_.rtol});
         dt = scenario_.dt;
         // An adaptive run to an end time shortens its last step to land on it (to rounding).
@@ -102,6 +148,7 @@ public:
         render = scenario_.render;
     }
 
+    const dist::Communicator& ranks() const override { return ranks_; }
     const Scenario& scenario() const override { return scenario_; }
     RunSchedule schedule() const override {
         const Scenario& s = scenario_;
@@ -141,10 +188,13 @@ public:
     std::string csv_name() const override { return "energy.csv"; }
     std::string csv_header() const override { return energy_header; }
     std::string sample() override {
-        const auto potential = system->potentials();
+        std::vector<double> potential = system->potentials();
         if (host.size() != bodies->size()) host = bodies->download(context.queue(0));
         else bodies->download_motion(context.queue(0), host);  // masses never change
-        const NBodyDiagnostics d = measure(host, potential);
+        // Over several ranks every rank measures every body, in one rank's order: the same
+        // sums, so the same bits, on every rank and as on one rank.
+        const Bodies& all = ranks_.size() > 1 ? gathered(&potential) : host;
+        const NBodyDiagnostics d = measure(all, potential);
         if (!std::isfinite(d.total()))
             throw Error("the state is no longer finite at step " + std::to_string(step_) +
                         " (t = " + std::to_string(time_) +
@@ -159,17 +209,22 @@ public:
             d.angular_momentum[1], d.angular_momentum[2], drift);
     }
     void write_frame(const fs::path& file) override {
-        render_density(file, bodies->download(context.queue(0)), render);
+        const Bodies all = every_body();
+        if (ranks_.root()) render_density(file, all, render);
     }
     void write_snapshot(const fs::path& file) override {
-        partcl::write_snapshot(file, bodies->download(context.queue(0)), time_, 0.0, unit_system(scenario_));
+        const Bodies all = every_body();
+        if (ranks_.root()) partcl::write_snapshot(file, all, time_, 0.0, unit_system(scenario_));
     }
+    // One rank's checkpoint, whatever the ranks: every state-shaped vector whole, in one rank's
+    // order, so a run resumes on any number of ranks.
     void save(Checkpoint& c) const override {
         c.dt = dt;
         c.device = device_names(context);
-        c.state = bodies->state.read(context.queue(0));
-        c.mass = bodies->mass.read(context.queue(0));
+        c.state = whole(bodies->state.read(context.queue(0)));
+        c.mass = everyone.gather(bodies->mass.read(context.queue(0)), bodies->size(), 1);
         c.integrator = integrator->save();
+        for (std::vector<double>& v : c.integrator.vectors) v = whole(v);
         if (dense_gravity) c.scheduler_weights = dense_gravity->scheduler().weights();
         c.initial_diagnostics = {e0, render.extent};
     }
@@ -178,12 +233,13 @@ public:
         const Scenario& s = scenario_;
         std::string devices;
         for (const auto& d : context.devices()) devices += (devices.empty() ? "" : " + ") + d.info().name;
-        return s.name + ", N = " + std::to_string(bodies->size()) + ", " + to_string(s.precision) +
+        return s.name + ", N = " + std::to_string(everyone.total()) + ", " + to_string(s.precision) +
                ", " + to_string(s.gravity_model) +
                (s.gravity_model == GravityModelKind::tree ? " (theta " + format_tree(s) + ")" : std::string()) +
                ", " + s.integrator + ", " +
                (by_time ? "to t = " + detail::shortest(s.end_time) : std::to_string(s.steps) + " steps") +
                " on " + devices + " (" + context.device(0).info().platform + ")" +
+               (ranks_.size() > 1 ? " on each of " + std::to_string(ranks_.size()) + " MPI ranks" : "") +
                (resumed_from.empty() ? "" : ", resumed from " + resumed_from);
     }
     std::string progress_text(const RunProgress& p) const override {
@@ -199,7 +255,13 @@ public:
         NBodyRunSummary r;
         static_cast<RunSummary&>(r) = loop;
         r.energy_drift = drift;
-        r.interactions_per_second = (gravity->interactions() - interactions0) / loop.wall_seconds;
+        // Every rank's interactions (a collective: every rank asks for the results alike).
+        double interactions = gravity->interactions() - interactions0;
+        if (ranks_.size() > 1) {
+            const std::vector<double> each = ranks_.allgather(interactions);
+            interactions = std::accumulate(each.begin(), each.end(), 0.0);
+        }
+        r.interactions_per_second = interactions / loop.wall_seconds;
         return r;
     }
     std::vector<std::string> summary_lines(const RunSummary& loop, const std::string& out) const override {
@@ -232,11 +294,14 @@ public:
         return list;
     }
 
-    std::size_t size() const { return bodies->size(); }
+    std::size_t size() const { return everyone.total(); }
 
-    // Where a resumed run starts.
+    // Where a resumed run starts (the checkpoint's vectors whole: this rank takes its block).
     void restore(const Checkpoint& c) {
-        integrator->restore(c.integrator);
+        IntegratorState state = c.integrator;
+        if (ranks_.size() > 1)
+            for (std::vector<double>& v : state.vectors) v = state_block(v, block, everyone.total());
+        integrator->restore(state);
         step_ = c.step;
         time_ = c.time;
         dt = c.dt;
@@ -247,8 +312,45 @@ public:
     void set_extent(double extent) { render.extent = extent; }
 
 private:
+    // A state-shaped vector of this rank's bodies, whole (every rank's block in rank order).
+    std::vector<double> whole(const std::vector<double>& mine) const {
+        if (ranks_.size() == 1) return mine;
+        return everyone.gather(mine, bodies->size(), 6);
+    }
+    // Every rank's bodies, in one rank's order (a collective).
+    Bodies every_body() const {
+        Bodies mine = bodies->download(context.queue(0));
+        if (ranks_.size() == 1) return mine;
+        return gather_bodies(mine, nullptr);
+    }
+    // sample(): every rank's bodies as `host` holds them, and `potential` made whole.
+    const Bodies& gathered(std::vector<double>* potential) {
+        all_bodies = gather_bodies(host, potential);
+        return all_bodies;
+    }
+    Bodies gather_bodies(const Bodies& mine, std::vector<double>* potential) const {
+        const std::size_t n = mine.size(), total = everyone.total();
+        std::vector<double> fields;
+        for (const auto* f : {&mine.x, &mine.y, &mine.z, &mine.vx, &mine.vy, &mine.vz, &mine.m})
+            fields.insert(fields.end(), f->begin(), f->end());
+        if (potential) fields.insert(fields.end(), potential->begin(), potential->end());
+        const std::vector<double> all = everyone.gather(fields, n, potential ? 8 : 7);
+        Bodies b;
+        b.resize(total);
+        std::vector<double>* into[] = {&b.x, &b.y, &b.z, &b.vx, &b.vy, &b.vz, &b.m};
+        for (std::size_t c = 0; c < 7; ++c)
+            std::copy_n(all.begin() + std::ptrdiff_t(c * total), total, into[c]->begin());
+        if (potential) potential->assign(all.begin() + std::ptrdiff_t(7 * total), all.end());
+        return b;
+    }
+
     Context& context;
     Scenario scenario_;
+    const dist::Communicator& ranks_;
+    Range block;              // this rank's bodies among all
+    dist::Allgather everyone;  // every rank's block, for diagnostics, outputs and checkpoints
+    Bodies all_bodies;         // sample()'s gathered bodies
+    std::unique_ptr<GravityModel> local_gravity;  // over several ranks: the rank's own DenseGravity
     std::unique_ptr<GravityModel> gravity;
     DenseGravity* dense_gravity = nullptr;  // the model when dense (its scheduler's weights)
     std::uint64_t sweeps_ = 0;  // implicit methods' fixed-point sweeps in this run
@@ -279,7 +381,7 @@ RunLoop nbody_run(Context& context, Scenario scenario, fs::path out, const RunOp
     const Bodies initial = make_bodies(scenario);
     check_device_memory(context, scenario, initial.size());
     const double extent = scenario.render.extent > 0 ? scenario.render.extent : auto_extent(initial);
-    auto model = std::make_unique<NBodyModel>(context, std::move(scenario), initial, options.dense);
+    auto model = std::make_unique<NBodyModel>(context, std::move(scenario), initial, options);
     model->set_extent(extent);
     return RunLoop(std::move(model), std::move(out));
 }
@@ -302,7 +404,7 @@ RunLoop resumed_nbody_run(Context& context, const Checkpoint& c, const fs::path&
         throw UsageError("checkpoint " + file.string() + " lacks the run's initial energy");
     check_device_memory(context, scenario, c.mass.size());
     auto model = std::make_unique<NBodyModel>(context, std::move(scenario),
-                                              bodies_from_state(c.state, c.mass), options.dense);
+                                              bodies_from_state(c.state, c.mass), options);
     model->restore(c);
     // energy.csv as it was at the checkpoint (rows written after it, by a run that stopped
     // later, are written again by this one).

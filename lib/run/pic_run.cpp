@@ -314,7 +314,8 @@ std::vector<std::string> PicModel::summary_lines(const RunSummary& loop, const s
 
 namespace detail {
 
-RunLoop pic_run(Context& context, Scenario scenario, fs::path out, const RunOptions&) {
+RunLoop pic_run(Context& context, Scenario scenario, fs::path out, const RunOptions& options) {
+    single_rank_only(options, "PIC plasma");
     if (scenario.model != "pic")
         throw UsageError("scenario '" + scenario.name + "' is of model \"" + scenario.model +
                          "\", not a PIC plasma run (run/nbody_run.hpp and run/mps_run.hpp run the others)");
@@ -323,7 +324,8 @@ RunLoop pic_run(Context& context, Scenario scenario, fs::path out, const RunOpti
 }
 
 RunLoop resumed_pic_run(Context& context, const Checkpoint& c, const fs::path& file, fs::path out,
-                    RunLength length, const RunOptions&) {
+                    RunLength length, const RunOptions& options) {
+    single_rank_only(options, "PIC plasma");
     Scenario scenario = detail::resumed_scenario(c, file, "pic", "a PIC plasma run");
     apply_run_length(scenario, length);
     validate(scenario);

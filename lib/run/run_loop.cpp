@@ -126,7 +126,9 @@ RunSummary RunLoop::run() {
     const bool fresh = !resumed_;
     RunSummary summary;
     summary.first_step = m.step();
-    detail::create_output_directory(out_);
+    // Rank 0 writes every file; the others take part in what gathers the state.
+    const bool writes = m.ranks().root();
+    if (writes) detail::create_output_directory(out_);
 
     const auto start = Clock::now();
     const auto wall = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
@@ -135,8 +137,11 @@ RunSummary RunLoop::run() {
             summary.files.push_back(p);
     };
     const fs::path csv_file = out_ / m.csv_name();
-    csv_->open(csv_file, fresh ? m.csv_header() : resumed_->csv_text);
+    if (writes) csv_->open(csv_file, fresh ? m.csv_header() : resumed_->csv_text);
     written(csv_file);
+    const auto append = [&](const std::string& row) {
+        if (writes) csv_->append(row);
+    };
     m.begin(fresh);
 
     const auto frame = [&] {
@@ -153,21 +158,21 @@ RunSummary RunLoop::run() {
     };
     // devices.csv with each checkpoint, so a run that stops later leaves the split until then.
     const auto devices = [&] {
-        write_file_atomically(out_ / "devices.csv", devices_csv(m.launches()));
+        if (writes) write_file_atomically(out_ / "devices.csv", devices_csv(m.launches()));
         written(out_ / "devices.csv");
     };
     const auto checkpoint = [&] {
         devices();
-        csv_->sync();  // the CSV on disk holds at least the checkpoint's rows
+        if (writes) csv_->sync();  // the CSV on disk holds at least the checkpoint's rows
         Checkpoint c;
         c.scenario_toml = to_toml(m.scenario());
         c.step = m.step();
         c.time = m.time();
         c.precision = to_string(m.scenario().precision);
-        c.output_text = csv_->text();
+        if (writes) c.output_text = csv_->text();
         if (sc.by_time()) c.run_state = {double(periods_[0]), double(periods_[1]), double(periods_[2])};
         m.save(c);
-        write_checkpoint(out_ / "checkpoint.bin", c);
+        if (writes) write_checkpoint(out_ / "checkpoint.bin", c);
         written(out_ / "checkpoint.bin");
     };
     // The fraction done, by steps or by time; the time left at the pace of this process.
@@ -196,7 +201,7 @@ RunSummary RunLoop::run() {
     };
 
     if (fresh) {
-        csv_->append(m.sample());
+        append(m.sample());
         if (sc.frame.on()) frame();
         if (sc.snapshot.on()) snapshot();
         if (sc.progress_at_start) report();
@@ -222,7 +227,7 @@ RunSummary RunLoop::run() {
         const bool at_frame = sc.frame.on() && (last || due(sc.frame, next_frame));
         if (at_sample) {
             if (sc.sample.time > 0 && m.time() >= grid_sample) ++periods_[0];
-            csv_->append(m.sample());
+            append(m.sample());
         }
         if (at_frame) {
             if (sc.frame.time > 0 && m.time() >= grid_frame) ++periods_[1];

@@ -41,14 +41,16 @@ Context::Context(std::vector<Device> devices, MemoryModel memory) : devices_(std
         queues_.emplace_back(impl_->queue(d), backend(), d);
 }
 
-Context Context::from_filter(const DeviceFilter& filter) {
+std::vector<Device> Context::devices_for(const DeviceFilter& filter) {
     auto chosen = filter.select();
     std::vector<Device> first_platform;
     for (auto& d : chosen)
         if (d.info().platform_index == chosen.front().info().platform_index)
             first_platform.push_back(d);
-    return Context(std::move(first_platform));
+    return first_platform;
 }
+
+Context Context::from_filter(const DeviceFilter& filter) { return Context(devices_for(filter)); }
 
 void Context::finish() const {
     for (const auto& q : queues_) q.impl().finish();

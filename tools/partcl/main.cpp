@@ -15,10 +15,19 @@ namespace {
 
 constexpr int usage_status = 2;
 
+// `message` on standard error after "partcl: ", and the exit status. Over several MPI ranks it
+// ends every rank with this one's message: a rank failing alone would leave the others waiting
+// in a collective.
+int fail(int status, const std::string& message) {
+    std::cout.flush();
+    if (partcl::dist::Communicator::world().size() > 1)
+        partcl::dist::Environment::fail(message, status);
+    std::cerr << "partcl: " << message << '\n';
+    return status;
+}
+
 int usage_error(const std::string& message) {
-    std::cerr << "partcl: error: " << partcl::cli::one_line(message)
-              << " (see partcl --help)\n";
-    return usage_status;
+    return fail(usage_status, "error: " + partcl::cli::one_line(message) + " (see partcl --help)");
 }
 
 const char* const footer =
@@ -35,6 +44,8 @@ const char* const footer =
 
 int main(int argc, char** argv) {
     namespace cli = partcl::cli;
+    // Under mpirun, MPI for the whole process (partcl run spreads over the ranks).
+    partcl::dist::Environment mpi(argc, argv);
 
     CLI::App app{"partcl " + std::string(partcl::version) +
                      ": particle-simulation kernels on any OpenCL or CUDA device",
@@ -88,12 +99,8 @@ int main(int argc, char** argv) {
         return usage_error(e.what());
     } catch (const partcl::Error& e) {
         // Unsupported (no device matches) lists the devices over several lines; keep them.
-        std::cout.flush();
-        std::cerr << "partcl: " << e.what() << '\n';
-        return 1;
+        return fail(1, e.what());
     } catch (const std::exception& e) {
-        std::cout.flush();
-        std::cerr << "partcl: internal error: " << e.what() << '\n';
-        return 1;
+        return fail(1, std::string("internal error: ") + e.what());
     }
 }

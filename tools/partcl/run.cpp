@@ -213,17 +213,22 @@ int run_run(const RunRequest& request, const GlobalOptions& global) {
         validate(scenario, unknown);
     }
 
-    Context context = Context::from_filter(global.filter());
+    // Under mpirun each rank takes its share of the machine's selected devices, and rank 0
+    // speaks for the run.
+    const dist::Communicator& ranks = dist::Communicator::world();
+    Context context = dist::rank_context(global.filter(), ranks);
     RunOptions options;
     options.dense.autotune = request.autotune;
+    options.ranks = &ranks;
     RunLoop run = checkpoint ? RunLoop::resume(context, *checkpoint, request.resume, request.out,
                                        length_of(request), options)
                          : RunLoop(context, std::move(scenario), request.out, options);
-    std::cerr << "partcl run: " << run.title() << "\n";
-    ProgressBar bar(request.quiet);
+    if (ranks.root()) std::cerr << "partcl run: " << run.title() << "\n";
+    ProgressBar bar(request.quiet || !ranks.root());
     run.on_progress([&bar](const RunProgress& p) { bar(p); });
     const RunSummary summary = run.run();
-    for (const std::string& line : summary.lines) std::printf("%s\n", line.c_str());
+    if (ranks.root())
+        for (const std::string& line : summary.lines) std::printf("%s\n", line.c_str());
     return 0;
 }
 

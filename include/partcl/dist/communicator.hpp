@@ -18,6 +18,8 @@ class Communicator {
 public:
     // The processes of this run.
     static const Communicator& world();
+    // This process alone, whatever runs: for work that each rank does by itself.
+    static const Communicator& self();
 
     int rank() const noexcept { return rank_; }
     int size() const noexcept { return size_; }
@@ -61,6 +63,8 @@ public:
     }
     // A text from `root` to every rank (a message, a file name).
     std::string broadcast(const std::string& text, int root = 0) const;
+    // The largest of every rank's value, the same on every rank; NaN where any rank's is NaN.
+    double max(double value) const;
 
     // Whether this is MPI's communicator (false: one rank without MPI).
     bool mpi() const noexcept { return impl_ != nullptr; }

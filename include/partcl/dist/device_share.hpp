@@ -6,7 +6,9 @@
 #include <vector>
 
 #include <partcl/dist/communicator.hpp>
+#include <partcl/runtime/context.hpp>
 #include <partcl/runtime/device.hpp>
+#include <partcl/runtime/filter.hpp>
 
 namespace partcl::dist {
 
@@ -17,6 +19,12 @@ std::vector<Device> device_share(const std::vector<Device>& devices, int node_ra
 inline std::vector<Device> device_share(const std::vector<Device>& devices,
                                         const Communicator& communicator) {
     return device_share(devices, communicator.node_rank(), communicator.node_size());
+}
+
+// A context of this rank's share of the devices `filter` selects (Context::devices_for): what
+// `partcl run` works on under mpirun. One rank alone takes them all.
+inline Context rank_context(const DeviceFilter& filter, const Communicator& communicator) {
+    return Context(device_share(Context::devices_for(filter), communicator));
 }
 
 } // namespace partcl::dist

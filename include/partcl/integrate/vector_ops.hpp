@@ -16,6 +16,7 @@
 #include <map>
 #include <vector>
 
+#include <partcl/dist/communicator.hpp>
 #include <partcl/jit/compiler.hpp>
 #include <partcl/jit/kernel.hpp>
 #include <partcl/runtime/real_buffer.hpp>
@@ -27,6 +28,12 @@ namespace partcl {
 class VectorOps {
 public:
     VectorOps(Context& context, Precision precision, ProgramCache& cache = ProgramCache::global());
+    // Vectors whose elements are spread over the ranks of `ranks`, each rank holding a block:
+    // max_scaled_error is then the max over every rank's block (a collective every rank calls
+    // alike, with its own n, 0 included), so adaptive steps and iterations agree on all ranks
+    // and equal one rank's. The communicator must outlive this object.
+    VectorOps(Context& context, Precision precision, const dist::Communicator& ranks,
+              ProgramCache& cache = ProgramCache::global());
 
     struct Term {
         double c;
@@ -48,7 +55,8 @@ public:
     void copy(std::size_t n, const RealBuffer& from, std::size_t from_at, RealBuffer& to,
               std::size_t to_at);
 
-    // max_i |err_i| / (atol + rtol * max(|y_i|, |y_new_i|)) over [0, n).
+    // max_i |err_i| / (atol + rtol * max(|y_i|, |y_new_i|)) over [0, n) (of every rank's
+    // block, see the constructor).
     double max_scaled_error(std::size_t n, const RealBuffer& err, const RealBuffer& y,
                             const RealBuffer& y_new, double atol, double rtol);
 
@@ -62,12 +70,15 @@ public:
     LaunchList launches() const { return {&combine_launch_, &copy_launch_, &error_launch_}; }
 
 private:
+    double local_max_scaled_error(std::size_t n, const RealBuffer& err, const RealBuffer& y,
+                                  const RealBuffer& y_new, double atol, double rtol);
     Program program(std::size_t terms);  // cl/integrate/combine.cl with COMBINE_TERMS = terms
     Partition cut(const MultiDeviceLaunch& launch, std::size_t n) const;
     std::vector<Kernel>& combine_kernels(std::size_t terms);  // [d]: device d's
 
     Context& context_;
     Precision precision_;
+    const dist::Communicator* ranks_;
     ProgramCache& cache_;
     MultiDeviceLaunch combine_launch_, copy_launch_, error_launch_;
     PartitionedOutput<RealBuffer> output_;

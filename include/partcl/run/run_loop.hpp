@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 
+#include <partcl/dist/communicator.hpp>
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/csv_log.hpp>
 #include <partcl/io/scenario.hpp>
@@ -36,9 +37,14 @@
 
 namespace partcl {
 
-// Device tuning, not physics: no part of the scenario.
+// Device tuning and placement, not physics: no part of the scenario.
 struct RunOptions {
     DenseOptions dense;  // N-body dense gravity's kernel shape per device
+    // The ranks the run is spread over (the context is this rank's devices,
+    // dist::rank_context). Rank 0 writes every file; the others compute their share. Several
+    // ranks run the N-body model with dense gravity (DistributedDenseGravity); other models
+    // refuse them (UsageError).
+    const dist::Communicator* ranks = &dist::Communicator::world();
 };
 
 // What the loop keeps of a resumed run's checkpoint: the file's name as given, the CSV so far

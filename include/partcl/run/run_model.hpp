@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <partcl/dist/communicator.hpp>
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/scenario.hpp>
 #include <partcl/sched/multi_device_launch.hpp>
@@ -109,6 +110,11 @@ public:
     // Its multi-device launches (sched), for the report of the split: the loop's devices.csv,
     // and the summary's lines on a context of several devices. None by default.
     virtual LaunchList launches() const { return {}; }
+
+    // The ranks the model is spread over: every rank calls every method alike (sample, frames,
+    // snapshots and save gather what they need), and only rank 0 writes files, the loop's and
+    // the model's. This process alone by default.
+    virtual const dist::Communicator& ranks() const { return dist::Communicator::self(); }
 };
 
 } // namespace partcl

@@ -36,6 +36,8 @@ public:
 
     // The first platform's devices among those `filter` selects; the usual way to start.
     static Context from_filter(const DeviceFilter& filter = DeviceFilter::from_environment());
+    // The devices from_filter() would take (Unsupported where none matches).
+    static std::vector<Device> devices_for(const DeviceFilter& filter);
 
     Backend backend() const noexcept { return devices_.front().backend(); }
     std::size_t size() const noexcept { return devices_.size(); }
