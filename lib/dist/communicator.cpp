@@ -135,6 +135,9 @@ void Communicator::broadcast(void* data, std::size_t bytes, int root) const {
                                     int(std::min(round, bytes - done)), MPI_BYTE, root,
                                     impl_->comm),
                           "MPI_Bcast");
+#else
+    (void)data;
+    (void)bytes;
 #endif
 }
 
