@@ -1,5 +1,7 @@
 #include <partcl/models/nbody/distributed_dense_gravity.hpp>
 
+#include <chrono>
+
 namespace partcl {
 
 DistributedDenseGravity::DistributedDenseGravity(const dist::Communicator& communicator,
@@ -24,8 +26,12 @@ void DistributedDenseGravity::accelerations(const RealBuffer& positions, const R
         mass_ = RealBuffer(context, local_.precision(), total);
     }
     Queue& queue = context.queue(0);
+    const auto start = std::chrono::steady_clock::now();
     blocks.gather(queue, positions, n, positions_, total, 3);
     blocks.gather(queue, mass, n, mass_, total, 1);
+    gather_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    // Four values a body from every other rank, sent as doubles.
+    bytes_received_ += 4.0 * double(total - n) * sizeof(double);
     local_.accelerations(positions_, mass_, total, {blocks.offset(), blocks.offset() + n}, out,
                          out_offset, potential);
 }

@@ -33,6 +33,11 @@ public:
     double interactions() const noexcept override { return local_.interactions(); }
     LaunchList launches() const override { return local_.launches(); }
 
+    // What bringing the sources to this rank has cost so far: host wall time of the gathers
+    // (which block until the sources are on the device), and bytes received from other ranks.
+    double gather_seconds() const noexcept { return gather_seconds_; }
+    double bytes_received() const noexcept { return bytes_received_; }
+
     const dist::Communicator& communicator() const noexcept { return *communicator_; }
     // The blocks of the latest evaluation (rank r's bodies are [r.begin, r.end) of all).
     const Partition& ranks() const noexcept { return ranks_; }
@@ -42,6 +47,7 @@ private:
     DenseGravity& local_;
     Partition ranks_;
     RealBuffer positions_, mass_;  // every rank's bodies
+    double gather_seconds_ = 0, bytes_received_ = 0;
 };
 
 } // namespace partcl
