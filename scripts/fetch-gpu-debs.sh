@@ -13,5 +13,9 @@ apt-get download \
     libbrotli1 libgnutls30 libgssapi-krb5-2 libidn2-0 libldap-2.5-0 libnghttp2-14 libpsl5 \
     librtmp1 libssh2-1 libzstd1 libkrb5-3 libk5crypto3 libkrb5support0 libkeyutils1 libsasl2-2 \
     libsasl2-modules-db libnettle8 libhogweed6 libgmp10 libp11-kit0 libtasn1-6 libunistring2 \
-    libffi8 libgomp1 libvkfft-dev nlohmann-json3-dev libssl-dev libssl3
+    libffi8 libgomp1 libvkfft-dev nlohmann-json3-dev libssl-dev libssl3 \
+    openmpi-bin openmpi-common libopenmpi3 libopenmpi-dev libpmix2 libhwloc15 libhwloc-plugins \
+    libevent-core-2.1-7 libevent-pthreads-2.1-7 libevent-2.1-7 libfabric1 libucx0 libibverbs1 \
+    librdmacm1 libpsm2-2 libpsm-infinipath1 libnl-3-200 libnl-route-3-200 libnuma1 libltdl7 \
+    libmunge2 libxnvctrl0 libpciaccess0 libgfortran5
 ls -la

@@ -12,8 +12,8 @@
 # The GPU machine has CUDA, CMake, g++ and NVIDIA's OpenCL but no Debian packages: the headers
 # and libraries partcl needs travel as .deb files and are unpacked with dpkg -x into .deps/root.
 #
-# GPU_CHECK_PARTS picks parts (default all but twogpu): tests dense ncu tree treencu mps pic
-# profile run twogpu.
+# GPU_CHECK_PARTS picks parts (default all but twogpu and ranks): tests dense ncu tree treencu
+# mps pic profile run twogpu ranks (ranks: needs Open MPI's packages and several GPUs).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/partcl-gpu-out}
@@ -44,6 +44,17 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee -a "
 
 inc=$root/usr/include
 lib=$root/usr/lib/x86_64-linux-gnu
+# Open MPI, where its packages came along (fetch-gpu-debs.sh): unpacked under $root, found
+# there through OPAL_PREFIX (its wrapper compiler and launcher relocate) and PMIx's component
+# path.
+mpi_args=()
+if [ -x "$root/usr/bin/orterun" ]; then
+    export OPAL_PREFIX=$root/usr PATH=$root/usr/bin:$PATH
+    export PMIX_MCA_mca_base_component_path=$lib/pmix2/lib/pmix
+    export LD_LIBRARY_PATH=$lib/openmpi/lib:$LD_LIBRARY_PATH
+    mpi_args=(-DPARTCL_MPI=ON -DMPI_CXX_COMPILER="$root/usr/bin/mpicxx.openmpi"
+              -DMPIEXEC_EXECUTABLE="$root/usr/bin/orterun")
+fi
 log "configure (CUDA backend, gpu tests)"
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPARTCL_CUDA=ON -DPARTCL_GPU_TESTS=ON \
     -DCMAKE_CUDA_ARCHITECTURES=90 \
@@ -55,7 +66,7 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPARTCL_CUDA=ON -DPARTCL_GPU
     -DHDF5_NO_FIND_PACKAGE_CONFIG_FILE=ON -DHDF5_C_COMPILER_EXECUTABLE=/nonexistent \
     -DHDF5_C_INCLUDE_DIR="$inc/hdf5/serial" -DHDF5_C_LIBRARY_hdf5="$lib/hdf5/serial/libhdf5.so" \
     -Ddoctest_DIR="$root/usr/lib/cmake/doctest" -DCLI11_DIR="$root/usr/share/cmake/CLI11" \
-    -Dtomlplusplus_DIR="$lib/cmake/tomlplusplus" >"$OUT/log.txt" 2>&1 \
+    -Dtomlplusplus_DIR="$lib/cmake/tomlplusplus" "${mpi_args[@]}" >"$OUT/log.txt" 2>&1 \
     || { log "configure failed"; tail -40 "$OUT/log.txt"; exit 1; }
 log "build"
 targets="--target partcl_cli partcl_bench_dense partcl_bench_tree partcl_bench_mps partcl_bench_pic"
@@ -273,6 +284,21 @@ for l in open(sys.argv[1]):
     for launch in r.get("launches", []):
         print(f"      {launch['name']:22} share={launch['share']} kernel_s={launch['kernel_seconds']}")
 PY
+fi
+if part ranks; then
+    # Dense gravity over MPI ranks, each rank on its share of the GPUs (one GPU each on two),
+    # against one rank: docs/scaling.md.
+    J=$OUT/ranks.jsonl
+    for backend in cuda opencl; do
+        for ranks in 1 2; do
+            log "dense over $ranks ranks, $backend"
+            PARTCL_DEVICE=gpu timeout "${GPU_CHECK_TIMEOUT:-120}" orterun --allow-run-as-root \
+                --bind-to none -np $ranks build-gpu/benchmarks/partcl_bench_dense_ranks \
+                --backend $backend --n 262144,1048576 --precision float --repeat 3 >>"$J" \
+                2>>"$OUT/log.txt" || log "failed ($?)"
+        done
+    done
+    cat "$J" >>"$OUT/summary.txt"
 fi
 for backend in cuda opencl; do
     part run || break
