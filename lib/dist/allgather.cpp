@@ -4,6 +4,7 @@
 #include <string>
 
 #include <partcl/backend/error.hpp>
+#include <partcl/backend/precision.hpp>
 
 namespace partcl::dist {
 
@@ -63,11 +64,34 @@ void Allgather::gather(Queue& queue, const RealBuffer& local, std::size_t local_
             local.copy_to(queue, global, n, c * local_stride, c * global_stride);
         return;
     }
-    std::vector<double> host((components - 1) * local_stride + n);
-    if (n > 0) local.read(queue, host.data(), host.size());
-    const std::vector<double> all = gather(host, local_stride, components);
-    for (std::size_t c = 0; c < components; ++c)
-        if (total > 0) global.write(queue, all.data() + c * total, total, c * global_stride);
+    // In the buffers' own bytes (float or double, as both hold), packed by the device reads
+    // and written back from where MPI left them: no conversions and no copies on the host
+    // beyond MPI's. The host arrays are kept between gathers, so their pages are not faulted
+    // in again at every evaluation.
+    const std::size_t size = size_of(local.precision());
+    if (size != size_of(global.precision()))
+        throw UsageError("dist::Allgather: a " + std::string(to_string(local.precision())) +
+                         " field gathered into a " + to_string(global.precision()) + " buffer");
+    thread_local std::vector<char> sent, received;
+    sent.resize(components * n * size);
+    received.resize(components * total * size);
+    for (std::size_t c = 0; c < components && n > 0; ++c)
+        local.memory().read(queue, c * local_stride * size, n * size, sent.data() + c * n * size);
+    std::vector<std::size_t> counts;
+    for (std::size_t r = 0; r < ranks_.parts(); ++r) counts.push_back(components * ranks_[r].size() * size);
+    communicator_->allgatherv(sent.data(), counts, received.data());
+    // Rank r's block arrived as [c0 | c1 | ...], each of its size. (A Memory is a handle:
+    // writing through a copy writes `global`.)
+    Memory target = global.memory();
+    for (std::size_t r = 0; r < ranks_.parts(); ++r) {
+        const Range block = ranks_[r];
+        for (std::size_t c = 0; c < components && !block.empty(); ++c)
+            target.write(queue, (c * global_stride + block.begin) * size,
+                                  block.size() * size,
+                                  received.data() + (components * block.begin + c * block.size()) * size);
+    }
+    // The writes read the host arrays until they are done.
+    queue.finish();
 }
 
 } // namespace partcl::dist

@@ -30,8 +30,8 @@ void DistributedDenseGravity::accelerations(const RealBuffer& positions, const R
     blocks.gather(queue, positions, n, positions_, total, 3);
     blocks.gather(queue, mass, n, mass_, total, 1);
     gather_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    // Four values a body from every other rank, sent as doubles.
-    bytes_received_ += 4.0 * double(total - n) * sizeof(double);
+    // Four values a body from every other rank, in the model's precision.
+    bytes_received_ += 4.0 * double(total - n) * double(size_of(local_.precision()));
     local_.accelerations(positions_, mass_, total, {blocks.offset(), blocks.offset() + n}, out,
                          out_offset, potential);
 }
