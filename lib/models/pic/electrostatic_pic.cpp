@@ -158,7 +158,23 @@ ElectrostaticPic::ElectrostaticPic(Context& context, Precision precision, const 
     species_qm_.write(queue, qm);
     r_.fill(queue, 0);
     r_b_.fill(queue, 0);
-    r_.write(queue, particles.position);
+    // A coordinate inside the box in double can round to its upper edge in float (x = L - 1e-9
+    // becomes L): that is the periodic image 0, as the push maps it (cl/pic/pic.cl), and the
+    // cell list would take it for a particle outside the box. Coordinates outside in double
+    // stay, for the cell list to refuse.
+    std::vector<double> position = particles.position;
+    const double inverse = 1 / grid_.spacing;
+    for (int k = 0; k < d; ++k) {
+        const double length = double(grid_.nodes[k]) * grid_.spacing;
+        for (std::size_t i = 0; i < n_; ++i) {
+            double& x = position[std::size_t(k) * n_ + i];
+            const bool edge = precision == Precision::float32
+                                  ? float(x) * float(inverse) >= float(grid_.nodes[k])
+                                  : x * inverse >= double(grid_.nodes[k]);
+            if (x >= 0 && x < length && edge) x = 0;
+        }
+    }
+    r_.write(queue, position);
     v_.write(queue, particles.velocity);
     species_index_.write(queue, particles.species).wait();
     solve_field();  // particles outside the box: UsageError from the cell list here
