@@ -136,11 +136,18 @@ void CellList::check(Queue& queue) {
         std::vector<double> p(positions.size());
         positions.read(queue, p.data(), p.size());
         std::size_t bad = 0, first = 0;
+        // In the kernel's arithmetic (cl/algorithm/cell_list.h), so that a coordinate at the
+        // box's edge counts as the kernel counted it.
+        const double inverse = 1 / grid_.cell_size;
         for (std::size_t i = 0; i < n; ++i) {
             bool out = false;
             for (int k = 0; k < grid_.dimensions; ++k) {
-                const double t = (p[k * stride + i] - grid_.origin[k]) / grid_.cell_size;
-                out = out || !(t >= 0 && t < grid_.cells[k]);
+                const double x = p[k * stride + i];
+                const double t =
+                    precision_ == Precision::float32
+                        ? double((float(x) - float(grid_.origin[k])) * float(inverse))
+                        : (x - grid_.origin[k]) * inverse;
+                out = out || !(t >= 0 && t < double(grid_.cells[k]));
             }
             if (out && bad++ == 0) first = i;
         }
