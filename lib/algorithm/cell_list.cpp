@@ -121,6 +121,14 @@ void CellList::compute_keys(Queue& queue, const RealBuffer& positions, std::size
     checked_stride_ = stride;
 }
 
+double CellList::cell_coordinate(double x, int k) const {
+    // As grid_args passes them: the origin and the inverse cell size rounded to `real`.
+    const double inverse = 1 / grid_.cell_size;
+    if (precision_ == Precision::float32)
+        return double((float(x) - float(grid_.origin[k])) * float(inverse));
+    return (x - grid_.origin[k]) * inverse;
+}
+
 void CellList::check(Queue& queue) {
     const std::size_t n = size_, stride = checked_stride_;
     if (n == 0 || checked_.empty()) return;
@@ -136,17 +144,12 @@ void CellList::check(Queue& queue) {
         std::vector<double> p(positions.size());
         positions.read(queue, p.data(), p.size());
         std::size_t bad = 0, first = 0;
-        // In the kernel's arithmetic (cl/algorithm/cell_list.h), so that a coordinate at the
-        // box's edge counts as the kernel counted it.
-        const double inverse = 1 / grid_.cell_size;
+        // In the kernel's arithmetic, so that a coordinate at the box's edge counts as the
+        // kernel counted it.
         for (std::size_t i = 0; i < n; ++i) {
             bool out = false;
             for (int k = 0; k < grid_.dimensions; ++k) {
-                const double x = p[k * stride + i];
-                const double t =
-                    precision_ == Precision::float32
-                        ? double((float(x) - float(grid_.origin[k])) * float(inverse))
-                        : (x - grid_.origin[k]) * inverse;
+                const double t = cell_coordinate(p[k * stride + i], k);
                 out = out || !(t >= 0 && t < double(grid_.cells[k]));
             }
             if (out && bad++ == 0) first = i;

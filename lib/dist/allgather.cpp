@@ -14,6 +14,15 @@ Partition blocks(const Communicator& communicator, std::size_t mine) {
     for (std::size_t size : communicator.allgather(mine)) offsets.push_back(offsets.back() + size);
     return Partition(std::move(offsets));
 }
+
+// Bytes from each rank: its block's `components` components of `size` bytes each, which
+// arrive one after another ([c0 | c1 | ...], each of the block's size).
+std::vector<std::size_t> byte_counts(const Partition& ranks, std::size_t components,
+                                     std::size_t size) {
+    std::vector<std::size_t> counts;
+    for (std::size_t r = 0; r < ranks.parts(); ++r) counts.push_back(components * ranks[r].size() * size);
+    return counts;
+}
 } // namespace
 
 Allgather::Allgather(const Communicator& communicator, std::size_t mine)
@@ -26,17 +35,13 @@ std::vector<double> Allgather::gather(const std::vector<double>& local, std::siz
         throw UsageError("dist::Allgather: a local field of " + std::to_string(local.size()) +
                          " values for " + std::to_string(components) + " components of " +
                          std::to_string(n) + " items at stride " + std::to_string(local_stride));
-    // Each rank sends its components one after another; rank r's block arrives as
-    // [c0 | c1 | ...], each of its size.
     std::vector<double> packed(components * n);
     for (std::size_t c = 0; c < components; ++c)
         std::copy_n(local.begin() + std::ptrdiff_t(c * local_stride), n,
                     packed.begin() + std::ptrdiff_t(c * n));
-    std::vector<std::size_t> counts;
-    for (std::size_t r = 0; r < ranks_.parts(); ++r)
-        counts.push_back(components * ranks_[r].size() * sizeof(double));
     std::vector<double> received(components * total);
-    communicator_->allgatherv(packed.data(), counts, received.data());
+    communicator_->allgatherv(packed.data(), byte_counts(ranks_, components, sizeof(double)),
+                              received.data());
     std::vector<double> global(components * total);
     for (std::size_t r = 0; r < ranks_.parts(); ++r) {
         const Range block = ranks_[r];
@@ -77,11 +82,8 @@ void Allgather::gather(Queue& queue, const RealBuffer& local, std::size_t local_
     received.resize(components * total * size);
     for (std::size_t c = 0; c < components && n > 0; ++c)
         local.memory().read(queue, c * local_stride * size, n * size, sent.data() + c * n * size);
-    std::vector<std::size_t> counts;
-    for (std::size_t r = 0; r < ranks_.parts(); ++r) counts.push_back(components * ranks_[r].size() * size);
-    communicator_->allgatherv(sent.data(), counts, received.data());
-    // Rank r's block arrived as [c0 | c1 | ...], each of its size. (A Memory is a handle:
-    // writing through a copy writes `global`.)
+    communicator_->allgatherv(sent.data(), byte_counts(ranks_, components, size), received.data());
+    // (A Memory is a handle: writing through a copy writes `global`.)
     Memory target = global.memory();
     for (std::size_t r = 0; r < ranks_.parts(); ++r) {
         const Range block = ranks_[r];

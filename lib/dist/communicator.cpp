@@ -70,55 +70,21 @@ void Communicator::allgatherv(const void* mine, const std::vector<std::size_t>& 
         return;
     }
 #if PARTCL_WITH_MPI
-    // MPI counts are ints: larger messages go in rounds of at most `round` bytes per rank.
-    constexpr std::size_t round = std::size_t(1) << 30;
     std::vector<std::size_t> starts(counts.size(), 0);
     for (std::size_t r = 1; r < counts.size(); ++r) starts[r] = starts[r - 1] + counts[r - 1];
-    const std::size_t most = *std::max_element(counts.begin(), counts.end());
-    std::vector<int> sizes(counts.size()), offsets(counts.size());
     if (starts.back() + counts.back() <= std::size_t(INT_MAX)) {
-        for (std::size_t r = 0; r < counts.size(); ++r) {
-            sizes[r] = int(counts[r]);
-            offsets[r] = int(starts[r]);
-        }
+        std::vector<int> sizes(counts.begin(), counts.end()), offsets(starts.begin(), starts.end());
         detail::check_mpi(MPI_Allgatherv(mine, sizes[std::size_t(rank_)], MPI_BYTE, received,
                                          sizes.data(), offsets.data(), MPI_BYTE, impl_->comm),
                           "MPI_Allgatherv");
         return;
     }
-    std::vector<char> staging;
-    for (std::size_t done = 0; done < most || done == 0; done += round) {
-        std::size_t total = 0;
-        for (std::size_t r = 0; r < counts.size(); ++r) {
-            const std::size_t left = counts[r] > done ? counts[r] - done : 0;
-            sizes[r] = int(std::min(left, round));
-            offsets[r] = int(total);
-            total += std::size_t(sizes[r]);
-        }
-        if (total > std::size_t(INT_MAX)) {
-            // The round's displacements must fit an int too: every rank's piece in its own
-            // broadcast instead.
-            for (std::size_t r = 0; r < counts.size(); ++r) {
-                char* into = static_cast<char*>(received) + starts[r] + done;
-                if (int(r) == rank_ && sizes[r] > 0)
-                    std::memcpy(into, static_cast<const char*>(mine) + done, std::size_t(sizes[r]));
-                if (sizes[r] > 0)
-                    detail::check_mpi(MPI_Bcast(into, sizes[r], MPI_BYTE, int(r), impl_->comm),
-                                      "MPI_Bcast");
-            }
-        } else {
-            staging.resize(total);
-            const std::size_t me = std::size_t(rank_);
-            detail::check_mpi(MPI_Allgatherv(static_cast<const char*>(mine) + std::min(done, counts[me]),
-                                             sizes[me], MPI_BYTE, staging.data(), sizes.data(),
-                                             offsets.data(), MPI_BYTE, impl_->comm),
-                              "MPI_Allgatherv");
-            for (std::size_t r = 0; r < counts.size(); ++r)
-                if (sizes[r] > 0)
-                    std::memcpy(static_cast<char*>(received) + starts[r] + done,
-                                staging.data() + offsets[r], std::size_t(sizes[r]));
-        }
-        if (most == 0) break;
+    // Past MPI's int counts and displacements: each rank's bytes broadcast from it into place
+    // (broadcast() goes in rounds).
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+        char* into = static_cast<char*>(received) + starts[r];
+        if (int(r) == rank_ && counts[r] > 0) std::memcpy(into, mine, counts[r]);
+        broadcast(into, counts[r], int(r));
     }
 #endif
 }

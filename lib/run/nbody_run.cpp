@@ -193,8 +193,8 @@ public:
         else bodies->download_motion(context.queue(0), host);  // masses never change
         // Over several ranks every rank measures every body, in one rank's order: the same
         // sums, so the same bits, on every rank and as on one rank.
-        const Bodies& all = ranks_.size() > 1 ? gathered(&potential) : host;
-        const NBodyDiagnostics d = measure(all, potential);
+        const Bodies all = ranks_.size() > 1 ? gather_bodies(host, &potential) : Bodies();
+        const NBodyDiagnostics d = measure(ranks_.size() > 1 ? all : host, potential);
         if (!std::isfinite(d.total()))
             throw Error("the state is no longer finite at step " + std::to_string(step_) +
                         " (t = " + std::to_string(time_) +
@@ -222,7 +222,7 @@ public:
         c.dt = dt;
         c.device = device_names(context);
         c.state = whole(bodies->state.read(context.queue(0)));
-        c.mass = everyone.gather(bodies->mass.read(context.queue(0)), bodies->size(), 1);
+        c.mass = whole(bodies->mass.read(context.queue(0)), 1);
         c.integrator = integrator->save();
         for (std::vector<double>& v : c.integrator.vectors) v = whole(v);
         if (dense_gravity) c.scheduler_weights = dense_gravity->scheduler().weights();
@@ -312,10 +312,11 @@ public:
     void set_extent(double extent) { render.extent = extent; }
 
 private:
-    // A state-shaped vector of this rank's bodies, whole (every rank's block in rank order).
-    std::vector<double> whole(const std::vector<double>& mine) const {
+    // A vector of `components` values of each of this rank's bodies (SoA; 6: state-shaped),
+    // whole: every rank's block in rank order.
+    std::vector<double> whole(const std::vector<double>& mine, std::size_t components = 6) const {
         if (ranks_.size() == 1) return mine;
-        return everyone.gather(mine, bodies->size(), 6);
+        return everyone.gather(mine, bodies->size(), components);
     }
     // Every rank's bodies, in one rank's order (a collective).
     Bodies every_body() const {
@@ -323,11 +324,7 @@ private:
         if (ranks_.size() == 1) return mine;
         return gather_bodies(mine, nullptr);
     }
-    // sample(): every rank's bodies as `host` holds them, and `potential` made whole.
-    const Bodies& gathered(std::vector<double>* potential) {
-        all_bodies = gather_bodies(host, potential);
-        return all_bodies;
-    }
+    // Every rank's bodies from this rank's `mine`, and `potential`, when given, made whole.
     Bodies gather_bodies(const Bodies& mine, std::vector<double>* potential) const {
         const std::size_t n = mine.size(), total = everyone.total();
         std::vector<double> fields;
@@ -349,7 +346,6 @@ private:
     const dist::Communicator& ranks_;
     Range block;              // this rank's bodies among all
     dist::Allgather everyone;  // every rank's block, for diagnostics, outputs and checkpoints
-    Bodies all_bodies;         // sample()'s gathered bodies
     std::unique_ptr<GravityModel> local_gravity;  // over several ranks: the rank's own DenseGravity
     std::unique_ptr<GravityModel> gravity;
     DenseGravity* dense_gravity = nullptr;  // the model when dense (its scheduler's weights)

@@ -85,6 +85,10 @@ public:
     // Waits for the last sort or index and throws UsageError, as build does, for particles
     // outside the grid or NaN (saying how many, and the first), or out of cell order.
     void check(Queue& queue);
+    // Coordinate x along axis k in cells from the origin, computed as the kernels compute it, in
+    // the list's precision (cl/algorithm/cell_list.h): inside the grid exactly where it lies in
+    // [0, cells[k]). A point just below the grid's upper edge in double may round onto it.
+    double cell_coordinate(double x, int k) const;
 
     // out[k * stride + s] = in[k * stride + order()[s]] for k < components, s < size().
     void gather(Queue& queue, const RealBuffer& in, RealBuffer& out, std::size_t components,

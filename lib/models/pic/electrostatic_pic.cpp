@@ -163,15 +163,12 @@ ElectrostaticPic::ElectrostaticPic(Context& context, Precision precision, const 
     // cell list would take it for a particle outside the box. Coordinates outside in double
     // stay, for the cell list to refuse.
     std::vector<double> position = particles.position;
-    const double inverse = 1 / grid_.spacing;
     for (int k = 0; k < d; ++k) {
         const double length = double(grid_.nodes[k]) * grid_.spacing;
         for (std::size_t i = 0; i < n_; ++i) {
             double& x = position[std::size_t(k) * n_ + i];
-            const bool edge = precision == Precision::float32
-                                  ? float(x) * float(inverse) >= float(grid_.nodes[k])
-                                  : x * inverse >= double(grid_.nodes[k]);
-            if (x >= 0 && x < length && edge) x = 0;
+            if (x >= 0 && x < length && cells_->cell_coordinate(x, k) >= double(grid_.nodes[k]))
+                x = 0;
         }
     }
     r_.write(queue, position);
