@@ -2,10 +2,12 @@
 # `partcl run` over MPI ranks writes what one rank writes:
 #   mpi_run.sh MPIEXEC PARTCL [mpiexec flags...]
 # For fixed-step (leapfrog), adaptive (dopri5 to an end time), multistep (adams4) and implicit
-# (rkgl6) N-body runs with dense gravity, the run on 2 and 3 ranks must leave energy.csv,
+# (rkgl6) N-body runs with dense gravity, and leapfrog and dopri5 with tree gravity (theta 0.5
+# and 0), the run on 2 and 3 ranks must leave energy.csv,
 # checkpoint.bin and every frame byte for byte as the one-rank run, and every snapshot's
 # contents (h5diff: the files' bytes differ in HDF5's own object headers); and a run
-# checkpointed on 3 ranks and resumed on 2 must end as the uninterrupted one-rank run.
+# checkpointed on 3 ranks and resumed on 2 (tree: 2, then 3) must end as the uninterrupted
+# one-rank run.
 # devices.csv differs by design (each rank's devices and times).
 set -eu
 mpiexec=$1
@@ -42,7 +44,9 @@ for case in \
   "leapfrog galaxies --n 700 --steps 12 --frame-every 6 --snapshot-every 6" \
   "dopri5 plummer --n 300 --integrator dopri5 --end-time 0.05" \
   "adams4 galaxies --n 500 --integrator adams4 --steps 20" \
-  "rkgl6 plummer --n 200 --integrator rkgl6 --steps 4"; do
+  "rkgl6 plummer --n 200 --integrator rkgl6 --steps 4" \
+  "tree galaxies --n 900 --gravity tree --steps 20 --snapshot-every 10" \
+  "tree_dopri5 plummer --n 400 --gravity tree --theta 0 --integrator dopri5 --end-time 0.05"; do
   set -f
   set -- $case
   set +f
@@ -63,4 +67,11 @@ for file in energy.csv checkpoint.bin; do
   cmp -s "$work/adams4.1/$file" "$work/resumed/$file" || { echo "differs after the resume: $file"; failed=1; }
 done
 echo "resume: 3 ranks, then 2, compared"
+# Tree gravity: checkpointed at step 10 on 2 ranks, resumed to step 20 on 3.
+run_ranks 2 "$work/tree_resumed" galaxies --n 900 --gravity tree --steps 10 --snapshot-every 10
+run_ranks 3 "$work/tree_resumed" --resume "$work/tree_resumed/checkpoint.bin" --steps 20
+for file in energy.csv checkpoint.bin; do
+  cmp -s "$work/tree.1/$file" "$work/tree_resumed/$file" || { echo "differs after the tree resume: $file"; failed=1; }
+done
+echo "tree resume: 2 ranks, then 3, compared"
 exit "$failed"

@@ -1,6 +1,6 @@
 // The dist layer: which devices a rank takes (suite `dist`, one process), and the collectives,
-// the Allgather plan and DistributedDenseGravity on 1, 2 and 3 ranks (suite `mpi`, which CTest
-// runs under mpirun; run alone it is one rank). Every rank checks its own part against what it
+// the Allgather and Distributor plans, DistributedDenseGravity and DistributedTreeGravity on 1,
+// 2 and 3 ranks (suite `mpi`, which CTest runs under mpirun; run alone it is one rank). Every rank checks its own part against what it
 // computes alone, bit for bit, so no rank has to gather the answer.
 #include <doctest/doctest.h>
 
@@ -11,7 +11,9 @@
 #include <partcl/dist/communicator.hpp>
 #include <partcl/dist/device_share.hpp>
 #include <partcl/dist/environment.hpp>
+#include <partcl/dist/distributor.hpp>
 #include <partcl/models/nbody/distributed_dense_gravity.hpp>
+#include <partcl/models/nbody/distributed_tree_gravity.hpp>
 
 #include "support.hpp"
 
@@ -124,59 +126,134 @@ TEST_CASE("Allgather brings every rank's block of a field to every rank, whole a
     }
 }
 
-TEST_CASE("DistributedDenseGravity gives every rank one rank's accelerations of its block, bit for bit") {
+TEST_CASE("alltoallv and a Distributor deliver each item to its rank, in the senders' order") {
+    const dist::Communicator& world = dist::Communicator::world();
+    const int k = world.size(), me = world.rank();
+    // Rank r sends rank s (r + s) % 3 values 1000 r + 10 s + i.
+    std::vector<std::size_t> send_counts, recv_counts;
+    std::vector<long> sent, expected;
+    for (int s = 0; s < k; ++s) {
+        const int count = (me + s) % 3;
+        send_counts.push_back(std::size_t(count) * sizeof(long));
+        for (int i = 0; i < count; ++i) sent.push_back(1000L * me + 10L * s + i);
+    }
+    for (int r = 0; r < k; ++r) {
+        const int count = (r + me) % 3;
+        recv_counts.push_back(std::size_t(count) * sizeof(long));
+        for (int i = 0; i < count; ++i) expected.push_back(1000L * r + 10L * me + i);
+    }
+    std::vector<long> received(expected.size());
+    world.alltoallv(sent.data(), send_counts, received.data(), recv_counts);
+    CHECK(received == expected);
+    CHECK(world.alltoall(std::vector<int>(std::size_t(k), me)) == world.allgather(me) );
+    // A Distributor from each item's destination: items interleaved, destinations (i * 7 + me) % k.
+    std::vector<int> destinations;
+    std::vector<long> items;
+    for (int i = 0; i < 50 + me; ++i) {
+        destinations.push_back((i * 7 + me) % k);
+        items.push_back(100000L * me + i);
+    }
+    const dist::Distributor plan(world, destinations);
+    CHECK(plan.sent() == items.size());
+    std::vector<long> arrived_expected;
+    for (int r = 0; r < k; ++r) {
+        CHECK(plan.sources()[std::size_t(r)].begin == arrived_expected.size());
+        for (int i = 0; i < 50 + r; ++i)
+            if ((i * 7 + r) % k == me) arrived_expected.push_back(100000L * r + i);
+    }
+    CHECK(plan.distribute(items) == arrived_expected);
+    CHECK_THROWS_AS(plan.distribute(std::vector<long>(1)), UsageError);
+    CHECK_THROWS_AS(dist::Distributor(dist::Communicator::self(), {1}), UsageError);
+}
+
+namespace {
+// Each rank's block of `bodies`, positions x | y | z and masses, on the device.
+struct Block {
+    Block(Context& context, Precision precision, const Bodies& bodies, Range block)
+        : positions(context, precision, 3 * std::max<std::size_t>(block.size(), 1)),
+          mass(context, precision, std::max<std::size_t>(block.size(), 1)) {
+        if (block.empty()) return;
+        std::vector<double> xyz;
+        for (const auto* c : {&bodies.x, &bodies.y, &bodies.z})
+            xyz.insert(xyz.end(), c->begin() + std::ptrdiff_t(block.begin), c->begin() + std::ptrdiff_t(block.end));
+        positions.write(context.queue(0), xyz);
+        mass.write(context.queue(0), std::vector<double>(bodies.m.begin() + std::ptrdiff_t(block.begin),
+                                                         bodies.m.begin() + std::ptrdiff_t(block.end)));
+    }
+    RealBuffer positions, mass;
+};
+
+// `spread` (over the world) gives each rank one rank's answer (`alone`, every body on this
+// rank) for its uneven block of n random bodies, bit for bit, accelerations and potentials.
+template <class Spread>
+void check_against_one_rank(GravityModel& alone, Spread& spread, Precision precision,
+                            std::size_t n, std::uint32_t seed) {
     const dist::Communicator& world = dist::Communicator::world();
     Context& context = test_context();
     Queue& queue = context.queue(0);
+    INFO("N " << n << ", " << std::string(to_string(precision)) << ", rank " << world.rank() << " of "
+              << world.size() << ", seed " << seed);
+    const Bodies bodies = partcl_test::random_bodies(n, seed + std::uint32_t(n));
+    const Range block = uneven_block(n, world);
+    const Block all(context, precision, bodies, {0, n});
+    RealBuffer acc(context, precision, 3 * n), pot(context, precision, n);
+    alone.accelerations(all.positions, all.mass, n, acc, 0, &pot);
+    const std::vector<double> acc_all = acc.read(queue), pot_all = pot.read(queue);
+    const Block part(context, precision, bodies, block);
+    const std::size_t k = std::max<std::size_t>(block.size(), 1);
+    RealBuffer acc_mine(context, precision, 3 * k + 2), pot_mine(context, precision, k);
+    spread.accelerations(part.positions, part.mass, block.size(), acc_mine, 2, &pot_mine);
+    CHECK(spread.ranks().total() == n);
+    CHECK(spread.ranks()[std::size_t(world.rank())] == block);
+    std::vector<double> got(3 * block.size()), want;
+    if (!block.empty()) acc_mine.read(queue, got.data(), got.size(), 2);
+    for (std::size_t c = 0; c < 3; ++c)
+        want.insert(want.end(), acc_all.begin() + std::ptrdiff_t(c * n + block.begin),
+                    acc_all.begin() + std::ptrdiff_t(c * n + block.end));
+    CHECK(same_bits(got, want));
+    std::vector<double> got_pot(block.size());
+    if (!block.empty()) pot_mine.read(queue, got_pot.data(), got_pot.size());
+    CHECK(same_bits(got_pot, std::vector<double>(pot_all.begin() + std::ptrdiff_t(block.begin),
+                                                 pot_all.begin() + std::ptrdiff_t(block.end))));
+}
+
+std::vector<std::size_t> spread_sizes() {
+    return {1, 2, 5, partcl_test::under_oclgrind() ? 70u : 777u};
+}
+} // namespace
+
+TEST_CASE("DistributedDenseGravity gives every rank one rank's accelerations of its block, bit for bit") {
+    const dist::Communicator& world = dist::Communicator::world();
+    Context& context = test_context();
     const std::uint32_t seed = shared_seed(world);
-    const std::size_t sizes[] = {1, 2, 5, partcl_test::under_oclgrind() ? 70u : 777u};
     for (const Precision precision : {Precision::float32, Precision::float64}) {
         DenseGravity alone(context, precision, {1.0, 0.01}, {}, partcl_test::memory_cache());
         DenseGravity mine(context, precision, {1.0, 0.01}, {}, partcl_test::memory_cache());
         DistributedDenseGravity spread(world, mine);
-        for (const std::size_t n : sizes) {
-            INFO("N " << n << ", " << to_string(precision) << ", rank " << world.rank() << " of "
-                      << world.size() << ", seed " << seed);
-            const Bodies bodies = partcl_test::random_bodies(n, seed + std::uint32_t(n));
-            const Range block = uneven_block(n, world);
-            // One rank's answer: every body, on this rank alone.
-            DeviceBodies all(context, precision, bodies);
-            RealBuffer acc(context, precision, 3 * n), pot(context, precision, n);
-            alone.accelerations(all.state, all.mass, n, acc, 0, &pot);
-            const std::vector<double> acc_all = acc.read(queue), pot_all = pot.read(queue);
-            // This rank's block only.
-            Bodies part;
-            part.resize(block.size());
-            for (std::size_t i = 0; i < block.size(); ++i) {
-                const std::size_t j = block.begin + i;
-                part.x[i] = bodies.x[j], part.y[i] = bodies.y[j], part.z[i] = bodies.z[j];
-                part.m[i] = bodies.m[j];
-            }
-            const std::size_t k = std::max<std::size_t>(block.size(), 1);
-            RealBuffer positions(context, precision, 3 * k), mass(context, precision, k);
-            RealBuffer acc_mine(context, precision, 3 * k), pot_mine(context, precision, k);
-            if (!block.empty()) {
-                std::vector<double> xyz(part.x);
-                xyz.insert(xyz.end(), part.y.begin(), part.y.end());
-                xyz.insert(xyz.end(), part.z.begin(), part.z.end());
-                positions.write(queue, xyz);
-                mass.write(queue, part.m);
-            }
-            spread.accelerations(positions, mass, block.size(), acc_mine, 0, &pot_mine);
-            CHECK(spread.ranks().total() == n);
-            CHECK(spread.ranks()[std::size_t(world.rank())] == block);
-            std::vector<double> got(3 * block.size()), want;
-            if (!block.empty()) acc_mine.read(queue, got.data(), got.size());
-            for (std::size_t c = 0; c < 3; ++c)
-                want.insert(want.end(), acc_all.begin() + std::ptrdiff_t(c * n + block.begin),
-                            acc_all.begin() + std::ptrdiff_t(c * n + block.end));
-            CHECK(same_bits(got, want));
-            std::vector<double> got_pot(block.size());
-            if (!block.empty()) pot_mine.read(queue, got_pot.data(), got_pot.size());
-            CHECK(same_bits(got_pot, std::vector<double>(pot_all.begin() + std::ptrdiff_t(block.begin),
-                                                         pot_all.begin() + std::ptrdiff_t(block.end))));
-        }
+        for (const std::size_t n : spread_sizes()) check_against_one_rank(alone, spread, precision, n, seed);
     }
+}
+
+TEST_CASE("DistributedTreeGravity gives every rank one rank's accelerations of its block, bit for bit") {
+    const dist::Communicator& world = dist::Communicator::world();
+    Context& context = test_context();
+    const std::uint32_t seed = shared_seed(world);
+    // theta 0.6 (nodes taken whole) and 0 (every node opened); listed groups and single bodies.
+    const TreeOptions walks[] = {{0.6, 4, TreeTraversal::stackless, 16, std::nullopt},
+                                 {0.0, 4, TreeTraversal::nested, 1, std::nullopt}};
+    for (const Precision precision : {Precision::float32, Precision::float64})
+        for (const TreeOptions& options : walks) {
+            CAPTURE(options.theta);
+            TreeGravity alone(context, precision, {1.0, 0.01}, options, partcl_test::memory_cache());
+            TreeGravity mine(context, precision, {1.0, 0.01}, options, partcl_test::memory_cache());
+            DistributedTreeGravity spread(world, mine);
+            // Twice each: the second cut by the first's measured speeds.
+            for (const std::size_t n : spread_sizes())
+                for (int evaluation = 0; evaluation < 2; ++evaluation) {
+                    check_against_one_rank(alone, spread, precision, n, seed);
+                    CHECK(spread.walks().total() == mine.groups(n));
+                }
+        }
 }
 }
 

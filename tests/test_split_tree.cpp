@@ -136,6 +136,60 @@ TEST_CASE("the walk over two and three devices gives the one-device forces bit f
     }
 }
 
+TEST_CASE("a range of groups walked in tree order gives those bodies' one-device results bit for bit") {
+    // What a rank of DistributedTreeGravity walks: any range, cut between the devices.
+    Context one(std::vector<Device>{test_context().device(0)});
+    const std::uint32_t seed = fresh_seed();
+    INFO("seed " << seed);
+    const std::vector<Walk> all = walks();
+    for (std::size_t parts : {2, 3}) {
+        Context split = split_context(parts);
+        for (std::size_t w : {std::size_t(1), std::size_t(4)}) {
+            const Precision precision = w == 1 && one.device(0).info().fp64 ? Precision::float64 : Precision::float32;
+            TreeGravity single(one, precision, {1.0, 0.05}, all[w].options, memory_cache());
+            TreeGravity spread(split, precision, {1.0, 0.05}, all[w].options, memory_cache());
+            spread.scheduler() = forced_weights(parts);
+            const std::size_t n = under_oclgrind() ? 70 : 1000;
+            CAPTURE(parts);
+            const std::string walk_name = all[w].name;
+            CAPTURE(walk_name);
+            const Bodies b = random_bodies(n, seed + std::uint32_t(parts));
+            Inputs on_one(one, precision, b), on_split(split, precision, b);
+            const Result expected = evaluate(one, single, on_one, true);
+            spread.build(on_split.positions, on_split.mass, n);
+            const std::size_t groups = spread.groups(n);
+            const std::vector<std::uint32_t> perm = spread.permutation().read(split.queue(0));
+            for (const Range range : {Range{0, groups}, Range{groups / 3, groups / 3 + 1},
+                                      Range{1, groups - 1}, Range{groups / 2, groups}, Range{groups / 2, groups / 2}}) {
+                CAPTURE(range.begin);
+                CAPTURE(range.end);
+                const std::size_t first = spread.tree_begin(range.begin),
+                                  count = spread.tree_begin(range.end) - first;
+                const std::size_t k = std::max<std::size_t>(count, 1);
+                RealBuffer acc(split, precision, 3 * k), pot(split, precision, k);
+                acc.write(split.queue(0), std::vector<double>(3 * k, -7.0));
+                pot.write(split.queue(0), std::vector<double>(k, -7.0));
+                spread.evaluate_in_tree_order(range, acc, &pot);
+                const std::vector<double> got = acc.read(split.queue(0)), got_pot = pot.read(split.queue(0));
+                std::vector<double> want(3 * count), want_pot(count), have(3 * count), have_pot(count);
+                for (std::size_t j = 0; j < count; ++j) {
+                    const std::size_t body = perm[first + j];
+                    for (std::size_t c = 0; c < 3; ++c) {
+                        want[c * count + j] = expected.acc[3 * n + c * n + body];
+                        have[c * count + j] = got[c * count + j];
+                    }
+                    want_pot[j] = expected.pot[body];
+                    have_pot[j] = got_pot[j];
+                }
+                CHECK(same_bits(have, want));
+                CHECK(same_bits(have_pot, want_pot));
+            }
+            RealBuffer whole(split, precision, 3 * n);
+            CHECK_THROWS_AS(spread.evaluate_in_tree_order({0, groups + 1}, whole), UsageError);
+        }
+    }
+}
+
 TEST_CASE("1:3 weights give one device a quarter of the groups, and the walk re-weights") {
     Context split = split_context(2);
     const std::size_t n = under_oclgrind() ? 300 : 3001;

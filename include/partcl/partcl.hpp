@@ -45,6 +45,7 @@
 #include <partcl/dist/allgather.hpp>
 #include <partcl/dist/communicator.hpp>
 #include <partcl/dist/device_share.hpp>
+#include <partcl/dist/distributor.hpp>
 #include <partcl/dist/environment.hpp>
 
 #include <partcl/integrate/integrator.hpp>
@@ -59,6 +60,7 @@
 #include <partcl/models/nbody/dense_gravity.hpp>
 #include <partcl/models/nbody/dense_reference.hpp>
 #include <partcl/models/nbody/distributed_dense_gravity.hpp>
+#include <partcl/models/nbody/distributed_tree_gravity.hpp>
 #include <partcl/models/nbody/device_bodies.hpp>
 #include <partcl/models/nbody/gravity.hpp>
 #include <partcl/models/nbody/gravity_options.hpp>

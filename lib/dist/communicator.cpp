@@ -60,19 +60,37 @@ void Communicator::barrier() const {
 #endif
 }
 
+#if PARTCL_WITH_MPI
+namespace {
+std::vector<std::size_t> starts_of(const std::vector<std::size_t>& counts) {
+    std::vector<std::size_t> starts(counts.size(), 0);
+    for (std::size_t r = 1; r < counts.size(); ++r) starts[r] = starts[r - 1] + counts[r - 1];
+    return starts;
+}
+bool fits_int(const std::vector<std::size_t>& counts) {
+    std::size_t total = 0;
+    for (std::size_t c : counts) total += c;
+    return total <= std::size_t(INT_MAX);
+}
+} // namespace
+#endif
+
+void Communicator::check_ranks(std::size_t count, const char* call) const {
+    if (count != std::size_t(size_))
+        throw UsageError("Communicator::" + std::string(call) + ": " + std::to_string(count) +
+                         " counts for " + std::to_string(size_) + " ranks");
+}
+
 void Communicator::allgatherv(const void* mine, const std::vector<std::size_t>& counts,
                               void* received) const {
-    if (counts.size() != std::size_t(size_))
-        throw UsageError("Communicator::allgatherv: " + std::to_string(counts.size()) +
-                         " counts for " + std::to_string(size_) + " ranks");
+    check_ranks(counts.size(), "allgatherv");
     if (!impl_) {
         if (counts[0] > 0) std::memcpy(received, mine, counts[0]);
         return;
     }
 #if PARTCL_WITH_MPI
-    std::vector<std::size_t> starts(counts.size(), 0);
-    for (std::size_t r = 1; r < counts.size(); ++r) starts[r] = starts[r - 1] + counts[r - 1];
-    if (starts.back() + counts.back() <= std::size_t(INT_MAX)) {
+    const std::vector<std::size_t> starts = starts_of(counts);
+    if (fits_int(counts)) {
         std::vector<int> sizes(counts.begin(), counts.end()), offsets(starts.begin(), starts.end());
         detail::check_mpi(MPI_Allgatherv(mine, sizes[std::size_t(rank_)], MPI_BYTE, received,
                                          sizes.data(), offsets.data(), MPI_BYTE, impl_->comm),
@@ -85,6 +103,56 @@ void Communicator::allgatherv(const void* mine, const std::vector<std::size_t>& 
         char* into = static_cast<char*>(received) + starts[r];
         if (int(r) == rank_ && counts[r] > 0) std::memcpy(into, mine, counts[r]);
         broadcast(into, counts[r], int(r));
+    }
+#endif
+}
+
+void Communicator::alltoallv(const void* sent, const std::vector<std::size_t>& send_counts,
+                             void* received, const std::vector<std::size_t>& recv_counts) const {
+    check_ranks(send_counts.size(), "alltoallv");
+    check_ranks(recv_counts.size(), "alltoallv");
+    const std::size_t me = std::size_t(rank_);
+    if (send_counts[me] != recv_counts[me])
+        throw UsageError("Communicator::alltoallv: rank " + std::to_string(rank_) + " sends itself " +
+                         std::to_string(send_counts[me]) + " bytes but expects " +
+                         std::to_string(recv_counts[me]));
+    if (!impl_) {
+        if (send_counts[0] > 0) std::memcpy(received, sent, send_counts[0]);
+        return;
+    }
+#if PARTCL_WITH_MPI
+    const std::vector<std::size_t> send_starts = starts_of(send_counts),
+                                   recv_starts = starts_of(recv_counts);
+    if (fits_int(send_counts) && fits_int(recv_counts)) {
+        const auto ints = [](const std::vector<std::size_t>& v) { return std::vector<int>(v.begin(), v.end()); };
+        detail::check_mpi(MPI_Alltoallv(sent, ints(send_counts).data(), ints(send_starts).data(), MPI_BYTE,
+                                        received, ints(recv_counts).data(), ints(recv_starts).data(),
+                                        MPI_BYTE, impl_->comm),
+                          "MPI_Alltoallv");
+        return;
+    }
+    // Past int counts: pairs of ranks exchange in rounds of 1 GiB, rank r sending to r + k
+    // and receiving from r - k at step k (every rank at the same step, so none waits on a
+    // partner busy elsewhere).
+    constexpr std::size_t round = std::size_t(1) << 30;
+    std::memcpy(static_cast<char*>(received) + recv_starts[me],
+                static_cast<const char*>(sent) + send_starts[me], send_counts[me]);
+    const std::size_t k_ranks = std::size_t(size_);
+    for (std::size_t k = 1; k < k_ranks; ++k) {
+        const std::size_t to = (me + k) % k_ranks, from = (me + k_ranks - k) % k_ranks;
+        for (std::size_t done_out = 0, done_in = 0;
+             done_out < send_counts[to] || done_in < recv_counts[from];) {
+            const std::size_t out = std::min(round, send_counts[to] - done_out),
+                              in = std::min(round, recv_counts[from] - done_in);
+            detail::check_mpi(MPI_Sendrecv(static_cast<const char*>(sent) + send_starts[to] + done_out,
+                                           int(out), MPI_BYTE, int(to), 0,
+                                           static_cast<char*>(received) + recv_starts[from] + done_in,
+                                           int(in), MPI_BYTE, int(from), 0, impl_->comm,
+                                           MPI_STATUS_IGNORE),
+                              "MPI_Sendrecv");
+            done_out += out;
+            done_in += in;
+        }
     }
 #endif
 }

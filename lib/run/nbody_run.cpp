@@ -10,6 +10,7 @@
 #include <partcl/dist/allgather.hpp>
 #include <partcl/models/nbody/dense_gravity.hpp>
 #include <partcl/models/nbody/distributed_dense_gravity.hpp>
+#include <partcl/models/nbody/distributed_tree_gravity.hpp>
 #include <partcl/models/nbody/tree_gravity.hpp>
 #include <partcl/models/nbody/nbody_system.hpp>
 
@@ -130,11 +131,13 @@ public:
                 gravity = std::make_unique<DistributedDenseGravity>(ranks_, *dense_gravity);
             }
         } else {
-            if (ranks_.size() > 1)
-                throw UsageError("tree gravity does not run over several MPI ranks yet (" +
-                                 std::to_string(ranks_.size()) +
-                                 " here): run it on one rank, or dense gravity on several");
-            gravity = std::make_unique<TreeGravity>(context, p, scenario_.gravity, scenario_.tree);
+            auto model = std::make_unique<TreeGravity>(context, p, scenario_.gravity, scenario_.tree);
+            TreeGravity& tree = *model;
+            gravity = std::move(model);
+            if (ranks_.size() > 1) {
+                local_gravity = std::move(gravity);
+                gravity = std::make_unique<DistributedTreeGravity>(ranks_, tree);
+            }
         }
         bodies = std::make_unique<DeviceBodies>(context, p, ranks_.size() > 1 ? slice(initial, block) : initial);
         system = std::make_unique<NBodySystem>(context, *gravity, *bodies);
@@ -346,7 +349,7 @@ private:
     const dist::Communicator& ranks_;
     Range block;              // this rank's bodies among all
     dist::Allgather everyone;  // every rank's block, for diagnostics, outputs and checkpoints
-    std::unique_ptr<GravityModel> local_gravity;  // over several ranks: the rank's own DenseGravity
+    std::unique_ptr<GravityModel> local_gravity;  // over several ranks: the rank's own model
     std::unique_ptr<GravityModel> gravity;
     DenseGravity* dense_gravity = nullptr;  // the model when dense (its scheduler's weights)
     std::uint64_t sweeps_ = 0;  // implicit methods' fixed-point sweeps in this run

@@ -35,6 +35,11 @@ public:
     // counts bytes); `mine` holds counts[rank()] bytes.
     void allgatherv(const void* mine, const std::vector<std::size_t>& counts,
                     void* received) const;
+    // Personalised exchange: send_counts[r] bytes of `sent` (rank order, back to back) to rank
+    // r, and recv_counts[r] bytes from rank r into `received` (rank order, back to back);
+    // recv_counts must be what each rank sends here (alltoall() of the counts tells).
+    void alltoallv(const void* sent, const std::vector<std::size_t>& send_counts, void* received,
+                   const std::vector<std::size_t>& recv_counts) const;
     // `bytes` bytes of `root`'s `data` into every rank's `data`.
     void broadcast(void* data, std::size_t bytes, int root = 0) const;
 
@@ -45,6 +50,16 @@ public:
         std::vector<T> all(static_cast<std::size_t>(size_));
         allgatherv(&value, std::vector<std::size_t>(std::size_t(size_), sizeof(T)), all.data());
         return all;
+    }
+    // values[r] to rank r; what each rank sent here, in rank order.
+    template <class T>
+    std::vector<T> alltoall(const std::vector<T>& values) const {
+        static_assert(std::is_trivially_copyable_v<T>, "alltoall sends bytes");
+        check_ranks(values.size(), "alltoall");
+        const std::vector<std::size_t> counts(std::size_t(size_), sizeof(T));
+        std::vector<T> received(static_cast<std::size_t>(size_));
+        alltoallv(values.data(), counts, received.data(), counts);
+        return received;
     }
     // Every rank's vector, concatenated in rank order.
     template <class T>
@@ -74,6 +89,9 @@ public:
                  int node_size);
 
 private:
+    // UsageError unless `count` (of a per-rank argument) is size().
+    void check_ranks(std::size_t count, const char* call) const;
+
     std::shared_ptr<const Impl> impl_;  // null: one rank alone
     int rank_ = 0, size_ = 1, node_rank_ = 0, node_size_ = 1;
 };

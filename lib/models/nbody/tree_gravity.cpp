@@ -287,39 +287,51 @@ void TreeGravity::build(const RealBuffer& positions, const RealBuffer& mass, std
     }
 }
 
-void TreeGravity::evaluate(RealBuffer& out, std::size_t out_offset, RealBuffer* potential) {
-    const std::size_t n = n_;
-    if (n == 0) throw UsageError("TreeGravity: evaluate() before build()");
+void TreeGravity::prepare_walk(const RealBuffer& out, const RealBuffer* potential) {
+    if (n_ == 0) throw UsageError("TreeGravity: evaluate() before build()");
     if (out.precision() != precision_ || (potential && potential->precision() != precision_))
         throw UsageError("TreeGravity: an output buffer of another precision than the model's (" +
                          std::string(to_string(precision_)) + ")");
-    if (out.size() < out_offset + 3 * n || (potential && potential->size() < n))
-        throw UsageError("TreeGravity: buffers too short for " + std::to_string(n) + " bodies");
     if (out.size() > 0xffffffffull)
         throw UsageError("TreeGravity: more than 2^32 - 1 elements in one buffer");
     if (list_size() > 0 && levels_ > walk_levels_) build_walk(list_levels(levels_));
-    const std::size_t g = options_.group_size, groups = this->groups(n);
-    const Partition partition = walk_.split(groups, granule());
-    const std::size_t kernel_offset = potential ? context_.size() : 0;
-    // Device 0 writes straight into the outputs, through perm; the others into their slices.
+    node_mirror_.update(node_, node_fields * (std::size_t(2) << levels_));
+    sorted_mirror_.update(sorted_, 4 * n_);
+    perm_mirror_.update(perm_, n_);
+}
+
+void TreeGravity::reserve_slices(Range range, const Partition& partition, bool potential) {
     const auto home = [&](std::size_t d) {
         return context_.shares_memory() ? std::nullopt : std::optional<OnDevice>({d});
     };
     for (std::size_t d = 1; d < context_.size(); ++d) {
-        const Range r = partition[d];
-        const std::size_t count = tree_start(r.end, groups, n) - tree_start(r.begin, groups, n);
+        const std::size_t count = tree_begin(range.begin + partition[d].end) -
+                                  tree_begin(range.begin + partition[d].begin);
         if (slices_[d].size() < 3 * count)
             slices_[d] = detail::buffer_like(sorted_, context_, 3 * count, home(d));
         if (potential && potential_slices_[d].size() < count)
             potential_slices_[d] = detail::buffer_like(sorted_, context_, count, home(d));
     }
-    node_mirror_.update(node_, node_fields * (std::size_t(2) << levels_));
-    sorted_mirror_.update(sorted_, 4 * n);
-    perm_mirror_.update(perm_, n);
+}
+
+std::size_t TreeGravity::tree_begin(std::size_t group) const noexcept {
+    return tree_start(group, groups(n_), n_);
+}
+
+void TreeGravity::evaluate(RealBuffer& out, std::size_t out_offset, RealBuffer* potential) {
+    const std::size_t n = n_;
+    prepare_walk(out, potential);
+    if (out.size() < out_offset + 3 * n || (potential && potential->size() < n))
+        throw UsageError("TreeGravity: buffers too short for " + std::to_string(n) + " bodies");
+    const std::size_t g = options_.group_size, groups = this->groups(n);
+    const Partition partition = walk_.split(groups, granule());
+    const std::size_t kernel_offset = potential ? context_.size() : 0;
+    reserve_slices({0, groups}, partition, potential != nullptr);
+    // Device 0 writes straight into the outputs, through perm; the others into their slices.
     walk_.run(partition, [&](std::size_t d, Range r) {
         Kernel& k = walks_[kernel_offset + d];
         const bool direct = d == 0;
-        const std::size_t count = tree_start(r.end, groups, n) - tree_start(r.begin, groups, n);
+        const std::size_t count = tree_begin(r.end) - tree_begin(r.begin);
         RealBuffer no_potential;
         RealBuffer* pot = !potential ? &no_potential : direct ? potential : &potential_slices_[d];
         k.args(std::uint32_t(n), std::uint32_t(leaves()), std::uint32_t(groups), std::uint32_t(r.begin),
@@ -335,11 +347,55 @@ void TreeGravity::evaluate(RealBuffer& out, std::size_t out_offset, RealBuffer* 
     interactions_ += double(n) * double(n);
 }
 
+void TreeGravity::evaluate_in_tree_order(Range range, RealBuffer& out, RealBuffer* potential) {
+    const std::size_t n = n_;
+    prepare_walk(out, potential);
+    const std::size_t g = options_.group_size, groups = this->groups(n);
+    if (range.end > groups || range.begin > range.end)
+        throw UsageError("TreeGravity: groups [" + std::to_string(range.begin) + ", " +
+                         std::to_string(range.end) + ") of a walk of " + std::to_string(groups));
+    const std::size_t first = tree_begin(range.begin), count = tree_begin(range.end) - first;
+    if (out.size() < 3 * count || (potential && potential->size() < count))
+        throw UsageError("TreeGravity: buffers too short for the " + std::to_string(count) +
+                         " bodies of groups [" + std::to_string(range.begin) + ", " +
+                         std::to_string(range.end) + ")");
+    if (count == 0) return;
+    const Partition partition = walk_.split(range.size(), granule());
+    const std::size_t kernel_offset = potential ? context_.size() : 0;
+    reserve_slices(range, partition, potential != nullptr);
+    // Device 0's part begins the range: it writes into the outputs at their start (stride
+    // `count`), the others into their slices, copied after it.
+    walk_.run(partition, [&](std::size_t d, Range r) {
+        Kernel& k = walks_[kernel_offset + d];
+        const bool direct = d == 0;
+        const std::size_t begin = range.begin + r.begin, end = range.begin + r.end;
+        RealBuffer no_potential;
+        RealBuffer* pot = !potential ? &no_potential : direct ? potential : &potential_slices_[d];
+        k.args(std::uint32_t(n), std::uint32_t(leaves()), std::uint32_t(groups), std::uint32_t(begin),
+               std::uint32_t(end), Real{parameters_.softening * parameters_.softening}, Real{parameters_.G},
+               node_mirror_.on(d), sorted_mirror_.on(d), perm_mirror_.on(d),
+               direct ? out : slices_[d], std::uint32_t(0),
+               std::uint32_t(direct ? count : tree_begin(end) - tree_begin(begin)), *pot,
+               std::uint32_t(1));
+        return k.launch(context_.queue(d), r.size() * g, walk_local(d, k));
+    });
+    Queue& queue = context_.queue(0);
+    for (std::size_t d = 1; d < context_.size(); ++d) {
+        const Range r = partition[d];
+        const std::size_t at = tree_begin(range.begin + r.begin) - first,
+                          part = tree_begin(range.begin + r.end) - tree_begin(range.begin + r.begin);
+        if (part == 0) continue;
+        context_.queue(d).finish();  // device d's slice is complete before device 0 reads it
+        for (std::size_t c = 0; c < 3; ++c) slices_[d].copy_to(queue, out, part, c * part, c * count + at);
+        if (potential) potential_slices_[d].copy_to(queue, *potential, part, 0, at);
+    }
+    queue.finish();
+    interactions_ += double(count) * double(n);
+}
+
 void TreeGravity::scatter(std::size_t d, Range r, RealBuffer& out, std::size_t out_offset,
                           RealBuffer* potential) {
-    const std::size_t n = n_, groups = this->groups(n);
-    const std::size_t first = tree_start(r.begin, groups, n);
-    const std::size_t count = tree_start(r.end, groups, n) - first;
+    const std::size_t n = n_, first = tree_begin(r.begin), count = tree_begin(r.end) - first;
     if (count == 0) return;
     context_.queue(d).finish();  // device d's slice is complete before device 0 reads it
     Kernel& k = scatters_[potential ? 1 : 0];

@@ -72,10 +72,23 @@ public:
     // Devices' ranges of groups start at multiples of this (a work-group's groups).
     std::size_t granule() const noexcept;
 
+    // Walks only groups [range.begin, range.end) of the latest tree, over every device, and
+    // writes their bodies' results in tree order: body perm[first + j] (first = tree_begin(
+    // range.begin), j < count = tree_begin(range.end) - first) at out[j] (x), out[count + j]
+    // (y), out[2 count + j] (z) and potential[j]. The same values evaluate() gives those
+    // bodies, bit for bit; for a caller that sends each to its owner (DistributedTreeGravity).
+    void evaluate_in_tree_order(Range range, RealBuffer& out, RealBuffer* potential = nullptr);
+    // Of the latest tree: the first tree position of `group` (of groups(n)), and which body
+    // each tree position holds (device 0's copy).
+    std::size_t tree_begin(std::size_t group) const noexcept;
+    const Buffer<std::uint32_t>& permutation() const noexcept { return perm_; }
+    std::size_t size() const noexcept { return n_; }  // bodies of the latest tree
+
     const TreeOptions& options() const noexcept { return options_; }  // list_size resolved
     // Nodes listed per batch by the walk: options().list_size, 0 for groups of 1.
     std::size_t list_size() const noexcept;
     Precision precision() const noexcept { return precision_; }
+    Context& context() const noexcept { return context_; }
     // Of the latest tree: levels of splits and leaves (2^levels).
     std::size_t levels() const noexcept { return levels_; }
     std::size_t leaves() const noexcept { return std::size_t(1) << levels_; }
@@ -97,6 +110,10 @@ private:
     void build_walk(std::size_t levels);
     // Work-items of device d's walk launch per work-group.
     std::size_t walk_local(std::size_t d, const Kernel& walk) const;
+    // evaluate()'s checks and the walk's kernels and inputs on every device.
+    void prepare_walk(const RealBuffer& out, const RealBuffer* potential);
+    // Devices d > 0's slices for their parts of groups `range` cut by `partition`.
+    void reserve_slices(Range range, const Partition& partition, bool potential);
     // Device d's results of groups [r.begin, r.end), in tree order, on device 0's queue at their
     // bodies' places.
     void scatter(std::size_t d, Range r, RealBuffer& out, std::size_t out_offset,

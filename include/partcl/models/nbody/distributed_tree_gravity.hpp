@@ -1,0 +1,72 @@
+#pragma once
+// DistributedTreeGravity: Barnes-Hut gravity over the ranks of a communicator. Each rank holds a
+// block of the bodies (contiguous in the global order, rank 0's first) and asks for the
+// accelerations of its own block. Every evaluation brings all positions and masses to every
+// rank (dist::Allgather), each rank builds the whole tree on its devices, and the walk's groups
+// (contiguous ranges of the tree's order: pieces of space, as a space-filling curve cuts it) are
+// cut between the ranks by their measured speed; each rank walks its range over its devices
+// and sends every result to the rank that holds its body (dist::Distributor).
+//
+// Every body's result is the walk of its group over the same tree, so the accelerations are one
+// rank's bit for bit at any opening angle, whatever the cut (ranks on devices of the same
+// shapes, which build the same tree). What it does not spread is the build and the memory: every
+// rank holds and builds the tree of all N bodies, O(N) a rank, which bounds it to what one
+// device holds (docs/scaling.md weighs this against locally essential trees).
+#include <cstdint>
+#include <vector>
+
+#include <partcl/dist/allgather.hpp>
+#include <partcl/dist/communicator.hpp>
+#include <partcl/models/nbody/tree_gravity.hpp>
+
+namespace partcl {
+
+class DistributedTreeGravity : public GravityModel {
+public:
+    // `local` builds and walks on this rank's devices; it must outlive this object.
+    DistributedTreeGravity(const dist::Communicator& communicator, TreeGravity& local);
+
+    // Collective: every rank calls it with its own block (n bodies, any n, 0 included). The
+    // accelerations and potentials of the block's bodies, in place when it returns.
+    void accelerations(const RealBuffer& positions, const RealBuffer& mass, std::size_t n,
+                       RealBuffer& out, std::size_t out_offset,
+                       RealBuffer* potential = nullptr) override;
+
+    const GravityParameters& parameters() const noexcept override { return local_.parameters(); }
+    // This rank's share of the direct-summation equivalent (its bodies walked times N).
+    double interactions() const noexcept override { return local_.interactions(); }
+    LaunchList launches() const override { return local_.launches(); }
+
+    // What communication has cost so far: host wall time of bringing the sources to this rank
+    // and of sending results to their ranks (both wait for the devices), and bytes received
+    // from other ranks by both.
+    double gather_seconds() const noexcept { return gather_seconds_; }
+    double exchange_seconds() const noexcept { return exchange_seconds_; }
+    double bytes_received() const noexcept { return bytes_received_; }
+
+    const dist::Communicator& communicator() const noexcept { return *communicator_; }
+    // The blocks of the latest evaluation (rank r's bodies are [r.begin, r.end) of all), and
+    // its cut of the walk's groups (rank r walked groups [r.begin, r.end) of the tree's).
+    const Partition& ranks() const noexcept { return ranks_; }
+    const Partition& walks() const noexcept { return walks_; }
+
+private:
+    // The cut of `groups` for this evaluation: by the ranks' speeds in the latest one.
+    Partition cut(std::size_t groups);
+    // Sends the walked results (`count` in tree order from tree position `first`) to the ranks
+    // of their bodies and writes this rank's n into out / potential.
+    void send_results(std::size_t first, std::size_t count, std::size_t n, RealBuffer& out,
+                      std::size_t out_offset, RealBuffer* potential);
+
+    const dist::Communicator* communicator_;
+    TreeGravity& local_;
+    Partition ranks_, walks_;
+    double speed_ = 0;  // groups a second of this rank's latest walk (0: none yet)
+    RealBuffer positions_, mass_;  // every rank's bodies
+    RealBuffer walked_, walked_potential_;  // this rank's walk's results in tree order
+    std::vector<std::uint32_t> bodies_;
+    std::vector<char> values_, soa_, arrived_;
+    double gather_seconds_ = 0, exchange_seconds_ = 0, bytes_received_ = 0;
+};
+
+} // namespace partcl
