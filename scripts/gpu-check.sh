@@ -286,16 +286,21 @@ for l in open(sys.argv[1]):
 PY
 fi
 if part ranks; then
-    # Dense gravity over MPI ranks, each rank on its share of the GPUs (one GPU each on two),
-    # against one rank: docs/scaling.md.
+    # Dense and tree gravity over MPI ranks, each rank on its share of the GPUs (one GPU each on
+    # two), against one rank: docs/scaling.md. GPU_CHECK_RANKS_DENSE / _TREE: the sizes;
+    # GPU_CHECK_RANKS_GRAVITY, GPU_CHECK_RANKS_BACKENDS: which models and backends.
     J=$OUT/ranks.jsonl
-    for backend in cuda opencl; do
+    for backend in ${GPU_CHECK_RANKS_BACKENDS:-cuda opencl}; do
         for ranks in 1 2; do
-            log "dense over $ranks ranks, $backend"
-            PARTCL_DEVICE=gpu timeout "${GPU_CHECK_TIMEOUT:-120}" orterun --allow-run-as-root \
-                --bind-to none -np $ranks build-gpu/benchmarks/partcl_bench_dense_ranks \
-                --backend $backend --n 262144,1048576 --precision float --repeat 3 >>"$J" \
-                2>>"$OUT/log.txt" || log "failed ($?)"
+            for gravity in ${GPU_CHECK_RANKS_GRAVITY:-dense tree}; do
+                if [ $gravity = dense ]; then sizes=${GPU_CHECK_RANKS_DENSE:-262144,1048576}
+                else sizes=${GPU_CHECK_RANKS_TREE:-1048576,4194304,16777216}; fi
+                log "$gravity over $ranks ranks, $backend"
+                PARTCL_DEVICE=gpu timeout "${GPU_CHECK_TIMEOUT:-120}" orterun --allow-run-as-root \
+                    --bind-to none -np $ranks build-gpu/benchmarks/partcl_bench_gravity_ranks \
+                    --backend $backend --gravity $gravity --n "$sizes" --precision float \
+                    --repeat 3 >>"$J" 2>>"$OUT/log.txt" || log "failed ($?)"
+            done
         done
     done
     cat "$J" >>"$OUT/summary.txt"

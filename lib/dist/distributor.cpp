@@ -32,11 +32,30 @@ void Distributor::check(std::size_t items) const {
                          std::to_string(sent()));
 }
 
+namespace {
+// Items of `size` bytes (a compile-time size where it is a common one, so the copies inline)
+// gathered in `order` into `packed`.
+template <std::size_t Size>
+void pack_items(const char* from, const std::vector<std::size_t>& order, char* packed) {
+    for (std::size_t j = 0; j < order.size(); ++j) std::memcpy(packed + j * Size, from + order[j] * Size, Size);
+}
+void pack(const char* from, const std::vector<std::size_t>& order, std::size_t size, char* packed) {
+    switch (size) {
+    case 4: return pack_items<4>(from, order, packed);
+    case 8: return pack_items<8>(from, order, packed);
+    case 20: return pack_items<20>(from, order, packed);
+    case 40: return pack_items<40>(from, order, packed);
+    default:
+        for (std::size_t j = 0; j < order.size(); ++j) std::memcpy(packed + j * size, from + order[j] * size, size);
+    }
+}
+} // namespace
+
 void Distributor::distribute(const void* items, std::size_t size, void* received) const {
-    std::vector<char> packed(order_.size() * size);
-    const char* from = static_cast<const char*>(items);
-    for (std::size_t j = 0; j < order_.size(); ++j)
-        std::memcpy(packed.data() + j * size, from + order_[j] * size, size);
+    // Kept between calls: a plan is made per evaluation, its messages are the same size.
+    thread_local std::vector<char> packed;
+    packed.resize(order_.size() * size);
+    pack(static_cast<const char*>(items), order_, size, packed.data());
     std::vector<std::size_t> send_bytes, recv_bytes;
     for (std::size_t r = 0; r < send_counts_.size(); ++r) {
         send_bytes.push_back(send_counts_[r] * size);

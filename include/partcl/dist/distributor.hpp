@@ -10,6 +10,7 @@
 // Items arrive in rank order of their senders, and each sender's in its own order: the order
 // is fixed by the destinations, whatever the transport.
 #include <cstddef>
+#include <type_traits>
 #include <vector>
 
 #include <partcl/dist/communicator.hpp>
@@ -32,11 +33,19 @@ public:
     // Items of `size` bytes each: items[i] to destinations[i]; `received` holds received()
     // items when it returns.
     void distribute(const void* items, std::size_t size, void* received) const;
+    // The same for a vector of items, into `arrived` (resized to received(); its memory kept
+    // from call to call, as the packing's is, so large messages do not fault in fresh pages).
+    template <class T>
+    void distribute(const std::vector<T>& items, std::vector<T>& arrived) const {
+        static_assert(std::is_trivially_copyable_v<T>, "a Distributor sends bytes");
+        check(items.size());
+        arrived.resize(received());
+        distribute(items.data(), sizeof(T), arrived.data());
+    }
     template <class T>
     std::vector<T> distribute(const std::vector<T>& items) const {
-        check(items.size());
-        std::vector<T> arrived(received());
-        distribute(items.data(), sizeof(T), arrived.data());
+        std::vector<T> arrived;
+        distribute(items, arrived);
         return arrived;
     }
 

@@ -55,6 +55,9 @@ void DistributedTreeGravity::accelerations(const RealBuffer& positions, const Re
     bytes_received_ += 4.0 * double(total - n) * double(size_of(precision));
 
     local_.build(positions_, mass_, total);
+    // The speeds time the walk alone: a build that every rank does whole, counted in, would make
+    // a rank with more groups look faster and take still more (the cut would run away).
+    queue.finish();
     walks_ = cut(local_.groups(total));
     const Range mine = walks_[std::size_t(communicator_->rank())];
     const std::size_t first = local_.tree_begin(mine.begin),
@@ -67,62 +70,120 @@ void DistributedTreeGravity::accelerations(const RealBuffer& positions, const Re
     start = std::chrono::steady_clock::now();
     local_.evaluate_in_tree_order(mine, walked_, potential ? &walked_potential_ : nullptr);
     const double walk_seconds = seconds_since(start);
+    walk_seconds_ += walk_seconds;
     speed_ = mine.empty() || !(walk_seconds > 0) ? 0.0 : double(mine.size()) / walk_seconds;
 
+    // Waiting here for the slowest walk, apart from the exchange's own time.
+    start = std::chrono::steady_clock::now();
+    communicator_->barrier();
+    wait_seconds_ += seconds_since(start);
     start = std::chrono::steady_clock::now();
     send_results(first, count, n, out, out_offset, potential);
     exchange_seconds_ += seconds_since(start);
 }
 
+namespace {
+
+// One walked body's result on its way to the body's rank: its index among all bodies, its
+// acceleration and (where asked) its potential, in the model's precision.
+template <class T>
+struct Result {
+    std::uint32_t body;
+    T value[4];
+};
+
+// What send_results does, in the buffers' own type. Host arrays are kept between evaluations, so
+// their pages are not faulted in again each time.
+template <class T>
+void send_results_as(const dist::Communicator& communicator, const Partition& ranks,
+                     TreeGravity& tree, const RealBuffer& walked, const RealBuffer& walked_potential,
+                     std::size_t first, std::size_t count, std::size_t n, RealBuffer& out,
+                     std::size_t out_offset, RealBuffer* potential, Buffer<std::uint32_t>& arrived_bodies,
+                     RealBuffer& arrived_values, RealBuffer& arrived_potentials, double& bytes_received) {
+    Context& context = tree.context();
+    Queue& queue = context.queue(0);
+    const std::size_t components = potential ? 4 : 3;
+    thread_local std::vector<std::uint32_t> bodies;
+    thread_local std::vector<T> soa;
+    thread_local std::vector<Result<T>> results, arrived;
+    thread_local std::vector<int> owners;
+    bodies.resize(count);
+    soa.resize(4 * count);
+    if (count > 0) {
+        tree.permutation().read(queue, bodies.data(), count, first);
+        walked.memory().read(queue, 0, 3 * count * sizeof(T), soa.data());
+        if (potential) walked_potential.memory().read(queue, 0, count * sizeof(T), soa.data() + 3 * count);
+    }
+    results.resize(count);
+    owners.resize(count);
+    const std::vector<std::size_t>& offsets = ranks.offsets();
+    {
+        // (Pointers taken once: each use of a thread_local may go through a call.)
+        const std::uint32_t* body = bodies.data();
+        const T* value = soa.data();
+        Result<T>* result = results.data();
+        int* owner = owners.data();
+        for (std::size_t j = 0; j < count; ++j) {
+            Result<T>& r = result[j];
+            r.body = body[j];
+            for (std::size_t c = 0; c < 4; ++c) r.value[c] = c < components ? value[c * count + j] : T(0);
+            owner[j] = int(std::upper_bound(offsets.begin() + 1, offsets.end(), std::size_t(r.body)) -
+                           (offsets.begin() + 1));
+        }
+    }
+    const dist::Distributor plan(communicator, owners);
+    plan.distribute(results, arrived);
+    const std::size_t me = std::size_t(communicator.rank());
+    bytes_received += double(plan.received() - plan.sources()[me].size()) * double(sizeof(Result<T>));
+    if (plan.received() != n)
+        throw Error("DistributedTreeGravity: rank " + std::to_string(communicator.rank()) +
+                    " received " + std::to_string(plan.received()) + " results for its " +
+                    std::to_string(n) + " bodies (the ranks' blocks disagree)");
+    if (n == 0) return;
+    // In arrival order, structure of arrays again, with the bodies' indices in this rank's
+    // block: the device puts each in its place (random writes, slow on the host).
+    const std::size_t offset = ranks[me].begin;
+    soa.resize(components * n);
+    bodies.resize(n);
+    {
+        T* value = soa.data();
+        std::uint32_t* body = bodies.data();
+        const Result<T>* r = arrived.data();
+        for (std::size_t k = 0; k < n; ++k) {
+            body[k] = std::uint32_t(r[k].body - offset);
+            for (std::size_t c = 0; c < components; ++c) value[c * n + k] = r[k].value[c];
+        }
+    }
+    if (arrived_bodies.size() < n) {
+        arrived_bodies = Buffer<std::uint32_t>(context, n);
+        arrived_values = RealBuffer(context, tree.precision(), 3 * n);
+        arrived_potentials = RealBuffer(context, tree.precision(), n);
+    }
+    arrived_bodies.write(queue, bodies.data(), n);
+    // (A Memory is a handle: writing through a copy writes the buffer.)
+    Memory values = arrived_values.memory();
+    values.write(queue, 0, 3 * n * sizeof(T), soa.data());
+    if (potential) {
+        Memory potentials = arrived_potentials.memory();
+        potentials.write(queue, 0, n * sizeof(T), soa.data() + 3 * n);
+    }
+    tree.put_in_place(arrived_bodies, arrived_values, &arrived_potentials, n, out, out_offset, n, potential);
+    queue.finish();  // the writes read the host arrays until they are done
+}
+
+} // namespace
+
 void DistributedTreeGravity::send_results(std::size_t first, std::size_t count, std::size_t n,
                                           RealBuffer& out, std::size_t out_offset,
                                           RealBuffer* potential) {
-    Queue& queue = local_.context().queue(0);
-    const std::size_t size = size_of(local_.precision()), components = potential ? 4 : 3;
-    const std::size_t item = components * size;
-    // The walked results as items (x, y, z[, potential] of one body together) and their bodies.
-    bodies_.resize(count);
-    soa_.resize(components * count * size);
-    if (count > 0) {
-        local_.permutation().read(queue, bodies_.data(), count, first);
-        walked_.memory().read(queue, 0, 3 * count * size, soa_.data());
-        if (potential) walked_potential_.memory().read(queue, 0, count * size, soa_.data() + 3 * count * size);
-    }
-    values_.resize(count * item);
-    std::vector<int> owners(count);
-    const std::vector<std::size_t>& offsets = ranks_.offsets();
-    for (std::size_t j = 0; j < count; ++j) {
-        owners[j] = int(std::upper_bound(offsets.begin() + 1, offsets.end(), std::size_t(bodies_[j])) -
-                        (offsets.begin() + 1));
-        for (std::size_t c = 0; c < components; ++c)
-            std::memcpy(values_.data() + j * item + c * size, soa_.data() + (c * count + j) * size, size);
-    }
-    const dist::Distributor plan(*communicator_, owners);
-    const std::vector<std::uint32_t> arrived_bodies = plan.distribute(bodies_);
-    arrived_.resize(plan.received() * item);
-    plan.distribute(values_.data(), item, arrived_.data());
-    bytes_received_ += double(plan.received() - plan.sources()[std::size_t(communicator_->rank())].size()) *
-                       double(item + sizeof(std::uint32_t));
-    if (plan.received() != n)
-        throw Error("DistributedTreeGravity: rank " + std::to_string(communicator_->rank()) +
-                    " received " + std::to_string(plan.received()) + " results for its " +
-                    std::to_string(n) + " bodies (the ranks' blocks disagree)");
-    // Into this rank's block, structure of arrays again.
-    const std::size_t offset = ranks_[std::size_t(communicator_->rank())].begin;
-    soa_.resize(components * n * size);
-    for (std::size_t k = 0; k < n; ++k) {
-        const std::size_t i = arrived_bodies[k] - offset;
-        for (std::size_t c = 0; c < components; ++c)
-            std::memcpy(soa_.data() + (c * n + i) * size, arrived_.data() + k * item + c * size, size);
-    }
-    if (n == 0) return;
-    Memory target = out.memory();
-    target.write(queue, out_offset * size, 3 * n * size, soa_.data());
-    if (potential) {
-        Memory pot = potential->memory();
-        pot.write(queue, 0, n * size, soa_.data() + 3 * n * size);
-    }
-    queue.finish();  // the writes read soa_ until they are done
+    if (local_.precision() == Precision::float64)
+        send_results_as<double>(*communicator_, ranks_, local_, walked_, walked_potential_, first, count, n,
+                                out, out_offset, potential, arrived_bodies_, arrived_values_,
+                                arrived_potentials_, bytes_received_);
+    else
+        send_results_as<float>(*communicator_, ranks_, local_, walked_, walked_potential_, first, count, n,
+                               out, out_offset, potential, arrived_bodies_, arrived_values_,
+                               arrived_potentials_, bytes_received_);
 }
 
 } // namespace partcl

@@ -405,6 +405,21 @@ void TreeGravity::scatter(std::size_t d, Range r, RealBuffer& out, std::size_t o
     k.launch(context_.queue(0), count);
 }
 
+void TreeGravity::put_in_place(const Buffer<std::uint32_t>& bodies, const RealBuffer& values,
+                               const RealBuffer* potentials, std::size_t count, RealBuffer& out,
+                               std::size_t out_offset, std::size_t stride, RealBuffer* potential) {
+    if (count == 0) return;
+    if (bodies.size() < count || values.size() < 3 * count || (potential && (!potentials || potentials->size() < count)) ||
+        out.size() < out_offset + 2 * stride + count || stride < count)
+        throw UsageError("TreeGravity::put_in_place: buffers too short for " + std::to_string(count) + " results");
+    if (values.precision() != precision_ || out.precision() != precision_)
+        throw UsageError("TreeGravity::put_in_place: buffers of another precision than the model's");
+    Kernel& k = scatters_[potential ? 1 : 0];
+    k.args(std::uint32_t(count), std::uint32_t(0), bodies, values, potential ? *potentials : RealBuffer(), out,
+           std::uint32_t(out_offset), std::uint32_t(stride), potential ? *potential : RealBuffer());
+    k.launch(context_.queue(0), count);
+}
+
 void TreeGravity::accelerations(const RealBuffer& positions, const RealBuffer& mass,
                                 std::size_t n, RealBuffer& out, std::size_t out_offset,
                                 RealBuffer* potential) {

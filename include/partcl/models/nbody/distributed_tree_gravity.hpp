@@ -12,8 +12,6 @@
 // shapes, which build the same tree). What it does not spread is the build and the memory: every
 // rank holds and builds the tree of all N bodies, O(N) a rank, which bounds it to what one
 // device holds (docs/scaling.md weighs this against locally essential trees).
-#include <cstdint>
-#include <vector>
 
 #include <partcl/dist/allgather.hpp>
 #include <partcl/dist/communicator.hpp>
@@ -37,10 +35,12 @@ public:
     double interactions() const noexcept override { return local_.interactions(); }
     LaunchList launches() const override { return local_.launches(); }
 
-    // What communication has cost so far: host wall time of bringing the sources to this rank
-    // and of sending results to their ranks (both wait for the devices), and bytes received
-    // from other ranks by both.
+    // Where this rank's time has gone so far (host wall time): bringing the sources here, its
+    // walks (the build excluded), waiting for the other ranks' walks, and sending results to
+    // their ranks; and bytes received from other ranks by the gathers and the exchanges.
     double gather_seconds() const noexcept { return gather_seconds_; }
+    double walk_seconds() const noexcept { return walk_seconds_; }
+    double wait_seconds() const noexcept { return wait_seconds_; }
     double exchange_seconds() const noexcept { return exchange_seconds_; }
     double bytes_received() const noexcept { return bytes_received_; }
 
@@ -64,9 +64,11 @@ private:
     double speed_ = 0;  // groups a second of this rank's latest walk (0: none yet)
     RealBuffer positions_, mass_;  // every rank's bodies
     RealBuffer walked_, walked_potential_;  // this rank's walk's results in tree order
-    std::vector<std::uint32_t> bodies_;
-    std::vector<char> values_, soa_, arrived_;
-    double gather_seconds_ = 0, exchange_seconds_ = 0, bytes_received_ = 0;
+    // The results for this rank's bodies as they arrived, and the bodies they are for.
+    Buffer<std::uint32_t> arrived_bodies_;
+    RealBuffer arrived_values_, arrived_potentials_;
+    double gather_seconds_ = 0, walk_seconds_ = 0, wait_seconds_ = 0, exchange_seconds_ = 0;
+    double bytes_received_ = 0;
 };
 
 } // namespace partcl

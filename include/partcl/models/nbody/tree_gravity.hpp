@@ -78,6 +78,14 @@ public:
     // (y), out[2 count + j] (z) and potential[j]. The same values evaluate() gives those
     // bodies, bit for bit; for a caller that sends each to its owner (DistributedTreeGravity).
     void evaluate_in_tree_order(Range range, RealBuffer& out, RealBuffer* potential = nullptr);
+    // Puts `count` results that arrived in any order where evaluate() puts its own, on device
+    // 0's queue: result j (values[j], values[count + j], values[2 count + j], potentials[j]) of
+    // body bodies[j] into out[out_offset + bodies[j]] (x), + stride (y), + 2 stride (z) and
+    // potential[bodies[j]]. Copies only, so the results keep their bits; the writes land at
+    // random places, which a device does far faster than a host.
+    void put_in_place(const Buffer<std::uint32_t>& bodies, const RealBuffer& values,
+                      const RealBuffer* potentials, std::size_t count, RealBuffer& out,
+                      std::size_t out_offset, std::size_t stride, RealBuffer* potential);
     // Of the latest tree: the first tree position of `group` (of groups(n)), and which body
     // each tree position holds (device 0's copy).
     std::size_t tree_begin(std::size_t group) const noexcept;
