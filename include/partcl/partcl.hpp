@@ -61,6 +61,7 @@
 #include <partcl/models/nbody/dense_reference.hpp>
 #include <partcl/models/nbody/distributed_dense_gravity.hpp>
 #include <partcl/models/nbody/distributed_tree_gravity.hpp>
+#include <partcl/models/nbody/gathered_bodies.hpp>
 #include <partcl/models/nbody/device_bodies.hpp>
 #include <partcl/models/nbody/gravity.hpp>
 #include <partcl/models/nbody/gravity_options.hpp>

@@ -37,24 +37,14 @@ void DistributedTreeGravity::accelerations(const RealBuffer& positions, const Re
         walks_ = Partition({0, local_.groups(n)});
         return;
     }
-    const dist::Allgather blocks(*communicator_, n);
+    const dist::Allgather blocks = sources_.gather(*communicator_, local_.context(), positions, mass, n);
     ranks_ = blocks.ranks();
     const std::size_t total = blocks.total();
     if (total == 0) return;
     Context& context = local_.context();
     const Precision precision = local_.precision();
-    if (positions_.size() < 3 * total) {
-        positions_ = RealBuffer(context, precision, 3 * total);
-        mass_ = RealBuffer(context, precision, total);
-    }
     Queue& queue = context.queue(0);
-    auto start = std::chrono::steady_clock::now();
-    blocks.gather(queue, positions, n, positions_, total, 3);
-    blocks.gather(queue, mass, n, mass_, total, 1);
-    gather_seconds_ += seconds_since(start);
-    bytes_received_ += 4.0 * double(total - n) * double(size_of(precision));
-
-    local_.build(positions_, mass_, total);
+    local_.build(sources_.positions(), sources_.mass(), total);
     // The speeds time the walk alone: a build that every rank does whole, counted in, would make
     // a rank with more groups look faster and take still more (the cut would run away).
     queue.finish();
@@ -67,7 +57,7 @@ void DistributedTreeGravity::accelerations(const RealBuffer& positions, const Re
         walked_ = RealBuffer(context, precision, 3 * std::max<std::size_t>(count, 1));
     if (potential && (walked_potential_.empty() || walked_potential_.size() < count))
         walked_potential_ = RealBuffer(context, precision, std::max<std::size_t>(count, 1));
-    start = std::chrono::steady_clock::now();
+    auto start = std::chrono::steady_clock::now();
     local_.evaluate_in_tree_order(mine, walked_, potential ? &walked_potential_ : nullptr);
     const double walk_seconds = seconds_since(start);
     walk_seconds_ += walk_seconds;

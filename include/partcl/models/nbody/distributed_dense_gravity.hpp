@@ -11,9 +11,9 @@
 // sources in one fixed order to give one rank's bits, and a ring brings rank r the blocks
 // r - 1, r - 2, ... in an order that differs on every rank; gathering O(N) values costs little
 // against the O(N^2 / K) interactions of a rank.
-#include <partcl/dist/allgather.hpp>
 #include <partcl/dist/communicator.hpp>
 #include <partcl/models/nbody/dense_gravity.hpp>
+#include <partcl/models/nbody/gathered_bodies.hpp>
 
 namespace partcl {
 
@@ -35,8 +35,8 @@ public:
 
     // What bringing the sources to this rank has cost so far: host wall time of the gathers
     // (which block until the sources are on the device), and bytes received from other ranks.
-    double gather_seconds() const noexcept { return gather_seconds_; }
-    double bytes_received() const noexcept { return bytes_received_; }
+    double gather_seconds() const noexcept { return sources_.seconds(); }
+    double bytes_received() const noexcept { return sources_.bytes_received(); }
 
     const dist::Communicator& communicator() const noexcept { return *communicator_; }
     // The blocks of the latest evaluation (rank r's bodies are [r.begin, r.end) of all).
@@ -46,8 +46,7 @@ private:
     const dist::Communicator* communicator_;
     DenseGravity& local_;
     Partition ranks_;
-    RealBuffer positions_, mass_;  // every rank's bodies
-    double gather_seconds_ = 0, bytes_received_ = 0;
+    GatheredBodies sources_;  // every rank's bodies
 };
 
 } // namespace partcl

@@ -13,8 +13,8 @@
 // rank holds and builds the tree of all N bodies, O(N) a rank, which bounds it to what one
 // device holds (docs/scaling.md weighs this against locally essential trees).
 
-#include <partcl/dist/allgather.hpp>
 #include <partcl/dist/communicator.hpp>
+#include <partcl/models/nbody/gathered_bodies.hpp>
 #include <partcl/models/nbody/tree_gravity.hpp>
 
 namespace partcl {
@@ -38,11 +38,11 @@ public:
     // Where this rank's time has gone so far (host wall time): bringing the sources here, its
     // walks (the build excluded), waiting for the other ranks' walks, and sending results to
     // their ranks; and bytes received from other ranks by the gathers and the exchanges.
-    double gather_seconds() const noexcept { return gather_seconds_; }
+    double gather_seconds() const noexcept { return sources_.seconds(); }
     double walk_seconds() const noexcept { return walk_seconds_; }
     double wait_seconds() const noexcept { return wait_seconds_; }
     double exchange_seconds() const noexcept { return exchange_seconds_; }
-    double bytes_received() const noexcept { return bytes_received_; }
+    double bytes_received() const noexcept { return sources_.bytes_received() + bytes_received_; }
 
     const dist::Communicator& communicator() const noexcept { return *communicator_; }
     // The blocks of the latest evaluation (rank r's bodies are [r.begin, r.end) of all), and
@@ -62,13 +62,13 @@ private:
     TreeGravity& local_;
     Partition ranks_, walks_;
     double speed_ = 0;  // groups a second of this rank's latest walk (0: none yet)
-    RealBuffer positions_, mass_;  // every rank's bodies
+    GatheredBodies sources_;  // every rank's bodies
     RealBuffer walked_, walked_potential_;  // this rank's walk's results in tree order
     // The results for this rank's bodies as they arrived, and the bodies they are for.
     Buffer<std::uint32_t> arrived_bodies_;
     RealBuffer arrived_values_, arrived_potentials_;
-    double gather_seconds_ = 0, walk_seconds_ = 0, wait_seconds_ = 0, exchange_seconds_ = 0;
-    double bytes_received_ = 0;
+    double walk_seconds_ = 0, wait_seconds_ = 0, exchange_seconds_ = 0;
+    double bytes_received_ = 0;  // by the exchanges
 };
 
 } // namespace partcl
