@@ -131,29 +131,35 @@ void Communicator::alltoallv(const void* sent, const std::vector<std::size_t>& s
                           "MPI_Alltoallv");
         return;
     }
-    // Past int counts: pairs of ranks exchange in rounds of 1 GiB, rank r sending to r + k
-    // and receiving from r - k at step k (every rank at the same step, so none waits on a
-    // partner busy elsewhere).
+    // Past int counts: pieces of at most 1 GiB, every receive and send posted at once. A
+    // receiver cuts what it expects from a rank as that rank cuts what it sends, so the pieces
+    // match in number and order (MPI keeps one sender's messages in order); posting them all
+    // means no rank waits on a partner that has fewer pieces for it than it has for another.
     constexpr std::size_t round = std::size_t(1) << 30;
     std::memcpy(static_cast<char*>(received) + recv_starts[me],
                 static_cast<const char*>(sent) + send_starts[me], send_counts[me]);
-    const std::size_t k_ranks = std::size_t(size_);
-    for (std::size_t k = 1; k < k_ranks; ++k) {
-        const std::size_t to = (me + k) % k_ranks, from = (me + k_ranks - k) % k_ranks;
-        for (std::size_t done_out = 0, done_in = 0;
-             done_out < send_counts[to] || done_in < recv_counts[from];) {
-            const std::size_t out = std::min(round, send_counts[to] - done_out),
-                              in = std::min(round, recv_counts[from] - done_in);
-            detail::check_mpi(MPI_Sendrecv(static_cast<const char*>(sent) + send_starts[to] + done_out,
-                                           int(out), MPI_BYTE, int(to), 0,
-                                           static_cast<char*>(received) + recv_starts[from] + done_in,
-                                           int(in), MPI_BYTE, int(from), 0, impl_->comm,
-                                           MPI_STATUS_IGNORE),
-                              "MPI_Sendrecv");
-            done_out += out;
-            done_in += in;
+    std::vector<MPI_Request> requests;
+    for (std::size_t r = 0; r < std::size_t(size_); ++r) {
+        if (r == me) continue;
+        for (std::size_t done = 0; done < recv_counts[r]; done += round) {
+            requests.emplace_back();
+            detail::check_mpi(MPI_Irecv(static_cast<char*>(received) + recv_starts[r] + done,
+                                        int(std::min(round, recv_counts[r] - done)), MPI_BYTE, int(r), 0,
+                                        impl_->comm, &requests.back()),
+                              "MPI_Irecv");
         }
     }
+    for (std::size_t r = 0; r < std::size_t(size_); ++r) {
+        if (r == me) continue;
+        for (std::size_t done = 0; done < send_counts[r]; done += round) {
+            requests.emplace_back();
+            detail::check_mpi(MPI_Isend(static_cast<const char*>(sent) + send_starts[r] + done,
+                                        int(std::min(round, send_counts[r] - done)), MPI_BYTE, int(r), 0,
+                                        impl_->comm, &requests.back()),
+                              "MPI_Isend");
+        }
+    }
+    detail::check_mpi(MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
 #endif
 }
 
