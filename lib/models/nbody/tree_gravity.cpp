@@ -318,29 +318,37 @@ std::size_t TreeGravity::tree_begin(std::size_t group) const noexcept {
     return tree_start(group, groups(n_), n_);
 }
 
+void TreeGravity::run_walk(Range range, const Partition& partition, RealBuffer& out,
+                           std::size_t out_offset, std::size_t stride, bool tree_order,
+                           RealBuffer* potential) {
+    const std::size_t n = n_, g = options_.group_size, groups = this->groups(n);
+    const std::size_t kernel_offset = potential ? context_.size() : 0;
+    walk_.run(partition, [&](std::size_t d, Range r) {
+        Kernel& k = walks_[kernel_offset + d];
+        const bool direct = d == 0;
+        const std::size_t begin = range.begin + r.begin, end = range.begin + r.end;
+        RealBuffer no_potential;
+        RealBuffer* pot = !potential ? &no_potential : direct ? potential : &potential_slices_[d];
+        k.args(std::uint32_t(n), std::uint32_t(leaves()), std::uint32_t(groups), std::uint32_t(begin),
+               std::uint32_t(end), Real{parameters_.softening * parameters_.softening}, Real{parameters_.G},
+               node_mirror_.on(d), sorted_mirror_.on(d), perm_mirror_.on(d),
+               direct ? out : slices_[d], std::uint32_t(direct ? out_offset : 0),
+               std::uint32_t(direct ? stride : tree_begin(end) - tree_begin(begin)), *pot,
+               std::uint32_t(direct && !tree_order ? 0 : 1));
+        return k.launch(context_.queue(d), r.size() * g, walk_local(d, k));
+    });
+}
+
 void TreeGravity::evaluate(RealBuffer& out, std::size_t out_offset, RealBuffer* potential) {
     const std::size_t n = n_;
     prepare_walk(out, potential);
     if (out.size() < out_offset + 3 * n || (potential && potential->size() < n))
         throw UsageError("TreeGravity: buffers too short for " + std::to_string(n) + " bodies");
-    const std::size_t g = options_.group_size, groups = this->groups(n);
+    const std::size_t groups = this->groups(n);
     const Partition partition = walk_.split(groups, granule());
-    const std::size_t kernel_offset = potential ? context_.size() : 0;
     reserve_slices({0, groups}, partition, potential != nullptr);
     // Device 0 writes straight into the outputs, through perm; the others into their slices.
-    walk_.run(partition, [&](std::size_t d, Range r) {
-        Kernel& k = walks_[kernel_offset + d];
-        const bool direct = d == 0;
-        const std::size_t count = tree_begin(r.end) - tree_begin(r.begin);
-        RealBuffer no_potential;
-        RealBuffer* pot = !potential ? &no_potential : direct ? potential : &potential_slices_[d];
-        k.args(std::uint32_t(n), std::uint32_t(leaves()), std::uint32_t(groups), std::uint32_t(r.begin),
-               std::uint32_t(r.end), Real{parameters_.softening * parameters_.softening}, Real{parameters_.G},
-               node_mirror_.on(d), sorted_mirror_.on(d), perm_mirror_.on(d),
-               direct ? out : slices_[d], std::uint32_t(direct ? out_offset : 0),
-               std::uint32_t(direct ? n : count), *pot, std::uint32_t(direct ? 0 : 1));
-        return k.launch(context_.queue(d), r.size() * g, walk_local(d, k));
-    });
+    run_walk({0, groups}, partition, out, out_offset, n, false, potential);
     for (std::size_t d = 1; d < context_.size(); ++d)
         if (!partition[d].empty()) scatter(d, partition[d], out, out_offset, potential);
     context_.queue(0).finish();  // evaluate() returns with the forces done (benchmarks time it)
@@ -350,7 +358,7 @@ void TreeGravity::evaluate(RealBuffer& out, std::size_t out_offset, RealBuffer* 
 void TreeGravity::evaluate_in_tree_order(Range range, RealBuffer& out, RealBuffer* potential) {
     const std::size_t n = n_;
     prepare_walk(out, potential);
-    const std::size_t g = options_.group_size, groups = this->groups(n);
+    const std::size_t groups = this->groups(n);
     if (range.end > groups || range.begin > range.end)
         throw UsageError("TreeGravity: groups [" + std::to_string(range.begin) + ", " +
                          std::to_string(range.end) + ") of a walk of " + std::to_string(groups));
@@ -361,24 +369,10 @@ void TreeGravity::evaluate_in_tree_order(Range range, RealBuffer& out, RealBuffe
                          std::to_string(range.end) + ")");
     if (count == 0) return;
     const Partition partition = walk_.split(range.size(), granule());
-    const std::size_t kernel_offset = potential ? context_.size() : 0;
     reserve_slices(range, partition, potential != nullptr);
     // Device 0's part begins the range: it writes into the outputs at their start (stride
     // `count`), the others into their slices, copied after it.
-    walk_.run(partition, [&](std::size_t d, Range r) {
-        Kernel& k = walks_[kernel_offset + d];
-        const bool direct = d == 0;
-        const std::size_t begin = range.begin + r.begin, end = range.begin + r.end;
-        RealBuffer no_potential;
-        RealBuffer* pot = !potential ? &no_potential : direct ? potential : &potential_slices_[d];
-        k.args(std::uint32_t(n), std::uint32_t(leaves()), std::uint32_t(groups), std::uint32_t(begin),
-               std::uint32_t(end), Real{parameters_.softening * parameters_.softening}, Real{parameters_.G},
-               node_mirror_.on(d), sorted_mirror_.on(d), perm_mirror_.on(d),
-               direct ? out : slices_[d], std::uint32_t(0),
-               std::uint32_t(direct ? count : tree_begin(end) - tree_begin(begin)), *pot,
-               std::uint32_t(1));
-        return k.launch(context_.queue(d), r.size() * g, walk_local(d, k));
-    });
+    run_walk(range, partition, out, 0, count, true, potential);
     Queue& queue = context_.queue(0);
     for (std::size_t d = 1; d < context_.size(); ++d) {
         const Range r = partition[d];

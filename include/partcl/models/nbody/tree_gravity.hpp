@@ -120,6 +120,11 @@ private:
     std::size_t walk_local(std::size_t d, const Kernel& walk) const;
     // evaluate()'s checks and the walk's kernels and inputs on every device.
     void prepare_walk(const RealBuffer& out, const RealBuffer* potential);
+    // The walk of groups `range`, cut between the devices by `partition`: device 0 writes into
+    // `out` (from out_offset, components `stride` apart; at the bodies' indices, or in tree order
+    // from the range's first body where tree_order), devices d > 0 into their slices in tree order.
+    void run_walk(Range range, const Partition& partition, RealBuffer& out, std::size_t out_offset,
+                  std::size_t stride, bool tree_order, RealBuffer* potential);
     // Devices d > 0's slices for their parts of groups `range` cut by `partition`.
     void reserve_slices(Range range, const Partition& partition, bool potential);
     // Device d's results of groups [r.begin, r.end), in tree order, on device 0's queue at their
