@@ -139,6 +139,42 @@ TEST_CASE("outputs in place through aligned regions, through slices where not, t
     CHECK(spread.work()[0].launches > 0);
 }
 
+// PoCL before 7.0 keeps an entry per kernel and grid width it has run, and aborted here on
+// three devices (pocl_release_dlhandle_cache: `found->ref_count > 0') until LaunchTurns: each
+// launch is wider than all before it, so each makes a new entry while the others run.
+TEST_CASE("one kernel launched on every device at once, each launch wider than the last") {
+    const std::size_t parts = under_oclgrind() ? 2 : pocl_devices().size() >= 3 ? 3 : 2;
+    Context context = split_context(parts);
+    const Program program = build_program(context, Source::from_string("stamp.cl", R"(
+#include "common/real.h"
+KERNEL void stamp(const uint n, GLOBAL uint* out, const uint round) {
+    const uint i = global_id(0);
+    if (i < n) out[i] = i * 3u + round;
+})"),
+                                          {}, memory_cache());
+    std::vector<Kernel> kernels;
+    for (std::size_t d = 0; d < parts; ++d) kernels.emplace_back(program, "stamp");
+    const std::size_t group = 64, rounds = under_oclgrind() ? 3 : 300;
+    std::vector<Buffer<std::uint32_t>> out;
+    for (std::size_t d = 0; d < parts; ++d) out.emplace_back(context, rounds * parts * group);
+    std::vector<std::size_t> last(parts);
+    std::size_t width = 0;
+    for (std::uint32_t round = 0; round < rounds; ++round) {
+        for (std::size_t d = 0; d < parts; ++d) {
+            last[d] = width += group;
+            kernels[d].args(std::uint32_t(last[d]), out[d], round).launch(context.queue(d), last[d], group);
+        }
+        // From idle queues, every queue's next launch starts at once.
+        if (round % 4 == 0) context.finish();
+    }
+    for (std::size_t d = 0; d < parts; ++d) {
+        const std::vector<std::uint32_t> got = out[d].read(context.queue(d));
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < last[d]; ++i) wrong += got[i] != i * 3 + (rounds - 1);
+        CHECK(wrong == 0);
+    }
+}
+
 TEST_CASE("the memory model: automatic shares on CPU devices and one device, or as forced") {
     const Device device = split_context(1).device(0);
     CHECK(Context({device}).shares_memory());

@@ -30,12 +30,33 @@ boost::compute::buffer_iterator<T> boost_iterator(const cl::Buffer& buffer, std:
     return boost::compute::make_buffer_iterator<T>(boost::compute::buffer(buffer(), true), index);
 }
 
+// A library's kernels on a context that needs LaunchTurns take one turn for the whole call,
+// keyed by the library's name in parentheses (no kernel's name): it waits for the library's
+// last call on another queue, and a marker after it is the turn's event.
+template <class Run>
+void in_turn(QueueImpl& queue, const std::string& library, Run&& run) {
+    LaunchTurns* turns = launch_turns(queue);
+    if (!turns) return run();
+    cl::CommandQueue& q = cl_queue(queue);
+    turns->take("(" + library + ")", q, [&](const std::vector<cl::Event>* wait) {
+        if (wait)
+            check(q.enqueueBarrierWithWaitList(wait), "clEnqueueBarrierWithWaitList");
+        run();
+        cl::Event done;
+        check(q.enqueueMarkerWithWaitList(nullptr, &done), "clEnqueueMarkerWithWaitList");
+        return done;
+    });
+}
+
 template <class Key>
 void sort_with_boost_compute(QueueImpl& queue, const cl::Buffer& keys, const cl::Buffer& values,
                              std::size_t n) {
     auto q = boost_queue(queue);
-    boost::compute::stable_sort_by_key(boost_iterator<Key>(keys, 0), boost_iterator<Key>(keys, n),
-                                       boost_iterator<std::uint32_t>(values, 0), q);
+    in_turn(queue, "Boost.Compute", [&] {
+        boost::compute::stable_sort_by_key(boost_iterator<Key>(keys, 0),
+                                           boost_iterator<Key>(keys, n),
+                                           boost_iterator<std::uint32_t>(values, 0), q);
+    });
 }
 
 template <class T, class Function>
@@ -43,8 +64,10 @@ double reduce_with_boost_compute(QueueImpl& queue, const cl::Buffer& values, std
                                  Function function) {
     auto q = boost_queue(queue);
     T result = 0;
-    boost::compute::reduce(boost_iterator<T>(values, 0), boost_iterator<T>(values, n), &result,
-                           function, q);
+    in_turn(queue, "Boost.Compute", [&] {
+        boost::compute::reduce(boost_iterator<T>(values, 0), boost_iterator<T>(values, n), &result,
+                               function, q);
+    });
     return double(result);
 }
 
@@ -93,12 +116,13 @@ public:
     VkfftPlan(const VkfftPlan&) = delete;
     VkfftPlan& operator=(const VkfftPlan&) = delete;
 
-    void run(QueueImpl&, MemoryImpl& data, int direction) override {
+    void run(QueueImpl& queue, MemoryImpl& data, int direction) override {
         cl_mem buffer = cl_buffer(data)();
         VkFFTLaunchParams launch{};
         launch.commandQueue = &queue_;
         launch.buffer = &buffer;
-        const VkFFTResult result = VkFFTAppend(&app_, direction, &launch);
+        VkFFTResult result = VKFFT_SUCCESS;
+        in_turn(queue, "VkFFT", [&] { result = VkFFTAppend(&app_, direction, &launch); });
         if (result != VKFFT_SUCCESS)
             throw Error("Fft: VkFFT failed to enqueue a transform (VkFFT error " +
                         std::to_string(int(result)) + ")");
@@ -127,9 +151,11 @@ void sort_by_key(QueueImpl& queue, const MemoryImpl& keys, SortKey key_type,
 
 void exclusive_scan(QueueImpl& queue, const MemoryImpl& in, const MemoryImpl& out, std::size_t n) {
     auto q = boost_queue(queue);
-    boost::compute::exclusive_scan(boost_iterator<std::uint32_t>(cl_buffer(in), 0),
-                                   boost_iterator<std::uint32_t>(cl_buffer(in), n),
-                                   boost_iterator<std::uint32_t>(cl_buffer(out), 0), q);
+    in_turn(queue, "Boost.Compute", [&] {
+        boost::compute::exclusive_scan(boost_iterator<std::uint32_t>(cl_buffer(in), 0),
+                                       boost_iterator<std::uint32_t>(cl_buffer(in), n),
+                                       boost_iterator<std::uint32_t>(cl_buffer(out), 0), q);
+    });
 }
 
 double reduce(QueueImpl& queue, const MemoryImpl& values, Precision precision, std::size_t n,

@@ -13,7 +13,8 @@ namespace {
 
 class OpenclQueue final : public QueueImpl {
 public:
-    explicit OpenclQueue(cl::CommandQueue queue) : queue(std::move(queue)) {}
+    OpenclQueue(cl::CommandQueue queue, std::shared_ptr<LaunchTurns> turns)
+        : queue(std::move(queue)), turns(std::move(turns)) {}
     // A command still queued when the process exits is compiled or run by the driver's threads
     // while the driver's libraries are being finalised (PoCL crashed so): the last owner waits.
     ~OpenclQueue() override { queue.finish(); }
@@ -70,6 +71,7 @@ public:
     }
 
     cl::CommandQueue queue;
+    std::shared_ptr<LaunchTurns> turns;
 };
 
 class OpenclContext final : public ContextImpl {
@@ -88,10 +90,12 @@ public:
             0};
         context = cl::Context(handles, properties, nullptr, nullptr, &status);
         check(status, "clCreateContext");
+        const auto turns =
+            LaunchTurns::needed(devices) ? std::make_shared<LaunchTurns>() : nullptr;
         for (const auto& d : devices) {
             cl::CommandQueue queue(context, cl_device(d), CL_QUEUE_PROFILING_ENABLE, &status);
             check(status, "clCreateCommandQueue");
-            queues.push_back(std::make_shared<OpenclQueue>(std::move(queue)));
+            queues.push_back(std::make_shared<OpenclQueue>(std::move(queue), turns));
         }
     }
 
@@ -123,6 +127,15 @@ public:
 
 } // namespace
 
+bool LaunchTurns::needed(const std::vector<BackendDevice>& devices) {
+    if (devices.size() < 2 || devices.front().info.platform != "Portable Computing Language")
+        return false;
+    // CL_DRIVER_VERSION is PoCL's own version, "3.1+debian" on Debian 12.
+    const std::string& version = devices.front().info.driver_version;
+    const auto digits = version.find_first_not_of("0123456789");
+    return digits != 0 && std::stoi(version.substr(0, digits)) < 7;
+}
+
 std::shared_ptr<ContextImpl> make_context(const std::vector<BackendDevice>& devices) {
     return std::make_shared<OpenclContext>(devices);
 }
@@ -132,5 +145,9 @@ const cl::Context& cl_context(const ContextImpl& context) {
 }
 
 cl::CommandQueue& cl_queue(QueueImpl& queue) { return static_cast<OpenclQueue&>(queue).queue; }
+
+LaunchTurns* launch_turns(QueueImpl& queue) {
+    return static_cast<OpenclQueue&>(queue).turns.get();
+}
 
 } // namespace partcl::detail::opencl

@@ -46,16 +46,21 @@ public:
 
     std::shared_ptr<EventImpl> launch(QueueImpl& queue, std::size_t, std::size_t global,
                                       std::size_t local, std::size_t offset) override {
-        cl::Event event;
-        const cl_int status = cl_queue(queue).enqueueNDRangeKernel(
-            kernel_, offset ? cl::NDRange(offset) : cl::NullRange, cl::NDRange(global),
-            local ? cl::NDRange(local) : cl::NullRange, nullptr, &event);
-        if (status != CL_SUCCESS)
-            throw error(status, "clEnqueueNDRangeKernel",
-                        "kernel '" + name_ + "', " + std::to_string(global) +
-                            " work-items in groups of " +
-                            (local ? std::to_string(local) : std::string("any size")));
-        return make_event(std::move(event));
+        cl::CommandQueue& q = cl_queue(queue);
+        const auto enqueue = [&](const std::vector<cl::Event>* wait) {
+            cl::Event event;
+            const cl_int status = q.enqueueNDRangeKernel(
+                kernel_, offset ? cl::NDRange(offset) : cl::NullRange, cl::NDRange(global),
+                local ? cl::NDRange(local) : cl::NullRange, wait, &event);
+            if (status != CL_SUCCESS)
+                throw error(status, "clEnqueueNDRangeKernel",
+                            "kernel '" + name_ + "', " + std::to_string(global) +
+                                " work-items in groups of " +
+                                (local ? std::to_string(local) : std::string("any size")));
+            return event;
+        };
+        LaunchTurns* turns = launch_turns(queue);
+        return make_event(turns ? turns->take(name_, q, enqueue) : enqueue(nullptr));
     }
 
     std::size_t max_work_group_size(const BackendDevice& device) const override {

@@ -2,6 +2,11 @@
 // What the OpenCL backend's files give each other: the Khronos C++ objects behind the
 // backend-neutral interfaces, and the entry points its BackendImpl (backend.cpp) is made of.
 // Each file does the job it is named for, as in backend/cuda/.
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
 #include <partcl/backend/opencl/cl.hpp>
 #include <partcl/backend/opencl/error.hpp>
 
@@ -16,10 +21,42 @@ using partcl::opencl::error;
 std::vector<BackendDevice> enumerate_devices();
 cl::Device cl_device(const BackendDevice& device);
 
+// PoCL before 7.0 counts the commands that run each compiled kernel in one list shared by all
+// its devices and takes a finished command off the first entry of the kernel it finds, which
+// need not be the one the command used: with the same kernel running on three queues at once
+// it aborts (pocl_release_dlhandle_cache: `found->ref_count > 0'; fixed upstream by pocl
+// c9ac4c0c3, "fix dlhandle cache"). The queues of a context on such a driver share one
+// LaunchTurns: a launch of a kernel waits for that kernel's last launch on another queue, so
+// one command of each kernel runs at a time; different kernels still overlap.
+class LaunchTurns {
+public:
+    // Whether a context of `devices` needs turns: several queues on PoCL before 7.
+    static bool needed(const std::vector<BackendDevice>& devices);
+
+    // Enqueues through `enqueue(wait)`, where `wait` (null or a list) is what the launch of
+    // `kernel` on `queue` must wait for, and remembers the event it returns as that kernel's
+    // last launch. Concurrent callers take turns, so no two launches wait for the same event.
+    template <class Enqueue>
+    cl::Event take(const std::string& kernel, const cl::CommandQueue& queue, Enqueue&& enqueue) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        std::vector<cl::Event> wait;
+        const auto last = last_.find(kernel);
+        if (last != last_.end() && last->second.first != queue()) wait.push_back(last->second.second);
+        cl::Event event = enqueue(wait.empty() ? nullptr : &wait);
+        last_[kernel] = {queue(), event};
+        return event;
+    }
+
+private:
+    std::mutex mutex_;
+    std::unordered_map<std::string, std::pair<cl_command_queue, cl::Event>> last_;
+};
+
 // context.cpp: a context of devices of one platform, with one profiling queue per device.
 std::shared_ptr<ContextImpl> make_context(const std::vector<BackendDevice>& devices);
 const cl::Context& cl_context(const ContextImpl& context);
 cl::CommandQueue& cl_queue(QueueImpl& queue);
+LaunchTurns* launch_turns(QueueImpl& queue);  // null where the driver needs none
 
 // event.cpp
 std::shared_ptr<EventImpl> make_event(cl::Event event);
