@@ -5,13 +5,16 @@
 # nlohmann-json (the JSON the tool and the benchmarks print), OpenSSL's libcrypto (checkpoint
 # seals and the program cache's keys), the libraries of io (HDF5, toml++, stb) and VkFFT,
 # clinfo, hdf5-tools (h5diff, for scripts/compare-builtins.sh), python3-venv (the
-# snapshot-readers test makes a virtual environment with yt and pynbody from PyPI) and Open MPI
-# (the dist layer's ranks, PARTCL_MPI, and the `mpi` tests under mpirun).
+# snapshot-readers test makes a virtual environment with yt and pynbody from PyPI), python3-dev
+# (the Python bindings) and Open MPI (the dist layer's ranks, PARTCL_MPI, and the `mpi` tests
+# under mpirun). Then the Python bindings' build and test tools from PyPI (nanobind,
+# scikit-build-core, numpy, pytest) into the clone's .venv, where CMake finds them (Debian 12
+# keeps pip out of the system's Python, PEP 668).
 #
 #   bash scripts/install-deps.sh
 #
-# Runs as root or through sudo. Safe to run again: when every package is already installed it
-# touches nothing (and needs no network).
+# Runs as root or through sudo (apt-get only). Safe to run again: when everything is already
+# installed it touches nothing (and needs no network).
 set -euo pipefail
 
 packages=(
@@ -19,7 +22,7 @@ packages=(
   ocl-icd-opencl-dev opencl-clhpp-headers pocl-opencl-icd oclgrind clinfo
   libboost-dev doctest-dev libcli11-dev nlohmann-json3-dev libssl-dev
   libhdf5-dev hdf5-tools libtomlplusplus-dev libstb-dev libvkfft-dev
-  python3-venv libopenmpi-dev openmpi-bin
+  python3-venv python3-dev libopenmpi-dev openmpi-bin
 )
 
 if ! command -v apt-get >/dev/null 2>&1; then
@@ -39,8 +42,25 @@ for package in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
   [ "$status" = "install ok installed" ] || missing+=("$package")
 done
+
+python_tools() {
+  local venv python
+  venv="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.venv"
+  local tools=(nanobind scikit-build-core numpy pytest)
+  if "$venv/bin/python" -c 'import nanobind, scikit_build_core, numpy, pytest' 2>/dev/null; then
+    echo "install-deps.sh: $venv has ${tools[*]}"
+    return
+  fi
+  python=/usr/bin/python3
+  [ -x "$python" ] || python=python3
+  echo "install-deps.sh: making $venv with ${tools[*]} (from PyPI)"
+  "$python" -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check "${tools[@]}"
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps.sh: all ${#packages[@]} packages already installed"
+  python_tools
   exit 0
 fi
 
@@ -64,4 +84,5 @@ if ! "${apt[@]}" -qq -y install --no-install-recommends "${missing[@]}" >"$log" 
   echo "install-deps.sh: apt-get install failed" >&2
   exit 1
 fi
+python_tools
 echo "install-deps.sh: done"

@@ -15,7 +15,8 @@ build=${1:-build-sanitize}
 # -O1 -g1 (line tables): the level ASan recommends and all its reports need, compiled faster than
 # RelWithDebInfo's -O2 -g on the 2 cores CI has.
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
-  -DPARTCL_SANITIZE=address,undefined -DPARTCL_CUDA=OFF -DPARTCL_BUILD_BENCHMARKS=OFF
+  -DPARTCL_SANITIZE=address,undefined -DPARTCL_CUDA=OFF -DPARTCL_BUILD_BENCHMARKS=OFF \
+  -DPARTCL_PYTHON=OFF
 cmake --build "$build" -j2
 # use_tls=0: LeakSanitizer's tracer, reading the dynamic TLS of threads as it stops them at
 # exit, crashed ("Tracer caught signal 11", LeakSanitizer fatal error) in 4 of 60 runs of

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""docs/api.md's examples are tested code: every ```cpp block whose info string carries a tag
-`api:NAME` must be, character for character, the region of tests/test_api_examples.cpp between
-the lines `// [api:NAME]` and `// [api:NAME end]`, less the region's common indentation. Fails
-on a block that differs, a tag without a region, a region that no block quotes, a marker that
-is duplicated or never closed, and a tagged block of another language.
+"""A document's examples are tested code: every fenced block whose info string carries a tag
+`api:NAME` must be, character for character, the region of the examples file between the lines
+`// [api:NAME]` and `// [api:NAME end]` (`# ...` in Python), less the region's common
+indentation. docs/api.md quotes tests/test_api_examples.cpp (```cpp blocks), docs/python.md
+quotes examples/python/ (```python); the examples file's extension says which. Fails on a block
+that differs, a tag without a region, a region that no block quotes, a marker that is
+duplicated or never closed, and a tagged block of another language.
 
     check_api_docs.py DOC EXAMPLES        check the two files
     check_api_docs.py --self-test DOC EXAMPLES
@@ -14,16 +16,26 @@ import re
 import sys
 import textwrap
 
-MARKER = re.compile(r"^\s*// \[api:([A-Za-z0-9_]+)( end)?\]\s*$")
+# Per examples file extension: the fence's language and the marker's comment.
+LANGUAGES = {".cpp": ("cpp", "//"), ".py": ("python", "#")}
 FENCE = re.compile(r"^```(\S*)(.*)$")
 TAG = re.compile(r"\bapi:([A-Za-z0-9_]+)\b")
 
 
-def regions(text):
+def language_of(examples_name):
+    for extension, language in LANGUAGES.items():
+        if examples_name.endswith(extension):
+            return language
+    raise SystemExit(f"check_api_docs.py: no language for {examples_name} "
+                     f"(examples are {', '.join(LANGUAGES)})")
+
+
+def regions(text, comment="//"):
     """{name: dedented text} of the marked regions, and a list of problems."""
+    marker = re.compile(r"^\s*" + re.escape(comment) + r" \[api:([A-Za-z0-9_]+)( end)?\]\s*$")
     found, problems, open_name, lines = {}, [], None, []
     for number, line in enumerate(text.splitlines(), 1):
-        m = MARKER.match(line)
+        m = marker.match(line)
         if not m:
             if open_name is not None:
                 lines.append(line)
@@ -68,16 +80,17 @@ def blocks(text):
     return found
 
 
-def check(doc_text, examples_text, doc_name="docs/api.md", examples_name="examples"):
+def check(doc_text, examples_text, doc_name="docs/api.md", examples_name="examples.cpp"):
     """The problems found, one line each; empty when the examples are true."""
-    marked, problems = regions(examples_text)
+    fence, comment = language_of(examples_name)
+    marked, problems = regions(examples_text, comment)
     problems = [f"{examples_name}: {p}" for p in problems]
     quoted = set()
     for name, language, text, line in blocks(doc_text):
         where = f"{doc_name}:{line}: api:{name}"
         quoted.add(name)
-        if language != "cpp":
-            problems.append(f"{where}: a tagged block must be ```cpp, not ```{language}")
+        if language != fence:
+            problems.append(f"{where}: a tagged block must be ```{fence}, not ```{language}")
         elif name not in marked:
             problems.append(f"{where}: no region [api:{name}] in {examples_name}")
         elif text != marked[name]:
@@ -94,12 +107,13 @@ def diff(expected, got):
                                 "tested code", "docs", n=1)
 
 
-def self_test(doc_text, examples_text):
+def self_test(doc_text, examples_text, examples_name):
     """Each way of going wrong must be reported; returns the cases that were not."""
+    comment = language_of(examples_name)[1]
     first = blocks(doc_text)[0]
     name = first[0]
     changed = doc_text.replace(first[2], first[2].replace("\n", " \n", 1), 1)
-    unclosed = examples_text.replace(f"// [api:{name} end]", "// (removed)", 1)
+    unclosed = examples_text.replace(f"{comment} [api:{name} end]", f"{comment} (removed)", 1)
     cases = {
         "a changed block": (changed, examples_text),
         "a block without its region": (doc_text.replace(f"api:{name}", "api:no_such_region", 1),
@@ -107,7 +121,7 @@ def self_test(doc_text, examples_text):
         "a region no block quotes": (doc_text.replace(f"api:{name}", "", 1), examples_text),
         "an unclosed marker": (doc_text, unclosed),
     }
-    return [what for what, (d, e) in cases.items() if not check(d, e)]
+    return [what for what, (d, e) in cases.items() if not check(d, e, "doc", examples_name)]
 
 
 def main(argv):
@@ -122,7 +136,7 @@ def main(argv):
         examples_text = f.read()
     problems = check(doc_text, examples_text, args[0], args[1])
     if test:
-        problems += [f"self-test: {what} was not reported" for what in self_test(doc_text, examples_text)]
+        problems += [f"self-test: {what} was not reported" for what in self_test(doc_text, examples_text, args[1])]
     for p in problems:
         print(p, file=sys.stderr)
     if not problems:

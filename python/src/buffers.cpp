@@ -1,0 +1,150 @@
+// partcl.Buffer: numpy arrays on the device, and numpy arrays made from device memory.
+#include "bindings.hpp"
+
+#include <cstring>
+#include <numeric>
+
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <partcl/backend/error.hpp>
+
+namespace partcl::python {
+
+namespace {
+
+void check_dtype(nb::dlpack::dtype dtype) { dtype_name(dtype); }
+
+nb::dlpack::dtype dtype_from(nb::handle any) {
+    // numpy reads every spelling of a dtype ("float32", numpy.float32, "f4", ...).
+    const std::string name =
+        nb::cast<std::string>(nb::module_::import_("numpy").attr("dtype")(any).attr("name"));
+    for (const auto code : {nb::dlpack::dtype_code::Int, nb::dlpack::dtype_code::UInt,
+                            nb::dlpack::dtype_code::Float})
+        for (std::uint8_t bits : {8, 16, 32, 64}) {
+            const nb::dlpack::dtype candidate{std::uint8_t(code), bits, 1};
+            if (code == nb::dlpack::dtype_code::Float && bits < 32) continue;
+            if (dtype_name(candidate) == name) return candidate;
+        }
+    throw UsageError("partcl buffers hold float32, float64 and integers of 8 to 64 bits, not " +
+                     name);
+}
+
+} // namespace
+
+std::string dtype_name(nb::dlpack::dtype dtype) {
+    const bool one = dtype.lanes == 1;
+    const std::string bits = std::to_string(dtype.bits);
+    if (one && dtype.code == std::uint8_t(nb::dlpack::dtype_code::Float) &&
+        (dtype.bits == 32 || dtype.bits == 64))
+        return "float" + bits;
+    if (one && (dtype.bits == 8 || dtype.bits == 16 || dtype.bits == 32 || dtype.bits == 64)) {
+        if (dtype.code == std::uint8_t(nb::dlpack::dtype_code::Int)) return "int" + bits;
+        if (dtype.code == std::uint8_t(nb::dlpack::dtype_code::UInt)) return "uint" + bits;
+    }
+    throw UsageError("partcl buffers hold float32, float64 and integers of 8 to 64 bits, not "
+                     "this array's (DLPack type code " + std::to_string(dtype.code) + ", " + bits +
+                     " bits, " + std::to_string(dtype.lanes) + " lanes)");
+}
+
+nb::object new_numpy(const std::vector<std::size_t>& shape, nb::dlpack::dtype dtype,
+                     void** data) {
+    const std::size_t count =
+        std::accumulate(shape.begin(), shape.end(), std::size_t(1), std::multiplies<>());
+    auto* memory = new std::uint8_t[std::max<std::size_t>(1, count * ((dtype.bits + 7) / 8))];
+    nb::capsule owner(memory, [](void* p) noexcept { delete[] static_cast<std::uint8_t*>(p); });
+    *data = memory;
+    return nb::ndarray<nb::numpy>(memory, shape.size(), shape.data(), owner, nullptr, dtype)
+        .cast();
+}
+
+DeviceArray::DeviceArray(ContextPtr context, std::vector<std::size_t> shape,
+                         nb::dlpack::dtype dtype)
+    : context_(std::move(context)), shape_(std::move(shape)), dtype_(dtype) {
+    check_dtype(dtype);
+    bytes_ = Buffer<std::uint8_t>(*context_, size() * itemsize());
+}
+
+DeviceArray DeviceArray::from_numpy(ContextPtr context, const HostArray& array) {
+    std::vector<std::size_t> shape(array.ndim());
+    for (std::size_t a = 0; a < shape.size(); ++a) shape[a] = array.shape(a);
+    DeviceArray result(std::move(context), std::move(shape), array.dtype());
+    result.write(array.data());
+    return result;
+}
+
+std::size_t DeviceArray::size() const noexcept {
+    return std::accumulate(shape_.begin(), shape_.end(), std::size_t(1), std::multiplies<>());
+}
+
+void DeviceArray::write(const void* host) {
+    if (bytes_.empty()) return;
+    bytes_.write(context_->queue(0), static_cast<const std::uint8_t*>(host), bytes_.size())
+        .wait();
+}
+
+void DeviceArray::read(void* host) const {
+    if (bytes_.empty()) return;
+    // Every queue first, so a launch on any device is in what comes back.
+    context_->finish();
+    bytes_.read(context_->queue(0), static_cast<std::uint8_t*>(host), bytes_.size());
+}
+
+nb::object DeviceArray::to_numpy() const {
+    void* data = nullptr;
+    nb::object array = new_numpy(shape_, dtype_, &data);
+    {
+        nb::gil_scoped_release release;
+        read(data);
+    }
+    return array;
+}
+
+void bind_buffers(nb::module_& m) {
+    nb::class_<DeviceArray>(m, "Buffer",
+                            "An array in device memory, of one numpy dtype and shape. It stays on\n"
+                            "the device between kernel launches; to_numpy() copies it back.")
+        .def(
+            "__init__",
+            [](DeviceArray* self, ContextPtr context, nb::handle shape, nb::handle dtype) {
+                std::vector<std::size_t> dims;
+                if (nb::isinstance<nb::int_>(shape))
+                    dims.push_back(nb::cast<std::size_t>(shape));
+                else
+                    dims = nb::cast<std::vector<std::size_t>>(shape);
+                new (self) DeviceArray(std::move(context), std::move(dims), dtype_from(dtype));
+            },
+            nb::arg("context"), nb::arg("shape"), nb::arg("dtype") = "float32",
+            "An uninitialised buffer of `shape` (an int or a sequence) and `dtype`.")
+        .def_static("from_numpy", &DeviceArray::from_numpy, nb::arg("context"), nb::arg("array"),
+                    "A buffer holding a copy of a C-contiguous numpy array.")
+        .def("to_numpy", &DeviceArray::to_numpy,
+             "A new numpy array with the buffer's contents (after every queued command).")
+        .def(
+            "write",
+            [](DeviceArray& self, const HostArray& array) {
+                if (array.nbytes() != self.size() * self.itemsize() ||
+                    dtype_name(array.dtype()) != dtype_name(self.dtype()))
+                    throw UsageError("Buffer.write: an array of " + std::to_string(array.size()) +
+                                     " " + dtype_name(array.dtype()) + " into a buffer of " +
+                                     std::to_string(self.size()) + " " +
+                                     dtype_name(self.dtype()));
+                self.write(array.data());
+            },
+            nb::arg("array"), "Copies a numpy array of the buffer's size and dtype in.")
+        .def_prop_ro("shape", [](const DeviceArray& b) { return nb::tuple(nb::cast(b.shape())); })
+        .def_prop_ro("dtype", [](const DeviceArray& b) {
+            return nb::module_::import_("numpy").attr("dtype")(dtype_name(b.dtype()));
+        })
+        .def_prop_ro("size", &DeviceArray::size)
+        .def_prop_ro("nbytes", [](const DeviceArray& b) { return b.size() * b.itemsize(); })
+        .def_prop_ro("context", &DeviceArray::context)
+        .def("__repr__", [](const DeviceArray& b) {
+            std::string shape;
+            for (std::size_t d : b.shape()) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+            return "<partcl.Buffer (" + shape + ") " + dtype_name(b.dtype()) + ">";
+        });
+}
+
+} // namespace partcl::python

@@ -1,0 +1,208 @@
+// partcl.Program and partcl.Kernel: the user's OpenCL C, built by partcl's JIT for the
+// context's devices in float or double, launched with numpy arrays, buffers and scalars.
+#include "bindings.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+#include <variant>
+
+#include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <partcl/backend/error.hpp>
+#include <partcl/jit/compiler.hpp>
+#include <partcl/jit/kernel.hpp>
+
+namespace partcl::python {
+
+namespace {
+
+struct UserProgram {
+    ContextPtr context;
+    Program program;
+};
+
+class UserKernel {
+public:
+    UserKernel(std::shared_ptr<UserProgram> program, std::string name)
+        : program_(std::move(program)), name_(std::move(name)),
+          kernels_(program_->context->size()) {
+        const std::vector<std::string> names = program_->program.kernel_names();
+        if (std::find(names.begin(), names.end(), name_) == names.end()) {
+            std::string list;
+            for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+            throw UsageError("no kernel '" + name_ + "' in " + program_->program.name() +
+                             " (it has: " + list + ")");
+        }
+    }
+
+    const std::string& name() const noexcept { return name_; }
+
+    void call(nb::args args, std::size_t global_size, std::size_t local_size, std::size_t device);
+
+private:
+    Kernel& on(std::size_t device) {
+        if (device >= kernels_.size())
+            throw UsageError("kernel '" + name_ + "': device " + std::to_string(device) +
+                             " of a context of " + std::to_string(kernels_.size()));
+        if (!kernels_[device]) kernels_[device].emplace(program_->program, name_);
+        return *kernels_[device];
+    }
+
+    std::shared_ptr<UserProgram> program_;
+    std::string name_;
+    std::vector<std::optional<Kernel>> kernels_;  // one per device: arguments are per kernel
+};
+
+// numpy's scalars (numpy.float32(1), an element of an array) carry their exact type.
+bool is_numpy_scalar(nb::handle h) {
+    const nb::object generic = nb::module_::import_("numpy").attr("generic");
+    const int result = PyObject_IsInstance(h.ptr(), generic.ptr());
+    if (result < 0) throw nb::python_error();
+    return result == 1;
+}
+
+void UserKernel::call(nb::args args, std::size_t global_size, std::size_t local_size,
+                      std::size_t device) {
+    Kernel& kernel = on(device);
+    const ContextPtr& context = program_->context;
+    // numpy arrays go through buffers made for this launch; writable ones come back after it.
+    std::vector<std::pair<DeviceArray, WritableHostArray>> returned;
+    std::vector<DeviceArray> copied;
+    copied.reserve(args.size());
+    returned.reserve(args.size());
+    std::uint32_t index = 0;
+    for (nb::handle value : args) {
+        const std::string where = "kernel '" + name_ + "' argument " + std::to_string(index);
+        if (nb::isinstance<DeviceArray>(value)) {
+            const DeviceArray& buffer = nb::cast<const DeviceArray&>(value);
+            if (buffer.context() != context)
+                throw UsageError(where + ": a Buffer of another Context");
+            kernel.arg(index, buffer.bytes());
+        } else if (nb::isinstance<nb::bool_>(value)) {
+            throw UsageError(where + ": a bool; pass 0 or 1 (OpenCL kernels take no bool)");
+        } else if (is_numpy_scalar(value)) {
+            // A numpy float is a float as Python's are (numpy.float64 is numpy's default, and
+            // drivers need not check a scalar's size); integers keep their sign.
+            const std::string kind = nb::cast<std::string>(value.attr("dtype").attr("kind"));
+            if (kind == "f")
+                kernel.arg(index, Real{nb::cast<double>(value)});
+            else if (kind == "i")
+                kernel.arg(index, nb::cast<long long>(value));
+            else if (kind == "u")
+                kernel.arg(index, nb::cast<unsigned long long>(value));
+            else
+                throw UsageError(where + ": a numpy " +
+                                 nb::cast<std::string>(nb::str(value.attr("dtype"))) + " scalar");
+        } else if (nb::isinstance<nb::int_>(value)) {
+            kernel.arg(index, nb::cast<long long>(value));
+        } else if (nb::isinstance<nb::float_>(value)) {
+            kernel.arg(index, Real{nb::cast<double>(value)});  // the program's precision
+        } else if (WritableHostArray array; nb::try_cast(value, array, false)) {
+            returned.emplace_back(DeviceArray::from_numpy(context, HostArray(array)), array);
+            kernel.arg(index, returned.back().first.bytes());
+        } else if (HostArray array; nb::try_cast(value, array, false)) {
+            copied.push_back(DeviceArray::from_numpy(context, array));
+            kernel.arg(index, copied.back().bytes());
+        } else if (nb::hasattr(value, "__array_interface__")) {
+            throw UsageError(where + ": a numpy array that is not C-contiguous (numpy."
+                             "ascontiguousarray makes one) or of a dtype partcl does not take");
+        } else {
+            throw UsageError(where + ": a " + nb::cast<std::string>(nb::type_name(value.type())) +
+                             "; kernels take partcl.Buffer, numpy arrays, int and float");
+        }
+        ++index;
+    }
+    {
+        nb::gil_scoped_release release;
+        kernel.launch(context->queue(device), global_size, local_size);
+        context->queue(device).finish();
+    }
+    for (auto& [buffer, array] : returned) buffer.read(array.data());
+}
+
+std::string text_of(const BuildOptions& options) {
+    std::string text;
+    for (const auto& flag : options.macro_options()) text += (text.empty() ? "" : " ") + flag;
+    return text;
+}
+
+} // namespace
+
+void bind_kernels(nb::module_& m) {
+    nb::class_<UserProgram>(m, "Program",
+                            "OpenCL C built by partcl's JIT for every device of a context.")
+        .def(
+            "__init__",
+            [](UserProgram* self, ContextPtr context, nb::handle source,
+               const std::string& precision, std::optional<nb::dict> defines,
+               const std::string& name, const std::vector<std::filesystem::path>& include_dirs) {
+                BuildOptions options;
+                options.precision = parse_precision(precision);
+                options.include_dirs = include_dirs;
+                if (defines)
+                    for (auto [key, value] : *defines) {
+                        const std::string macro = nb::cast<std::string>(nb::str(key));
+                        if (value.is_none())
+                            options.define(macro);
+                        else if (nb::isinstance<nb::bool_>(value))
+                            options.define(macro, nb::cast<bool>(value) ? 1 : 0);
+                        else
+                            options.define(macro, nb::cast<std::string>(nb::str(value)));
+                    }
+                const Source text =
+                    nb::isinstance<nb::str>(source)
+                        ? Source::from_string(name, nb::cast<std::string>(source))
+                        : Source::from_file(nb::cast<std::filesystem::path>(source));
+                Program program = [&] {
+                    nb::gil_scoped_release release;
+                    return build_program(*context, text, options);
+                }();
+                new (self) UserProgram{std::move(context), std::move(program)};
+            },
+            nb::arg("context"), nb::arg("source"), nb::arg("precision") = "float",
+            nb::arg("defines") = nb::none(), nb::arg("name") = "program.cl",
+            nb::arg("include_dirs") = std::vector<std::filesystem::path>(),
+            "source: the program's text (str; messages call it `name`) or a path to a .cl file.\n"
+            "precision: 'float' or 'double', what `real` is in kernels that include\n"
+            "\"common/real.h\" (partcl's kernel tree is on the include path). defines: macros,\n"
+            "{name: value or None}. Raises BuildError with the compiler's log (file:line).")
+        .def_prop_ro("kernel_names",
+                     [](const UserProgram& p) { return p.program.kernel_names(); })
+        .def_prop_ro("precision",
+                     [](const UserProgram& p) { return std::string(to_string(p.program.precision())); })
+        .def_prop_ro("name", [](const UserProgram& p) { return p.program.name(); })
+        .def_prop_ro("options", [](const UserProgram& p) { return text_of(p.program.options()); },
+                     "The macros the compiler got (-DPARTCL_DOUBLE=1 for double, the defines).")
+        .def_prop_ro("context", [](const UserProgram& p) { return p.context; })
+        .def_prop_ro("build_log",
+                     [](const UserProgram& p) {
+                         std::string log;
+                         for (const auto& b : p.program.builds())
+                             if (!b.log.empty()) log += b.device + ":\n" + b.log + "\n";
+                         return log;
+                     },
+                     "The compilers' warnings, per device (empty when there were none).")
+        .def(
+            "kernel",
+            [](nb::handle self, const std::string& name) {
+                return UserKernel(nb::cast<std::shared_ptr<UserProgram>>(self), name);
+            },
+            nb::arg("name"), "The kernel `name` (UsageError naming those there are).");
+
+    nb::class_<UserKernel>(m, "Kernel", "One kernel of a Program; call it to launch it.")
+        .def_prop_ro("name", &UserKernel::name)
+        .def("__call__", &UserKernel::call, nb::arg("args"), nb::kw_only(),
+             nb::arg("global_size"), nb::arg("local_size") = 0, nb::arg("device") = 0,
+             "Runs global_size work-items (rounded up to whole groups of local_size; 0: the\n"
+             "driver's choice) on the context's device `device` and waits for them. Arguments\n"
+             "in order: partcl.Buffer (stays on the device), numpy arrays (C-contiguous; copied\n"
+             "in, and back out unless read-only), int and numpy integers (any integer parameter\n"
+             "the value fits), float and numpy floats (the program's real).");
+}
+
+} // namespace partcl::python

@@ -1,0 +1,136 @@
+"""User kernels: OpenCL C built by partcl's JIT, launched with numpy arrays, buffers and
+scalars, checked against numpy on fresh random inputs."""
+
+import numpy as np
+import pytest
+
+import partcl
+from conftest import precisions
+
+AXPY = """
+#include "common/real.h"
+// y = a x + y
+KERNEL void axpy(const uint n, const real a, GLOBAL const real* x, GLOBAL real* y) {
+    const uint i = global_id(0);
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+"""
+
+SCRAMBLE = """
+#include "common/real.h"
+KERNEL void scramble(const uint n, GLOBAL const uint* keys, GLOBAL uint* out, const int shift,
+                const ulong salt) {
+    const uint i = global_id(0);
+    if (i < n) out[i] = (keys[i] * 2654435761u) ^ (uint)(salt >> 3) ^ (uint)(shift + (int)i);
+}
+"""
+
+DTYPES = {"float": np.float32, "double": np.float64}
+
+
+@pytest.mark.parametrize("precision", ["float", "double"])
+def test_axpy_against_numpy(ctx, rng, precision):
+    if precision not in precisions(ctx):
+        pytest.skip("a device of the context has no fp64")
+    program = partcl.Program(ctx, AXPY, precision=precision, name="axpy.cl")
+    assert program.kernel_names == ["axpy"] and program.precision == precision
+    assert ("PARTCL_DOUBLE" in program.options) == (precision == "double")
+    dtype = DTYPES[precision]
+    for n in (1, 7, 1000, 100_003):
+        x = rng.standard_normal(n).astype(dtype)
+        y = rng.standard_normal(n).astype(dtype)
+        a = float(rng.standard_normal())
+        expected = dtype(a) * x.astype(np.float64) + y.astype(np.float64)
+        program.kernel("axpy")(n, a, x, y, global_size=n, local_size=64)
+        # One rounding of the product and one of the sum (or one of a fused multiply-add).
+        eps = np.finfo(dtype).eps
+        bound = 2 * eps * (np.abs(dtype(a) * x) + np.abs(expected)) + np.finfo(dtype).tiny
+        assert np.all(np.abs(y - expected) <= bound), n
+
+
+def test_buffers_stay_on_the_device_between_launches(ctx, rng):
+    n = 5000
+    x = rng.standard_normal(n).astype(np.float32)
+    y = partcl.Buffer.from_numpy(ctx, np.zeros(n, np.float32))
+    assert y.shape == (n,) and y.dtype == np.float32 and y.size == n and y.nbytes == 4 * n
+    axpy = partcl.Program(ctx, AXPY).kernel("axpy")
+    for _ in range(3):
+        axpy(n, 1.0, x, y, global_size=n)  # y += x, on the device
+    np.testing.assert_array_equal(y.to_numpy(), (x + x) + x)
+    y.write(np.ones(n, np.float32))
+    np.testing.assert_array_equal(y.to_numpy(), np.ones(n, np.float32))
+
+
+def test_integer_arguments_of_every_width_and_numpy_scalars(ctx, rng):
+    n = 3001
+    keys = rng.integers(0, 2**32, n, dtype=np.uint32)
+    out = np.zeros(n, np.uint32)
+    salt = int(rng.integers(0, 2**63))
+    scramble = partcl.Program(ctx, SCRAMBLE).kernel("scramble")
+    scramble(np.uint32(n), keys, out, np.int32(-5), salt, global_size=n)
+    i = np.arange(n, dtype=np.int64)
+    expected = ((keys.astype(np.uint64) * 2654435761) % 2**32).astype(np.uint32)
+    expected ^= np.uint32((salt >> 3) % 2**32)
+    expected ^= ((i - 5) % 2**32).astype(np.uint32)
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_read_only_arrays_go_in_and_do_not_come_back(ctx):
+    x = np.arange(10, dtype=np.float32)
+    y = np.ones(10, np.float32)
+    y.flags.writeable = False
+    partcl.Program(ctx, AXPY).kernel("axpy")(10, 1.0, x, y, global_size=10)
+    np.testing.assert_array_equal(y, np.ones(10, np.float32))
+
+
+def test_bad_arguments_are_named(ctx):
+    axpy = partcl.Program(ctx, AXPY).kernel("axpy")
+    x = np.zeros(8, np.float32)
+    with pytest.raises(partcl.UsageError, match="argument 2.*C-contiguous"):
+        axpy(4, 1.0, np.zeros((8, 2), np.float32)[:, 0], x, global_size=4)
+    with pytest.raises(partcl.UsageError, match="argument 1: a bool"):
+        axpy(4, True, x, x, global_size=4)
+    with pytest.raises(partcl.UsageError, match="argument 1: a str"):
+        axpy(4, "1", x, x, global_size=4)
+    other = partcl.Context(str(ctx.devices[0].index))
+    with pytest.raises(partcl.UsageError, match="another Context"):
+        axpy(4, 1.0, x, partcl.Buffer(other, 8), global_size=4)
+    with pytest.raises(partcl.UsageError, match="device 5"):
+        axpy(4, 1.0, x, x, global_size=4, device=5)
+    with pytest.raises(partcl.UsageError, match="no kernel 'axpz'.*axpy"):
+        partcl.Program(ctx, AXPY).kernel("axpz")
+    with pytest.raises(partcl.UsageError):
+        partcl.Buffer(ctx, 4, dtype=np.complex64)
+
+
+def test_nothing_to_do_is_nothing(ctx):
+    y = np.zeros(0, np.float32)
+    partcl.Program(ctx, AXPY).kernel("axpy")(0, 1.0, y, y, global_size=0)
+    assert partcl.Buffer(ctx, 0).to_numpy().shape == (0,)
+    assert partcl.Buffer(ctx, (2, 0, 3), "int16").to_numpy().shape == (2, 0, 3)
+
+
+def test_buffers_of_every_dtype_round_trip(ctx, rng):
+    for dtype in (np.float32, np.float64, np.int8, np.uint8, np.int16, np.uint16, np.int32,
+                  np.uint32, np.int64, np.uint64):
+        data = (rng.standard_normal((3, 5, 7)) * 100).astype(dtype)
+        back = partcl.Buffer.from_numpy(ctx, data).to_numpy()
+        assert back.dtype == dtype and back.shape == data.shape
+        np.testing.assert_array_equal(back, data)
+
+
+def test_defines_and_files(ctx, tmp_path):
+    source = tmp_path / "scale.cl"
+    source.write_text(
+        '#include "common/real.h"\n'
+        "KERNEL void scale(const uint n, GLOBAL real* y) {\n"
+        "    const uint i = global_id(0);\n"
+        "    if (i < n) y[i] = y[i] * FACTOR + (real)OFFSET;\n"
+        "}\n")
+    program = partcl.Program(ctx, source, defines={"FACTOR": 3, "OFFSET": "0.5f"})
+    assert "-DFACTOR=3" in program.options
+    y = np.arange(5, dtype=np.float32)
+    program.kernel("scale")(5, y, global_size=5)
+    np.testing.assert_array_equal(y, np.arange(5, dtype=np.float32) * 3 + 0.5)
+    with pytest.raises(partcl.UsageError):
+        partcl.Program(ctx, source, defines={"not an identifier": 1})
