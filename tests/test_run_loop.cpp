@@ -43,6 +43,7 @@ public:
     }
     void write_frame(const fs::path& file) override { std::ofstream(file) << step_; }
     void save(Checkpoint& c) const override { c.run_state.push_back(42); }
+    std::vector<StateArray> state() override { return {{"time", {1}, {time_}}}; }
     std::string title(const std::string& resumed_from) const override {
         return "clock" + (resumed_from.empty() ? std::string() : ", resumed from " + resumed_from);
     }
@@ -154,6 +155,52 @@ TEST_CASE("by time: samples and frames land on their times, counted in the check
     // Whole periods done: samples at 1 and 2 s (the end is none), a frame at 2 s, a checkpoint
     // period; then the model's own.
     CHECK(read_checkpoint(dir / "checkpoint.bin").run_state == std::vector<double>{2, 1, 1, 42});
+}
+
+TEST_CASE("a run a step at a time writes the files of one run(), by steps and by time") {
+    RunSchedule by_steps;
+    by_steps.steps = 10;
+    by_steps.sample.steps = 3;
+    by_steps.frame.steps = 4;
+    by_steps.checkpoint.steps = 5;
+    RunSchedule by_time;
+    by_time.end_time = 2.5;
+    by_time.sample.time = 1.0;
+    by_time.frame.time = 2.0;
+    by_time.checkpoint.time = 1.5;
+    for (const RunSchedule& every : {by_steps, by_time}) {
+        CAPTURE(every.by_time());
+        const auto clock = [&] { return std::make_unique<Clock>(every, 0.4, 2.5); };
+        TempDir whole("loop-whole"), stepped("loop-stepped");
+        const RunSummary all = RunLoop(clock(), whole.path()).run();
+
+        RunLoop loop(clock(), stepped.path());
+        CHECK(loop.csv_text().empty());  // nothing before the start
+        CHECK(loop.summary().last_step == 0);
+        loop.start();
+        loop.start();  // once
+        CHECK(loop.csv_text() == "step,time\n0,0.000000\n");
+        std::uint64_t steps = 0;
+        std::vector<double> times;
+        // A few steps by hand, looking at the state, then the rest in one run().
+        while (steps < 3 && loop.step()) {
+            ++steps;
+            times.push_back(loop.model().state().at(0).values.at(0));
+        }
+        CHECK(times.size() == 3);
+        CHECK(times.back() == doctest::Approx(loop.model().time()));
+        const RunSummary rest = loop.run();
+        CHECK(loop.finished());
+        CHECK_FALSE(loop.step());
+        CHECK(rest.first_step == 0);
+        CHECK(rest.last_step == all.last_step);
+        CHECK(rest.frames == all.frames);
+        CHECK(read_file(stepped / "clock.csv") == read_file(whole / "clock.csv"));
+        CHECK(loop.csv_text() == read_file(whole / "clock.csv"));
+        CHECK(read_checkpoint(stepped / "checkpoint.bin").run_state ==
+              read_checkpoint(whole / "checkpoint.bin").run_state);
+        CHECK(files_named(stepped.path(), "frame_") == files_named(whole.path(), "frame_"));
+    }
 }
 
 TEST_CASE("RunLoop picks the model from the scenario or the checkpoint, read once") {

@@ -128,6 +128,16 @@ public:
         const Observed& o = observe();
         render_pressure(file, o.particles, o.pressure, scenario_.fluid.spacing, frame);
     }
+    std::vector<StateArray> state() override {
+        const Observed& o = observe();
+        const MpsParticles& p = o.particles;
+        const std::size_t n = p.size(), d = std::size_t(p.dimensions);
+        StateArray type{"type", {n}, {}};  // 0 fluid, 1 wall, 2 dummy
+        for (MpsType t : p.type) type.values.push_back(double(t));
+        return {detail::state_array("position", p.position, n, d),
+                detail::state_array("velocity", p.velocity, n, d), std::move(type),
+                {"pressure", {n}, o.pressure}};
+    }
     // What a checkpoint keeps besides the fluid, after the loop's counters: hydrostatic: t,
     // bottom pressure, rho g (h - y) of every row, exactly (the summary averages those of the
     // second half of the whole run).

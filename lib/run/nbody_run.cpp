@@ -219,6 +219,17 @@ public:
         const Bodies all = every_body();
         if (ranks_.root()) partcl::write_snapshot(file, all, time_, 0.0, unit_system(scenario_));
     }
+    std::vector<StateArray> state() override {
+        const Bodies all = every_body();
+        const std::size_t n = all.size();
+        std::vector<double> position = all.x, velocity = all.vx;
+        position.insert(position.end(), all.y.begin(), all.y.end());
+        position.insert(position.end(), all.z.begin(), all.z.end());
+        velocity.insert(velocity.end(), all.vy.begin(), all.vy.end());
+        velocity.insert(velocity.end(), all.vz.begin(), all.vz.end());
+        return {detail::state_array("position", position, n, 3),
+                detail::state_array("velocity", velocity, n, 3), {"mass", {n}, all.m}};
+    }
     // One rank's checkpoint, whatever the ranks: every state-shaped vector whole, in one rank's
     // order, so a run resumes on any number of ranks.
     void save(Checkpoint& c) const override {

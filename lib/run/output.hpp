@@ -13,6 +13,7 @@
 #include <partcl/support/atomic_file.hpp>
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/scenario.hpp>
+#include <partcl/run/run_model.hpp>
 #include <partcl/run/scenario.hpp>
 #include <partcl/runtime/context.hpp>
 #include <partcl/backend/error.hpp>
@@ -77,6 +78,16 @@ inline void check_resume_directory(const std::filesystem::path& out, const std::
 }
 
 // A CSV row of `values` as %.9g.
+// A structure-of-arrays vector quantity (component k of particle i at soa[k * n + i]) as an
+// (n, components) state array.
+inline StateArray state_array(std::string name, const std::vector<double>& soa, std::size_t n,
+                              std::size_t components) {
+    StateArray a{std::move(name), {n, components}, std::vector<double>(n * components)};
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t k = 0; k < components; ++k) a.values[i * components + k] = soa[k * n + i];
+    return a;
+}
+
 inline std::string format_row(std::initializer_list<double> values) {
     std::string row;
     char text[40];

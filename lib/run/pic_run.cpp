@@ -156,6 +156,13 @@ public:
         return detail::format_row({pic->time(), field, kinetic, total, momentum[0], mode.sine, mode.cosine});
     }
     void write_frame(const fs::path& file) override { render_phase_space(file, observe(), frame); }
+    std::vector<StateArray> state() override {
+        const PicParticles& p = observe();
+        const std::size_t n = p.size(), d = std::size_t(p.dimensions);
+        StateArray species{"species", {n}, std::vector<double>(p.species.begin(), p.species.end())};
+        return {detail::state_array("position", p.position, n, d),
+                detail::state_array("velocity", p.velocity, n, d), std::move(species)};
+    }
     void save(Checkpoint& c) const override {
         const DeviceInfo& info = context.device(0).info();
         c.dt = scenario_.plasma.dt;

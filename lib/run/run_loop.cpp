@@ -120,92 +120,112 @@ void RunLoop::on_progress(std::function<void(const RunProgress&)> callback) {
     progress_ = std::move(callback);
 }
 
-RunSummary RunLoop::run() {
+bool RunLoop::writes() const { return model_->ranks().root(); }
+
+void RunLoop::written(const fs::path& file) {
+    if (std::find(summary_.files.begin(), summary_.files.end(), file) == summary_.files.end())
+        summary_.files.push_back(file);
+}
+
+void RunLoop::append_sample() {
+    const std::string row = model_->sample();
+    if (writes()) csv_->append(row);
+}
+
+void RunLoop::frame() {
+    const fs::path p = out_ / detail::numbered("frame", model_->step(), "png");
+    model_->write_frame(p);
+    written(p);
+    ++summary_.frames;
+}
+
+void RunLoop::snapshot() {
+    const fs::path p = out_ / detail::numbered("snapshot", model_->step(), "h5");
+    model_->write_snapshot(p);
+    written(p);
+    ++summary_.snapshots;
+}
+
+void RunLoop::checkpoint() {
     RunModel& m = *model_;
-    const RunSchedule sc = m.schedule();
-    const bool fresh = !resumed_;
-    RunSummary summary;
-    summary.first_step = m.step();
-    // Rank 0 writes every file; the others take part in what gathers the state.
-    const bool writes = m.ranks().root();
-    if (writes) detail::create_output_directory(out_);
-
-    const auto start = Clock::now();
-    const auto wall = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-    const auto written = [&](const fs::path& p) {
-        if (std::find(summary.files.begin(), summary.files.end(), p) == summary.files.end())
-            summary.files.push_back(p);
-    };
-    const fs::path csv_file = out_ / m.csv_name();
-    if (writes) csv_->open(csv_file, fresh ? m.csv_header() : resumed_->csv_text);
-    written(csv_file);
-    const auto append = [&](const std::string& row) {
-        if (writes) csv_->append(row);
-    };
-    m.begin(fresh);
-
-    const auto frame = [&] {
-        const fs::path p = out_ / detail::numbered("frame", m.step(), "png");
-        m.write_frame(p);
-        written(p);
-        ++summary.frames;
-    };
-    const auto snapshot = [&] {
-        const fs::path p = out_ / detail::numbered("snapshot", m.step(), "h5");
-        m.write_snapshot(p);
-        written(p);
-        ++summary.snapshots;
-    };
     // devices.csv with each checkpoint, so a run that stops later leaves the split until then.
-    const auto devices = [&] {
-        if (writes) write_file_atomically(out_ / "devices.csv", devices_csv(m.launches()));
-        written(out_ / "devices.csv");
-    };
-    const auto checkpoint = [&] {
-        devices();
-        if (writes) csv_->sync();  // the CSV on disk holds at least the checkpoint's rows
-        Checkpoint c;
-        c.scenario_toml = to_toml(m.scenario());
-        c.step = m.step();
-        c.time = m.time();
-        c.precision = to_string(m.scenario().precision);
-        if (writes) c.output_text = csv_->text();
-        if (sc.by_time()) c.run_state = {double(periods_[0]), double(periods_[1]), double(periods_[2])};
-        m.save(c);
-        if (writes) write_checkpoint(out_ / "checkpoint.bin", c);
-        written(out_ / "checkpoint.bin");
-    };
-    // The fraction done, by steps or by time; the time left at the pace of this process.
-    const auto fraction = [&] {
-        return sc.steps ? std::min(1.0, double(m.step()) / double(sc.steps))
-                        : std::min(1.0, m.time() / sc.end_time);
-    };
-    const double fraction0 = fraction();
-    const auto report = [&] {
-        if (!progress_) return;
-        RunProgress p;
-        p.step = m.step();
-        p.steps = sc.steps;
-        p.time = m.time();
-        p.end_time = sc.end_time;
-        p.wall_seconds = wall();
-        p.steps_per_second =
-            p.wall_seconds > 0 ? double(p.step - summary.first_step) / p.wall_seconds : 0;
-        p.fraction = fraction();
-        p.done = sc.steps ? p.step >= sc.steps : p.time >= sc.end_time;
-        p.eta_seconds = p.fraction > fraction0
-                            ? p.wall_seconds * (1 - p.fraction) / (p.fraction - fraction0)
-                            : 0;
-        p.text = m.progress_text(p);
-        progress_(p);
-    };
+    if (writes()) write_file_atomically(out_ / "devices.csv", devices_csv(m.launches()));
+    written(out_ / "devices.csv");
+    if (writes()) csv_->sync();  // the CSV on disk holds at least the checkpoint's rows
+    Checkpoint c;
+    c.scenario_toml = to_toml(m.scenario());
+    c.step = m.step();
+    c.time = m.time();
+    c.precision = to_string(m.scenario().precision);
+    if (writes()) c.output_text = csv_->text();
+    if (m.schedule().by_time())
+        c.run_state = {double(periods_[0]), double(periods_[1]), double(periods_[2])};
+    m.save(c);
+    if (writes()) write_checkpoint(out_ / "checkpoint.bin", c);
+    written(out_ / "checkpoint.bin");
+}
 
+double RunLoop::wall_seconds() const {
+    return started_ ? std::chrono::duration<double>(Clock::now() - start_).count() : 0.0;
+}
+
+// The fraction done, by steps or by time.
+double RunLoop::fraction() const {
+    const RunSchedule sc = model_->schedule();
+    return sc.steps ? std::min(1.0, double(model_->step()) / double(sc.steps))
+                    : std::min(1.0, model_->time() / sc.end_time);
+}
+
+void RunLoop::report() {
+    if (!progress_) return;
+    const RunModel& m = *model_;
+    const RunSchedule sc = m.schedule();
+    RunProgress p;
+    p.step = m.step();
+    p.steps = sc.steps;
+    p.time = m.time();
+    p.end_time = sc.end_time;
+    p.wall_seconds = wall_seconds();
+    p.steps_per_second =
+        p.wall_seconds > 0 ? double(p.step - summary_.first_step) / p.wall_seconds : 0;
+    p.fraction = fraction();
+    p.done = sc.steps ? p.step >= sc.steps : p.time >= sc.end_time;
+    // The time left at the pace of this process.
+    p.eta_seconds = p.fraction > fraction0_
+                        ? p.wall_seconds * (1 - p.fraction) / (p.fraction - fraction0_)
+                        : 0;
+    p.text = m.progress_text(p);
+    progress_(p);
+}
+
+void RunLoop::start() {
+    if (started_) return;
+    RunModel& m = *model_;
+    const bool fresh = !resumed_;
+    summary_.first_step = m.step();
+    // Rank 0 writes every file; the others take part in what gathers the state.
+    if (writes()) detail::create_output_directory(out_);
+    started_ = true;
+    start_ = Clock::now();
+    const fs::path csv_file = out_ / m.csv_name();
+    if (writes()) csv_->open(csv_file, fresh ? m.csv_header() : resumed_->csv_text);
+    written(csv_file);
+    m.begin(fresh);
+    fraction0_ = fraction();
+    const RunSchedule sc = m.schedule();
     if (fresh) {
-        append(m.sample());
+        append_sample();
         if (sc.frame.on()) frame();
         if (sc.snapshot.on()) snapshot();
         if (sc.progress_at_start) report();
     }
+}
+
+bool RunLoop::step() {
+    start();
+    RunModel& m = *model_;
+    if (m.finished()) return false;
+    const RunSchedule sc = m.schedule();
     // By time, the end of a run of steps is none of the periods' times.
     constexpr double never = std::numeric_limits<double>::infinity();
     const double end = sc.by_time() && !sc.steps ? sc.end_time : never;
@@ -215,43 +235,58 @@ RunSummary RunLoop::run() {
     const auto due = [&](const Every& e, double next) {
         return e.steps ? m.step() % e.steps == 0 : e.time > 0 && m.time() >= next;
     };
-    while (!m.finished()) {
-        // Samples and frames by time land on whole periods (the end between two is none, so
-        // a resumed run keeps the uninterrupted run's steps).
-        const double grid_sample = grid(sc.sample, periods_[0], end);
-        const double grid_frame = grid(sc.frame, periods_[1], end);
-        const double next_sample = std::min(end, grid_sample), next_frame = std::min(end, grid_frame);
-        m.advance(sc.by_time() ? std::min(next_sample, next_frame) : never);
-        const bool last = m.finished();
-        const bool at_sample = last || due(sc.sample, next_sample);
-        const bool at_frame = sc.frame.on() && (last || due(sc.frame, next_frame));
-        if (at_sample) {
-            if (sc.sample.time > 0 && m.time() >= grid_sample) ++periods_[0];
-            append(m.sample());
-        }
-        if (at_frame) {
-            if (sc.frame.time > 0 && m.time() >= grid_frame) ++periods_[1];
-            frame();
-        }
-        if ((last && sc.snapshot_at_end) || (sc.snapshot.steps && m.step() % sc.snapshot.steps == 0))
-            snapshot();
-        bool at_checkpoint = last || (sc.checkpoint.steps && m.step() % sc.checkpoint.steps == 0);
-        while (at_sample && sc.checkpoint.time > 0 &&
-               m.time() >= double(periods_[2] + 1) * sc.checkpoint.time) {
-            ++periods_[2];
-            at_checkpoint = true;
-        }
-        if (at_checkpoint) checkpoint();
-        if (sc.progress_every_step || at_sample) report();
+    // Samples and frames by time land on whole periods (the end between two is none, so a
+    // resumed run keeps the uninterrupted run's steps).
+    const double grid_sample = grid(sc.sample, periods_[0], end);
+    const double grid_frame = grid(sc.frame, periods_[1], end);
+    const double next_sample = std::min(end, grid_sample), next_frame = std::min(end, grid_frame);
+    m.advance(sc.by_time() ? std::min(next_sample, next_frame) : never);
+    const bool last = m.finished();
+    const bool at_sample = last || due(sc.sample, next_sample);
+    const bool at_frame = sc.frame.on() && (last || due(sc.frame, next_frame));
+    if (at_sample) {
+        if (sc.sample.time > 0 && m.time() >= grid_sample) ++periods_[0];
+        append_sample();
     }
-    summary.last_step = m.step();
-    summary.time = m.time();
-    summary.wall_seconds = wall();
+    if (at_frame) {
+        if (sc.frame.time > 0 && m.time() >= grid_frame) ++periods_[1];
+        frame();
+    }
+    if ((last && sc.snapshot_at_end) || (sc.snapshot.steps && m.step() % sc.snapshot.steps == 0))
+        snapshot();
+    bool at_checkpoint = last || (sc.checkpoint.steps && m.step() % sc.checkpoint.steps == 0);
+    while (at_sample && sc.checkpoint.time > 0 &&
+           m.time() >= double(periods_[2] + 1) * sc.checkpoint.time) {
+        ++periods_[2];
+        at_checkpoint = true;
+    }
+    if (at_checkpoint) checkpoint();
+    if (sc.progress_every_step || at_sample) report();
+    return true;
+}
+
+RunSummary RunLoop::summary() const {
+    RunSummary summary = summary_;
+    summary.first_step = started_ ? summary_.first_step : model_->step();
+    summary.last_step = model_->step();
+    summary.time = model_->time();
+    summary.wall_seconds = wall_seconds();
     summary.steps_per_second =
-        summary.wall_seconds > 0 ? double(summary.last_step - summary.first_step) / summary.wall_seconds : 0;
-    summary.lines = m.summary_lines(summary, out_.string());
-    for (std::string& line : device_lines(m.launches())) summary.lines.push_back(std::move(line));
+        summary.wall_seconds > 0
+            ? double(summary.last_step - summary.first_step) / summary.wall_seconds
+            : 0;
+    summary.lines = model_->summary_lines(summary, out_.string());
+    for (std::string& line : device_lines(model_->launches())) summary.lines.push_back(std::move(line));
     return summary;
+}
+
+std::string RunLoop::csv_text() const { return started_ && writes() ? csv_->text() : std::string(); }
+
+RunSummary RunLoop::run() {
+    start();
+    while (step()) {
+    }
+    return summary();
 }
 
 } // namespace partcl

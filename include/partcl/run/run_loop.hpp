@@ -19,6 +19,7 @@
 // The model's own results (energy drift, front, growth rate, ...) come with the typed runs of
 // run/nbody_run.hpp, run/mps_run.hpp and run/pic_run.hpp, which are this loop with their model.
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -86,9 +87,24 @@ public:
     // Called after every step or sample, as the model's schedule says.
     void on_progress(std::function<void(const RunProgress&)> callback);
 
-    // Runs to the end. Throws Error when the state stops being finite, UsageError for files it
-    // cannot write.
+    // Runs to the end: start(), step() until it returns false, summary(). Throws Error when the
+    // state stops being finite, UsageError for files it cannot write.
     RunSummary run();
+
+    // The same run a step at a time, for programs that look at the state in between.
+    // start() makes the output directory and writes the start's row, frame and snapshot (once;
+    // step() and run() start a run that is not started). step() takes one step of the model (by
+    // time: up to the next sample or frame time) and writes what falls on it, as run() would;
+    // false, doing nothing, once the run is finished. Stepping and running may be mixed: the
+    // files are those of one run().
+    void start();
+    bool step();
+    bool finished() const { return model_->finished(); }
+    // What this process has done so far, with the model's summary lines.
+    RunSummary summary() const;
+    // The model's CSV as written so far, header and rows (empty before start(), and on ranks
+    // other than 0).
+    std::string csv_text() const;
 
 private:
     std::unique_ptr<RunModel> model_;
@@ -97,6 +113,22 @@ private:
     std::function<void(const RunProgress&)> progress_;
     std::unique_ptr<CsvLog> csv_;
     std::array<std::uint64_t, 3> periods_{};
+
+    // The run so far: started at start_, by this process; the fraction done at the start.
+    bool started_ = false;
+    std::chrono::steady_clock::time_point start_{};
+    double fraction0_ = 0;
+    RunSummary summary_;
+
+    bool writes() const;  // rank 0 writes every file
+    void written(const std::filesystem::path& file);
+    void append_sample();
+    void frame();
+    void snapshot();
+    void checkpoint();  // devices.csv with it
+    double wall_seconds() const;
+    double fraction() const;
+    void report();
 };
 
 } // namespace partcl

@@ -73,6 +73,14 @@ struct RunSchedule {
     }
 };
 
+// A named array of a model's state, for programs that look at the state during a run:
+// `values` in row-major order of `shape` ((N, 3) positions), in double whatever the precision.
+struct StateArray {
+    std::string name;
+    std::vector<std::size_t> shape;
+    std::vector<double> values;
+};
+
 class RunModel {
 public:
     virtual ~RunModel() = default;
@@ -99,6 +107,9 @@ public:
     // The model's part of a checkpoint: all but scenario_toml, step, time, precision and
     // output_text (the loop's); appended to run_state after the loop's counters, if any.
     virtual void save(Checkpoint& checkpoint) const = 0;
+    // The state as it is now, as arrays: every particle of every rank, in one rank's order (every
+    // rank calls it alike, as for sample()).
+    virtual std::vector<StateArray> state() = 0;
 
     // Text: the line `partcl run` starts with (after "partcl run: "; resumed_from empty for a
     // fresh run), a progress report's line, and the summary's lines (`out` as the user gave it).
