@@ -8,8 +8,8 @@
 # snapshot-readers test makes a virtual environment with yt and pynbody from PyPI), python3-dev
 # (the Python bindings) and Open MPI (the dist layer's ranks, PARTCL_MPI, and the `mpi` tests
 # under mpirun). Then the Python bindings' build and test tools from PyPI (nanobind,
-# scikit-build-core, numpy, pytest) into the clone's .venv, where CMake finds them (Debian 12
-# keeps pip out of the system's Python, PEP 668).
+# scikit-build-core, numpy, pytest, and matplotlib for the examples) into the clone's .venv,
+# where CMake finds them (Debian 12 keeps pip out of the system's Python, PEP 668).
 #
 #   bash scripts/install-deps.sh
 #
@@ -46,8 +46,8 @@ done
 python_tools() {
   local venv python
   venv="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.venv"
-  local tools=(nanobind scikit-build-core numpy pytest)
-  if "$venv/bin/python" -c 'import nanobind, scikit_build_core, numpy, pytest' 2>/dev/null; then
+  local tools=(nanobind scikit-build-core numpy pytest matplotlib)
+  if "$venv/bin/python" -c 'import nanobind, scikit_build_core, numpy, pytest, matplotlib' 2>/dev/null; then
     echo "install-deps.sh: $venv has ${tools[*]}"
     return
   fi

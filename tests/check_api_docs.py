@@ -7,8 +7,8 @@ quotes examples/python/ (```python); the examples file's extension says which. F
 that differs, a tag without a region, a region that no block quotes, a marker that is
 duplicated or never closed, and a tagged block of another language.
 
-    check_api_docs.py DOC EXAMPLES        check the two files
-    check_api_docs.py --self-test DOC EXAMPLES
+    check_api_docs.py DOC EXAMPLES...     check the document against its examples files
+    check_api_docs.py --self-test DOC EXAMPLES...
                                           also check that a changed block, a missing region,
                                           an unquoted region and an unclosed marker fail
 """
@@ -80,24 +80,36 @@ def blocks(text):
     return found
 
 
-def check(doc_text, examples_text, doc_name="docs/api.md", examples_name="examples.cpp"):
-    """The problems found, one line each; empty when the examples are true."""
-    fence, comment = language_of(examples_name)
-    marked, problems = regions(examples_text, comment)
-    problems = [f"{examples_name}: {p}" for p in problems]
+def check(doc_text, examples, doc_name="docs/api.md"):
+    """The problems found, one line each; empty when the examples are true. `examples`:
+    [(file name, text)], whose regions the document quotes between them."""
+    marked, where_marked, problems = {}, {}, []
+    for examples_name, examples_text in examples:
+        found, found_problems = regions(examples_text, language_of(examples_name)[1])
+        problems += [f"{examples_name}: {p}" for p in found_problems]
+        for name, text in found.items():
+            if name in marked:
+                problems.append(f"{examples_name}: [api:{name}] is marked in {where_marked[name]} too")
+            marked[name], where_marked[name] = text, examples_name
+    fences = {language_of(name)[0] for name, _ in examples}
     quoted = set()
     for name, language, text, line in blocks(doc_text):
         where = f"{doc_name}:{line}: api:{name}"
         quoted.add(name)
+        if name in where_marked:
+            fence = language_of(where_marked[name])[0]
+        else:
+            fence = next(iter(fences)) if len(fences) == 1 else language
         if language != fence:
             problems.append(f"{where}: a tagged block must be ```{fence}, not ```{language}")
         elif name not in marked:
-            problems.append(f"{where}: no region [api:{name}] in {examples_name}")
+            problems.append(f"{where}: no region [api:{name}] in " +
+                            ", ".join(n for n, _ in examples))
         elif text != marked[name]:
-            problems.append(f"{where}: differs from the region in {examples_name}:\n" +
+            problems.append(f"{where}: differs from the region in {where_marked[name]}:\n" +
                             "".join(diff(marked[name], text)))
     for name in sorted(set(marked) - quoted):
-        problems.append(f"{examples_name}: region [api:{name}] is quoted by no block of {doc_name}")
+        problems.append(f"{where_marked[name]}: region [api:{name}] is quoted by no block of {doc_name}")
     return problems
 
 
@@ -107,40 +119,46 @@ def diff(expected, got):
                                 "tested code", "docs", n=1)
 
 
-def self_test(doc_text, examples_text, examples_name):
+def self_test(doc_text, examples):
     """Each way of going wrong must be reported; returns the cases that were not."""
-    comment = language_of(examples_name)[1]
     first = blocks(doc_text)[0]
     name = first[0]
     changed = doc_text.replace(first[2], first[2].replace("\n", " \n", 1), 1)
-    unclosed = examples_text.replace(f"{comment} [api:{name} end]", f"{comment} (removed)", 1)
+    unclosed = []
+    for examples_name, examples_text in examples:
+        comment = language_of(examples_name)[1]
+        unclosed.append((examples_name, examples_text.replace(f"{comment} [api:{name} end]",
+                                                              f"{comment} (removed)", 1)))
     cases = {
-        "a changed block": (changed, examples_text),
+        "a changed block": (changed, examples),
         "a block without its region": (doc_text.replace(f"api:{name}", "api:no_such_region", 1),
-                                       examples_text),
-        "a region no block quotes": (doc_text.replace(f"api:{name}", "", 1), examples_text),
+                                       examples),
+        "a region no block quotes": (doc_text.replace(f"api:{name}", "", 1), examples),
         "an unclosed marker": (doc_text, unclosed),
     }
-    return [what for what, (d, e) in cases.items() if not check(d, e, "doc", examples_name)]
+    return [what for what, (d, e) in cases.items() if not check(d, e, "doc")]
 
 
 def main(argv):
     test = argv[1:2] == ["--self-test"]
     args = argv[2:] if test else argv[1:]
-    if len(args) != 2:
+    if len(args) < 2:
         print(__doc__, file=sys.stderr)
         return 2
     with open(args[0], encoding="utf-8") as f:
         doc_text = f.read()
-    with open(args[1], encoding="utf-8") as f:
-        examples_text = f.read()
-    problems = check(doc_text, examples_text, args[0], args[1])
+    examples = []
+    for name in args[1:]:
+        with open(name, encoding="utf-8") as f:
+            examples.append((name, f.read()))
+    problems = check(doc_text, examples, args[0])
     if test:
-        problems += [f"self-test: {what} was not reported" for what in self_test(doc_text, examples_text, args[1])]
+        problems += [f"self-test: {what} was not reported" for what in self_test(doc_text, examples)]
     for p in problems:
         print(p, file=sys.stderr)
     if not problems:
-        print(f"{len(blocks(doc_text))} examples of {args[0]} are the tested code of {args[1]}")
+        print(f"{len(blocks(doc_text))} examples of {args[0]} are the tested code of "
+              f"{', '.join(args[1:])}")
     return 1 if problems else 0
 
 

@@ -6,8 +6,8 @@
     >>> acc = partcl.DenseGravity(ctx, softening=0.01).accelerations(positions, masses)
 
 Devices and contexts (``devices``, ``Context``), arrays on the device (``Buffer``), your own
-OpenCL C kernels (``Program``, ``Kernel``) and partcl's gravity models (``DenseGravity``,
-``TreeGravity``). Errors are ``partcl.Error`` and its subclasses, with the library's messages.
+OpenCL C kernels (``Program``, ``Kernel``), partcl's gravity models (``DenseGravity``,
+``TreeGravity``) and scenario runs (``Simulation``). Errors are ``partcl.Error`` and its subclasses, with the library's messages.
 """
 
 from ._partcl import (
@@ -29,6 +29,7 @@ from ._partcl import (
     devices,
     kernel_tree,
 )
+from .simulation import Simulation
 
 __all__ = [
     "__version__",
@@ -42,6 +43,7 @@ __all__ = [
     "Gravity",
     "Kernel",
     "Program",
+    "Simulation",
     "SourceError",
     "TreeGravity",
     "Unsupported",

@@ -62,5 +62,6 @@ void bind_runtime(nb::module_& m);
 void bind_buffers(nb::module_& m);
 void bind_kernels(nb::module_& m);
 void bind_gravity(nb::module_& m);
+void bind_simulation(nb::module_& m);
 
 } // namespace partcl::python

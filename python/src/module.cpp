@@ -13,4 +13,5 @@ NB_MODULE(_partcl, m) {
     bind_buffers(m);
     bind_kernels(m);
     bind_gravity(m);
+    bind_simulation(m);
 }
