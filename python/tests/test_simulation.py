@@ -76,6 +76,11 @@ def test_scenario_errors_name_the_key(ctx, tmp_path):
         partcl.Simulation(ctx, "no-such-scenario", out=tmp_path)
     with pytest.raises(partcl.UsageError):
         partcl.Simulation(ctx, 42, out=tmp_path)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[run]\nsteps = 10\n[bodies\nn = 3\n")
+    for scenario in (bad, str(bad)):
+        with pytest.raises(partcl.UsageError, match="bad.toml:3:8: malformed TOML"):
+            partcl.Simulation(ctx, scenario, out=tmp_path)
     with pytest.raises(partcl.UsageError, match="steps or until"):
         partcl.Simulation(ctx, SMALL, out=tmp_path).run(steps=1, until=1.0)
 
