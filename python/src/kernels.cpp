@@ -16,6 +16,7 @@
 #include <partcl/backend/error.hpp>
 #include <partcl/jit/compiler.hpp>
 #include <partcl/jit/kernel.hpp>
+#include <partcl/sched/multi_device_launch.hpp>
 
 namespace partcl::python {
 
@@ -41,8 +42,21 @@ public:
     }
 
     const std::string& name() const noexcept { return name_; }
+    // Each device's share of the items of the spread launches so far (empty before the first).
+    std::vector<double> shares() const {
+        if (!spread_) return {};
+        std::vector<double> items;
+        double total = 0;
+        for (const DeviceWork& w : spread_->work()) {
+            items.push_back(w.items);
+            total += w.items;
+        }
+        for (double& share : items) share = total > 0 ? share / total : 0.0;
+        return items;
+    }
 
-    void call(nb::args args, std::size_t global_size, std::size_t local_size, std::size_t device);
+    void call(nb::args args, std::size_t global_size, std::size_t local_size, std::size_t device,
+              bool spread);
 
 private:
     Kernel& on(std::size_t device) {
@@ -56,6 +70,7 @@ private:
     std::shared_ptr<UserProgram> program_;
     std::string name_;
     std::vector<std::optional<Kernel>> kernels_;  // one per device: arguments are per kernel
+    std::optional<MultiDeviceLaunch> spread_;     // its weights learn from every spread launch
 };
 
 // numpy's scalars (numpy.float32(1), an element of an array) carry their exact type.
@@ -67,22 +82,36 @@ bool is_numpy_scalar(nb::handle h) {
 }
 
 void UserKernel::call(nb::args args, std::size_t global_size, std::size_t local_size,
-                      std::size_t device) {
-    Kernel& kernel = on(device);
+                      std::size_t device, bool spread) {
     const ContextPtr& context = program_->context;
+    if (spread && device != 0)
+        throw UsageError("kernel '" + name_ + "': a spread launch runs on every device, not on "
+                         "device " + std::to_string(device));
+    // Devices that do not share memory would each write their part into their own copy of a
+    // buffer; partcl's models gather such parts (PartitionedOutput), a user kernel cannot say
+    // which arguments are its outputs.
+    if (spread && context->size() > 1 && !context->shares_memory())
+        throw UsageError("kernel '" + name_ + "': a spread launch needs a context whose devices "
+                         "share memory (CPU devices, or memory='shared'); this one's are separate");
+    std::vector<Kernel*> targets;
+    for (std::size_t d = spread ? 0 : device; d < (spread ? context->size() : device + 1); ++d)
+        targets.push_back(&on(d));
     // numpy arrays go through buffers made for this launch; writable ones come back after it.
     std::vector<std::pair<DeviceArray, WritableHostArray>> returned;
     std::vector<DeviceArray> copied;
     copied.reserve(args.size());
     returned.reserve(args.size());
     std::uint32_t index = 0;
+    const auto set = [&](const auto& value) {
+        for (Kernel* kernel : targets) kernel->arg(index, value);
+    };
     for (nb::handle value : args) {
         const std::string where = "kernel '" + name_ + "' argument " + std::to_string(index);
         if (nb::isinstance<DeviceArray>(value)) {
             const DeviceArray& buffer = nb::cast<const DeviceArray&>(value);
             if (buffer.context() != context)
                 throw UsageError(where + ": a Buffer of another Context");
-            kernel.arg(index, buffer.bytes());
+            set(buffer.bytes());
         } else if (nb::isinstance<nb::bool_>(value)) {
             throw UsageError(where + ": a bool; pass 0 or 1 (OpenCL kernels take no bool)");
         } else if (is_numpy_scalar(value)) {
@@ -90,24 +119,24 @@ void UserKernel::call(nb::args args, std::size_t global_size, std::size_t local_
             // drivers need not check a scalar's size); integers keep their sign.
             const std::string kind = nb::cast<std::string>(value.attr("dtype").attr("kind"));
             if (kind == "f")
-                kernel.arg(index, Real{nb::cast<double>(value)});
+                set(Real{nb::cast<double>(value)});
             else if (kind == "i")
-                kernel.arg(index, nb::cast<long long>(value));
+                set(nb::cast<long long>(value));
             else if (kind == "u")
-                kernel.arg(index, nb::cast<unsigned long long>(value));
+                set(nb::cast<unsigned long long>(value));
             else
                 throw UsageError(where + ": a numpy " +
                                  nb::cast<std::string>(nb::str(value.attr("dtype"))) + " scalar");
         } else if (nb::isinstance<nb::int_>(value)) {
-            kernel.arg(index, nb::cast<long long>(value));
+            set(nb::cast<long long>(value));
         } else if (nb::isinstance<nb::float_>(value)) {
-            kernel.arg(index, Real{nb::cast<double>(value)});  // the program's precision
+            set(Real{nb::cast<double>(value)});  // the program's precision
         } else if (WritableHostArray array; nb::try_cast(value, array, false)) {
             returned.emplace_back(DeviceArray::from_numpy(context, HostArray(array)), array);
-            kernel.arg(index, returned.back().first.bytes());
+            set(returned.back().first.bytes());
         } else if (HostArray array; nb::try_cast(value, array, false)) {
             copied.push_back(DeviceArray::from_numpy(context, array));
-            kernel.arg(index, copied.back().bytes());
+            set(copied.back().bytes());
         } else if (nb::hasattr(value, "__array_interface__")) {
             throw UsageError(where + ": a numpy array that is not C-contiguous (numpy."
                              "ascontiguousarray makes one) or of a dtype partcl does not take");
@@ -119,8 +148,19 @@ void UserKernel::call(nb::args args, std::size_t global_size, std::size_t local_
     }
     {
         nb::gil_scoped_release release;
-        kernel.launch(context->queue(device), global_size, local_size);
-        context->queue(device).finish();
+        if (spread) {
+            if (!spread_) spread_.emplace(*context, "kernel " + name_);
+            // Each device runs whole groups of its range, at its offset: global_id counts from
+            // the launch's first item on every device.
+            const Partition parts = spread_->split(global_size, local_size ? local_size : 1);
+            spread_->run(parts, [&](std::size_t d, Range r) {
+                return on(d).launch(context->queue(d), r.size(), local_size, r.begin);
+            });
+            context->finish();
+        } else {
+            on(device).launch(context->queue(device), global_size, local_size);
+            context->queue(device).finish();
+        }
     }
     for (auto& [buffer, array] : returned) buffer.read(array.data());
 }
@@ -196,10 +236,15 @@ void bind_kernels(nb::module_& m) {
 
     nb::class_<UserKernel>(m, "Kernel", "One kernel of a Program; call it to launch it.")
         .def_prop_ro("name", &UserKernel::name)
+        .def_prop_ro("shares", &UserKernel::shares,
+                     "Each device's share of the work-items of this kernel's spread launches.")
         .def("__call__", &UserKernel::call, nb::arg("args"), nb::kw_only(),
              nb::arg("global_size"), nb::arg("local_size") = 0, nb::arg("device") = 0,
+             nb::arg("spread") = false,
              "Runs global_size work-items (rounded up to whole groups of local_size; 0: the\n"
-             "driver's choice) on the context's device `device` and waits for them. Arguments\n"
+             "driver's choice) on the context's device `device` and waits for them; spread=True\n"
+             "cuts them between every device of the context by measured speed (devices that\n"
+             "share memory), each device running whole groups at its offset. Arguments\n"
              "in order: partcl.Buffer (stays on the device), numpy arrays (C-contiguous; copied\n"
              "in, and back out unless read-only), int and numpy integers (any integer parameter\n"
              "the value fits), float and numpy floats (the program's real).");

@@ -134,3 +134,37 @@ def test_defines_and_files(ctx, tmp_path):
     np.testing.assert_array_equal(y, np.arange(5, dtype=np.float32) * 3 + 0.5)
     with pytest.raises(partcl.UsageError):
         partcl.Program(ctx, source, defines={"not an identifier": 1})
+
+
+SQUARES = """
+#include "common/real.h"
+KERNEL void squares(const uint n, GLOBAL uint* out) {
+    const uint i = global_id(0);
+    if (i < n) out[i] = i * i + 1u;
+}
+"""
+
+
+def test_spread_launches_cut_the_items_between_the_devices(ctx):
+    # On every device of a context of CPU devices (PoCL's devices share the machine's memory);
+    # CTest runs this suite once more with two PoCL devices (python.pytest_two_devices).
+    cpus = partcl.devices("cpu")
+    context = partcl.Context("cpu") if cpus else ctx
+    squares = partcl.Program(context, SQUARES).kernel("squares")
+    assert squares.shares == []
+    for n, local in ((1, 0), (1000, 0), (100_003, 64), (4096, 256)):
+        out = np.zeros(n, np.uint32)
+        squares(n, out, global_size=n, local_size=local, spread=True)
+        i = np.arange(n, dtype=np.uint64)
+        np.testing.assert_array_equal(out, ((i * i + 1) % 2**32).astype(np.uint32))
+    shares = squares.shares
+    assert len(shares) == len(context) and sum(shares) == pytest.approx(1.0)
+    if len(context) > 1:
+        assert all(share > 0 for share in shares)
+    with pytest.raises(partcl.UsageError, match="every device"):
+        squares(1, np.zeros(1, np.uint32), global_size=1, spread=True, device=1)
+    if len(context) > 1:
+        separate = partcl.Context("cpu", memory="separate")
+        with pytest.raises(partcl.UsageError, match="share memory"):
+            partcl.Program(separate, SQUARES).kernel("squares")(
+                1, np.zeros(1, np.uint32), global_size=1, spread=True)
