@@ -9,6 +9,8 @@
 #include <nanobind/stl/vector.h>
 
 #include <partcl/backend/error.hpp>
+#include <partcl/backend/opencl/error.hpp>
+#include <partcl/backend/opencl/interop.hpp>
 
 namespace partcl::python {
 
@@ -29,6 +31,60 @@ nb::dlpack::dtype dtype_from(nb::handle any) {
         }
     throw UsageError("partcl buffers hold float32, float64 and integers of 8 to 64 bits, not " +
                      name);
+}
+
+// A buffer's memory mapped into the host for as long as a DLPack consumer holds it: on a CPU
+// device the mapping is the buffer's storage itself, so both sides see each other's writes
+// (after the launch that wrote them has finished, as every partcl launch from Python has).
+class HostMapping {
+public:
+    explicit HostMapping(const DeviceArray& array) : array_(array) {
+        Queue& queue = array_.context()->queue(0);
+        queue_ = opencl::native(queue);
+        buffer_ = opencl::native(array_.bytes());
+        cl_int status = CL_SUCCESS;
+        pointer_ = queue_.enqueueMapBuffer(buffer_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                           array_.bytes().size(), nullptr, nullptr, &status);
+        opencl::check(status, "clEnqueueMapBuffer");
+    }
+    ~HostMapping() {
+        queue_.enqueueUnmapMemObject(buffer_, pointer_);
+        queue_.finish();
+    }
+    HostMapping(const HostMapping&) = delete;
+    HostMapping& operator=(const HostMapping&) = delete;
+    void* pointer() const { return pointer_; }
+
+private:
+    DeviceArray array_;  // keeps the memory and its context
+    cl::CommandQueue queue_;
+    cl::Buffer buffer_;
+    void* pointer_ = nullptr;
+};
+
+// DLPack's view of a buffer: the memory itself where the consumer can reach it (the host's,
+// on CPU devices through OpenCL), no copy; Unsupported elsewhere.
+void check_dlpack(const DeviceArray& array) {
+    const Context& context = *array.context();
+    const DeviceInfo& device = context.device(0).info();
+    if (context.backend() != Backend::opencl || device.type != DeviceType::cpu)
+        throw Unsupported("Buffer.__dlpack__: " + device.name + " (" + to_string(device.backend) +
+                          ") memory is not the host's; DLPack export is for buffers of CPU "
+                          "devices so far (to_numpy() copies from any device)");
+}
+
+nb::object dlpack_view(const DeviceArray& array) {
+    check_dlpack(array);
+    if (array.bytes().empty()) {
+        void* data = nullptr;
+        return new_numpy(array.shape(), array.dtype(), &data);
+    }
+    auto* mapping = new HostMapping(array);
+    nb::capsule owner(mapping, [](void* p) noexcept { delete static_cast<HostMapping*>(p); });
+    // A numpy view of it, whose own __dlpack__ speaks every version of the protocol.
+    return nb::ndarray<nb::numpy>(mapping->pointer(), array.shape().size(), array.shape().data(),
+                                  owner, nullptr, array.dtype())
+        .cast();
 }
 
 } // namespace
@@ -133,6 +189,18 @@ void bind_buffers(nb::module_& m) {
                 self.write(array.data());
             },
             nb::arg("array"), "Copies a numpy array of the buffer's size and dtype in.")
+        .def(
+            "__dlpack__",
+            [](const DeviceArray& self, nb::kwargs kwargs) {
+                return dlpack_view(self).attr("__dlpack__")(**kwargs);
+            },
+            "The buffer's memory, without a copy, for numpy.from_dlpack, torch.from_dlpack and\n"
+            "the like: on CPU devices (OpenCL) the host memory of the buffer, mapped while the\n"
+            "consumer holds it. Unsupported on other devices (to_numpy() copies).")
+        .def("__dlpack_device__", [](const DeviceArray& self) {
+            check_dlpack(self);
+            return nb::make_tuple(1, 0);  // kDLCPU, device 0
+        })
         .def_prop_ro("shape", [](const DeviceArray& b) { return nb::tuple(nb::cast(b.shape())); })
         .def_prop_ro("dtype", [](const DeviceArray& b) {
             return nb::module_::import_("numpy").attr("dtype")(dtype_name(b.dtype()));

@@ -168,3 +168,25 @@ def test_spread_launches_cut_the_items_between_the_devices(ctx):
         with pytest.raises(partcl.UsageError, match="share memory"):
             partcl.Program(separate, SQUARES).kernel("squares")(
                 1, np.zeros(1, np.uint32), global_size=1, spread=True)
+
+
+def test_dlpack_shares_a_cpu_devices_buffer_without_a_copy(ctx, rng):
+    cpus = partcl.devices("cpu")
+    if not cpus or cpus[0].backend != "opencl":
+        pytest.skip("no OpenCL CPU device")
+    context = partcl.Context(str(cpus[0].index))
+    data = rng.standard_normal((40, 3)).astype(np.float32)
+    buffer = partcl.Buffer.from_numpy(context, data)
+    assert buffer.__dlpack_device__() == (1, 0)
+    view = np.from_dlpack(buffer)
+    assert view.shape == (40, 3) and view.dtype == np.float32
+    np.testing.assert_array_equal(view, data)
+    view[0, 0] = 7.0  # the consumer writes, a kernel reads
+    partcl.Program(context, AXPY).kernel("axpy")(120, 2.0, np.ones(120, np.float32), buffer,
+                                                 global_size=120)
+    expected = data.copy()
+    expected[0, 0] = 7.0
+    np.testing.assert_array_equal(view, expected + 2.0)  # the kernel wrote, the consumer sees
+    del view
+    assert buffer.to_numpy()[0, 0] == 9.0
+    assert np.from_dlpack(partcl.Buffer(context, (0, 3))).shape == (0, 3)
