@@ -22,6 +22,13 @@ class Simulation(_Simulation):
     def __init__(self, context, scenario, out="out"):
         super().__init__(context, scenario, out)
 
+    @classmethod
+    def resume(cls, context, checkpoint, out="out", steps=None, end_time=None):
+        """The run a checkpoint (checkpoint.bin) holds, continued into ``out`` (the directory
+        it was written in, or a new one): it goes on bit for bit as the uninterrupted run
+        would have on the same device. ``steps`` or ``end_time`` moves its end."""
+        return cls._resume(cls, context, checkpoint, out, steps, end_time)
+
     def step(self):
         """Takes one step (writing what falls on it); False once the run is finished."""
         return self._advance(1, None, None)

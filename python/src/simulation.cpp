@@ -14,6 +14,8 @@
 #include <nanobind/stl/vector.h>
 
 #include <partcl/backend/error.hpp>
+#include <partcl/io/checkpoint.hpp>
+#include <partcl/run/run_length.hpp>
 #include <partcl/run/run_loop.hpp>
 #include <partcl/run/scenario.hpp>
 
@@ -52,6 +54,12 @@ class Simulation {
 public:
     Simulation(ContextPtr context, const Scenario& scenario, std::filesystem::path out)
         : context_(std::move(context)), loop_(*context_, scenario, std::move(out)) {}
+    // The run a checkpoint holds, continued into `out`.
+    Simulation(ContextPtr context, const std::filesystem::path& checkpoint,
+               std::filesystem::path out, RunLength length)
+        : context_(std::move(context)),
+          loop_(RunLoop::resume(*context_, read_checkpoint(checkpoint), checkpoint, std::move(out),
+                                length)) {}
 
     RunLoop& loop() { return loop_; }
     const ContextPtr& context() const { return context_; }
@@ -131,6 +139,26 @@ void bind_simulation(nb::module_& m) {
                 new (self) Simulation(std::move(context), s, out);
             },
             nb::arg("context"), nb::arg("scenario"), nb::arg("out") = "out")
+        .def_static(
+            "_resume",
+            [](nb::handle cls, ContextPtr context, const std::filesystem::path& checkpoint,
+               const std::filesystem::path& out, std::optional<std::uint64_t> steps,
+               std::optional<double> end_time) {
+                RunLength length;
+                if (steps) length.steps = *steps;
+                if (end_time) length.end_time = *end_time;
+                // An instance of `cls` (partcl.Simulation), made without its __init__.
+                nb::object self = nb::inst_alloc(cls);
+                {
+                    nb::gil_scoped_release release;
+                    new (nb::inst_ptr<Simulation>(self))
+                        Simulation(std::move(context), checkpoint, out, length);
+                }
+                nb::inst_mark_ready(self);
+                return self;
+            },
+            nb::arg("cls"), nb::arg("context"), nb::arg("checkpoint"), nb::arg("out"),
+            nb::arg("steps").none(), nb::arg("end_time").none())
         .def("_advance", &Simulation::advance, nb::arg("steps").none(), nb::arg("until").none(),
              nb::arg("progress").none())
         .def("state", &Simulation::state,

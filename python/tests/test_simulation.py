@@ -93,3 +93,25 @@ def test_scenario_dicts_become_toml():
     assert text.count("[[plasma.species]]") == 2
     with pytest.raises(TypeError):
         _toml.dumps({"run": {"steps": object()}})
+
+
+def test_a_resumed_run_ends_as_the_uninterrupted_one(ctx, tmp_path):
+    scenario = dict(SMALL, run=dict(SMALL["run"], checkpoint_every=10))
+    whole = partcl.Simulation(ctx, scenario, out=tmp_path / "whole")
+    whole.run(progress=False)
+    cut = partcl.Simulation(ctx, scenario, out=tmp_path / "cut")
+    cut.run(steps=14, progress=False)  # killed after step 14: the checkpoint is step 10's
+    del cut
+    resumed = partcl.Simulation.resume(ctx, tmp_path / "cut" / "checkpoint.bin",
+                                       out=tmp_path / "cut")
+    assert isinstance(resumed, partcl.Simulation) and resumed.step_count == 10
+    assert "resumed from" in resumed.title
+    resumed.run(progress=False)
+    for name in ("energy.csv", "frame_000030.png"):
+        assert (tmp_path / "cut" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes()
+    longer = partcl.Simulation.resume(ctx, tmp_path / "whole" / "checkpoint.bin",
+                                      out=tmp_path / "longer", steps=40)
+    longer.run(progress=False)
+    assert longer.step_count == 40
+    with pytest.raises(partcl.UsageError, match="no such file"):
+        partcl.Simulation.resume(ctx, tmp_path / "none.bin", out=tmp_path / "none")
