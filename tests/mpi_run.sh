@@ -8,7 +8,8 @@
 # contents (h5diff: the files' bytes differ in HDF5's own object headers); and a run
 # checkpointed on 3 ranks and resumed on 2 (tree: 2, then 3) must end as the uninterrupted
 # one-rank run.
-# devices.csv differs by design (each rank's devices and times).
+# devices.csv differs by design (each rank's devices and times); on K ranks it holds the rows of
+# ranks 0 to K-1.
 set -eu
 mpiexec=$1
 partcl=$2
@@ -56,6 +57,8 @@ for case in \
   for k in 2 3; do
     run_ranks "$k" "$work/$name.$k" "$@"
     same "$work/$name.1" "$work/$name.$k"
+    ranks=$(tail -n +2 "$work/$name.$k/devices.csv" | cut -d, -f1 | sort -un | tr '\n' ' ')
+    [ "$ranks" = "$(seq -s ' ' 0 $((k - 1))) " ] || { echo "$name: devices.csv of $k ranks has the rows of ranks $ranks"; failed=1; }
   done
   echo "$name: 1, 2 and 3 ranks compared"
 done

@@ -41,15 +41,16 @@ std::vector<DeviceRow> device_rows(const fs::path& file) {
     std::istringstream text(read_file(file));
     std::string line;
     std::getline(text, line);
-    CHECK(line == "launch,device,device_name,weight,share,launches,items,kernel_seconds");
+    CHECK(line == "rank,launch,device,device_name,weight,share,launches,items,kernel_seconds");
     std::vector<DeviceRow> rows;
     while (std::getline(text, line)) {
         std::vector<std::string> f;
         std::istringstream fields(line);
         for (std::string field; std::getline(fields, field, ',');) f.push_back(field);
-        REQUIRE(f.size() >= 8);  // more where a device's name holds a comma
+        REQUIRE(f.size() >= 9);  // more where a device's name holds a comma
+        CHECK(f[0] == "0");      // one rank
         const std::size_t k = f.size() - 5;
-        rows.push_back({f[0], std::stoul(f[1]), std::stod(f[k]), std::stod(f[k + 1]),
+        rows.push_back({f[1], std::stoul(f[2]), std::stod(f[k]), std::stod(f[k + 1]),
                         std::stod(f[k + 2]), std::stod(f[k + 3]), std::stod(f[k + 4])});
     }
     return rows;

@@ -112,7 +112,7 @@ TEST_CASE("by steps: rows, frames and checkpoints on their multiples and at the 
     CHECK(end.output_text == read_file(dir / "clock.csv"));
     // A model without multi-device launches: devices.csv holds the header alone.
     CHECK(read_file(dir / "devices.csv") ==
-          "launch,device,device_name,weight,share,launches,items,kernel_seconds\n");
+          "rank,launch,device,device_name,weight,share,launches,items,kernel_seconds\n");
 
     // Resumed from step 5 with the rows so far, into a new directory: the same CSV.
     TempDir again("loop-steps-resumed");

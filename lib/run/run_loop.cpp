@@ -54,14 +54,16 @@ double total_items(const MultiDeviceLaunch& launch) {
     return items;
 }
 
-// devices.csv (run_loop.hpp): a row per launch and device, in the model's order of launches.
-std::string devices_csv(const LaunchList& launches) {
-    std::string text = "launch,device,device_name,weight,share,launches,items,kernel_seconds\n";
+// devices.csv's rows of one rank (run_loop.hpp): a row per launch and device, in the model's
+// order of launches.
+std::string devices_rows(const LaunchList& launches, int rank) {
+    std::string text;
     for (const MultiDeviceLaunch* launch : launches) {
         const double items = total_items(*launch);
         for (std::size_t d = 0; d < launch->work().size(); ++d) {
             const DeviceWork& w = launch->work()[d];
-            text += csv_field(launch->name()) + "," + std::to_string(d) + "," +
+            text += std::to_string(rank) + "," + csv_field(launch->name()) + "," +
+                    std::to_string(d) + "," +
                     csv_field(launch->context().device(d).info().name) +
                     detail::format(",%.6g,%.6f,%zu,%.17g,%.6g\n", launch->scheduler().weights()[d],
                                    items > 0 ? w.items / items : 0.0, w.launches, w.items,
@@ -148,8 +150,14 @@ void RunLoop::snapshot() {
 
 void RunLoop::checkpoint() {
     RunModel& m = *model_;
-    // devices.csv with each checkpoint, so a run that stops later leaves the split until then.
-    if (writes()) write_file_atomically(out_ / "devices.csv", devices_csv(m.launches()));
+    // devices.csv with each checkpoint, so a run that stops later leaves the split until then:
+    // every rank's rows, in rank order.
+    const std::string mine = devices_rows(m.launches(), m.ranks().rank());
+    const std::vector<char> rows = m.ranks().allgatherv(std::vector<char>(mine.begin(), mine.end()));
+    if (writes())
+        write_file_atomically(out_ / "devices.csv",
+                              "rank,launch,device,device_name,weight,share,launches,items,"
+                              "kernel_seconds\n" + std::string(rows.begin(), rows.end()));
     written(out_ / "devices.csv");
     if (writes()) csv_->sync();  // the CSV on disk holds at least the checkpoint's rows
     Checkpoint c;

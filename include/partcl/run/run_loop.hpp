@@ -6,13 +6,13 @@
 // from a checkpoint continues bit for bit as the uninterrupted run would have on the same device.
 //
 // devices.csv reports how the model's multi-device launches (RunModel::launches) were spread
-// over the context's devices by this process, rewritten with each checkpoint (and so at the
-// end): one row per launch and device,
+// over each rank's devices (the devices of this process, on one rank), rewritten with each
+// checkpoint (and so at the end): one row per rank, launch and device, in rank order,
 //
-//   launch,device,device_name,weight,share,launches,items,kernel_seconds
+//   rank,launch,device,device_name,weight,share,launches,items,kernel_seconds
 //
-// the launch's name ("dense gravity", "vector combine"), the device's index in the context and
-// name, the scheduler's current weight of it, its share of the launch's items so far, and the
+// the rank, the launch's name ("dense gravity", "vector combine"), the device's index in the
+// rank's context and name, the scheduler's current weight of it, its share of the launch's items so far, and the
 // launches it had a part in, their items and its kernels' profiled seconds. On a context of
 // several devices the summary's lines end with each device's share and kernel time per launch.
 //
