@@ -75,6 +75,11 @@ public:
             if (PyErr_CheckSignals() != 0) throw nb::python_error();  // Ctrl-C
             if (!progress.is_none()) progress(progress_dict(p));
         });
+        // The callback refers to `progress`: it goes when this call does, by return or throw.
+        struct Forget {
+            RunLoop& loop;
+            ~Forget() { loop.on_progress({}); }
+        } forget{loop_};
         const std::uint64_t first = loop_.model().step();
         bool stepped = false;
         {
@@ -84,7 +89,6 @@ public:
                    !(until && loop_.model().time() >= *until) && loop_.step())
                 stepped = true;
         }
-        loop_.on_progress({});
         return stepped;
     }
 
