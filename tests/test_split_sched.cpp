@@ -231,6 +231,47 @@ TEST_CASE("a mirror gives every device the input as device 0 last wrote it, unde
     }
 }
 
+TEST_CASE("a mirror's collect brings each device's items, written into its copy, back to the "
+          "source") {
+    const std::size_t parts = under_oclgrind() ? 2 : pocl_devices().size() >= 3 ? 3 : 2;
+    for (MemoryModel model : {MemoryModel::shared, MemoryModel::separate}) {
+        CAPTURE(int(model));
+        Context base = split_context(parts);
+        Context context(base.devices(), model);
+        std::vector<Kernel> kernels = fill_kernels(context);
+        const std::size_t n = under_oclgrind() ? 240 : 60000;
+        Buffer<std::uint32_t> source(context, n), other(context, n);
+        Mirror<Buffer<std::uint32_t>> mirror(context);
+        MultiDeviceLaunch spread(context);
+        for (std::size_t per_item : {1, 2, 3}) {
+            CAPTURE(per_item);
+            source.fill(context.queue(0), 7u);
+            mirror.update(source, n);
+            spread.share_inputs();
+            // Items of per_item elements each; device d writes the elements of its items only.
+            const Partition p = spread.split(n / per_item, 1);
+            spread.run(p, [&](std::size_t d, Range r) {
+                const auto first = std::uint32_t(r.begin * per_item);
+                const auto end = std::uint32_t(r.end * per_item);
+                return kernels[d].args(first, end, mirror.on(d), first)
+                    .launch(context.queue(d), end - first);
+            });
+            mirror.collect(p, source, per_item);
+            const std::vector<std::uint32_t> got = source.read(context.queue(0));
+            std::size_t wrong = 0;
+            for (std::size_t i = 0; i < n; ++i)
+                wrong += got[i] != (i < p.total() * per_item ? value(std::uint32_t(i)) : 7u);
+            CHECK(wrong == 0);
+            CHECK_THROWS_AS(mirror.collect(p, other, per_item), UsageError);
+            CHECK_THROWS_AS(mirror.collect(Partition::on_one_device(n, parts + 1), source, 1),
+                            UsageError);
+            if (mirror.copies())
+                CHECK_THROWS_AS(mirror.collect(p, source, per_item + 1), UsageError);
+        }
+        context.finish();
+    }
+}
+
 TEST_CASE("a halo copies each planned range of every component after its sender's writes") {
     const std::size_t parts = under_oclgrind() ? 2 : pocl_devices().size() >= 3 ? 3 : 2;
     for (MemoryModel model : {MemoryModel::shared, MemoryModel::separate}) {

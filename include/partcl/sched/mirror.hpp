@@ -18,6 +18,10 @@
 // so far (a marker: the host does not wait) and after that device's earlier commands (its queue
 // is in order), so a kernel still reading the old copy finishes first. The copy is bit for bit,
 // so results do not depend on the memory model.
+//
+// An array a launch both reads and writes, each device only the elements of its own items
+// (y = a x + y), is a Mirror too: every device writes its range into what on(d) gave it, and
+// collect() brings the other devices' ranges back into the source.
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -27,6 +31,7 @@
 #include <partcl/runtime/context.hpp>
 #include <partcl/runtime/marker.hpp>
 #include <partcl/sched/detail/buffer_like.hpp>
+#include <partcl/sched/partition.hpp>
 
 namespace partcl {
 
@@ -47,6 +52,7 @@ public:
             throw UsageError("Mirror::update: " + std::to_string(count) + " elements of a buffer of " +
                              std::to_string(source.size()));
         source_ = &source;
+        count_ = count;
         if (!copies() || count == 0) return;
         const Marker ready = mark(context_->queue(0));
         for (std::size_t d = 1; d < copies_.size(); ++d) {
@@ -55,6 +61,34 @@ public:
             Queue& queue = context_->queue(d);
             wait_for(queue, ready);
             source.copy_to(queue, copies_[d], count);
+        }
+    }
+
+    // After a launch in which every device d wrote the elements of its items of `partition`
+    // into on(d) (item i's `per_item` elements at [i * per_item, (i + 1) * per_item)), copies
+    // each other device's into `destination` (the updated source, non-const) on device 0's
+    // queue, device by device in order, after that device's commands so far (a marker). Nothing
+    // to copy where the devices share memory.
+    void collect(const Partition& partition, B& destination, std::size_t per_item) {
+        if (partition.parts() != copies_.size())
+            throw UsageError("Mirror::collect: a partition of " + std::to_string(partition.parts()) +
+                             " parts for a context of " + std::to_string(copies_.size()) +
+                             " devices");
+        if (&destination != source_)
+            throw UsageError("Mirror::collect: the destination is not the updated source");
+        if (!copies()) return;
+        Queue& queue = context_->queue(0);
+        for (std::size_t d = 1; d < copies_.size(); ++d) {
+            const Range range = partition[d];
+            if (range.empty()) continue;
+            const std::size_t first = range.begin * per_item, count = range.size() * per_item;
+            if (first + count > count_)
+                throw UsageError("Mirror::collect: items " + std::to_string(range.begin) + " to " +
+                                 std::to_string(range.end) + " of " + std::to_string(per_item) +
+                                 " elements each, past the " + std::to_string(count_) +
+                                 " updated");
+            wait_for(queue, mark(context_->queue(d)));
+            copies_[d].copy_to(queue, destination, count, first, first);
         }
     }
 
@@ -70,6 +104,7 @@ public:
 private:
     Context* context_;
     const B* source_ = nullptr;
+    std::size_t count_ = 0;  // elements of the last update()
     std::vector<B> copies_;  // [d]: device d's copy (none for device 0)
 };
 
