@@ -12,12 +12,14 @@
 # The GPU machine has CUDA, CMake, g++ and NVIDIA's OpenCL but no Debian packages: the headers
 # and libraries partcl needs travel as .deb files and are unpacked with dpkg -x into .deps/root.
 #
-# GPU_CHECK_PARTS picks parts (default all but twogpu and ranks): tests dense ncu tree treencu
-# mps pic profile run twogpu ranks (ranks: needs Open MPI's packages and several GPUs).
+# GPU_CHECK_PARTS picks parts (default all but twogpu and ranks): tests python dense ncu tree
+# treencu mps pic profile run twogpu ranks (ranks: needs Open MPI's packages and several GPUs;
+# python: the pytest suite under the machine's python3, which has nanobind, numpy, pytest,
+# PyTorch and CuPy, on both backends; its log goes to log.txt).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/partcl-gpu-out}
-PARTS=${GPU_CHECK_PARTS:-tests dense ncu tree treencu mps pic profile run}
+PARTS=${GPU_CHECK_PARTS:-tests python dense ncu tree treencu mps pic profile run}
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 mkdir -p "$OUT"
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/summary.txt"; }
@@ -66,13 +68,15 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPARTCL_CUDA=ON -DPARTCL_GPU
     -DHDF5_NO_FIND_PACKAGE_CONFIG_FILE=ON -DHDF5_C_COMPILER_EXECUTABLE=/nonexistent \
     -DHDF5_C_INCLUDE_DIR="$inc/hdf5/serial" -DHDF5_C_LIBRARY_hdf5="$lib/hdf5/serial/libhdf5.so" \
     -Ddoctest_DIR="$root/usr/lib/cmake/doctest" -DCLI11_DIR="$root/usr/share/cmake/CLI11" \
-    -Dtomlplusplus_DIR="$lib/cmake/tomlplusplus" "${mpi_args[@]}" >"$OUT/log.txt" 2>&1 \
+    -Dtomlplusplus_DIR="$lib/cmake/tomlplusplus" "${mpi_args[@]}" \
+    -DPARTCL_PYTHON=AUTO -DPython_EXECUTABLE="$(command -v python3)" >"$OUT/log.txt" 2>&1 \
     || { log "configure failed"; tail -40 "$OUT/log.txt"; exit 1; }
 log "build"
 targets="--target partcl_cli partcl_bench_dense partcl_bench_tree partcl_bench_mps partcl_bench_pic"
 # GPU_CHECK_TARGETS: the targets to build instead (a part that needs fewer).
 [ -n "${GPU_CHECK_TARGETS:-}" ] && targets="--target $GPU_CHECK_TARGETS"
 part tests && targets=""
+[ -n "$targets" ] && part python && targets="$targets --target _partcl"
 cmake --build build-gpu -j"$(nproc)" $targets >>"$OUT/log.txt" 2>&1 || { log "build failed"; grep -m20 -B2 -A6 "error" "$OUT/log.txt"; exit 1; }
 
 P=build-gpu/tools/partcl
@@ -82,6 +86,17 @@ log "gpu tests (CUDA and NVIDIA OpenCL)"
 # GPU_CHECK_TESTS: a ctest -R pattern over the gpu tests (default: all of them).
 ctest --test-dir build-gpu --output-on-failure -L gpu -R "${GPU_CHECK_TESTS:-.}" -j4 >"$OUT/ctest-gpu.log" 2>&1
 grep -E "Test +#|tests passed|tests failed" "$OUT/ctest-gpu.log" | tee -a "$OUT/summary.txt"
+fi
+
+if part python; then
+    log "python tests (CUDA backend, then NVIDIA's OpenCL)"
+    [ -e build-gpu/python/partcl/__init__.py ] || log "no Python module was built (see log.txt)"
+    for backend in cuda opencl; do
+        PARTCL_BACKEND=$backend PARTCL_DEVICE=gpu PYTHONPATH=$PWD/build-gpu/python PARTCL_CLI=$PWD/$P \
+            PARTCL_CACHE_DIR=$PWD/build-gpu/py-cache python3 -m pytest -p no:cacheprovider -rs \
+            python/tests >>"$OUT/log.txt" 2>&1
+        echo "$backend: pytest exit $?; $(tail -1 "$OUT/log.txt")" | tee -a "$OUT/summary.txt"
+    done
 fi
 
 B=build-gpu/benchmarks/partcl_bench_dense

@@ -35,6 +35,7 @@ public:
 
     const ContextPtr& context() const noexcept { return context_; }
     const Buffer<std::uint8_t>& bytes() const noexcept { return bytes_; }
+    Buffer<std::uint8_t>& bytes() noexcept { return bytes_; }
     const std::vector<std::size_t>& shape() const noexcept { return shape_; }
     nb::dlpack::dtype dtype() const noexcept { return dtype_; }
     std::size_t size() const noexcept;  // elements

@@ -10,6 +10,7 @@
 
 #include <partcl/backend/error.hpp>
 #include <partcl/backend/opencl/error.hpp>
+#include <partcl/backend/native.hpp>
 #include <partcl/backend/opencl/interop.hpp>
 
 namespace partcl::python {
@@ -62,19 +63,49 @@ private:
     void* pointer_ = nullptr;
 };
 
-// DLPack's view of a buffer: the memory itself where the consumer can reach it (the host's,
-// on CPU devices through OpenCL), no copy; Unsupported elsewhere.
-void check_dlpack(const DeviceArray& array) {
+// DLPack's device of a buffer, where a consumer can reach its memory itself: the host's on CPU
+// devices (through an OpenCL map), the GPU's under the CUDA backend. Unsupported elsewhere.
+struct DlpackDevice {
+    int type;  // kDLCPU = 1, kDLCUDA = 2
+    int id;
+};
+
+DlpackDevice dlpack_device(const DeviceArray& array) {
     const Context& context = *array.context();
     const DeviceInfo& device = context.device(0).info();
-    if (context.backend() != Backend::opencl || device.type != DeviceType::cpu)
-        throw Unsupported("Buffer.__dlpack__: " + device.name + " (" + to_string(device.backend) +
-                          ") memory is not the host's; DLPack export is for buffers of CPU "
-                          "devices so far (to_numpy() copies from any device)");
+    if (context.backend() == Backend::opencl && device.type == DeviceType::cpu) return {1, 0};
+    if (context.backend() == Backend::cuda) {
+        // Over several GPUs a buffer may be managed memory (without peer access), which DLPack
+        // calls another device; one GPU's buffers are plain device memory.
+        for (std::size_t d = 1; d < context.size(); ++d)
+            if (context.device(d).ordinal() != context.device(0).ordinal())
+                throw Unsupported("Buffer.__dlpack__: a buffer of a context over several GPUs; "
+                                  "export from a context of one (to_numpy() copies from any)");
+        return {2, context.device(0).ordinal()};
+    }
+    throw Unsupported("Buffer.__dlpack__: " + device.name + " (" + to_string(device.backend) +
+                      ") memory is neither the host's nor a CUDA device's; DLPack export is for "
+                      "buffers of CPU devices and of the CUDA backend (to_numpy() copies from "
+                      "any device)");
 }
 
 nb::object dlpack_view(const DeviceArray& array) {
-    check_dlpack(array);
+    const DlpackDevice device = dlpack_device(array);
+    if (device.type == 2) {
+        // Every partcl command done first, so the consumer's stream, whichever it is, reads
+        // the buffer complete.
+        {
+            nb::gil_scoped_release release;
+            array.context()->finish();
+        }
+        void* data = detail::native_memory(array.bytes().memory(), Backend::cuda,
+                                           "Buffer.__dlpack__");
+        auto* kept = new DeviceArray(array);  // the memory lives while the consumer holds it
+        nb::capsule owner(kept, [](void* p) noexcept { delete static_cast<DeviceArray*>(p); });
+        return nb::ndarray<>(data, array.shape().size(), array.shape().data(), owner, nullptr,
+                             array.dtype(), nb::device::cuda::value, device.id)
+            .cast();
+    }
     if (array.bytes().empty()) {
         void* data = nullptr;
         return new_numpy(array.shape(), array.dtype(), &data);
@@ -194,12 +225,15 @@ void bind_buffers(nb::module_& m) {
             [](const DeviceArray& self, nb::kwargs kwargs) {
                 return dlpack_view(self).attr("__dlpack__")(**kwargs);
             },
-            "The buffer's memory, without a copy, for numpy.from_dlpack, torch.from_dlpack and\n"
-            "the like: on CPU devices (OpenCL) the host memory of the buffer, mapped while the\n"
-            "consumer holds it. Unsupported on other devices (to_numpy() copies).")
+            "The buffer's memory, without a copy, for numpy.from_dlpack, torch.from_dlpack,\n"
+            "cupy.from_dlpack and the like: on CPU devices (OpenCL) the host memory of the\n"
+            "buffer, mapped while the consumer holds it; under the CUDA backend the GPU memory\n"
+            "itself, after every partcl command has finished (a consumer's later writes must be\n"
+            "finished, e.g. torch.cuda.synchronize(), before a partcl launch reads them).\n"
+            "Unsupported on other devices (to_numpy() copies).")
         .def("__dlpack_device__", [](const DeviceArray& self) {
-            check_dlpack(self);
-            return nb::make_tuple(1, 0);  // kDLCPU, device 0
+            const DlpackDevice device = dlpack_device(self);
+            return nb::make_tuple(device.type, device.id);  // kDLCPU or kDLCUDA, and its number
         })
         .def_prop_ro("shape", [](const DeviceArray& b) { return nb::tuple(nb::cast(b.shape())); })
         .def_prop_ro("dtype", [](const DeviceArray& b) {

@@ -16,6 +16,7 @@
 #include <partcl/backend/error.hpp>
 #include <partcl/jit/compiler.hpp>
 #include <partcl/jit/kernel.hpp>
+#include <partcl/sched/mirror.hpp>
 #include <partcl/sched/multi_device_launch.hpp>
 
 namespace partcl::python {
@@ -56,7 +57,7 @@ public:
     }
 
     void call(nb::args args, std::size_t global_size, std::size_t local_size, std::size_t device,
-              bool spread);
+              bool spread, std::optional<std::vector<std::size_t>> outputs);
 
 private:
     Kernel& on(std::size_t device) {
@@ -71,6 +72,15 @@ private:
     std::string name_;
     std::vector<std::optional<Kernel>> kernels_;  // one per device: arguments are per kernel
     std::optional<MultiDeviceLaunch> spread_;     // its weights learn from every spread launch
+    // [argument]: the buffer given there, copied to every device of separate memory for a spread
+    // launch (kept between launches: copies grow, never shrink).
+    std::vector<std::optional<Mirror<Buffer<std::uint8_t>>>> mirrors_;
+};
+
+// A buffer argument of one launch: the user's Buffer or one made for a numpy array.
+struct BufferArgument {
+    std::uint32_t index;
+    DeviceArray* array;
 };
 
 // numpy's scalars (numpy.float32(1), an element of an array) carry their exact type.
@@ -82,23 +92,29 @@ bool is_numpy_scalar(nb::handle h) {
 }
 
 void UserKernel::call(nb::args args, std::size_t global_size, std::size_t local_size,
-                      std::size_t device, bool spread) {
+                      std::size_t device, bool spread,
+                      std::optional<std::vector<std::size_t>> outputs) {
     const ContextPtr& context = program_->context;
     if (spread && device != 0)
         throw UsageError("kernel '" + name_ + "': a spread launch runs on every device, not on "
                          "device " + std::to_string(device));
-    // Devices that do not share memory would each write their part into their own copy of a
-    // buffer; partcl's models gather such parts (PartitionedOutput), a user kernel cannot say
-    // which arguments are its outputs.
-    if (spread && context->size() > 1 && !context->shares_memory())
-        throw UsageError("kernel '" + name_ + "': a spread launch needs a context whose devices "
-                         "share memory (CPU devices, or memory='shared'); this one's are separate");
+    if (outputs && !spread)
+        throw UsageError("kernel '" + name_ + "': outputs= names what a spread launch brings back "
+                         "from each device; this launch runs on one");
+    // Devices of separate memories each work on copies of the buffers (Mirror), from which only
+    // the outputs come back, each device's items.
+    const bool mirrored = spread && context->size() > 1 && !context->shares_memory();
+    if (mirrored && !outputs)
+        throw UsageError("kernel '" + name_ + "': a spread launch over devices of separate "
+                         "memories needs outputs=[...], the arguments it writes (each device's "
+                         "items are copied back from its own memory)");
     std::vector<Kernel*> targets;
     for (std::size_t d = spread ? 0 : device; d < (spread ? context->size() : device + 1); ++d)
         targets.push_back(&on(d));
     // numpy arrays go through buffers made for this launch; writable ones come back after it.
     std::vector<std::pair<DeviceArray, WritableHostArray>> returned;
     std::vector<DeviceArray> copied;
+    std::vector<BufferArgument> buffers;
     copied.reserve(args.size());
     returned.reserve(args.size());
     std::uint32_t index = 0;
@@ -112,6 +128,7 @@ void UserKernel::call(nb::args args, std::size_t global_size, std::size_t local_
             if (buffer.context() != context)
                 throw UsageError(where + ": a Buffer of another Context");
             set(buffer.bytes());
+            buffers.push_back({index, &nb::cast<DeviceArray&>(value)});
         } else if (nb::isinstance<nb::bool_>(value)) {
             throw UsageError(where + ": a bool; pass 0 or 1 (OpenCL kernels take no bool)");
         } else if (is_numpy_scalar(value)) {
@@ -134,9 +151,11 @@ void UserKernel::call(nb::args args, std::size_t global_size, std::size_t local_
         } else if (WritableHostArray array; nb::try_cast(value, array, false)) {
             returned.emplace_back(DeviceArray::from_numpy(context, HostArray(array)), array);
             set(returned.back().first.bytes());
+            buffers.push_back({index, &returned.back().first});
         } else if (HostArray array; nb::try_cast(value, array, false)) {
             copied.push_back(DeviceArray::from_numpy(context, array));
             set(copied.back().bytes());
+            buffers.push_back({index, &copied.back()});
         } else if (nb::hasattr(value, "__array_interface__")) {
             throw UsageError(where + ": a numpy array that is not C-contiguous (numpy."
                              "ascontiguousarray makes one) or of a dtype partcl does not take");
@@ -145,6 +164,33 @@ void UserKernel::call(nb::args args, std::size_t global_size, std::size_t local_
                              "; kernels take partcl.Buffer, numpy arrays, int and float");
         }
         ++index;
+    }
+    // Each output's bytes per work-item: item i owns elements [i k, (i + 1) k).
+    std::vector<std::pair<BufferArgument, std::size_t>> written;
+    for (std::size_t output : outputs.value_or(std::vector<std::size_t>())) {
+        const std::string where = "kernel '" + name_ + "' outputs: argument " +
+                                  std::to_string(output);
+        const auto found = std::find_if(buffers.begin(), buffers.end(),
+                                        [&](const BufferArgument& b) { return b.index == output; });
+        if (found == buffers.end())
+            throw UsageError(where + (output < args.size() ? " is not a Buffer or numpy array"
+                                                           : " of a call with " +
+                                                                 std::to_string(args.size())));
+        const std::size_t elements = found->array->size();
+        if (global_size == 0 || elements % global_size != 0)
+            throw UsageError(where + ": " + std::to_string(elements) + " elements for " +
+                             std::to_string(global_size) + " work-items; an output holds the "
+                             "same number of elements for every item");
+        written.emplace_back(*found, elements / global_size * found->array->itemsize());
+    }
+    if (mirrored) {
+        mirrors_.resize(std::max(mirrors_.size(), args.size()));
+        for (const BufferArgument& b : buffers) {
+            auto& mirror = mirrors_[b.index];
+            if (!mirror) mirror.emplace(*context);
+            mirror->update(b.array->bytes(), b.array->bytes().size());
+            for (std::size_t d = 1; d < context->size(); ++d) on(d).arg(b.index, mirror->on(d));
+        }
     }
     {
         nb::gil_scoped_release release;
@@ -156,6 +202,9 @@ void UserKernel::call(nb::args args, std::size_t global_size, std::size_t local_
             spread_->run(parts, [&](std::size_t d, Range r) {
                 return on(d).launch(context->queue(d), r.size(), local_size, r.begin);
             });
+            if (mirrored)
+                for (auto& [output, per_item] : written)
+                    mirrors_[output.index]->collect(parts, output.array->bytes(), per_item);
             context->finish();
         } else {
             on(device).launch(context->queue(device), global_size, local_size);
@@ -240,11 +289,14 @@ void bind_kernels(nb::module_& m) {
                      "Each device's share of the work-items of this kernel's spread launches.")
         .def("__call__", &UserKernel::call, nb::arg("args"), nb::kw_only(),
              nb::arg("global_size"), nb::arg("local_size") = 0, nb::arg("device") = 0,
-             nb::arg("spread") = false,
+             nb::arg("spread") = false, nb::arg("outputs") = nb::none(),
              "Runs global_size work-items (rounded up to whole groups of local_size; 0: the\n"
              "driver's choice) on the context's device `device` and waits for them; spread=True\n"
-             "cuts them between every device of the context by measured speed (devices that\n"
-             "share memory), each device running whole groups at its offset. Arguments\n"
+             "cuts them between every device of the context by measured speed, each device\n"
+             "running whole groups at its offset. outputs: the indices of the arguments a spread\n"
+             "launch writes, needed where the devices have separate memories (each works on\n"
+             "copies of the buffers; item i's elements [i k, (i + 1) k) of each output come back\n"
+             "from the device that ran it, k = elements / global_size). Arguments\n"
              "in order: partcl.Buffer (stays on the device), numpy arrays (C-contiguous; copied\n"
              "in, and back out unless read-only), int and numpy integers (any integer parameter\n"
              "the value fits), float and numpy floats (the program's real).");
