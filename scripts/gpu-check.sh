@@ -57,7 +57,15 @@ if [ -x "$root/usr/bin/orterun" ]; then
     mpi_args=(-DPARTCL_MPI=ON -DMPI_CXX_COMPILER="$root/usr/bin/mpicxx.openmpi"
               -DMPIEXEC_EXECUTABLE="$root/usr/bin/orterun")
 fi
-log "configure (CUDA backend, gpu tests)"
+# The image's compiler ($CXX, /opt/gcc) has no shared libstdc++, so it links libstdc++
+# statically into shared libraries (and nvcc, using it as host compiler, puts its directories
+# first on the CUDA library's link line). A Python process that loaded the system's libstdc++
+# first (numpy does) then holds two, whose locale tables disagree: std::ostream and std::regex
+# crashed in libpartcl and libpartcl-cuda. The system's g++, for both, links it shared.
+if [ "$("${CXX:-g++}" -print-file-name=libstdc++.so)" = libstdc++.so ] && [ -x /usr/bin/g++ ]; then
+    export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
+fi
+log "configure (CUDA backend, gpu tests; host compiler ${CXX:-g++})"
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPARTCL_CUDA=ON -DPARTCL_GPU_TESTS=ON \
     -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DCMAKE_PREFIX_PATH="$root/usr" \
@@ -69,7 +77,8 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPARTCL_CUDA=ON -DPARTCL_GPU
     -DHDF5_C_INCLUDE_DIR="$inc/hdf5/serial" -DHDF5_C_LIBRARY_hdf5="$lib/hdf5/serial/libhdf5.so" \
     -Ddoctest_DIR="$root/usr/lib/cmake/doctest" -DCLI11_DIR="$root/usr/share/cmake/CLI11" \
     -Dtomlplusplus_DIR="$lib/cmake/tomlplusplus" "${mpi_args[@]}" \
-    -DPARTCL_PYTHON=AUTO -DPython_EXECUTABLE="$(command -v python3)" >"$OUT/log.txt" 2>&1 \
+    -DPARTCL_PYTHON=AUTO -DPython_EXECUTABLE="$(command -v python3)" \
+    >"$OUT/log.txt" 2>&1 \
     || { log "configure failed"; tail -40 "$OUT/log.txt"; exit 1; }
 log "build"
 targets="--target partcl_cli partcl_bench_dense partcl_bench_tree partcl_bench_mps partcl_bench_pic"

@@ -102,8 +102,10 @@ nb::object dlpack_view(const DeviceArray& array) {
                                            "Buffer.__dlpack__");
         auto* kept = new DeviceArray(array);  // the memory lives while the consumer holds it
         nb::capsule owner(kept, [](void* p) noexcept { delete static_cast<DeviceArray*>(p); });
-        return nb::ndarray<>(data, array.shape().size(), array.shape().data(), owner, nullptr,
-                             array.dtype(), nb::device::cuda::value, device.id)
+        // nanobind's own array object, whose __dlpack__ speaks every version of the protocol.
+        return nb::ndarray<nb::array_api>(data, array.shape().size(), array.shape().data(), owner,
+                                          nullptr, array.dtype(), nb::device::cuda::value,
+                                          device.id)
             .cast();
     }
     if (array.bytes().empty()) {

@@ -4,7 +4,6 @@ memory of the CUDA backend; other devices say Unsupported."""
 import ctypes
 import importlib
 import importlib.util
-import re
 
 import numpy as np
 import pytest
@@ -79,13 +78,34 @@ def dltensor(capsule):
     return DLTensor.from_address(get(capsule, b"dltensor"))  # DLManagedTensor starts with it
 
 
-def cuda_runtime():
-    """The CUDA runtime partcl's CUDA backend loaded into this process: the same instance, so
-    the same primary context and device pointers."""
-    with open("/proc/self/maps") as maps:
-        paths = sorted({m.group(0) for m in re.finditer(r"/\S*libcudart\.so[.\d]*", maps.read())})
-    assert paths, "the CUDA backend runs but no libcudart is loaded"
-    return ctypes.CDLL(paths[0])
+class CudaDriver:
+    """Copies to and from device addresses through the CUDA driver (libcuda, always there with
+    a GPU), in the device's primary context: the one partcl's CUDA backend, PyTorch and CuPy
+    use, where their pointers are valid."""
+
+    def __init__(self, ordinal):
+        self.lib = ctypes.CDLL("libcuda.so.1")
+        self.device, self.context = ctypes.c_int(), ctypes.c_void_p()
+        self.check(self.lib.cuInit(0))
+        self.check(self.lib.cuDeviceGet(ctypes.byref(self.device), ordinal))
+        self.check(self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(self.context), self.device))
+        self.check(self.lib.cuCtxPushCurrent_v2(self.context))
+        self.lib.cuMemcpyDtoH_v2.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t]
+        self.lib.cuMemcpyHtoD_v2.argtypes = [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t]
+
+    @staticmethod
+    def check(status):
+        assert status == 0, f"CUDA driver error {status}"
+
+    def to_host(self, array, address):
+        self.check(self.lib.cuMemcpyDtoH_v2(array.ctypes.data, address, array.nbytes))
+
+    def to_device(self, address, array):
+        self.check(self.lib.cuMemcpyHtoD_v2(address, array.ctypes.data, array.nbytes))
+
+    def close(self):
+        self.check(self.lib.cuCtxPopCurrent_v2(ctypes.byref(ctypes.c_void_p())))
+        self.check(self.lib.cuDevicePrimaryCtxRelease_v2(self.device))
 
 
 def test_dlpack_shares_a_cuda_buffer_without_a_copy(rng):
@@ -103,28 +123,33 @@ def test_dlpack_shares_a_cuda_buffer_without_a_copy(rng):
     assert tensor.ndim == 2 and [tensor.shape[0], tensor.shape[1]] == [n, 2]
     assert (tensor.dtype.code, tensor.dtype.bits, tensor.dtype.lanes) == (2, 64, 1)  # float64
     # The consumer reads the GPU memory itself, then writes it; a partcl launch sees the write.
-    cudart = cuda_runtime()
-    cudart.cudaMemcpy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    driver = CudaDriver(device[1])
+    address = tensor.data + tensor.byte_offset
     seen = np.empty_like(data)
-    assert cudart.cudaMemcpy(seen.ctypes.data, tensor.data + tensor.byte_offset, data.nbytes,
-                             2) == 0  # cudaMemcpyDeviceToHost
+    driver.to_host(seen, address)
     np.testing.assert_array_equal(seen, data)
     changed = rng.standard_normal((n, 2))
-    assert cudart.cudaMemcpy(tensor.data + tensor.byte_offset, changed.ctypes.data, data.nbytes,
-                             1) == 0  # cudaMemcpyHostToDevice
+    driver.to_device(address, changed)
     program = partcl.Program(context, AXPY, precision="double")
     program.kernel("axpy")(2 * n, 3.0, np.ones(2 * n), buffer, global_size=2 * n)
     np.testing.assert_array_equal(buffer.to_numpy(), changed + 3.0)
     # The capsule keeps the memory: the buffer may go first.
     del buffer
-    assert cudart.cudaMemcpy(seen.ctypes.data, tensor.data + tensor.byte_offset, data.nbytes,
-                             2) == 0
+    driver.to_host(seen, address)
     np.testing.assert_array_equal(seen, changed + 3.0)
+    driver.close()
     del capsule
     for name in ("torch", "cupy"):  # the usual consumers, where the machine has them
         if importlib.util.find_spec(name) is None:
             continue
         library = importlib.import_module(name)
-        shared = library.from_dlpack(partcl.Buffer.from_numpy(context, data))
+        values = partcl.Buffer.from_numpy(context, data)
+        shared = library.from_dlpack(values)
         got = shared.cpu().numpy() if name == "torch" else library.asnumpy(shared)
         np.testing.assert_array_equal(got, data)
+        shared += 1.0  # written by the consumer's kernel, read back through partcl
+        if name == "torch":
+            library.cuda.synchronize()
+        else:
+            library.cuda.Device().synchronize()
+        np.testing.assert_array_equal(values.to_numpy(), data + 1.0)
