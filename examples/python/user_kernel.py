@@ -55,6 +55,31 @@ def main(precision="float"):
     return error
 
 
+def spread(precision="float", steps=10):
+    """The same steps spread over every device of the context; True when they give the
+    bits one device gives."""
+    ctx = partcl.Context()
+    program = partcl.Program(ctx, SOURCE, precision=precision,
+                             defines={"OMEGA": 2.0, "GAMMA": 0.1}, name="oscillate.cl")
+    oscillate = program.kernel("oscillate")
+    dtype = np.float64 if precision == "double" else np.float32
+    n, dt = 100_003, 0.01
+    x0 = np.random.default_rng(2).uniform(-1, 1, n).astype(dtype)
+    x, one_x = (partcl.Buffer.from_numpy(ctx, x0) for _ in range(2))
+    v, one_v = (partcl.Buffer.from_numpy(ctx, np.zeros(n, dtype)) for _ in range(2))
+    for _ in range(steps):
+        # [api:kernel_spread]
+        # Every device takes a share of the items by its measured speed. x and v (arguments
+        # 2 and 3) are written, each item its own element: where the devices have separate
+        # memories, each item's elements come back from the device that ran it.
+        oscillate(n, dt, x, v, global_size=n, local_size=64, spread=True, outputs=[2, 3])
+        # [api:kernel_spread end]
+        oscillate(n, dt, one_x, one_v, global_size=n, local_size=64)
+    print(f"{steps} steps spread over {len(ctx)} device(s), shares {oscillate.shares}")
+    return (np.array_equal(x.to_numpy(), one_x.to_numpy()) and
+            np.array_equal(v.to_numpy(), one_v.to_numpy()))
+
+
 if __name__ == "__main__":
     precision = sys.argv[1] if len(sys.argv) > 1 else "float"
     sys.exit(0 if main(precision) < (1e-5 if precision == "float" else 1e-12) else 1)

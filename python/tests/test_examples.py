@@ -19,6 +19,13 @@ def test_user_kernel_example(ctx):
         assert example["main"](precision) < (1e-5 if precision == "float" else 1e-12)
 
 
+def test_user_kernel_example_spread(ctx):
+    # CTest's python.pytest_two_devices runs this on two PoCL devices.
+    example = runpy.run_path(str(EXAMPLES / "user_kernel.py"))
+    for precision in precisions(ctx):
+        assert example["spread"](precision)
+
+
 def test_galaxies_example(tmp_path):
     pytest.importorskip("matplotlib")
     example = runpy.run_path(str(EXAMPLES / "galaxies.py"))
