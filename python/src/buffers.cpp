@@ -66,14 +66,14 @@ private:
 // DLPack's device of a buffer, where a consumer can reach its memory itself: the host's on CPU
 // devices (through an OpenCL map), the GPU's under the CUDA backend. Unsupported elsewhere.
 struct DlpackDevice {
-    int type;  // kDLCPU = 1, kDLCUDA = 2
+    int type;  // nb::device::cpu::value or cuda::value (DLPack's kDLCPU, kDLCUDA)
     int id;
 };
 
 DlpackDevice dlpack_device(const DeviceArray& array) {
     const Context& context = *array.context();
     const DeviceInfo& device = context.device(0).info();
-    if (context.backend() == Backend::opencl && device.type == DeviceType::cpu) return {1, 0};
+    if (context.backend() == Backend::opencl && device.type == DeviceType::cpu) return {nb::device::cpu::value, 0};
     if (context.backend() == Backend::cuda) {
         // Over several GPUs a buffer may be managed memory (without peer access), which DLPack
         // calls another device; one GPU's buffers are plain device memory.
@@ -81,7 +81,7 @@ DlpackDevice dlpack_device(const DeviceArray& array) {
             if (context.device(d).ordinal() != context.device(0).ordinal())
                 throw Unsupported("Buffer.__dlpack__: a buffer of a context over several GPUs; "
                                   "export from a context of one (to_numpy() copies from any)");
-        return {2, context.device(0).ordinal()};
+        return {nb::device::cuda::value, context.device(0).ordinal()};
     }
     throw Unsupported("Buffer.__dlpack__: " + device.name + " (" + to_string(device.backend) +
                       ") memory is neither the host's nor a CUDA device's; DLPack export is for "
@@ -91,7 +91,7 @@ DlpackDevice dlpack_device(const DeviceArray& array) {
 
 nb::object dlpack_view(const DeviceArray& array) {
     const DlpackDevice device = dlpack_device(array);
-    if (device.type == 2) {
+    if (device.type == nb::device::cuda::value) {
         // Every partcl command done first, so the consumer's stream, whichever it is, reads
         // the buffer complete.
         {

@@ -124,11 +124,11 @@ void UserKernel::call(nb::args args, std::size_t global_size, std::size_t local_
     for (nb::handle value : args) {
         const std::string where = "kernel '" + name_ + "' argument " + std::to_string(index);
         if (nb::isinstance<DeviceArray>(value)) {
-            const DeviceArray& buffer = nb::cast<const DeviceArray&>(value);
+            DeviceArray& buffer = nb::cast<DeviceArray&>(value);
             if (buffer.context() != context)
                 throw UsageError(where + ": a Buffer of another Context");
             set(buffer.bytes());
-            buffers.push_back({index, &nb::cast<DeviceArray&>(value)});
+            buffers.push_back({index, &buffer});
         } else if (nb::isinstance<nb::bool_>(value)) {
             throw UsageError(where + ": a bool; pass 0 or 1 (OpenCL kernels take no bool)");
         } else if (is_numpy_scalar(value)) {

@@ -9,15 +9,7 @@ import numpy as np
 import pytest
 
 import partcl
-
-AXPY = """
-#include "common/real.h"
-// y = a x + y
-KERNEL void axpy(const uint n, const real a, GLOBAL const real* x, GLOBAL real* y) {
-    const uint i = global_id(0);
-    if (i < n) y[i] = a * x[i] + y[i];
-}
-"""
+from test_kernels import AXPY
 
 
 def device_context(backend, kind):
