@@ -16,16 +16,33 @@ namespace partcl_test {
 
 namespace {
 
-double weight(double r, double re) { return r > 0 && r < re ? re / r - 1 : 0; }
+// The method's choices the kernels are built or called with.
+struct Variant {
+    MpsWeight weight;
+    MpsGradient gradient;
+    double viscosity;  // the artificial viscosity's alpha rho0 c l0 (0: off)
+};
+
+double weight_of(MpsWeight kind, double r, double re) {
+    if (!(r > 0 && r < re)) return 0;
+    return kind == MpsWeight::quadratic ? (1 - r / re) * (1 - r / re) : re / r - 1;
+}
+
+// |dw/dr| at r, bounded for both weights.
+double slope_bound(double r, double re) { return std::max(re / (r * r), 2 / re); }
 
 template <class T>
-void check_typed(Precision precision, int dims, std::size_t per_axis) {
+void check_typed(Precision precision, int dims, std::size_t per_axis, const Variant& variant) {
+    const auto weight = [&](double r, double re) { return weight_of(variant.weight, r, re); };
     Context& context = test_context();
     auto& queue = context.queue(0);
     const std::uint32_t seed = fresh_seed();
     CAPTURE(seed);
     CAPTURE(dims);
     CAPTURE(per_axis);
+    CAPTURE(int(variant.weight));
+    CAPTURE(int(variant.gradient));
+    CAPTURE(variant.viscosity);
     std::mt19937 rng(seed);
     std::uniform_real_distribution<double> u01(0.0, 1.0);
 
@@ -124,6 +141,7 @@ void check_typed(Precision precision, int dims, std::size_t per_axis) {
     BuildOptions options;
     options.precision = precision;
     options.define("MPS_DIMENSIONS", dims).define("MPS_GROUP", 16);
+    options.define("MPS_WEIGHT", int(variant.weight)).define("MPS_GRADIENT", int(variant.gradient));
     const Program program = build_program(context, Source::builtin("mps/mps.cl"), options, memory_cache());
     Buffer<T> br(context, r), brs(context, rs), bu(context, u), bus(context, us), bp(context, p);
     Buffer<std::uint32_t> btype(context, type), bkey(context, key), bstart(context, start), bend(context, end);
@@ -144,7 +162,7 @@ void check_typed(Precision precision, int dims, std::size_t per_axis) {
     // holds a unit vector (r_j - r_i) / r: X / r relative). The sum adds count * eps * sum |T|.
     auto pair_error = [&](double F, double r_ij, double rad) {
         const double w = weight(r_ij, rad);
-        return std::fabs(F) * eps * ((rad / (r_ij * r_ij)) * 4 * X + (w + 1) * (8 + 8 * X / r_ij));
+        return std::fabs(F) * eps * (slope_bound(r_ij, rad) * 4 * X + (w + 1) * (8 + 8 * X / r_ij));
     };
     const double g[3] = {0.3, -9.81, 1.7};
     const double dt = 0.01, visc = 0.37;  // viscosity factor large enough to matter
@@ -267,17 +285,19 @@ void check_typed(Precision precision, int dims, std::size_t per_axis) {
 
     {  // mps_correct: r*, u*, P -> r, u
         Buffer<T> out_r(context, dims * n), out_u(context, dims * n);
-        const double factor = 0.013;  // d / n0 / rho0 * dt
+        const double factor = 0.013, n0_over_d = 2.7, softening2 = 0.01;  // d / n0 / rho0 * dt
         Kernel k(program, "mps_correct");
         cell_args(k);
         k.arg(11, btype).arg(12, brs).arg(13, bus).arg(14, bp).arg(15, out_r).arg(16, out_u);
-        k.arg(17, Real{dt}).arg(18, Real{re}).arg(19, Real{factor});
-        whole_range(k, 20);
+        k.arg(17, Real{dt}).arg(18, Real{re}).arg(19, Real{factor}).arg(20, Real{n0_over_d})
+            .arg(21, Real{variant.viscosity}).arg(22, Real{softening2});
+        whole_range(k, 23);
         k.launch(queue, n, 16).wait();
         const auto got_r = out_r.read(queue), got_u = out_u.read(queue);
-        std::size_t wrong = 0;
+        std::size_t wrong = 0, corrected = 0, borderline = 0;
         for (std::size_t i = 0; i < n; ++i) {
             double grad[3] = {0, 0, 0}, err = 0, abs_sum = 0, count = 0;
+            double C[3][3] = {}, c_err = 0, c_sum = 0;
             if (type[i] == 0) {
                 double p_min = p[i];
                 for (std::size_t j = 0; j < n; ++j)
@@ -285,25 +305,89 @@ void check_typed(Precision precision, int dims, std::size_t per_axis) {
                 for (std::size_t j = 0; j < n; ++j) {
                     const double rij = distance(rs, i, j), w = weight(rij, re);
                     if (type[j] == 2 || w == 0) continue;
-                    const double F = (p[j] - p_min) / rij;  // times the unit vector
-                    for (int c = 0; c < dims; ++c)
-                        grad[c] += F * w * (coord(rs, j, c) - coord(rs, i, c)) / rij;
-                    err += pair_error(F, rij, re);
-                    abs_sum += std::fabs(F * w);
+                    double e[3] = {0, 0, 0}, approach = 0, speed = 0;
+                    for (int c = 0; c < dims; ++c) {
+                        e[c] = coord(rs, j, c) - coord(rs, i, c);
+                        approach += (coord(us, j, c) - coord(us, i, c)) * e[c];
+                        speed += std::fabs(coord(us, j, c)) + std::fabs(coord(us, i, c));
+                    }
+                    double bracket = p[j] - p_min, bracket_err = 0;
+                    if (variant.viscosity > 0) {
+                        const double scale = variant.viscosity / (rij * rij + softening2);
+                        if (approach < 0) bracket -= scale * approach;
+                        // The approach's rounding (r_j - r_i off by 2 X eps a component) may
+                        // decide a near-zero one either way: both are within this.
+                        bracket_err = scale * speed * eps * (4 * X + 8 * rij);
+                    }
+                    const double F = bracket / rij;  // times the unit vector
+                    for (int c = 0; c < dims; ++c) grad[c] += F * w * e[c] / rij;
+                    err += pair_error(F, rij, re) + w / rij * bracket_err;
+                    abs_sum += std::fabs(F * w) + w / rij * bracket_err;
                     ++count;
+                    for (int a = 0; a < dims; ++a)
+                        for (int b = 0; b < dims; ++b) C[a][b] += w * e[a] * e[b] / (rij * rij);
+                    c_err += w * eps * (8 + 8 * X / rij) + slope_bound(rij, re) * 4 * X * eps;
+                    c_sum += w;
+                }
+            }
+            double tol_grad = err + (count + 4) * eps * abs_sum;
+            if (variant.gradient == MpsGradient::corrected && type[i] == 0) {
+                // The kernel's test: det C above a tenth of (tr C / d)^d; the plain sum stands
+                // otherwise. Particles within 2% of the threshold may go either way: skipped.
+                double tr = 0;
+                for (int c = 0; c < dims; ++c) tr += C[c][c];
+                const double t = tr / dims;
+                double det, inv[3][3];
+                if (dims == 2) {
+                    det = C[0][0] * C[1][1] - C[0][1] * C[1][0];
+                    inv[0][0] = C[1][1] / det, inv[1][1] = C[0][0] / det;
+                    inv[0][1] = inv[1][0] = -C[0][1] / det;
+                } else {
+                    const double a00 = C[1][1] * C[2][2] - C[1][2] * C[2][1];
+                    const double a01 = C[0][2] * C[2][1] - C[0][1] * C[2][2];
+                    const double a02 = C[0][1] * C[1][2] - C[0][2] * C[1][1];
+                    det = C[0][0] * a00 + C[1][0] * a01 + C[2][0] * a02;
+                    inv[0][0] = a00 / det, inv[0][1] = inv[1][0] = a01 / det, inv[0][2] = inv[2][0] = a02 / det;
+                    inv[1][1] = (C[0][0] * C[2][2] - C[0][2] * C[2][0]) / det;
+                    inv[1][2] = inv[2][1] = (C[0][1] * C[0][2] - C[0][0] * C[1][2]) / det;
+                    inv[2][2] = (C[0][0] * C[1][1] - C[0][1] * C[1][0]) / det;
+                }
+                const double threshold = 0.1 * std::pow(t, dims);
+                if (std::fabs(det - threshold) <= 0.02 * threshold) {
+                    ++borderline;
+                    continue;
+                }
+                if (det > threshold) {
+                    ++corrected;
+                    double solved[3] = {0, 0, 0};
+                    for (int a = 0; a < dims; ++a)
+                        for (int b = 0; b < dims; ++b) solved[a] += inv[a][b] * grad[b];
+                    // |C^-1| <= 1 / lambda_min, and lambda_min >= det / tr^(d-1); the solve's
+                    // own rounding grows with the condition number, tr^d / det at most.
+                    const double inverse_norm = std::pow(tr, dims - 1) / det;
+                    const double kappa = std::pow(tr, dims) / det;
+                    double size = 0;
+                    for (int c = 0; c < dims; ++c) size += std::fabs(solved[c]);
+                    const double c_tol = dims * (c_err + (count + 4) * eps * c_sum);
+                    tol_grad = n0_over_d * (inverse_norm * (tol_grad + c_tol * size) + 64 * eps * kappa * size);
+                    for (int c = 0; c < dims; ++c) grad[c] = n0_over_d * solved[c];
                 }
             }
             for (int c = 0; c < dims; ++c) {
                 const double du = -double(T(factor)) * grad[c];
                 const double want_u = coord(us, i, c) + du, want_r = coord(rs, i, c) + dt * du;
-                const double tol_u = double(T(factor)) * (err + (count + 4) * eps * abs_sum) +
+                const double tol_u = double(T(factor)) * tol_grad +
                                      4 * eps * (std::fabs(coord(us, i, c)) + std::fabs(du));
                 const double tol_r = dt * tol_u + 4 * eps * std::fabs(coord(rs, i, c));
                 wrong += !(std::fabs(got_u[c * n + i] - want_u) <= tol_u);
                 wrong += !(std::fabs(got_r[c * n + i] - want_r) <= tol_r);
             }
         }
+        CAPTURE(corrected);
+        CAPTURE(borderline);
         CHECK_MESSAGE(wrong == 0, "mps_correct");
+        // Both of the corrected gradient's paths were taken (where there are particles enough).
+        if (variant.gradient == MpsGradient::corrected && n >= 100) CHECK(corrected > 0);
     }
 
     {  // mps_max_speed: per work-group of 16, fluid only
@@ -329,10 +413,14 @@ void check_typed(Precision precision, int dims, std::size_t per_axis) {
 } // namespace
 
 void check_mps_kernels(Precision precision, int dimensions, std::size_t per_axis) {
-    if (precision == Precision::float64)
-        check_typed<double>(precision, dimensions, per_axis);
-    else
-        check_typed<float>(precision, dimensions, per_axis);
+    // The seed's method, and every alternative at once (each is its own code path).
+    for (const Variant& variant : {Variant{MpsWeight::koshizuka, MpsGradient::koshizuka, 0.0},
+                                   Variant{MpsWeight::quadratic, MpsGradient::corrected, 37.0}}) {
+        if (precision == Precision::float64)
+            check_typed<double>(precision, dimensions, per_axis, variant);
+        else
+            check_typed<float>(precision, dimensions, per_axis, variant);
+    }
 }
 
 } // namespace partcl_test

@@ -114,7 +114,16 @@ TEST_CASE("steps on two and three devices are one device's, bit for bit") {
                     CAPTURE(dims);
                     CAPTURE(std::string(to_string(precision)));
                     CAPTURE(forced);
-                    const Block b = random_block(dims, seed);
+                    // The seed's method, and the alternatives (whose artificial viscosity
+                    // copies velocities to the ghosts too), each on half the runs.
+                    const bool stabilised = small ? precision == Precision::float64 : forced;
+                    CAPTURE(stabilised);
+                    Block b = random_block(dims, seed);
+                    if (stabilised) {
+                        b.parameters.weight = MpsWeight::quadratic;
+                        b.parameters.gradient = MpsGradient::corrected;
+                        b.parameters.artificial_viscosity = 0.5;
+                    }
                     Context split = split_context(parts);
                     Context single = one_device(split);
                     MpsFluid spread(split, precision, b.parameters, b.scene.particles, b.scene.lower,

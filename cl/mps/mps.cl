@@ -9,7 +9,9 @@
  *   mps_pressure   fluid and wall: n* = sum_j w(|r*_j - r*_i|), P = max(0, c^2 rho0/n0 (n* - n0));
  *                  dummies: P = 0 (they only complete the number density near walls)
  *   mps_correct    fluid: grad P = d/n0 sum_j (P_j - P_min,i) (r_j - r_i)/|r_j - r_i|^2 w, over
- *                  fluid and wall j, with P_min,i the least pressure of i and those neighbours;
+ *                  fluid and wall j, with P_min,i the least pressure of i and those neighbours
+ *                  (or that sum times the inverse of the corrective matrix, and with an
+ *                  artificial viscosity's pressure added to the bracket: below);
  *                  u = u* - dt/rho0 grad P, r = r* - dt^2/rho0 grad P
  *   mps_max_speed  per work-group maximum fluid speed, for the next CFL-limited step
  *
@@ -48,9 +50,19 @@
 #define Z_OF(a, i) REAL_C(0.0)
 #endif
 
+/* MPS_WEIGHT 0: Koshizuka's w = re/r - 1; 1: w = (1 - r/re)^2, finite at r = 0, so a close pair
+ * does not dominate a particle's number density (partcl::MpsWeight). */
+#ifndef MPS_WEIGHT
+#define MPS_WEIGHT 0
+#endif
 INLINE real mps_weight(const real r, const real re)
 {
+#if MPS_WEIGHT == 1
+    const real q = REAL_C(1.0) - r / re;
+    return (r > REAL_C(0.0) && r < re) ? q * q : REAL_C(0.0);
+#else
     return (r > REAL_C(0.0) && r < re) ? re / r - REAL_C(1.0) : REAL_C(0.0);
+#endif
 }
 
 /* Loops over every particle j (slots) in the rows of cells within `reach` of particle i's cell
@@ -183,13 +195,60 @@ KERNEL void mps_pressure(const uint n, CELL_ARGS, GLOBAL const uint* type, GLOBA
                                        : fmax(REAL_C(0.0), pressure_factor * (sum - n0));
 }
 
+/* MPS_GRADIENT 1 (partcl::MpsGradient::corrected): the sum is multiplied by the inverse of
+ * C = sum_j w (r_j - r_i)(r_j - r_i)^T / |r_j - r_i|^2, which makes the gradient exact for a
+ * linear pressure on any particle arrangement; where C is near singular (a sparse one-sided
+ * neighbourhood at the free surface: det C below a tenth of (tr C / d)^d) the plain sum stands. */
+#ifndef MPS_GRADIENT
+#define MPS_GRADIENT 0
+#endif
+#define MPS_CONDITION REAL_C(0.1)
+
+/* Solves C x = b for the symmetric C (xx, xy, xz, yy, yz, zz) when it is well conditioned; returns
+ * 0 and leaves x alone otherwise. */
+INLINE int mps_solve(const real xx, const real xy, const real xz, const real yy, const real yz,
+                     const real zz, const real bx, const real by, const real bz, real* x, real* y,
+                     real* z)
+{
+#if MPS_DIMENSIONS == 3
+    const real a00 = yy * zz - yz * yz, a01 = xz * yz - xy * zz, a02 = xy * yz - xz * yy;
+    const real det = xx * a00 + xy * a01 + xz * a02, t = (xx + yy + zz) / REAL_C(3.0);
+    if (!(det > MPS_CONDITION * t * t * t)) return 0;
+    const real a11 = xx * zz - xz * xz, a12 = xy * xz - xx * yz, a22 = xx * yy - xy * xy;
+    *x = (a00 * bx + a01 * by + a02 * bz) / det;
+    *y = (a01 * bx + a11 * by + a12 * bz) / det;
+    *z = (a02 * bx + a12 * by + a22 * bz) / det;
+#else
+    (void)xz, (void)yz, (void)zz, (void)bz, (void)z;
+    const real det = xx * yy - xy * xy, t = (xx + yy) / REAL_C(2.0);
+    if (!(det > MPS_CONDITION * t * t)) return 0;
+    *x = (yy * bx - xy * by) / det;
+    *y = (xx * by - xy * bx) / det;
+#endif
+    return 1;
+}
+
+/* The bracket of pair (i, j) in the gradient sum: P_j - P_min,i, plus Monaghan's artificial
+ * viscosity as a pressure alpha rho0 c l0 |v_ij . r_ij| / (r^2 + eps^2) while the pair approaches
+ * (viscosity = alpha rho0 c l0). */
+INLINE real mps_bracket(const real p_j, const real p_min, const real dx, const real dy,
+                        const real dz, const real du, const real dv, const real dw, const real r2,
+                        const real viscosity, const real softening2)
+{
+    const real approach = du * dx + dv * dy + dw * dz;  /* (u_j - u_i) . (r_j - r_i) */
+    return p_j - p_min +
+           (approach < REAL_C(0.0) ? viscosity * -approach / (r2 + softening2) : REAL_C(0.0));
+}
+
 KERNEL void mps_correct(const uint n, CELL_ARGS, GLOBAL const uint* type,
                         GLOBAL const real* r_star, GLOBAL const real* u_star,
                         GLOBAL const real* pressure, GLOBAL real* r, GLOBAL real* u, const real dt,
-                        const real re, const real gradient_factor, RANGE_PARAMS)
+                        const real re, const real gradient_factor, const real n0_over_d,
+                        const real viscosity, const real softening2, RANGE_PARAMS)
 {
     PARTICLE_IN_RANGE(i);
     const real xi = r_star[i], yi = r_star[n + i], zi = Z_OF(r_star, i);
+    const real ui = u_star[i], vi = u_star[n + i], wi = Z_OF(u_star, i);
     real gx = REAL_C(0.0), gy = REAL_C(0.0), gz = REAL_C(0.0);
     if (type[i] == MPS_FLUID) {
         const real re2 = re * re;
@@ -199,25 +258,49 @@ KERNEL void mps_correct(const uint n, CELL_ARGS, GLOBAL const uint* type,
             if (type[j] != MPS_DUMMY && dx * dx + dy * dy + dz * dz < re2)
                 p_min = fmin(p_min, pressure[j]);
         }}
+        real cxx = REAL_C(0.0), cxy = REAL_C(0.0), cxz = REAL_C(0.0), cyy = REAL_C(0.0),
+             cyz = REAL_C(0.0), czz = REAL_C(0.0);
         FOR_NEIGHBOURS(i, j)
             const real dx = r_star[j] - xi, dy = r_star[n + j] - yi, dz = Z_OF(r_star, j) - zi;
             const real r2 = dx * dx + dy * dy + dz * dz;
             if (type[j] != MPS_DUMMY && r2 < re2 && r2 > REAL_C(0.0)) {
-                const real f = (pressure[j] - p_min) / r2 * mps_weight(sqrt(r2), re);
+                const real w = mps_weight(sqrt(r2), re) / r2;
+                /* Neighbours' velocities are read (and copied to ghosts) only with viscosity. */
+                const real f =
+                    w * (viscosity > REAL_C(0.0)
+                             ? mps_bracket(pressure[j], p_min, dx, dy, dz, u_star[j] - ui,
+                                           u_star[n + j] - vi, Z_OF(u_star, j) - wi, r2,
+                                           viscosity, softening2)
+                             : pressure[j] - p_min);
                 gx += f * dx;
                 gy += f * dy;
                 gz += f * dz;
+#if MPS_GRADIENT == 1
+                cxx += w * dx * dx, cxy += w * dx * dy, cxz += w * dx * dz;
+                cyy += w * dy * dy, cyz += w * dy * dz, czz += w * dz * dz;
+#endif
             }
         }}
+#if MPS_GRADIENT == 1
+        /* gradient_factor carries the plain sum's d / n0: the corrected one is scaled back. */
+        real x = gx, y = gy, z = gz;
+        if (mps_solve(cxx, cxy, cxz, cyy, cyz, czz, gx, gy, gz, &x, &y, &z)) {
+            gx = x * n0_over_d;
+            gy = y * n0_over_d;
+            gz = z * n0_over_d;
+        }
+#else
+        (void)cxx, (void)cxy, (void)cxz, (void)cyy, (void)cyz, (void)czz, (void)n0_over_d;
+#endif
     }
     /* gradient_factor = d / n0 / rho0 * dt: the velocity change is -gradient_factor * sum. */
     const real du = -gradient_factor * gx, dv = -gradient_factor * gy, dw = -gradient_factor * gz;
-    u[o] = u_star[i] + du;
-    u[out_stride + o] = u_star[n + i] + dv;
+    u[o] = ui + du;
+    u[out_stride + o] = vi + dv;
     r[o] = xi + dt * du;
     r[out_stride + o] = yi + dt * dv;
 #if MPS_DIMENSIONS == 3
-    u[2 * out_stride + o] = u_star[2 * n + i] + dw;
+    u[2 * out_stride + o] = wi + dw;
     r[2 * out_stride + o] = zi + dt * dw;
 #else
     (void)dw;

@@ -32,7 +32,10 @@ FluidCells fluid_cells(const MpsParameters& p) {
     return c;
 }
 
-double weight(double r, double re) { return r > 0 && r < re ? re / r - 1 : 0; }
+double weight(double r, double re, MpsWeight kind) {
+    if (!(r > 0 && r < re)) return 0;
+    return kind == MpsWeight::quadratic ? (1 - r / re) * (1 - r / re) : re / r - 1;
+}
 
 void check_parameters(const MpsParameters& p) {
     if (!MpsParameters::valid_dimensions(p.dimensions))
@@ -53,6 +56,12 @@ void check_parameters(const MpsParameters& p) {
         throw UsageError("mps: the restitution coefficient lies in [0, 1]");
     if (!MpsOptions::valid_collision_ratio(p.collision_ratio, p.re_ratio))
         throw UsageError("mps: the collision distance lies in [0, re)");
+    if (!MpsOptions::valid_artificial_viscosity(p.artificial_viscosity))
+        throw UsageError("mps: the artificial viscosity lies in [0, 10]");
+    if (p.weight != MpsWeight::koshizuka && p.weight != MpsWeight::quadratic)
+        throw UsageError("mps: an unknown weight function");
+    if (p.gradient != MpsGradient::koshizuka && p.gradient != MpsGradient::corrected)
+        throw UsageError("mps: an unknown pressure gradient");
     if (!(p.max_dt > 0)) throw UsageError("mps: max_dt must be positive");
     for (double g : p.gravity)
         if (!std::isfinite(g)) throw UsageError("mps: gravity must be finite");
@@ -60,14 +69,14 @@ void check_parameters(const MpsParameters& p) {
 
 } // namespace
 
-MpsLattice mps_lattice(int dimensions, double re_ratio) {
+MpsLattice mps_lattice(int dimensions, double re_ratio, MpsWeight kind) {
     const int reach = int(std::ceil(re_ratio));
     double sum = 0, moment = 0;
     for (int x = -reach; x <= reach; ++x)
         for (int y = -reach; y <= reach; ++y)
             for (int z = (dimensions == 3 ? -reach : 0); z <= (dimensions == 3 ? reach : 0); ++z) {
                 const double r = std::sqrt(double(x * x + y * y + z * z));
-                const double w = weight(r, re_ratio);
+                const double w = weight(r, re_ratio, kind);
                 sum += w;
                 moment += r * r * w;
             }
@@ -92,6 +101,8 @@ MpsFluid::MpsFluid(Context& context, Precision precision, const MpsParameters& p
           options.define("MPS_GROUP", (long long)group);
           options.define("CELL_LIST_REACH", cell_reach);
           options.define("MPS_COLLIDE_REACH", fluid_cells(parameters).collide_reach);
+          options.define("MPS_WEIGHT", int(parameters.weight));
+          options.define("MPS_GRADIENT", int(parameters.gradient));
           return build_program(context, Source::builtin("mps/mps.cl"), options, cache);
       }()),
       slabs_(context, precision,
@@ -121,8 +132,8 @@ MpsFluid::MpsFluid(Context& context, Precision precision, const MpsParameters& p
         if (std::uint32_t(t) > 2) throw UsageError("mps: a particle type other than fluid, wall, dummy");
 
     const double l0 = parameters.spacing;
-    const MpsLattice density = mps_lattice(d, parameters.re_ratio);
-    const MpsLattice laplacian = mps_lattice(d, parameters.re_laplacian_ratio);
+    const MpsLattice density = mps_lattice(d, parameters.re_ratio, parameters.weight);
+    const MpsLattice laplacian = mps_lattice(d, parameters.re_laplacian_ratio, parameters.weight);
     n0_ = density.n0;
     n0_lap_ = laplacian.n0;
     lambda0_ = laplacian.lambda0 * l0 * l0;
@@ -218,6 +229,7 @@ double MpsFluid::step(double dt) {
         return launch(k, 19, device, false);
     });
     slabs_.exchange(r_collided_, dims);  // the number density and the gradient read positions
+    if (p.artificial_viscosity > 0) slabs_.exchange(u_collided_, dims);  // and velocities
 
     pressure_launch_.run(owners, [&](std::size_t device, Range) {
         Kernel& k = kernels_[device].pressure;
@@ -238,8 +250,11 @@ double MpsFluid::step(double dt) {
         k.arg(11, type(device)).arg(12, r_collided_[device]).arg(13, u_collided_[device])
             .arg(14, pressure_[device]).arg(15, slabs_.next(0, device))
             .arg(16, slabs_.next(1, device));
-        k.arg(17, Real{dt}).arg(18, Real{re}).arg(19, Real{d / n0_ / p.density * dt});
-        return launch(k, 20, device, true);
+        k.arg(17, Real{dt}).arg(18, Real{re}).arg(19, Real{d / n0_ / p.density * dt})
+            .arg(20, Real{n0_ / d})
+            .arg(21, Real{p.artificial_viscosity * p.density * p.sound_speed * l0})
+            .arg(22, Real{0.01 * l0 * l0});
+        return launch(k, 23, device, true);
     });
     stepped_ = true;
 

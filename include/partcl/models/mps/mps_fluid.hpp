@@ -42,7 +42,7 @@ struct MpsLattice {
     double n0;       // sum_j w(r_j)
     double lambda0;  // sum_j r_j^2 w(r_j) / sum_j w(r_j), in units of l0^2
 };
-MpsLattice mps_lattice(int dimensions, double re_ratio);
+MpsLattice mps_lattice(int dimensions, double re_ratio, MpsWeight weight = MpsWeight::koshizuka);
 
 // Everything a step depends on: a fluid restored from it continues bit for bit as the one it
 // was taken from (on the same device and precision).

@@ -8,6 +8,15 @@
 
 namespace partcl {
 
+// The weight w(r) of the number density and the gradient (the Laplacian's too): Koshizuka's
+// re/r - 1 (the seed's), or (1 - r/re)^2, finite at r = 0, so that one close pair does not swing a
+// particle's number density and pressure (docs/mps.md, "Still water, sloshing, noise").
+enum class MpsWeight : int { koshizuka = 0, quadratic = 1 };
+// The pressure gradient: Koshizuka's sum over neighbours (the seed's), or that sum corrected by
+// the inverse of the neighbourhood's moment matrix, exact for a linear pressure on a disordered
+// arrangement (Khayyer & Gotoh 2011's corrective matrix), where the plain sum is not.
+enum class MpsGradient : int { koshizuka = 0, corrected = 1 };
+
 // The constants of the fluid and of the method that a scenario sets as they are.
 struct MpsOptions {
     double density = 1000;         // rho0 [kg/m^3]
@@ -18,6 +27,11 @@ struct MpsOptions {
     double collision_ratio = 0.5;  // collision distance / l0
     double restitution = 0.2;
     double courant = 0.2;
+    MpsWeight weight = MpsWeight::koshizuka;
+    MpsGradient gradient = MpsGradient::koshizuka;
+    // Monaghan's alpha: approaching pairs repel with a pressure alpha rho0 c l0 |v.r| / r^2,
+    // which damps the particle-scale noise of the explicit pressure (0: off).
+    double artificial_viscosity = 0;
 
     static bool valid_density(double v) noexcept { return v > 0 && std::isfinite(v); }
     static bool valid_viscosity(double v) noexcept { return v >= 0 && std::isfinite(v); }
@@ -30,6 +44,7 @@ struct MpsOptions {
     }
     static bool valid_restitution(double v) noexcept { return v >= 0 && v <= 1; }
     static bool valid_courant(double v) noexcept { return v > 0 && v <= 1; }
+    static bool valid_artificial_viscosity(double v) noexcept { return v >= 0 && v <= 10; }
 };
 
 // Everything MpsFluid takes: the options and the set-up's lattice, gravity and step limit.
