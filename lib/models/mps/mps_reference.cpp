@@ -15,8 +15,33 @@ MpsStep<T>::MpsStep(const MpsParameters& parameters, const CellGrid& grid, doubl
 namespace {
 
 template <class T>
-inline T weight(T r, T re) {
-    return (r > T(0) && r < re) ? re / r - T(1) : T(0);
+inline T weight_of(MpsWeight kind, T r, T re) {
+    if (!(r > T(0) && r < re)) return T(0);
+    return kind == MpsWeight::quadratic ? (T(1) - r / re) * (T(1) - r / re) : re / r - T(1);
+}
+
+// x = C^-1 b for the symmetric d x d C when det C exceeds a tenth of (tr C / d)^d (the
+// kernel's test); false, x untouched, otherwise.
+template <class T>
+bool solve_moments(int d, const T (&C)[3][3], const T (&b)[3], T (&x)[3]) {
+    if (d == 2) {
+        const T det = C[0][0] * C[1][1] - C[0][1] * C[0][1], t = (C[0][0] + C[1][1]) / T(2);
+        if (!(det > T(0.1) * t * t)) return false;
+        x[0] = (C[1][1] * b[0] - C[0][1] * b[1]) / det;
+        x[1] = (C[0][0] * b[1] - C[0][1] * b[0]) / det;
+        return true;
+    }
+    const T a00 = C[1][1] * C[2][2] - C[1][2] * C[1][2], a01 = C[0][2] * C[1][2] - C[0][1] * C[2][2],
+            a02 = C[0][1] * C[1][2] - C[0][2] * C[1][1];
+    const T det = C[0][0] * a00 + C[0][1] * a01 + C[0][2] * a02,
+            t = (C[0][0] + C[1][1] + C[2][2]) / T(3);
+    if (!(det > T(0.1) * t * t * t)) return false;
+    const T a11 = C[0][0] * C[2][2] - C[0][2] * C[0][2], a12 = C[0][1] * C[0][2] - C[0][0] * C[1][2],
+            a22 = C[0][0] * C[1][1] - C[0][1] * C[0][1];
+    x[0] = (a00 * b[0] + a01 * b[1] + a02 * b[2]) / det;
+    x[1] = (a01 * b[0] + a11 * b[1] + a12 * b[2]) / det;
+    x[2] = (a02 * b[0] + a12 * b[1] + a22 * b[2]) / det;
+    return true;
 }
 
 } // namespace
@@ -111,7 +136,11 @@ void MpsStep<T>::step_sorted(std::vector<T>& r, std::vector<T>& u,
     const T visc = T(p_.viscosity * 2 * d / (lambda0_ * n0_lap_));
     const T col = T(p_.collision_ratio * p_.spacing), share = T((1 + p_.restitution) * 0.5);
     const T pfactor = T(p_.sound_speed * p_.sound_speed * p_.density / n0_), n0 = T(n0_);
-    const T gfactor = T(d / n0_ / p_.density * dt_);
+    const T gfactor = T(d / n0_ / p_.density * dt_), n0_over_d = T(n0_ / d);
+    const T viscosity = T(p_.artificial_viscosity * p_.density * p_.sound_speed * p_.spacing);
+    const T softening2 = T(0.01 * p_.spacing * p_.spacing);
+    const MpsWeight kind = p_.weight;
+    auto weight = [kind](T r, T radius) { return weight_of(kind, r, radius); };
     r_star_.resize(d * n), u_star_.resize(d * n), r_col_.resize(d * n), u_col_.resize(d * n);
     pressure.resize(n);
     const long long count = (long long)n;
@@ -179,13 +208,25 @@ void MpsStep<T>::step_sorted(std::vector<T>& r, std::vector<T>& u,
                 T delta[3];
                 if (type[j] != 2 && dist2(r_col_, i, j, delta) < re * re) p_min = std::min(p_min, pressure[j]);
             });
+            T C[3][3] = {};
             for_neighbours(i, [&](std::size_t j) {
                 T delta[3];
                 const T r2 = dist2(r_col_, i, j, delta);
                 if (type[j] == 2 || !(r2 < re * re) || !(r2 > T(0))) return;
-                const T f = (pressure[j] - p_min) / r2 * weight(std::sqrt(r2), re);
-                for (int k = 0; k < d; ++k) grad[k] += f * delta[k];
+                const T w = weight(std::sqrt(r2), re) / r2;
+                T bracket = pressure[j] - p_min;
+                if (viscosity > T(0)) {  // Monaghan's artificial viscosity while they approach
+                    T approach = 0;
+                    for (int k = 0; k < d; ++k) approach += (u_col_[k * n + j] - u_col_[k * n + i]) * delta[k];
+                    if (approach < T(0)) bracket += viscosity * -approach / (r2 + softening2);
+                }
+                for (int k = 0; k < d; ++k) grad[k] += w * bracket * delta[k];
+                for (int a = 0; a < d; ++a)
+                    for (int b = 0; b < d; ++b) C[a][b] += w * delta[a] * delta[b];
             });
+            T solved[3] = {0, 0, 0};
+            if (p_.gradient == MpsGradient::corrected && solve_moments(d, C, grad, solved))
+                for (int k = 0; k < d; ++k) grad[k] = solved[k] * n0_over_d;
         }
         for (int k = 0; k < d; ++k) {
             const T du = -gfactor * grad[k];
