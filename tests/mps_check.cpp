@@ -312,7 +312,7 @@ void check_typed(Precision precision, int dims, std::size_t per_axis, const Vari
                         speed += std::fabs(coord(us, j, c)) + std::fabs(coord(us, i, c));
                     }
                     double bracket = p[j] - p_min, bracket_err = 0;
-                    if (variant.viscosity > 0) {
+                    if (variant.viscosity > 0 && type[j] == 0) {  // between fluid particles
                         const double scale = variant.viscosity / (rij * rij + softening2);
                         if (approach < 0) bracket -= scale * approach;
                         // The approach's rounding (r_j - r_i off by 2 X eps a component) may

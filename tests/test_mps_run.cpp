@@ -132,6 +132,7 @@ TEST_CASE("a [fluid] constant that a scenario takes, MpsFluid takes: one range e
         {"collision_ratio", &MpsOptions::collision_ratio, [](double v) { return v < 1; }},
         {"restitution", &MpsOptions::restitution, any},
         {"courant", &MpsOptions::courant, any},
+        {"artificial_viscosity", &MpsOptions::artificial_viscosity, any},
     };
     Context& context = test_context();
     const Scenario base = parse_scenario(short_dambreak, "short.toml");

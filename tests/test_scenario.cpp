@@ -312,6 +312,20 @@ TEST_CASE("enum options: every name round-trips; an unknown one is reported wher
         set_by_name(mps, "fluid.setup", name, unknown);
         CHECK(to_string(mps.fluid.setup) == name);
     }
+    for (const auto& name : names_of(mps_weights)) {
+        UnknownNames unknown;
+        set_by_name(mps, "fluid.weight", name, unknown);
+        CHECK(unknown.empty());
+        CHECK(to_string(mps.fluid.weight) == name);
+        CHECK(parse_scenario(to_toml(mps), "x.toml").fluid.weight == mps.fluid.weight);
+    }
+    for (const auto& name : names_of(mps_gradients)) {
+        UnknownNames unknown;
+        set_by_name(mps, "fluid.gradient", name, unknown);
+        CHECK(unknown.empty());
+        CHECK(to_string(mps.fluid.gradient) == name);
+        CHECK(parse_scenario(to_toml(mps), "x.toml").fluid.gradient == mps.fluid.gradient);
+    }
     Scenario pic = builtin_scenario("langmuir");
     for (const auto& name : pic_deposit_names()) {
         UnknownNames unknown;

@@ -230,7 +230,7 @@ INLINE int mps_solve(const real xx, const real xy, const real xz, const real yy,
 
 /* The bracket of pair (i, j) in the gradient sum: P_j - P_min,i, plus Monaghan's artificial
  * viscosity as a pressure alpha rho0 c l0 |v_ij . r_ij| / (r^2 + eps^2) while the pair approaches
- * (viscosity = alpha rho0 c l0). */
+ * (viscosity = alpha rho0 c l0); fluid pairs only. */
 INLINE real mps_bracket(const real p_j, const real p_min, const real dx, const real dy,
                         const real dz, const real du, const real dv, const real dw, const real r2,
                         const real viscosity, const real softening2)
@@ -265,9 +265,11 @@ KERNEL void mps_correct(const uint n, CELL_ARGS, GLOBAL const uint* type,
             const real r2 = dx * dx + dy * dy + dz * dz;
             if (type[j] != MPS_DUMMY && r2 < re2 && r2 > REAL_C(0.0)) {
                 const real w = mps_weight(sqrt(r2), re) / r2;
-                /* Neighbours' velocities are read (and copied to ghosts) only with viscosity. */
+                /* Neighbours' velocities are read (and copied to ghosts) only with viscosity,
+                 * which acts between fluid particles alone: at walls it would be a friction
+                 * of order alpha rho0 c l0, far above water's, damping waves and sloshing. */
                 const real f =
-                    w * (viscosity > REAL_C(0.0)
+                    w * (viscosity > REAL_C(0.0) && type[j] == MPS_FLUID
                              ? mps_bracket(pressure[j], p_min, dx, dy, dz, u_star[j] - ui,
                                            u_star[n + j] - vi, Z_OF(u_star, j) - wi, r2,
                                            viscosity, softening2)

@@ -159,6 +159,25 @@ const std::vector<Field>& fluid_table() {
              return in_range(v, MpsOptions::valid_courant(v), "must be in (0, 1]");
          },
          ""},
+        {"fluid", "weight",
+         EnumRef{[](const S& s) { return to_string(s.fluid.weight); },
+                 [](S& s, const std::string& name) { return from_name(mps_weights, name, s.fluid.weight); },
+                 [] { return names_of(mps_weights); }, "a weight function"},
+         any_value,
+         "koshizuka (re/r - 1) | quadratic ((1 - r/re)^2)"},
+        {"fluid", "gradient",
+         EnumRef{[](const S& s) { return to_string(s.fluid.gradient); },
+                 [](S& s, const std::string& name) { return from_name(mps_gradients, name, s.fluid.gradient); },
+                 [] { return names_of(mps_gradients); }, "a pressure gradient"},
+         any_value,
+         "koshizuka | corrected (by the neighbourhood's moment matrix)"},
+        {"fluid", "artificial_viscosity",
+         RealRef([](S& s) -> double& { return s.fluid.artificial_viscosity; }),
+         [](const S& s) {
+             const double v = s.fluid.artificial_viscosity;
+             return in_range(v, MpsOptions::valid_artificial_viscosity(v), "must be in [0, 10]");
+         },
+         "Monaghan's alpha, 0 = off"},
         {"fluid", "end_time", RealRef([](S& s) -> double& { return s.fluid.end_time; }),
          [](const S& s) { return positive(s.fluid.end_time); }, "[s]"},
         {"fluid", "steps", CountRef([](S& s) -> std::uint64_t& { return s.fluid.steps; }),

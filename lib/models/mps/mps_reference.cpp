@@ -215,7 +215,7 @@ void MpsStep<T>::step_sorted(std::vector<T>& r, std::vector<T>& u,
                 if (type[j] == 2 || !(r2 < re * re) || !(r2 > T(0))) return;
                 const T w = weight(std::sqrt(r2), re) / r2;
                 T bracket = pressure[j] - p_min;
-                if (viscosity > T(0)) {  // Monaghan's artificial viscosity while they approach
+                if (viscosity > T(0) && type[j] == 0) {  // artificial viscosity: fluid pairs
                     T approach = 0;
                     for (int k = 0; k < d; ++k) approach += (u_col_[k * n + j] - u_col_[k * n + i]) * delta[k];
                     if (approach < T(0)) bracket += viscosity * -approach / (r2 + softening2);

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include <partcl/models/option_names.hpp>
+
 namespace partcl {
 
 // The weight w(r) of the number density and the gradient (the Laplacian's too): Koshizuka's
@@ -16,6 +18,13 @@ enum class MpsWeight : int { koshizuka = 0, quadratic = 1 };
 // the inverse of the neighbourhood's moment matrix, exact for a linear pressure on a disordered
 // arrangement (Khayyer & Gotoh 2011's corrective matrix), where the plain sum is not.
 enum class MpsGradient : int { koshizuka = 0, corrected = 1 };
+
+inline constexpr OptionName<MpsWeight> mps_weights[] = {{MpsWeight::koshizuka, "koshizuka"},
+                                                        {MpsWeight::quadratic, "quadratic"}};
+inline constexpr OptionName<MpsGradient> mps_gradients[] = {
+    {MpsGradient::koshizuka, "koshizuka"}, {MpsGradient::corrected, "corrected"}};
+inline const char* to_string(MpsWeight w) noexcept { return name_of(mps_weights, w); }
+inline const char* to_string(MpsGradient g) noexcept { return name_of(mps_gradients, g); }
 
 // The constants of the fluid and of the method that a scenario sets as they are.
 struct MpsOptions {
@@ -29,8 +38,9 @@ struct MpsOptions {
     double courant = 0.2;
     MpsWeight weight = MpsWeight::koshizuka;
     MpsGradient gradient = MpsGradient::koshizuka;
-    // Monaghan's alpha: approaching pairs repel with a pressure alpha rho0 c l0 |v.r| / r^2,
-    // which damps the particle-scale noise of the explicit pressure (0: off).
+    // Monaghan's alpha: approaching pairs of fluid particles repel with a pressure
+    // alpha rho0 c l0 |v.r| / r^2, which damps the particle-scale noise of the explicit pressure
+    // (0: off). Walls take none: it would act as a wall friction far above water's.
     double artificial_viscosity = 0;
 
     static bool valid_density(double v) noexcept { return v > 0 && std::isfinite(v); }
