@@ -83,6 +83,15 @@ TEST_CASE("bad MPS input is a usage error naming the problem") {
     q = p;
     q.sound_speed = 0;
     CHECK_THROWS_AS(make(q, scene.particles), UsageError);
+    q = p;
+    q.weight = MpsWeight(7);  // an enum value no name stands for
+    CHECK_THROWS_WITH_AS(make(q, scene.particles), doctest::Contains("unknown weight"), UsageError);
+    q = p;
+    q.gradient = MpsGradient(-1);
+    CHECK_THROWS_WITH_AS(make(q, scene.particles), doctest::Contains("unknown pressure gradient"), UsageError);
+    q = p;
+    q.artificial_viscosity = NAN;
+    CHECK_THROWS_WITH_AS(make(q, scene.particles), doctest::Contains("artificial viscosity"), UsageError);
     MpsParticles bad = scene.particles;
     bad.position[3] = NAN;
     CHECK_THROWS_WITH_AS(make(p, bad), doctest::Contains("NaN"), UsageError);

@@ -8,6 +8,8 @@
 //   4. number density n* at r*, P = c^2 rho0 / n0 (n* - n0), kept >= 0 (dummies: 0)
 //   5. pressure gradient with the local minimum pressure -> u, r
 //   6. the next step from the CFL condition dt = courant * l0 / (c + max |u|)
+// The weight, the gradient (plain or corrected) and an artificial viscosity are options
+// (models/mps/mps_options.hpp); the defaults are the seed's.
 //
 // A step spreads over every device of the context. Each device holds the particles of its own
 // slabs of cells (slabs: layers of cells along the slowest-varying cell axis, y in 2-D, z in

@@ -12,7 +12,7 @@ namespace partcl {
 
 // The weight w(r) of the number density and the gradient (the Laplacian's too): Koshizuka's
 // re/r - 1 (the seed's), or (1 - r/re)^2, finite at r = 0, so that one close pair does not swing a
-// particle's number density and pressure (docs/mps.md, "Still water, sloshing, noise").
+// particle's number density and pressure (docs/mps.md, "Still water, sloshing and pressure noise").
 enum class MpsWeight : int { koshizuka = 0, quadratic = 1 };
 // The pressure gradient: Koshizuka's sum over neighbours (the seed's), or that sum corrected by
 // the inverse of the neighbourhood's moment matrix, exact for a linear pressure on a disordered
