@@ -228,16 +228,15 @@ INLINE int mps_solve(const real xx, const real xy, const real xz, const real yy,
     return 1;
 }
 
-/* The bracket of pair (i, j) in the gradient sum: P_j - P_min,i, plus Monaghan's artificial
- * viscosity as a pressure alpha rho0 c l0 |v_ij . r_ij| / (r^2 + eps^2) while the pair approaches
- * (viscosity = alpha rho0 c l0); fluid pairs only. */
-INLINE real mps_bracket(const real p_j, const real p_min, const real dx, const real dy,
-                        const real dz, const real du, const real dv, const real dw, const real r2,
-                        const real viscosity, const real softening2)
+/* Monaghan's artificial viscosity as a pressure added to pair (i, j)'s bracket in the gradient
+ * sum: alpha rho0 c l0 |v_ij . r_ij| / (r^2 + eps^2) while the pair approaches, 0 otherwise
+ * (viscosity = alpha rho0 c l0). */
+INLINE real mps_viscous_pressure(const real dx, const real dy, const real dz, const real du,
+                                 const real dv, const real dw, const real r2,
+                                 const real viscosity, const real softening2)
 {
     const real approach = du * dx + dv * dy + dw * dz;  /* (u_j - u_i) . (r_j - r_i) */
-    return p_j - p_min +
-           (approach < REAL_C(0.0) ? viscosity * -approach / (r2 + softening2) : REAL_C(0.0));
+    return approach < REAL_C(0.0) ? viscosity * -approach / (r2 + softening2) : REAL_C(0.0);
 }
 
 KERNEL void mps_correct(const uint n, CELL_ARGS, GLOBAL const uint* type,
@@ -268,12 +267,12 @@ KERNEL void mps_correct(const uint n, CELL_ARGS, GLOBAL const uint* type,
                 /* Neighbours' velocities are read (and copied to ghosts) only with viscosity,
                  * which acts between fluid particles alone: at walls it would be a friction
                  * of order alpha rho0 c l0, far above water's, damping waves and sloshing. */
-                const real f =
-                    w * (viscosity > REAL_C(0.0) && type[j] == MPS_FLUID
-                             ? mps_bracket(pressure[j], p_min, dx, dy, dz, u_star[j] - ui,
-                                           u_star[n + j] - vi, Z_OF(u_star, j) - wi, r2,
-                                           viscosity, softening2)
-                             : pressure[j] - p_min);
+                real bracket = pressure[j] - p_min;
+                if (viscosity > REAL_C(0.0) && type[j] == MPS_FLUID)
+                    bracket += mps_viscous_pressure(dx, dy, dz, u_star[j] - ui, u_star[n + j] - vi,
+                                                    Z_OF(u_star, j) - wi, r2, viscosity,
+                                                    softening2);
+                const real f = w * bracket;
                 gx += f * dx;
                 gy += f * dy;
                 gz += f * dz;

@@ -32,11 +32,6 @@ FluidCells fluid_cells(const MpsParameters& p) {
     return c;
 }
 
-double weight(double r, double re, MpsWeight kind) {
-    if (!(r > 0 && r < re)) return 0;
-    return kind == MpsWeight::quadratic ? (1 - r / re) * (1 - r / re) : re / r - 1;
-}
-
 void check_parameters(const MpsParameters& p) {
     if (!MpsParameters::valid_dimensions(p.dimensions))
         throw UsageError("mps: " + std::to_string(p.dimensions) + " dimensions (2 or 3)");
@@ -76,7 +71,7 @@ MpsLattice mps_lattice(int dimensions, double re_ratio, MpsWeight kind) {
         for (int y = -reach; y <= reach; ++y)
             for (int z = (dimensions == 3 ? -reach : 0); z <= (dimensions == 3 ? reach : 0); ++z) {
                 const double r = std::sqrt(double(x * x + y * y + z * z));
-                const double w = weight(r, re_ratio, kind);
+                const double w = mps_weight(kind, r, re_ratio);
                 sum += w;
                 moment += r * r * w;
             }

@@ -14,12 +14,6 @@ MpsStep<T>::MpsStep(const MpsParameters& parameters, const CellGrid& grid, doubl
 
 namespace {
 
-template <class T>
-inline T weight_of(MpsWeight kind, T r, T re) {
-    if (!(r > T(0) && r < re)) return T(0);
-    return kind == MpsWeight::quadratic ? (T(1) - r / re) * (T(1) - r / re) : re / r - T(1);
-}
-
 // x = C^-1 b for the symmetric d x d C when det C exceeds a tenth of (tr C / d)^d (the
 // kernel's test); false, x untouched, otherwise.
 template <class T>
@@ -140,7 +134,8 @@ void MpsStep<T>::step_sorted(std::vector<T>& r, std::vector<T>& u,
     const T viscosity = T(p_.artificial_viscosity * p_.density * p_.sound_speed * p_.spacing);
     const T softening2 = T(0.01 * p_.spacing * p_.spacing);
     const MpsWeight kind = p_.weight;
-    auto weight = [kind](T r, T radius) { return weight_of(kind, r, radius); };
+    auto weight = [kind](T r, T radius) { return mps_weight(kind, r, radius); };
+    const bool corrected = p_.gradient == MpsGradient::corrected;
     r_star_.resize(d * n), u_star_.resize(d * n), r_col_.resize(d * n), u_col_.resize(d * n);
     pressure.resize(n);
     const long long count = (long long)n;
@@ -221,11 +216,12 @@ void MpsStep<T>::step_sorted(std::vector<T>& r, std::vector<T>& u,
                     if (approach < T(0)) bracket += viscosity * -approach / (r2 + softening2);
                 }
                 for (int k = 0; k < d; ++k) grad[k] += w * bracket * delta[k];
-                for (int a = 0; a < d; ++a)
-                    for (int b = 0; b < d; ++b) C[a][b] += w * delta[a] * delta[b];
+                if (corrected)
+                    for (int a = 0; a < d; ++a)
+                        for (int b = 0; b < d; ++b) C[a][b] += w * delta[a] * delta[b];
             });
             T solved[3] = {0, 0, 0};
-            if (p_.gradient == MpsGradient::corrected && solve_moments(d, C, grad, solved))
+            if (corrected && solve_moments(d, C, grad, solved))
                 for (int k = 0; k < d; ++k) grad[k] = solved[k] * n0_over_d;
         }
         for (int k = 0; k < d; ++k) {
