@@ -56,6 +56,7 @@
 #include <partcl/models/mps/mps_particles.hpp>
 #include <partcl/models/mps/mps_reference.hpp>
 #include <partcl/models/mps/mps_tank.hpp>
+#include <partcl/models/mps/mps_validation.hpp>
 #include <partcl/models/nbody/bodies.hpp>
 #include <partcl/models/nbody/dense_gravity.hpp>
 #include <partcl/models/nbody/dense_reference.hpp>

@@ -1,0 +1,105 @@
+// Explicit MPS against the cases of issue 25 whose answers are exact
+// (include/partcl/models/mps/mps_validation.hpp; docs/mps.md, "Still water, sloshing and pressure
+// noise"), at sizes CI affords, with the stabilised method (quadratic weight, corrected
+// gradient, artificial viscosity 0.5, re = 3.1 l0). The benchmark partcl_bench_mps_validation
+// runs the same cases at finer spacings.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "support.hpp"
+
+using namespace partcl;
+using namespace partcl_test;
+
+namespace {
+
+MpsTankCase stabilised(int dims, double spacing, double depth, double width) {
+    MpsTankCase c = mps_tank_case();
+    c.dimensions = dims;
+    c.spacing = spacing;
+    c.depth = depth;
+    c.width = width;
+    c.method.weight = MpsWeight::quadratic;
+    c.method.gradient = MpsGradient::corrected;
+    c.method.artificial_viscosity = 0.5;
+    c.method.re_ratio = 3.1;
+    return c;
+}
+
+} // namespace
+
+TEST_SUITE("mps") {
+
+TEST_CASE("bad validation cases are usage errors naming the problem") {
+    Context& context = test_context();
+    MpsTankCase c = stabilised(2, 0.02, 0.1, 0.1);
+    CHECK_THROWS_WITH_AS(mps_still_water(context, c, 0.5), doctest::Contains("first second"), UsageError);
+    CHECK_THROWS_WITH_AS(mps_sloshing(context, c, 0), doctest::Contains("amplitude"), UsageError);
+    CHECK_THROWS_WITH_AS(mps_sloshing(context, c, 0.2), doctest::Contains("amplitude"), UsageError);
+    c.dimensions = 4;
+    CHECK_THROWS_WITH_AS(mps_sloshing(context, c, 0.01), doctest::Contains("dimensions"), UsageError);
+    c.dimensions = 2;
+    c.depth = 0.11;  // not a multiple of the spacing
+    CHECK_THROWS_WITH_AS(mps_still_water(context, c, 2), doctest::Contains("multiple of the spacing"), UsageError);
+}
+
+// A short still-water case runs end to end at a coarse spacing (the physics suite holds the
+// bounds): the samples arrive in time order, the counts add up.
+TEST_CASE("mps_still_water samples every 5 ms and reports the case") {
+    std::vector<double> times;
+    const MpsStillWater r = mps_still_water(test_context(), stabilised(2, 0.02, 0.1, 0.1), 1.2,
+                                            [&](const MpsTankSample& s) { times.push_back(s.t); });
+    CHECK(r.fluid == 25);
+    CHECK(r.depth == doctest::Approx(0.1));
+    REQUIRE(times.size() == 240);
+    CHECK(times.front() == doctest::Approx(0.005));
+    CHECK(times.back() == doctest::Approx(1.2));
+    CHECK(std::is_sorted(times.begin(), times.end()));
+    CHECK(r.bottom_pressure_mean_over_rho_g_h > 0.5);
+    CHECK(r.bottom_pressure_mean_over_rho_g_h < 1.5);
+}
+
+}
+
+// Two suites, two CTest entries: they run side by side.
+TEST_SUITE("mps_still_water") {
+
+// 20 s of still water 0.1 m deep at l0 = 1 cm (100 particles). The issue's bounds on the
+// bottom pressure's noise (standard deviation over time <= 10% of rho g h) and the volume
+// (height within 1%); no particle leaves the fluid (mps_still_water throws if one does). The
+// largest speed after the first second is reported, not held: the issue's 1% of sqrt(g h) is
+// not met (docs/mps.md).
+TEST_CASE("still water for 20 s: bottom pressure noise within 10% of rho g h, volume within 1%") {
+    const MpsStillWater r = mps_still_water(test_context(), stabilised(2, 0.01, 0.1, 0.1), 20);
+    MESSAGE("still water, " << r.fluid << " particles, " << r.steps << " steps: bottom pressure mean "
+            << r.bottom_pressure_mean_over_rho_g_h << ", s.d. " << r.bottom_pressure_sd_over_rho_g_h
+            << " of rho g h; height change " << r.height_change << "; largest speed after 1 s "
+            << r.max_speed_after_1s_over_sqrt_gh << " sqrt(g h)");
+    CHECK(r.bottom_pressure_sd_over_rho_g_h <= 0.10);
+    CHECK(std::fabs(r.height_change) <= 0.01);
+}
+
+}
+
+TEST_SUITE("mps_sloshing") {
+
+// The first mode of a tank 0.2 m wide and 0.1 m deep (k h = pi / 2) at l0 = 2.5 mm (3 200
+// particles) with a small amplitude (5 mm: the second-order period differs from the linear one
+// by 0.06%), two periods: the period within 3% of omega^2 = g k tanh(k h). The deviation
+// converges as l0 (docs/mps.md: -3.2% at l0 = 5 mm, -1.9% and -1.2% at 2.5 and 1.25 mm over
+// three periods); measured here -1.5%. Its damping is reported and only bounded loosely.
+TEST_CASE("2-D sloshing: the first mode's period within 3% of linear theory") {
+    const MpsSloshing r = mps_sloshing(test_context(), stabilised(2, 0.0025, 0.1, 0.2), 0.005, 1.06);
+    MESSAGE("sloshing 2-D, " << r.fluid << " particles, " << r.steps << " steps: period " << r.period
+            << " s against " << r.theory_period << " s (" << 100 * r.period_deviation
+            << "%; second order " << 100 * r.period_deviation_second_order << "%), amplitude "
+            << r.amplitude_ratio_per_period << " per period");
+    REQUIRE(r.crossings >= 4);
+    CHECK(std::fabs(r.period_deviation) <= 0.03);
+    CHECK(r.amplitude_ratio_per_period > 0.5);
+}
+
+}
