@@ -4,7 +4,8 @@
 //   partcl_bench_mps_validation [--case still,sloshing] [--dims 2,3] [--spacing 0.005]
 //       [--depth 0.1] [--width 0.2] [--channel 0.03] [--end-time 20] [--amplitude 0.015]
 //       [--sound-speed S] [--weight koshizuka|quadratic] [--gradient koshizuka|corrected]
-//       [--artificial-viscosity A] [--re-ratio R] [--precision float|double] [--csv FILE]
+//       [--artificial-viscosity A] [--re-ratio R] [--collision-ratio C]
+//       [--precision float|double] [--csv FILE]
 //
 // still (mps_still_water): water at rest on its compressed lattice for --end-time (20 s): after
 // the first second, the largest speed over sqrt(g h), the bottom pressure's mean and standard
@@ -40,7 +41,7 @@ struct Options {
     double spacing = 0.005, depth = 0.1, width = 0.2, channel = 0.03;
     double end_time = 0, amplitude = 0.015, sound_speed = 0;
     std::string weight = "koshizuka", gradient = "koshizuka";
-    double artificial_viscosity = 0, re_ratio = 2.1;
+    double artificial_viscosity = 0, re_ratio = 2.1, collision_ratio = 0.5;
     Precision precision = Precision::float32;
     std::string csv;
 };
@@ -64,6 +65,7 @@ Options parse(int argc, char** argv) {
     app.add_option("--gradient", o.gradient, "koshizuka | corrected")->check(CLI::IsMember({"koshizuka", "corrected"}));
     app.add_option("--artificial-viscosity", o.artificial_viscosity, "Monaghan's alpha");
     app.add_option("--re-ratio", o.re_ratio, "re / l0 of number density and gradient");
+    app.add_option("--collision-ratio", o.collision_ratio, "Collision distance / l0");
     app.add_option("--precision", precision, "float | double")->check(CLI::IsMember({"float", "double"}));
     app.add_option("--csv", o.csv, "Write the last case's samples here");
     parse_or_exit(app, argc, argv);
@@ -83,6 +85,7 @@ MpsTankCase tank_case(const Options& o, int dims) {
     from_name(mps_gradients, o.gradient, c.method.gradient);
     c.method.artificial_viscosity = o.artificial_viscosity;
     c.method.re_ratio = o.re_ratio;
+    c.method.collision_ratio = o.collision_ratio;
     c.precision = o.precision;
     return c;
 }
@@ -161,6 +164,7 @@ int main(int argc, char** argv) {
                 line["gradient"] = o.gradient;
                 line["artificial_viscosity"] = o.artificial_viscosity;
                 line["re_ratio"] = o.re_ratio;
+                line["collision_ratio"] = o.collision_ratio;
                 for (const auto& [key, value] : result.items()) line[key] = value;
                 print_json_line(line);
             }
