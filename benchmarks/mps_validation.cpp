@@ -61,15 +61,15 @@ Options parse(int argc, char** argv) {
     app.add_option("--end-time", o.end_time, "Simulated seconds (still: 20; sloshing: 3 periods)");
     app.add_option("--amplitude", o.amplitude, "Sloshing: surface amplitude a [m]")->check(CLI::PositiveNumber);
     app.add_option("--sound-speed", o.sound_speed, "c [m/s] (default 10.6 sqrt(g h))");
-    app.add_option("--weight", o.weight, "koshizuka | quadratic")->check(CLI::IsMember({"koshizuka", "quadratic"}));
-    app.add_option("--gradient", o.gradient, "koshizuka | corrected")->check(CLI::IsMember({"koshizuka", "corrected"}));
+    app.add_option("--weight", o.weight, "koshizuka | quadratic")->check(CLI::IsMember(names_of(mps_weights)));
+    app.add_option("--gradient", o.gradient, "koshizuka | corrected")->check(CLI::IsMember(names_of(mps_gradients)));
     app.add_option("--artificial-viscosity", o.artificial_viscosity, "Monaghan's alpha");
     app.add_option("--re-ratio", o.re_ratio, "re / l0 of number density and gradient");
     app.add_option("--collision-ratio", o.collision_ratio, "Collision distance / l0");
     app.add_option("--precision", precision, "float | double")->check(CLI::IsMember({"float", "double"}));
     app.add_option("--csv", o.csv, "Write the last case's samples here");
     parse_or_exit(app, argc, argv);
-    o.precision = precision == "double" ? Precision::float64 : Precision::float32;
+    o.precision = parse_precision(precision);
     return o;
 }
 

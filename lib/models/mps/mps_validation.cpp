@@ -18,7 +18,6 @@ class WaterTank {
 public:
     WaterTank(Context& context, const MpsTankCase& c, bool compressed)
         : spacing_(c.spacing), dims_(c.dimensions) {
-        if (c.dimensions != 2 && c.dimensions != 3) throw UsageError("mps tank case: 2 or 3 dimensions");
         MpsTank tank;
         tank.dimensions = c.dimensions;
         tank.spacing = c.spacing;

@@ -24,6 +24,7 @@ inline constexpr OptionName<MpsWeight> mps_weights[] = {{MpsWeight::koshizuka, "
 inline constexpr OptionName<MpsGradient> mps_gradients[] = {
     {MpsGradient::koshizuka, "koshizuka"}, {MpsGradient::corrected, "corrected"}};
 inline const char* to_string(MpsWeight w) noexcept { return name_of(mps_weights, w); }
+inline const char* to_string(MpsGradient g) noexcept { return name_of(mps_gradients, g); }
 
 // w(r) of `kind` for influence radius re (0 outside (0, re)): the host's lattice sums and the
 // CPU reference step; the kernels' mps_weight is its device twin.
@@ -32,7 +33,6 @@ T mps_weight(MpsWeight kind, T r, T re) {
     if (!(r > T(0) && r < re)) return T(0);
     return kind == MpsWeight::quadratic ? (T(1) - r / re) * (T(1) - r / re) : re / r - T(1);
 }
-inline const char* to_string(MpsGradient g) noexcept { return name_of(mps_gradients, g); }
 
 // The constants of the fluid and of the method that a scenario sets as they are.
 struct MpsOptions {
