@@ -262,11 +262,16 @@ if part twogpu; then
     D=build-gpu/benchmarks
     J=$OUT/twogpu.jsonl
     bench() { timeout "${GPU_CHECK_TIMEOUT:-120}" "$@" >>"$J" 2>>"$OUT/log.txt" || log "failed ($?): $*"; }
-    # GPU_CHECK_TWOGPU: the families to measure (default all). Dense and tree on both backends
-    # first, then PIC and MPS: a run cut short keeps the most.
-    families=" ${GPU_CHECK_TWOGPU:-dense tree pic mps} "
+    # GPU_CHECK_TWOGPU: the families to measure (default all), and `copy` (partcl_bench_device_copy:
+    # the ways an array moves between the GPUs). Copies, dense and tree on both backends first,
+    # then PIC and MPS: a run cut short keeps the most.
+    families=" ${GPU_CHECK_TWOGPU:-copy dense tree pic mps} "
     for backend in cuda opencl; do
         export PARTCL_BACKEND=$backend PARTCL_DEVICE=gpu
+        if [[ $families == *" copy "* ]]; then
+            log "two GPUs, $backend: copies from one to the other"
+            bench $D/partcl_bench_device_copy --backend $backend --mib 1,16,256
+        fi
         if [[ $families == *" dense "* ]]; then
             log "two GPUs, $backend: dense N = 1M, float and double"
             bench $D/partcl_bench_dense --backend $backend --n 1048576 --precision float,double --repeat 3 --split
@@ -303,6 +308,9 @@ for l in open(sys.argv[1]):
     if "one_device_seconds" in r: extra = f" one={r['one_device_seconds']:.4g} s spread/one={r['spread_over_one']}"
     if "one_device_seconds_per_step" in r: extra = f" one={r['one_device_seconds_per_step']:.4g} s spread/one={r['spread_over_one']} migrated={r['migrated']}"
     if "deposit" in r: extra = f" {r['deposit']}"
+    if r["bench"] == "device_copy":
+        print(f"copy  {b:6} {r['way']:30} {r['mib']:6g} MiB t={r['seconds']:.4g} s {r['gb_per_s']:.4g} GB/s correct={r['correct']}")
+        continue
     if "build_seconds" in r: extra = f" build={r['build_seconds']:.4g} force={r['force_seconds']:.4g} median={r['median_error']:.2e}"
     print(f"{r['bench']:5} {r['platform'][:12]:12} x{r.get('devices', 1)} {r.get('precision',''):6} N={r['n']:9}{extra} t={t:.4g} s")
     for launch in r.get("launches", []):

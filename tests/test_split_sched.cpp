@@ -192,6 +192,54 @@ TEST_CASE("the memory model: automatic shares on CPU devices and one device, or 
     CHECK_THROWS_AS(Buffer<float>(two, 10, OnDevice{2}), UsageError);
 }
 
+// Where memories are separate, the OpenCL backend copies between memories of different devices
+// through pinned host memory (PinnedStaging), in pieces through a ring of slots: copies of any
+// size, out to every device and back, enqueued back to back, each after its queue's earlier
+// commands, arrive whole.
+TEST_CASE("copies between the memories of devices arrive whole, at any size, back to back") {
+    const std::size_t parts = under_oclgrind() ? 2 : pocl_devices().size() >= 3 ? 3 : 2;
+    Context base = split_context(parts);
+    Context context(base.devices(), MemoryModel::separate);
+    // 1.2 MB: two pieces; 20 MiB: eight pieces of 2.5 MiB, so the copies after the first reuse
+    // slots that other queues' writes empty.
+    std::vector<std::size_t> sizes{1, 1000, 300001};
+    if (!under_oclgrind()) sizes.push_back(5 << 20);
+    for (std::size_t n : sizes) {
+        CAPTURE(n);
+        auto want = [](std::size_t i) { return std::uint32_t(i * 2654435761u + 12345u); };
+        std::vector<std::uint32_t> host(n);
+        for (std::size_t i = 0; i < n; ++i) host[i] = want(i);
+        Buffer<std::uint32_t> source(context, n + 3), back(context, parts * n);
+        std::vector<Buffer<std::uint32_t>> copies;
+        for (std::size_t d = 0; d < parts; ++d) copies.emplace_back(context, n, OnDevice{d});
+        source.write(context.queue(0), host, 3);
+        const Marker written = mark(context.queue(0));
+        for (std::size_t d = 1; d < parts; ++d) {
+            wait_for(context.queue(d), written);
+            source.copy_to(context.queue(d), copies[d], n, 3);
+        }
+        // Back into device 0's memory, each on device 0's queue after the device's copy.
+        for (std::size_t d = 1; d < parts; ++d) {
+            wait_for(context.queue(0), mark(context.queue(d)));
+            copies[d].copy_to(context.queue(0), back, n, 0, d * n);
+        }
+        // A copy ordered on a third device's queue, between the memories of two others.
+        if (parts == 3) {
+            wait_for(context.queue(2), mark(context.queue(0)));
+            back.copy_to(context.queue(2), copies[1], n, n);
+            wait_for(context.queue(0), mark(context.queue(2)));
+            copies[1].copy_to(context.queue(0), back, n, 0, 0);
+        } else {
+            source.copy_to(context.queue(0), back, n, 3, 0);
+        }
+        const std::vector<std::uint32_t> got = back.read(context.queue(0));
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < parts * n; ++i) wrong += got[i] != want(i % n);
+        CHECK(wrong == 0);
+        context.finish();
+    }
+}
+
 TEST_CASE("a mirror gives every device the input as device 0 last wrote it, under either model") {
     const std::size_t parts = under_oclgrind() ? 2 : pocl_devices().size() >= 3 ? 3 : 2;
     for (MemoryModel model : {MemoryModel::shared, MemoryModel::separate}) {

@@ -190,7 +190,11 @@ public:
     // driver has none (not an error).
     virtual std::vector<BackendDevice> enumerate_devices(std::size_t first_index,
                                                          std::size_t platform_index) = 0;
-    virtual std::shared_ptr<ContextImpl> make_context(const std::vector<BackendDevice>& devices) = 0;
+    // `separate_memories`: the runtime keeps the devices' memories apart (MemoryModel::separate),
+    // so copies between memories of different homes are between devices, the backend's to make
+    // fast.
+    virtual std::shared_ptr<ContextImpl> make_context(const std::vector<BackendDevice>& devices,
+                                                      bool separate_memories) = 0;
     // For every device of `context` (`devices`, in its order).
     virtual BuiltProgram build(ContextImpl& context, const std::vector<BackendDevice>& devices,
                                const ProgramSource& source, const BuildOptions& options,

@@ -36,7 +36,7 @@ Context::Context(std::vector<Device> devices, MemoryModel memory) : devices_(std
     }
     std::vector<detail::BackendDevice> handles;
     for (const auto& d : devices_) handles.push_back(d.backend_device());
-    impl_ = detail::backend(backend()).make_context(handles);
+    impl_ = detail::backend(backend()).make_context(handles, memory_ == MemoryModel::separate);
     for (std::size_t d = 0; d < devices_.size(); ++d)
         queues_.emplace_back(impl_->queue(d), backend(), d);
 }

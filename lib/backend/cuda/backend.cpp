@@ -13,7 +13,9 @@ public:
                                                  std::size_t platform_index) override {
         return cuda::enumerate_devices(first_index, platform_index);
     }
-    std::shared_ptr<ContextImpl> make_context(const std::vector<BackendDevice>& devices) override {
+    // CUDA copies between GPUs directly (peer access, cuda/memory.cpp), whatever the model.
+    std::shared_ptr<ContextImpl> make_context(const std::vector<BackendDevice>& devices,
+                                              bool) override {
         return cuda::make_context(devices);
     }
     BuiltProgram build(ContextImpl& context, const std::vector<BackendDevice>& devices,

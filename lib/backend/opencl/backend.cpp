@@ -10,8 +10,9 @@ public:
     std::vector<BackendDevice> enumerate_devices(std::size_t, std::size_t) override {
         return opencl::enumerate_devices();
     }
-    std::shared_ptr<ContextImpl> make_context(const std::vector<BackendDevice>& devices) override {
-        return opencl::make_context(devices);
+    std::shared_ptr<ContextImpl> make_context(const std::vector<BackendDevice>& devices,
+                                              bool separate_memories) override {
+        return opencl::make_context(devices, separate_memories);
     }
     BuiltProgram build(ContextImpl& context, const std::vector<BackendDevice>& devices,
                        const ProgramSource& source, const BuildOptions& options,

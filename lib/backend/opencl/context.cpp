@@ -13,8 +13,9 @@ namespace {
 
 class OpenclQueue final : public QueueImpl {
 public:
-    OpenclQueue(cl::CommandQueue queue, std::shared_ptr<LaunchTurns> turns)
-        : queue(std::move(queue)), turns(std::move(turns)) {}
+    OpenclQueue(cl::CommandQueue queue, std::size_t index, std::shared_ptr<LaunchTurns> turns,
+                std::shared_ptr<PinnedStaging> staging)
+        : queue(std::move(queue)), index(index), turns(std::move(turns)), staging(std::move(staging)) {}
     // A command still queued when the process exits is compiled or run by the driver's threads
     // while the driver's libraries are being finalised (PoCL crashed so): the last owner waits.
     ~OpenclQueue() override { queue.finish(); }
@@ -40,6 +41,11 @@ public:
 
     std::shared_ptr<EventImpl> copy(const MemoryImpl& from, std::size_t from_offset, MemoryImpl& to,
                                     std::size_t to_offset, std::size_t bytes) override {
+        // Memory of no one device is the first device's: where a step leaves the state.
+        const std::size_t from_home = home_of(from).value_or(0), to_home = home_of(to).value_or(0);
+        if (staging && from_home != to_home)
+            return make_event(staging->copy(index, cl_buffer(from), from_home, from_offset,
+                                            cl_buffer(to), to_home, to_offset, bytes));
         cl::Event event;
         check(queue.enqueueCopyBuffer(cl_buffer(from), cl_buffer(to), from_offset, to_offset, bytes,
                                       nullptr, &event),
@@ -61,6 +67,8 @@ public:
         cl::Event event;
         check(::clEnqueueMarkerWithWaitList(queue(), 0, nullptr, &event()),
               "clEnqueueMarkerWithWaitList");
+        // Commands of another queue that wait for the marker need this queue's submitted.
+        check(queue.flush(), "clFlush");
         return make_event(event);
     }
 
@@ -71,12 +79,15 @@ public:
     }
 
     cl::CommandQueue queue;
+    std::size_t index;
     std::shared_ptr<LaunchTurns> turns;
+    std::shared_ptr<PinnedStaging> staging;  // null where memories are shared
 };
 
 class OpenclContext final : public ContextImpl {
 public:
-    explicit OpenclContext(const std::vector<BackendDevice>& devices) : devices(devices) {
+    OpenclContext(const std::vector<BackendDevice>& devices, bool separate_memories)
+        : devices(devices) {
         // A device named twice (two queues on one device, as the tests split launches under
         // Oclgrind's one device) enters the context once.
         std::vector<cl::Device> handles;
@@ -92,11 +103,17 @@ public:
         check(status, "clCreateContext");
         const auto turns =
             LaunchTurns::needed(devices) ? std::make_shared<LaunchTurns>() : nullptr;
+        std::vector<cl::CommandQueue> handles_of_queues;
         for (const auto& d : devices) {
-            cl::CommandQueue queue(context, cl_device(d), CL_QUEUE_PROFILING_ENABLE, &status);
+            handles_of_queues.emplace_back(context, cl_device(d), CL_QUEUE_PROFILING_ENABLE, &status);
             check(status, "clCreateCommandQueue");
-            queues.push_back(std::make_shared<OpenclQueue>(std::move(queue), turns));
         }
+        const auto staging = separate_memories && devices.size() > 1
+                                 ? std::make_shared<PinnedStaging>(context, handles_of_queues)
+                                 : nullptr;
+        for (std::size_t d = 0; d < devices.size(); ++d)
+            queues.push_back(
+                std::make_shared<OpenclQueue>(handles_of_queues[d], d, turns, staging));
     }
 
     // Boost.Compute keeps the programs of its algorithms in a process-wide cache keyed by
@@ -116,8 +133,8 @@ public:
     std::shared_ptr<QueueImpl> queue(std::size_t device) override { return queues.at(device); }
     // A buffer of one device is a buffer of the context that only that device's queue uses:
     // drivers of several GPUs (NVIDIA's) keep it where it is used.
-    std::shared_ptr<MemoryImpl> allocate(std::size_t bytes, std::optional<std::size_t>) override {
-        return opencl::allocate(context, devices, bytes);
+    std::shared_ptr<MemoryImpl> allocate(std::size_t bytes, std::optional<std::size_t> home) override {
+        return opencl::allocate(context, devices, bytes, home);
     }
 
     std::vector<BackendDevice> devices;
@@ -136,8 +153,9 @@ bool LaunchTurns::needed(const std::vector<BackendDevice>& devices) {
     return digits != 0 && std::stoi(version.substr(0, digits)) < 7;
 }
 
-std::shared_ptr<ContextImpl> make_context(const std::vector<BackendDevice>& devices) {
-    return std::make_shared<OpenclContext>(devices);
+std::shared_ptr<ContextImpl> make_context(const std::vector<BackendDevice>& devices,
+                                          bool separate_memories) {
+    return std::make_shared<OpenclContext>(devices, separate_memories);
 }
 
 const cl::Context& cl_context(const ContextImpl& context) {

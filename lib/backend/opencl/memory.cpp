@@ -7,10 +7,12 @@ namespace {
 
 class OpenclMemory final : public MemoryImpl {
 public:
-    explicit OpenclMemory(cl::Buffer buffer) : buffer(std::move(buffer)) {}
+    OpenclMemory(cl::Buffer buffer, std::optional<std::size_t> home)
+        : buffer(std::move(buffer)), home(home) {}
     void* native() const override { return buffer(); }
     std::shared_ptr<MemoryImpl> region(std::size_t offset, std::size_t bytes) override;
     cl::Buffer buffer;
+    std::optional<std::size_t> home;
 };
 
 // A sub-buffer holds its buffer (OpenCL frees a buffer's store only after its sub-buffers).
@@ -23,13 +25,14 @@ std::shared_ptr<MemoryImpl> OpenclMemory::region(std::size_t offset, std::size_t
     if (status != CL_SUCCESS)
         throw error(status, "clCreateSubBuffer",
                     "bytes [" + std::to_string(offset) + ", " + std::to_string(offset + bytes) + ")");
-    return std::make_shared<OpenclMemory>(std::move(sub));
+    return std::make_shared<OpenclMemory>(std::move(sub), home);
 }
 
 } // namespace
 
 std::shared_ptr<MemoryImpl> allocate(const cl::Context& context,
-                                     const std::vector<BackendDevice>& devices, std::size_t bytes) {
+                                     const std::vector<BackendDevice>& devices, std::size_t bytes,
+                                     std::optional<std::size_t> home) {
     for (const auto& d : devices) {
         if (bytes <= d.info.max_allocation) continue;
         throw error(CL_INVALID_BUFFER_SIZE, "clCreateBuffer",
@@ -41,11 +44,15 @@ std::shared_ptr<MemoryImpl> allocate(const cl::Context& context,
     cl::Buffer buffer(context, CL_MEM_READ_WRITE, bytes, nullptr, &status);
     if (status != CL_SUCCESS)
         throw error(status, "clCreateBuffer", "allocating " + std::to_string(bytes) + " bytes");
-    return std::make_shared<OpenclMemory>(std::move(buffer));
+    return std::make_shared<OpenclMemory>(std::move(buffer), home);
 }
 
 const cl::Buffer& cl_buffer(const MemoryImpl& memory) {
     return static_cast<const OpenclMemory&>(memory).buffer;
+}
+
+std::optional<std::size_t> home_of(const MemoryImpl& memory) {
+    return static_cast<const OpenclMemory&>(memory).home;
 }
 
 } // namespace partcl::detail::opencl

@@ -3,9 +3,11 @@
 // backend-neutral interfaces, and the entry points its BackendImpl (backend.cpp) is made of.
 // Each file does the job it is named for, as in backend/cuda/.
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include <partcl/backend/opencl/cl.hpp>
 #include <partcl/backend/opencl/error.hpp>
@@ -52,8 +54,46 @@ private:
     std::unordered_map<std::string, std::pair<cl_command_queue, cl::Event>> last_;
 };
 
+// pinned_staging.cpp: copies between the memories of two devices of a context, where the runtime
+// keeps them separate, through host memory the driver pins (NVIDIA's OpenCL has no peer
+// copies): read in pieces on the sending device's queue, written from there on the receiving
+// one's, a ring of slots reused once the write that emptied each has run.
+class PinnedStaging {
+public:
+    PinnedStaging(cl::Context context, std::vector<cl::CommandQueue> queues);
+    ~PinnedStaging();  // once the queues are idle
+    PinnedStaging(const PinnedStaging&) = delete;
+    PinnedStaging& operator=(const PinnedStaging&) = delete;
+
+    // Bytes of `from` (memory of device `from_home`) into `to` (of `to_home`), ordered as a copy
+    // enqueued on queue `queue` would be: after that queue's commands so far, and before its
+    // next ones. The event of the last piece.
+    cl::Event copy(std::size_t queue, const cl::Buffer& from, std::size_t from_home,
+                   std::size_t from_offset, const cl::Buffer& to, std::size_t to_home,
+                   std::size_t to_offset, std::size_t bytes);
+
+private:
+    struct Slot {
+        cl::Buffer buffer;
+        void* host = nullptr;
+        std::size_t bytes = 0;
+        cl::Event emptied;  // the write that last read this slot
+    };
+    // The ring's next slot, at least `bytes` large.
+    Slot& slot_for(std::size_t bytes);
+
+    std::mutex mutex_;
+    cl::Context context_;
+    std::vector<cl::CommandQueue> queues_;
+    std::vector<Slot> slots_;  // made as copies need them
+    std::size_t next_ = 0;
+};
+
 // context.cpp: a context of devices of one platform, with one profiling queue per device.
-std::shared_ptr<ContextImpl> make_context(const std::vector<BackendDevice>& devices);
+// Where `separate_memories`, copies between memories of different devices go through
+// PinnedStaging.
+std::shared_ptr<ContextImpl> make_context(const std::vector<BackendDevice>& devices,
+                                          bool separate_memories);
 const cl::Context& cl_context(const ContextImpl& context);
 cl::CommandQueue& cl_queue(QueueImpl& queue);
 LaunchTurns* launch_turns(QueueImpl& queue);  // null where the driver needs none
@@ -62,10 +102,13 @@ LaunchTurns* launch_turns(QueueImpl& queue);  // null where the driver needs non
 std::shared_ptr<EventImpl> make_event(cl::Event event);
 cl_event cl_event_of(EventImpl& event);  // the cl_event behind one of make_event's
 
-// memory.cpp: a buffer of `bytes` in `context`, refused by name above a device's largest.
+// memory.cpp: a buffer of `bytes` in `context`, refused by name above a device's largest; the
+// device it is for (ContextImpl::allocate's home), which its regions keep.
 std::shared_ptr<MemoryImpl> allocate(const cl::Context& context,
-                                     const std::vector<BackendDevice>& devices, std::size_t bytes);
+                                     const std::vector<BackendDevice>& devices, std::size_t bytes,
+                                     std::optional<std::size_t> home);
 const cl::Buffer& cl_buffer(const MemoryImpl& memory);
+std::optional<std::size_t> home_of(const MemoryImpl& memory);
 
 // kernel.cpp: programs and their kernels.
 std::shared_ptr<ProgramImpl> make_program(cl::Program program);

@@ -1,0 +1,121 @@
+// Copies between memories of two devices through pinned host memory. NVIDIA's OpenCL has no
+// peer copies: clEnqueueCopyBuffer between buffers last used on different GPUs ran at about
+// 1 GB/s, while a read into host memory the driver pins, on the sending device's queue, and a
+// write from it on the receiving one's, in pieces so the two directions overlap, ran at 47 GB/s
+// for 256 MiB (partcl_bench_device_copy; docs/performance.md).
+#include <algorithm>
+
+#include "backend/opencl/opencl.hpp"
+
+namespace partcl::detail::opencl {
+
+namespace {
+
+// Pieces of at least 1 MiB (a smaller one costs a command's latency for little), at most 8 MiB,
+// and eight of them where the copy is large enough: as many as the ring has slots, the
+// pipeline's depth.
+constexpr std::size_t slot_count = 8;
+constexpr std::size_t min_piece = std::size_t(1) << 20;
+constexpr std::size_t max_piece = std::size_t(8) << 20;
+
+// A slot's size: a power of two from 64 KiB, so that growing copies regrow it rarely.
+std::size_t slot_size(std::size_t bytes) {
+    std::size_t size = std::size_t(64) << 10;
+    while (size < bytes) size *= 2;
+    return size;
+}
+
+void check_staged(cl_int status, const char* call) {
+    if (status != CL_SUCCESS)
+        throw error(status, call, "a copy between devices through pinned host memory");
+}
+
+} // namespace
+
+PinnedStaging::PinnedStaging(cl::Context context, std::vector<cl::CommandQueue> queues)
+    : context_(std::move(context)), queues_(std::move(queues)) {}
+
+PinnedStaging::~PinnedStaging() {
+    for (auto& q : queues_) q.finish();
+    cl::CommandQueue& queue = queues_.front();
+    for (auto& slot : slots_)
+        if (slot.host) queue.enqueueUnmapMemObject(slot.buffer, slot.host);
+    queue.finish();
+}
+
+PinnedStaging::Slot& PinnedStaging::slot_for(std::size_t bytes) {
+    const std::size_t at = next_;
+    next_ = (next_ + 1) % slot_count;
+    if (at == slots_.size()) slots_.emplace_back();
+    Slot& slot = slots_[at];
+    if (slot.bytes >= bytes) return slot;
+    bytes = slot_size(bytes);
+    // Grown to what a copy needs, so small copies (tests, Oclgrind) keep small slots; the old
+    // one goes once the write that last read it has run.
+    if (slot.host) {
+        check_staged(slot.emptied.wait(), "clWaitForEvents");
+        check_staged(queues_.front().enqueueUnmapMemObject(slot.buffer, slot.host),
+                     "clEnqueueUnmapMemObject");
+        check_staged(queues_.front().finish(), "clFinish");
+        slot = Slot();
+    }
+    // A buffer allocated in host memory and mapped once: the driver pins it for its copies.
+    cl_int status = CL_SUCCESS;
+    slot.buffer = cl::Buffer(context_, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes, nullptr,
+                             &status);
+    check_staged(status, "clCreateBuffer");
+    slot.host = queues_.front().enqueueMapBuffer(slot.buffer, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
+                                                 0, bytes, nullptr, nullptr, &status);
+    check_staged(status, "clEnqueueMapBuffer");
+    slot.bytes = bytes;
+    return slot;
+}
+
+cl::Event PinnedStaging::copy(std::size_t queue, const cl::Buffer& from, std::size_t from_home,
+                              std::size_t from_offset, const cl::Buffer& to, std::size_t to_home,
+                              std::size_t to_offset, std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    cl::CommandQueue& ordering = queues_.at(queue);
+    cl::CommandQueue& sender = queues_.at(from_home);
+    cl::CommandQueue& receiver = queues_.at(to_home);
+    // The reads start after every command enqueued on the ordering queue so far (its waits
+    // included), as a copy enqueued there would; the writes follow their reads.
+    std::vector<cl::Event> after_ordering;
+    if (from_home != queue) {
+        cl::Event point;
+        check_staged(ordering.enqueueMarkerWithWaitList(nullptr, &point),
+                     "clEnqueueMarkerWithWaitList");
+        check_staged(ordering.flush(), "clFlush");
+        after_ordering.push_back(point);
+    }
+    const std::size_t piece = std::clamp(bytes / slot_count, min_piece, max_piece);
+    cl::Event last;
+    for (std::size_t done = 0; done < bytes; done += piece) {
+        const std::size_t size = std::min(piece, bytes - done);
+        Slot& slot = slot_for(size);
+        // A slot is filled again only once the write that emptied it has run.
+        std::vector<cl::Event> before_read = after_ordering;
+        if (slot.emptied()) before_read.push_back(slot.emptied);
+        cl::Event read;
+        check_staged(sender.enqueueReadBuffer(from, CL_FALSE, from_offset + done, size, slot.host,
+                                              before_read.empty() ? nullptr : &before_read, &read),
+                     "clEnqueueReadBuffer");
+        // Another queue waits for this one's commands: they must be submitted (clFlush).
+        check_staged(sender.flush(), "clFlush");
+        const std::vector<cl::Event> before_write{read};
+        check_staged(receiver.enqueueWriteBuffer(to, CL_FALSE, to_offset + done, size, slot.host,
+                                                 &before_write, &slot.emptied),
+                     "clEnqueueWriteBuffer");
+        check_staged(receiver.flush(), "clFlush");
+        last = slot.emptied;
+    }
+    // The ordering queue's next commands see the copy done (the receiver's, by its order).
+    if (to_home != queue) {
+        const std::vector<cl::Event> written{last};
+        check_staged(ordering.enqueueBarrierWithWaitList(&written, nullptr),
+                     "clEnqueueBarrierWithWaitList");
+    }
+    return last;
+}
+
+} // namespace partcl::detail::opencl
