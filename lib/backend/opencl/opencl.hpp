@@ -81,6 +81,7 @@ private:
     };
     // The ring's next slot, at least `bytes` large.
     Slot& slot_for(std::size_t bytes);
+    static bool idle(const Slot& slot);
 
     std::mutex mutex_;
     cl::Context context_;

@@ -43,10 +43,26 @@ PinnedStaging::~PinnedStaging() {
     queue.finish();
 }
 
+bool PinnedStaging::idle(const Slot& slot) {
+    if (!slot.emptied()) return true;
+    cl_int status = CL_QUEUED;
+    check_staged(slot.emptied.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status), "clGetEventInfo");
+    return status == CL_COMPLETE;
+}
+
 PinnedStaging::Slot& PinnedStaging::slot_for(std::size_t bytes) {
-    const std::size_t at = next_;
-    next_ = (next_ + 1) % slot_count;
-    if (at == slots_.size()) slots_.emplace_back();
+    // An idle slot large enough, else a new one while the ring has room (a copy now and then
+    // keeps to one slot), else the next in turn, whose piece waits for the write emptying it.
+    std::size_t at = slots_.size();
+    for (std::size_t k = 0; k < slots_.size() && at == slots_.size(); ++k) {
+        const std::size_t i = (next_ + k) % slots_.size();
+        if (slots_[i].bytes >= bytes && idle(slots_[i])) at = i;
+    }
+    if (at == slots_.size()) {
+        if (slots_.size() < slot_count) slots_.emplace_back();
+        else at = next_ % slots_.size();
+    }
+    next_ = (at + 1) % slot_count;
     Slot& slot = slots_[at];
     if (slot.bytes >= bytes) return slot;
     bytes = slot_size(bytes);

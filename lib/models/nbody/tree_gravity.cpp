@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <partcl/algorithm/sort_by_key.hpp>
+#include <partcl/runtime/marker.hpp>
 
 namespace partcl {
 
@@ -391,12 +392,28 @@ void TreeGravity::scatter(std::size_t d, Range r, RealBuffer& out, std::size_t o
                           RealBuffer* potential) {
     const std::size_t n = n_, first = tree_begin(r.begin), count = tree_begin(r.end) - first;
     if (count == 0) return;
-    context_.queue(d).finish();  // device d's slice is complete before device 0 reads it
+    Queue& queue = context_.queue(0);
+    wait_for(queue, mark(context_.queue(d)));  // device d's slice is complete before it is read
+    const RealBuffer* values = &slices_[d];
+    const RealBuffer* potentials = potential ? &potential_slices_[d] : nullptr;
+    if (!context_.shares_memory()) {
+        // Device 0 reads its own memory: the slice is copied there first. NVIDIA's OpenCL moved
+        // a buffer a kernel of another GPU read at about 1 GB/s; a copy goes at the link's pace.
+        if (received_.size() < 3 * count) received_ = detail::buffer_like(sorted_, context_, 3 * count);
+        slices_[d].copy_to(queue, received_, 3 * count);
+        values = &received_;
+        if (potential) {
+            if (potential_received_.size() < count)
+                potential_received_ = detail::buffer_like(sorted_, context_, count);
+            potential_slices_[d].copy_to(queue, potential_received_, count);
+            potentials = &potential_received_;
+        }
+    }
     Kernel& k = scatters_[potential ? 1 : 0];
-    k.args(std::uint32_t(count), std::uint32_t(first), perm_, slices_[d],
-           potential ? potential_slices_[d] : RealBuffer(), out, std::uint32_t(out_offset),
+    k.args(std::uint32_t(count), std::uint32_t(first), perm_, *values,
+           potentials ? *potentials : RealBuffer(), out, std::uint32_t(out_offset),
            std::uint32_t(n), potential ? *potential : RealBuffer());
-    k.launch(context_.queue(0), count);
+    k.launch(queue, count);
 }
 
 void TreeGravity::put_in_place(const Buffer<std::uint32_t>& bodies, const RealBuffer& values,

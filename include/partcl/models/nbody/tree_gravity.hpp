@@ -147,6 +147,8 @@ private:
     // [d], d > 0: device d's results in tree order (x | y | z) and its potentials, in its own
     // memory where memories are separate.
     std::vector<RealBuffer> slices_, potential_slices_;
+    // A slice and its potentials copied into device 0's memory for the scatter (separate memories).
+    RealBuffer received_, potential_received_;
     std::size_t n_ = 0, capacity_ = 0, node_capacity_ = 0, levels_ = 0, walk_levels_ = 0;
     std::size_t finish_size_ = 0;  // tree_finish's work-group: finish_group or the device's largest
     Buffer<std::uint32_t> perm_, perm_scratch_, values_, node_keys_;
