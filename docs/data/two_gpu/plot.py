@@ -3,8 +3,8 @@
 speed on one context of both GPUs over its speed on one GPU, per backend, against the goals of
 issue 26 (dense 1.85, the others 1.7).
 
-    python3 docs/data/two_gpu/plot.py docs/data/two_gpu/h200x2_mirrors.jsonl \
-        docs/data/two_gpu/h200x2_mps_slabs.jsonl docs/data/two_gpu/h200x2.png   (needs matplotlib)
+    python3 docs/data/two_gpu/plot.py docs/data/two_gpu/h200x2_pinned_staging.jsonl \
+        docs/data/two_gpu/h200x2_tree_scatter.jsonl docs/data/two_gpu/h200x2.png   (needs matplotlib)
 
 Every file but the last argument is read in turn; a later file's lines replace an earlier's of
 the same family and backend. Also prints the table docs/performance.md shows.
@@ -42,6 +42,7 @@ two = {}
 lines = []
 for name in sys.argv[1:-1]:
     rows = [json.loads(l) for l in open(name) if l.startswith("{")]
+    rows = [r for r in rows if r["bench"] in ("dense", "tree", "pic", "mps")]  # not device_copy
     replaced = {(family(r), backend(r)) for r in rows}
     lines = [r for r in lines if (family(r), backend(r)) not in replaced] + rows
 for r in lines:
