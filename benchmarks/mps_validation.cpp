@@ -4,7 +4,7 @@
 //   partcl_bench_mps_validation [--case still,sloshing] [--dims 2,3] [--spacing 0.005]
 //       [--depth 0.1] [--width 0.2] [--channel 0.03] [--end-time 20] [--amplitude 0.015]
 //       [--sound-speed S] [--weight koshizuka|quadratic] [--gradient koshizuka|corrected]
-//       [--artificial-viscosity A] [--re-ratio R] [--collision-ratio C]
+//       [--artificial-viscosity A] [--re-ratio R] [--collision-ratio C] [--wall-collision-ratio W]
 //       [--precision float|double] [--csv FILE]
 //
 // still (mps_still_water): water at rest on its compressed lattice for --end-time (20 s): after
@@ -41,7 +41,7 @@ struct Options {
     double spacing = 0.005, depth = 0.1, width = 0.2, channel = 0.03;
     double end_time = 0, amplitude = 0.015, sound_speed = 0;
     std::string weight = "koshizuka", gradient = "koshizuka";
-    double artificial_viscosity = 0, re_ratio = 2.1, collision_ratio = 0.5;
+    double artificial_viscosity = 0, re_ratio = 2.1, collision_ratio = 0.5, wall_collision_ratio = 0;
     Precision precision = Precision::float32;
     std::string csv;
 };
@@ -66,6 +66,8 @@ Options parse(int argc, char** argv) {
     app.add_option("--artificial-viscosity", o.artificial_viscosity, "Monaghan's alpha");
     app.add_option("--re-ratio", o.re_ratio, "re / l0 of number density and gradient");
     app.add_option("--collision-ratio", o.collision_ratio, "Collision distance / l0");
+    app.add_option("--wall-collision-ratio", o.wall_collision_ratio,
+                   "Collision distance to walls / l0 (0: the collision ratio)");
     app.add_option("--precision", precision, "float | double")->check(CLI::IsMember({"float", "double"}));
     app.add_option("--csv", o.csv, "Write the last case's samples here");
     parse_or_exit(app, argc, argv);
@@ -86,6 +88,7 @@ MpsTankCase tank_case(const Options& o, int dims) {
     c.method.artificial_viscosity = o.artificial_viscosity;
     c.method.re_ratio = o.re_ratio;
     c.method.collision_ratio = o.collision_ratio;
+    c.method.wall_collision_ratio = o.wall_collision_ratio;
     c.precision = o.precision;
     return c;
 }
@@ -165,6 +168,7 @@ int main(int argc, char** argv) {
                 line["artificial_viscosity"] = o.artificial_viscosity;
                 line["re_ratio"] = o.re_ratio;
                 line["collision_ratio"] = o.collision_ratio;
+                line["wall_collision_ratio"] = o.wall_collision_ratio;
                 for (const auto& [key, value] : result.items()) line[key] = value;
                 print_json_line(line);
             }

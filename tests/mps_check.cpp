@@ -47,7 +47,8 @@ void check_typed(Precision precision, int dims, std::size_t per_axis, const Vari
     std::uniform_real_distribution<double> u01(0.0, 1.0);
 
     // Unit spacing near the origin keeps |x| / r small, which bounds the rounding of r_j - r_i.
-    const double l0 = 1, re = 2.1, re_lap = 3.1, d_col = 0.5 * l0;
+    // Walls at their own collision distance (MpsOptions::wall_collision_ratio).
+    const double l0 = 1, re = 2.1, re_lap = 3.1, d_col = 0.5 * l0, d_wall = 0.8 * l0;
     const double cell = std::max(re_lap, re + l0), max_shift = (cell - re) / 2;
     std::size_t n = 1;
     for (int k = 0; k < dims; ++k) n *= per_axis;
@@ -98,7 +99,8 @@ void check_typed(Precision precision, int dims, std::size_t per_axis, const Vari
         for (std::size_t i = 0; i < n; ++i)
             for (std::size_t j = i + 1; j < n; ++j) {
                 const double dist = distance(rs, i, j);
-                if (std::fabs(dist - re) < 1e-3 || std::fabs(dist - d_col) < 1e-3 || dist < 0.05) {
+                if (std::fabs(dist - re) < 1e-3 || std::fabs(dist - d_col) < 1e-3 ||
+                    std::fabs(dist - d_wall) < 1e-3 || dist < 0.05) {
                     draw_shift(j);
                     ++redrawn;
                 }
@@ -210,17 +212,17 @@ void check_typed(Precision precision, int dims, std::size_t per_axis, const Vari
         Kernel k(program, "mps_collide");
         cell_args(k);
         k.arg(11, btype).arg(12, brs).arg(13, bus).arg(14, out_r).arg(15, out_u);
-        k.arg(16, Real{dt}).arg(17, Real{d_col}).arg(18, Real{e});
-        whole_range(k, 19);
+        k.arg(16, Real{dt}).arg(17, Real{d_col}).arg(18, Real{d_wall}).arg(19, Real{e});
+        whole_range(k, 20);
         k.launch(queue, n, 16).wait();
         const auto got_r = out_r.read(queue), got_u = out_u.read(queue);
-        std::size_t wrong = 0, collisions = 0;
+        std::size_t wrong = 0, collisions = 0, wall_collisions = 0;
         for (std::size_t i = 0; i < n; ++i) {
             double du[3] = {0, 0, 0}, err = 0;
             if (type[i] == 0)
                 for (std::size_t j = 0; j < n; ++j) {
                     const double rij = distance(rs, i, j);
-                    if (j == i || rij >= d_col) continue;
+                    if (j == i || rij >= (type[j] == 0 ? d_col : d_wall)) continue;
                     double ev[3] = {0, 0, 0}, approach = 0, speed = 0;
                     for (int c = 0; c < dims; ++c) {
                         ev[c] = (coord(rs, j, c) - coord(rs, i, c)) / rij;
@@ -232,6 +234,7 @@ void check_typed(Precision precision, int dims, std::size_t per_axis, const Vari
                     err += 0.6 * speed * eps * (16 + 16 * X / rij);
                     if (approach <= 0) continue;
                     ++collisions;
+                    wall_collisions += type[j] != 0 && rij >= d_col;
                     for (int c = 0; c < dims; ++c) du[c] -= 0.6 * approach * ev[c];
                 }
             for (int c = 0; c < dims; ++c) {
@@ -243,8 +246,12 @@ void check_typed(Precision precision, int dims, std::size_t per_axis, const Vari
             }
         }
         CAPTURE(collisions);
+        CAPTURE(wall_collisions);
         CHECK_MESSAGE(wrong == 0, "mps_collide");
-        if (n >= 100) CHECK(collisions > 0);  // the case was exercised
+        if (n >= 100) {  // the cases were exercised, walls beyond the fluid's distance too
+            CHECK(collisions > 0);
+            CHECK(wall_collisions > 0);
+        }
     }
 
     for (bool too_far : {false, true}) {  // mps_pressure at r*; a particle moved too far

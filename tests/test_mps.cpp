@@ -213,6 +213,47 @@ TEST_CASE("pressure frames: fluid coloured by pressure, walls grey, background w
     CHECK_THROWS_AS(render_pressure_rgb(p, {0, 1, 2}, 0.1, frame), UsageError);
 }
 
+// A layer of 3-D wall particles leaves gaps whose centres lie 0.71 l0 from the four particles
+// around them, beyond the fluid's collision distance (0.5 l0): a fluid particle heading out
+// through one crosses the wall unless the walls' own collision distance reaches it
+// (MpsOptions::wall_collision_ratio; docs/mps.md, "Second pass"). No gravity, and no pressure
+// (the particle alone has n < n0): only collisions act.
+TEST_CASE("a wall collision distance beyond 0.71 l0 stops a particle heading through a 3-D wall's gap") {
+    const double l0 = 0.01;
+    MpsParticles ps;
+    ps.dimensions = 3;
+    std::vector<std::array<double, 3>> points;
+    for (int y = 0; y < 6; ++y)
+        for (int z = 0; z < 6; ++z) points.push_back({0.0, y * l0, z * l0});
+    points.push_back({0.3 * l0, 2.5 * l0, 2.5 * l0});  // before the gap's centre, moving out (-x)
+    const std::size_t n = points.size();
+    ps.position.resize(3 * n);
+    ps.velocity.assign(3 * n, 0.0);
+    ps.type.assign(n, MpsType::wall);
+    ps.type[n - 1] = MpsType::fluid;
+    for (std::size_t i = 0; i < n; ++i)
+        for (int k = 0; k < 3; ++k) ps.position[k * n + i] = points[i][k];
+    ps.velocity[n - 1] = -0.5;
+    for (double wall_ratio : {0.0, 0.8}) {
+        CAPTURE(wall_ratio);
+        MpsParameters p;
+        p.dimensions = 3;
+        p.spacing = l0;
+        p.gravity = {0, 0, 0};
+        p.wall_collision_ratio = wall_ratio;
+        p.max_dt = 1e-4;
+        MpsFluid fluid(test_context(), Precision::float32, p, ps, {-0.05, -0.02, -0.02},
+                       {0.05, 0.08, 0.08}, memory_cache());
+        for (int s = 0; s < 200; ++s) fluid.step();  // 1 cm at the first speed
+        const MpsParticles now = fluid.particles();
+        double x = 0;
+        for (std::size_t i = 0; i < now.size(); ++i)
+            if (now.type[i] == MpsType::fluid) x = now.position[i];
+        if (wall_ratio == 0) CHECK(x < -0.5 * l0);   // through the gap
+        else CHECK(x > 0.2 * l0);                    // held on the inner side
+    }
+}
+
 TEST_CASE("steps keep every particle, walls stay put, time follows the CFL limit") {
     Context& context = test_context();
     for (int dims : {2, 3}) {

@@ -130,6 +130,7 @@ TEST_CASE("a [fluid] constant that a scenario takes, MpsFluid takes: one range e
         {"re_ratio", &MpsOptions::re_ratio, [](double v) { return v <= 8; }},
         {"re_laplacian_ratio", &MpsOptions::re_laplacian_ratio, [](double v) { return v <= 8; }},
         {"collision_ratio", &MpsOptions::collision_ratio, [](double v) { return v < 1; }},
+        {"wall_collision_ratio", &MpsOptions::wall_collision_ratio, [](double v) { return v < 1; }},
         {"restitution", &MpsOptions::restitution, any},
         {"courant", &MpsOptions::courant, any},
         {"artificial_viscosity", &MpsOptions::artificial_viscosity, any},

@@ -3,9 +3,10 @@
  *
  *   mps_predict    fluid: u* = u + dt (nu 2d/(lambda0 n0_lap) sum_j (u_j - u_i) w_lap + g),
  *                  r* = r + dt u*; walls and dummies keep their place and zero velocity
- *   mps_collide    fluid pairs closer than the collision distance that approach each other
- *                  exchange the impulse of a collision with restitution e (equal masses); r*
- *                  follows the changed velocity
+ *   mps_collide    a fluid particle closer than the collision distance to another particle
+ *                  (fluid, or wall and dummy at their own distance) that it approaches takes
+ *                  the impulse of a collision with restitution e (equal masses); r* follows
+ *                  the changed velocity
  *   mps_pressure   fluid and wall: n* = sum_j w(|r*_j - r*_i|), P = max(0, c^2 rho0/n0 (n* - n0));
  *                  dummies: P = 0 (they only complete the number density near walls)
  *   mps_correct    fluid: grad P = d/n0 sum_j (P_j - P_min,i) (r_j - r_i)/|r_j - r_i|^2 w, over
@@ -136,7 +137,8 @@ KERNEL void mps_predict(const uint n, CELL_ARGS, GLOBAL const uint* type,
 KERNEL void mps_collide(const uint n, CELL_ARGS, GLOBAL const uint* type,
                         GLOBAL const real* r_star, GLOBAL const real* u_star, GLOBAL real* r_out,
                         GLOBAL real* u_out, const real dt, const real collision_distance,
-                        const real restitution, RANGE_PARAMS)
+                        const real wall_collision_distance, const real restitution,
+                        RANGE_PARAMS)
 {
     PARTICLE_IN_RANGE(i);
     const real xi = r_star[i], yi = r_star[n + i], zi = Z_OF(r_star, i);
@@ -144,12 +146,13 @@ KERNEL void mps_collide(const uint n, CELL_ARGS, GLOBAL const uint* type,
     real du = REAL_C(0.0), dv = REAL_C(0.0), dw = REAL_C(0.0);
     if (type[i] == MPS_FLUID) {
         const real d2 = collision_distance * collision_distance;
+        const real d2_wall = wall_collision_distance * wall_collision_distance;
         /* Equal masses: each approaching pair loses (1 + e)/2 of its approach speed to i. */
         const real share = (REAL_C(1.0) + restitution) * REAL_C(0.5);
         FOR_NEIGHBOURS_WITHIN(i, j, MPS_COLLIDE_REACH)
             const real dx = r_star[j] - xi, dy = r_star[n + j] - yi, dz = Z_OF(r_star, j) - zi;
             const real r2 = dx * dx + dy * dy + dz * dz;
-            if (j != i && r2 < d2 && r2 > REAL_C(0.0)) {
+            if (j != i && r2 < (type[j] == MPS_FLUID ? d2 : d2_wall) && r2 > REAL_C(0.0)) {
                 const real inv = REAL_C(1.0) / sqrt(r2);
                 const real ex = dx * inv, ey = dy * inv, ez = dz * inv;
                 const real approach = (ui - u_star[j]) * ex + (vi - u_star[n + j]) * ey +

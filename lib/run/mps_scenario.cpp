@@ -147,6 +147,13 @@ const std::vector<Field>& fluid_table() {
              return in_range(v, MpsOptions::valid_collision_ratio(v, 1), "must be in [0, 1)");
          },
          "collision distance / spacing"},
+        {"fluid", "wall_collision_ratio",
+         RealRef([](S& s) -> double& { return s.fluid.wall_collision_ratio; }),
+         [](const S& s) {
+             const double v = s.fluid.wall_collision_ratio;
+             return in_range(v, MpsOptions::valid_collision_ratio(v, 1), "must be in [0, 1)");
+         },
+         "collision distance to walls / spacing (0: collision_ratio)"},
         {"fluid", "restitution", RealRef([](S& s) -> double& { return s.fluid.restitution; }),
          [](const S& s) {
              const double v = s.fluid.restitution;

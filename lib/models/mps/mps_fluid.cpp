@@ -27,7 +27,8 @@ FluidCells fluid_cells(const MpsParameters& p) {
     c.radius = std::max(re_lap, re + l0);
     c.max_shift = (c.radius - re) / 2;
     const double edge = c.radius / cell_reach;  // CellGrid::covering's cells are no smaller
-    const double reach = std::ceil((p.collision_ratio * l0 + 2 * c.max_shift) / edge);
+    const double collision = std::max(p.collision_ratio, p.wall_collision()) * l0;
+    const double reach = std::ceil((collision + 2 * c.max_shift) / edge);
     c.collide_reach = int(std::min<double>(cell_reach, std::max(1.0, reach)));
     return c;
 }
@@ -49,8 +50,9 @@ void check_parameters(const MpsParameters& p) {
         throw UsageError("mps: the Courant number lies in (0, 1]");
     if (!MpsOptions::valid_restitution(p.restitution))
         throw UsageError("mps: the restitution coefficient lies in [0, 1]");
-    if (!MpsOptions::valid_collision_ratio(p.collision_ratio, p.re_ratio))
-        throw UsageError("mps: the collision distance lies in [0, re)");
+    if (!MpsOptions::valid_collision_ratio(p.collision_ratio, p.re_ratio) ||
+        !MpsOptions::valid_collision_ratio(p.wall_collision_ratio, p.re_ratio))
+        throw UsageError("mps: the collision distances (to fluid and to walls) lie in [0, re)");
     if (!MpsOptions::valid_artificial_viscosity(p.artificial_viscosity))
         throw UsageError("mps: the artificial viscosity lies in [0, 10]");
     if (p.weight != MpsWeight::koshizuka && p.weight != MpsWeight::quadratic)
@@ -220,8 +222,9 @@ double MpsFluid::step(double dt) {
         set_cell_args(k, device);
         k.arg(11, type(device)).arg(12, r_star_[device]).arg(13, u_star_[device])
             .arg(14, r_collided_[device]).arg(15, u_collided_[device]);
-        k.arg(16, Real{dt}).arg(17, Real{p.collision_ratio * l0}).arg(18, Real{p.restitution});
-        return launch(k, 19, device, false);
+        k.arg(16, Real{dt}).arg(17, Real{p.collision_ratio * l0})
+            .arg(18, Real{p.wall_collision() * l0}).arg(19, Real{p.restitution});
+        return launch(k, 20, device, false);
     });
     slabs_.exchange(r_collided_, dims);  // the number density and the gradient read positions
     if (p.artificial_viscosity > 0) slabs_.exchange(u_collided_, dims);  // and velocities

@@ -128,7 +128,8 @@ void MpsStep<T>::step_sorted(std::vector<T>& r, std::vector<T>& u,
     };
     const T dt = T(dt_), re = T(p_.re_ratio * p_.spacing), re_lap = T(p_.re_laplacian_ratio * p_.spacing);
     const T visc = T(p_.viscosity * 2 * d / (lambda0_ * n0_lap_));
-    const T col = T(p_.collision_ratio * p_.spacing), share = T((1 + p_.restitution) * 0.5);
+    const T col = T(p_.collision_ratio * p_.spacing), col_wall = T(p_.wall_collision() * p_.spacing);
+    const T share = T((1 + p_.restitution) * 0.5);
     const T pfactor = T(p_.sound_speed * p_.sound_speed * p_.density / n0_), n0 = T(n0_);
     const T gfactor = T(d / n0_ / p_.density * dt_), n0_over_d = T(n0_ / d);
     const T viscosity = T(p_.artificial_viscosity * p_.density * p_.sound_speed * p_.spacing);
@@ -167,7 +168,8 @@ void MpsStep<T>::step_sorted(std::vector<T>& r, std::vector<T>& u,
             for_neighbours(i, [&](std::size_t j) {
                 T delta[3];
                 const T r2 = dist2(r_star_, i, j, delta);
-                if (j == i || !(r2 < col * col) || !(r2 > T(0))) return;
+                const T limit = type[j] == 0 ? col : col_wall;
+                if (j == i || !(r2 < limit * limit) || !(r2 > T(0))) return;
                 const T inv_r = T(1) / std::sqrt(r2);
                 T approach = 0;
                 for (int k = 0; k < d; ++k) approach += (u_star_[k * n + i] - u_star_[k * n + j]) * delta[k] * inv_r;

@@ -42,6 +42,11 @@ struct MpsOptions {
     double re_ratio = 2.1;         // re / l0 for the number density and the gradient
     double re_laplacian_ratio = 3.1;  // re / l0 for the viscosity's Laplacian
     double collision_ratio = 0.5;  // collision distance / l0
+    // The collision distance to wall and dummy partners / l0; 0: collision_ratio. In 3-D a fluid
+    // particle in a gap of a wall layer lies 0.71 l0 from the wall particles around it, beyond
+    // 0.5 l0, and nothing else holds it there (the dummies take no part in the gradient): from
+    // 0.75 the walls hold it (docs/mps.md, "Second pass").
+    double wall_collision_ratio = 0;
     double restitution = 0.2;
     double courant = 0.2;
     MpsWeight weight = MpsWeight::koshizuka;
@@ -59,6 +64,10 @@ struct MpsOptions {
     // Particles collide closer than this, within the number density's radius re.
     static bool valid_collision_ratio(double v, double re_ratio) noexcept {
         return v >= 0 && v < re_ratio;
+    }
+    // The collision distance to walls (wall_collision_ratio, 0 for collision_ratio's).
+    double wall_collision() const noexcept {
+        return wall_collision_ratio > 0 ? wall_collision_ratio : collision_ratio;
     }
     static bool valid_restitution(double v) noexcept { return v >= 0 && v <= 1; }
     static bool valid_courant(double v) noexcept { return v > 0 && v <= 1; }
