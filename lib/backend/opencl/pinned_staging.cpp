@@ -1,8 +1,8 @@
 // Copies between memories of two devices through pinned host memory. NVIDIA's OpenCL has no
-// peer copies: clEnqueueCopyBuffer between buffers last used on different GPUs ran at about
-// 1 GB/s, while a read into host memory the driver pins, on the sending device's queue, and a
-// write from it on the receiving one's, in pieces so the two directions overlap, ran at 47 GB/s
-// for 256 MiB (partcl_bench_device_copy; docs/performance.md).
+// peer copies, and clEnqueueCopyBuffer between buffers last used on different GPUs runs far
+// below the bus's speed; a read into host memory the driver pins, on the sending device's
+// queue, and a write from it on the receiving one's, in pieces so that the two directions
+// overlap, runs near it (partcl_bench_device_copy; docs/performance.md has the figures).
 #include <algorithm>
 
 #include "backend/opencl/opencl.hpp"

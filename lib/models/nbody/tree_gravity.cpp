@@ -397,8 +397,8 @@ void TreeGravity::scatter(std::size_t d, Range r, RealBuffer& out, std::size_t o
     const RealBuffer* values = &slices_[d];
     const RealBuffer* potentials = potential ? &potential_slices_[d] : nullptr;
     if (!context_.shares_memory()) {
-        // Device 0 reads its own memory: the slice is copied there first. NVIDIA's OpenCL moved
-        // a buffer a kernel of another GPU read at about 1 GB/s; a copy goes at the link's pace.
+        // Device 0 reads its own memory: the slice is copied there first, as a kernel reading
+        // another GPU's buffer makes NVIDIA's OpenCL move the whole buffer, slowly.
         if (received_.size() < 3 * count) received_ = detail::buffer_like(sorted_, context_, 3 * count);
         slices_[d].copy_to(queue, received_, 3 * count);
         values = &received_;
