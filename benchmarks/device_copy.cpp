@@ -10,7 +10,10 @@
 // (a kernel each), so that each array is where a model's step leaves it, then times the copy
 // alone, from enqueue to both queues idle. One JSON line per way and size: median seconds and
 // GB/s; every way's result is checked against the source.
+#include <algorithm>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -60,6 +63,9 @@ struct Pair {
             touch1.setArg(0, opencl::native(destination));
             touch0.setArg(1, cl_uint(count));
             touch1.setArg(1, cl_uint(count));
+            // Adding 0 to every element: the contents stay, the writes count.
+            touch0.setArg(2, 0.0f);
+            touch1.setArg(2, 0.0f);
         }
         finish();
     }
@@ -70,11 +76,9 @@ struct Pair {
     }
 
     // Each array written where it lives, as a step leaves them: the source by device 0, the
-    // destination by device 1 (adding 0 to every element: the contents stay, the writes count).
+    // destination by device 1.
     void place() {
         if (touch0()) {
-            touch0.setArg(2, 0.0f);
-            touch1.setArg(2, 0.0f);
             const cl::NDRange global((count + 255) / 256 * 256);
             opencl::native(context.queue(0)).enqueueNDRangeKernel(touch0, cl::NullRange, global);
             opencl::native(context.queue(1)).enqueueNDRangeKernel(touch1, cl::NullRange, global);

@@ -81,7 +81,7 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPARTCL_CUDA=ON -DPARTCL_GPU
     >"$OUT/log.txt" 2>&1 \
     || { log "configure failed"; tail -40 "$OUT/log.txt"; exit 1; }
 log "build"
-targets="--target partcl_cli partcl_bench_dense partcl_bench_tree partcl_bench_mps partcl_bench_pic"
+targets="--target partcl_cli partcl_bench_dense partcl_bench_tree partcl_bench_mps partcl_bench_pic partcl_bench_device_copy"
 # GPU_CHECK_TARGETS: the targets to build instead (a part that needs fewer).
 [ -n "${GPU_CHECK_TARGETS:-}" ] && targets="--target $GPU_CHECK_TARGETS"
 part tests && targets=""

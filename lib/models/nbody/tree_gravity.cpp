@@ -399,15 +399,13 @@ void TreeGravity::scatter(std::size_t d, Range r, RealBuffer& out, std::size_t o
     if (!context_.shares_memory()) {
         // Device 0 reads its own memory: the slice is copied there first, as a kernel reading
         // another GPU's buffer makes NVIDIA's OpenCL move the whole buffer, slowly.
-        if (received_.size() < 3 * count) received_ = detail::buffer_like(sorted_, context_, 3 * count);
-        slices_[d].copy_to(queue, received_, 3 * count);
-        values = &received_;
-        if (potential) {
-            if (potential_received_.size() < count)
-                potential_received_ = detail::buffer_like(sorted_, context_, count);
-            potential_slices_[d].copy_to(queue, potential_received_, count);
-            potentials = &potential_received_;
-        }
+        auto receive = [&](const RealBuffer& slice, RealBuffer& into, std::size_t size) {
+            if (into.size() < size) into = detail::buffer_like(sorted_, context_, size);
+            slice.copy_to(queue, into, size);
+            return &into;
+        };
+        values = receive(slices_[d], received_, 3 * count);
+        if (potential) potentials = receive(potential_slices_[d], potential_received_, count);
     }
     Kernel& k = scatters_[potential ? 1 : 0];
     k.args(std::uint32_t(count), std::uint32_t(first), perm_, *values,

@@ -44,8 +44,8 @@ struct MpsOptions {
     double collision_ratio = 0.5;  // collision distance / l0
     // The collision distance to wall and dummy partners / l0; 0: collision_ratio. In 3-D a fluid
     // particle in a gap of a wall layer lies 0.71 l0 from the wall particles around it, beyond
-    // 0.5 l0, and nothing else holds it there (the dummies take no part in the gradient): from
-    // 0.75 the walls hold it (docs/mps.md, "Second pass").
+    // 0.5 l0, and nothing else holds it there (the dummies take no part in the gradient): a
+    // distance above 0.71 l0 holds it (0.8 held a 3-D tank for 20 s; docs/mps.md, "Second pass").
     double wall_collision_ratio = 0;
     double restitution = 0.2;
     double courant = 0.2;
