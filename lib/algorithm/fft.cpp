@@ -6,8 +6,8 @@
 namespace partcl {
 
 Fft::Fft(Context& context, Precision precision, std::array<std::size_t, 3> shape,
-         std::size_t device)
-    : context_(&context), precision_(precision), shape_(shape), device_(device) {
+         std::size_t device, FftAxes axes)
+    : context_(&context), precision_(precision), shape_(shape), axes_(axes), device_(device) {
     if (device >= context.size())
         throw UsageError("Fft: device " + std::to_string(device) + " of a context of " +
                          std::to_string(context.size()));
@@ -16,6 +16,8 @@ Fft::Fft(Context& context, Precision precision, std::array<std::size_t, 3> shape
             throw UsageError("Fft: grid sizes must be in [1, 2^31), got " +
                              std::to_string(shape[0]) + " x " + std::to_string(shape[1]) + " x " +
                              std::to_string(shape[2]));
+    if (!axes.along[0] && !axes.along[1] && !axes.along[2])
+        throw UsageError("Fft: no axis to transform along");
     const DeviceInfo& info = context.device(device).info();
     if (precision == Precision::float64 && !info.fp64)
         throw Unsupported("Fft: double precision asked for, but " + info.name + " has no fp64");
@@ -29,10 +31,22 @@ Fft::Fft(Context& context, Precision precision, std::array<std::size_t, 3> shape
                           " grid needs " + std::to_string(static_cast<long long>(bytes / 1048576)) +
                           " MiB in one buffer, but " + info.name + " allows at most " +
                           std::to_string(info.max_allocation >> 20) + " MiB");
-    if (points() == 1) return;  // the identity: no plan (VkFFT refuses one point)
+    // Axes of one point change nothing in the layout: the libraries get the grid without them
+    // (VkFFT refuses a leading axis of one point), and transforms of length 1 need no plan.
+    std::array<std::size_t, 3> squeezed{1, 1, 1};
+    std::array<bool, 3> along{false, false, false};
+    std::size_t axis = 0;
+    bool identity = true;
+    for (std::size_t a = 0; a < 3; ++a) {
+        if (shape[a] == 1) continue;
+        squeezed[axis] = shape[a];
+        along[axis++] = axes.along[a];
+        identity = identity && !axes.along[a];
+    }
+    if (identity) return;
     plan_ = detail::backend(context.backend())
                 .fft_plan(context.impl(), context.device(device).backend_device(), device, precision,
-                          shape);
+                          squeezed, along);
 }
 
 Fft::~Fft() = default;

@@ -210,10 +210,13 @@ public:
     // library's order.
     virtual double reduce(QueueImpl& queue, const MemoryImpl& values, Precision precision,
                           std::size_t n, Reduction op) = 0;
-    // For device `index` of `context` (`device`).
+    // For device `index` of `context` (`device`): the transforms along the axes where
+    // `axes` is true, one for each index of the others (at least one axis of size > 1 is
+    // transformed).
     virtual std::unique_ptr<FftPlan> fft_plan(ContextImpl& context, const BackendDevice& device,
                                               std::size_t index, Precision precision,
-                                              const std::array<std::size_t, 3>& shape) = 0;
+                                              const std::array<std::size_t, 3>& shape,
+                                              const std::array<bool, 3>& axes) = 0;
 };
 
 // The backend of that name (not `automatic`); throws Unsupported naming why when it is not

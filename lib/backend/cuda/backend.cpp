@@ -38,8 +38,9 @@ public:
     }
     std::unique_ptr<FftPlan> fft_plan(ContextImpl&, const BackendDevice& device, std::size_t,
                                       Precision precision,
-                                      const std::array<std::size_t, 3>& shape) override {
-        return cuda::fft_plan(device, precision, shape);
+                                      const std::array<std::size_t, 3>& shape,
+                                      const std::array<bool, 3>& axes) override {
+        return cuda::fft_plan(device, precision, shape, axes);
     }
 };
 

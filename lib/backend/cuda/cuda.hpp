@@ -71,6 +71,7 @@ void exclusive_scan(QueueImpl& queue, const MemoryImpl& in, const MemoryImpl& ou
 double reduce(QueueImpl& queue, const MemoryImpl& values, Precision precision, std::size_t n,
               Reduction op);
 std::unique_ptr<FftPlan> fft_plan(const BackendDevice& device, Precision precision,
-                                  const std::array<std::size_t, 3>& shape);
+                                  const std::array<std::size_t, 3>& shape,
+                                  const std::array<bool, 3>& axes);
 
 } // namespace partcl::detail::cuda

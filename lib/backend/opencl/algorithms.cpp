@@ -87,7 +87,8 @@ double reduce_typed(QueueImpl& queue, const cl::Buffer& values, std::size_t n, R
 class VkfftPlan final : public FftPlan {
 public:
     VkfftPlan(ContextImpl& context, const BackendDevice& device, std::size_t index,
-              Precision precision, const std::array<std::size_t, 3>& shape)
+              Precision precision, const std::array<std::size_t, 3>& shape,
+              const std::array<bool, 3>& axes)
         : context_(cl_context(context)()), device_(static_cast<cl_device_id>(device.device)),
           queue_(cl_queue(*context.queue(index))()) {
         const std::size_t dims = shape[2] > 1 ? 3 : shape[1] > 1 ? 2 : 1;
@@ -98,7 +99,10 @@ public:
         cl_mem buffer = cl_buffer(*scratch_)();
         VkFFTConfiguration configuration{};
         configuration.FFTdim = dims;
-        for (std::size_t a = 0; a < 3; ++a) configuration.size[a] = shape[a];
+        for (std::size_t a = 0; a < 3; ++a) {
+            configuration.size[a] = shape[a];
+            configuration.omitDimension[a] = a < dims && !axes[a] ? 1 : 0;
+        }
         configuration.device = &device_;
         configuration.context = &context_;
         configuration.doublePrecision = precision == Precision::float64;
@@ -167,8 +171,9 @@ double reduce(QueueImpl& queue, const MemoryImpl& values, Precision precision, s
 
 std::unique_ptr<FftPlan> fft_plan(ContextImpl& context, const BackendDevice& device,
                                   std::size_t index, Precision precision,
-                                  const std::array<std::size_t, 3>& shape) {
-    return std::make_unique<VkfftPlan>(context, device, index, precision, shape);
+                                  const std::array<std::size_t, 3>& shape,
+                                  const std::array<bool, 3>& axes) {
+    return std::make_unique<VkfftPlan>(context, device, index, precision, shape, axes);
 }
 
 } // namespace partcl::detail::opencl

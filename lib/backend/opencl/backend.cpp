@@ -35,8 +35,9 @@ public:
     }
     std::unique_ptr<FftPlan> fft_plan(ContextImpl& context, const BackendDevice& device,
                                       std::size_t index, Precision precision,
-                                      const std::array<std::size_t, 3>& shape) override {
-        return opencl::fft_plan(context, device, index, precision, shape);
+                                      const std::array<std::size_t, 3>& shape,
+                                      const std::array<bool, 3>& axes) override {
+        return opencl::fft_plan(context, device, index, precision, shape, axes);
     }
 };
 

@@ -128,6 +128,7 @@ double reduce(QueueImpl& queue, const MemoryImpl& values, Precision precision, s
               Reduction op);
 std::unique_ptr<FftPlan> fft_plan(ContextImpl& context, const BackendDevice& device,
                                   std::size_t index, Precision precision,
-                                  const std::array<std::size_t, 3>& shape);
+                                  const std::array<std::size_t, 3>& shape,
+                                  const std::array<bool, 3>& axes);
 
 } // namespace partcl::detail::opencl
