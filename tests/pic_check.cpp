@@ -181,9 +181,9 @@ void check_typed(Precision precision, int dims, unsigned per_axis, std::size_t n
         for (auto& d : data) d = T(2 * u01(rng) - 1);
         Buffer<T> b(context, data);
         Kernel k(program, "pic_poisson");
-        k.arg(0, std::uint32_t(points));
-        grid_args(k, 1);
-        k.arg(5, b);
+        k.args(std::uint32_t(points), std::uint32_t(0), std::uint32_t(points / nodes[dims - 1]));
+        grid_args(k, 3);
+        k.arg(7, b);
         k.launch(queue, points, 16).wait();
         const auto got = b.read(queue);
         for (std::size_t g = 0; g < points; ++g) {
@@ -251,6 +251,7 @@ void check_typed(Precision precision, int dims, unsigned per_axis, std::size_t n
         k.arg(12, Real{dt_v}).arg(13, Real{dt_x});
         // In place: the kernel reads each particle before writing it.
         k.arg(14, positions).arg(15, velocities).arg(16, std::uint32_t(0)).arg(17, std::uint32_t(stride));
+        k.arg(18, std::uint32_t(7));  // every axis wrapped
         k.launch(queue, n, 16).wait();
         const auto gx = positions.read(queue), gv = velocities.read(queue);
         for (std::size_t i = 0; i < n; ++i) {

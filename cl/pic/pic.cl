@@ -7,6 +7,8 @@
  *   (Fft forward)  pic_poisson  (Fft inverse)  potential phi = IFFT(FFT(rho) / k^2), k = 0 mode 0
  *   pic_field                                  E = -grad phi, centred difference at the nodes
  *   pic_push                                   E gathered with the deposit's CIC weights, leapfrog
+ *   pic_leaving, pic_partition                 over several ranks: the particles that left the
+ *                                              rank's slab, packed to be sent, the others kept
  *
  * The grid: cubic cells of edge dx, nodes at (i, j, k) dx, node (i, j, k) at index
  * i + nx (j + ny k) (x fastest, the layout of partcl::Fft). A particle in cell c (floor(x / dx)
@@ -22,7 +24,17 @@
  * (partcl::MultiDeviceLaunch). Those writing per item write item i of their range at
  * out[out_offset + c * out_stride + (i - first)] (partcl::PartitionedOutput's layout): the
  * destination itself on one device, a slice of each device's own on the others. Every item is
- * computed the same way whichever range it falls in. */
+ * computed the same way whichever range it falls in.
+ *
+ * Over several MPI ranks (ElectrostaticPic on a communicator) each rank holds a slab of planes
+ * along the slowest axis (axis PIC_DIMENSIONS - 1) and its particles, their coordinate along that
+ * axis measured from the slab's first plane. The kernels then see a local grid of the slab's
+ * planes plus ghost planes after them, which never wrap: a particle of the slab's last cell
+ * deposits into the ghost plane (summed into the next rank's first plane by the host), the
+ * gather deposit of the first plane finds no particles in the ghost cell below it (the host
+ * adds the previous rank's part), the field's first plane reads the potential's last ghost
+ * plane (the previous rank's last plane), and the push leaves that axis unwrapped: particles that
+ * left the slab are found by pic_leaving and moved between the ranks by the host. */
 #include "common/real.h"
 
 #ifndef PIC_DIMENSIONS
@@ -168,13 +180,20 @@ KERNEL void pic_deposit_gather(const uint first, const uint end, const uint stri
 
 /* Poisson in Fourier space, -k^2 phi_k = -rho_k (units with epsilon0 = 1): phi_k = rho_k / k^2,
  * times 1 / points for the unnormalised inverse transform; the k = 0 mode 0 (a uniform
- * neutralising background). k_x = 2 pi m / (nx dx), m the signed frequency of index i. */
-KERNEL void pic_poisson(const uint points, PIC_GRID_PARAMS, GLOBAL real* data)
+ * neutralising background). k_x = 2 pi m / (nx dx), m the signed frequency of index i. The
+ * whole grid's spectrum, or a rank's columns [column_first, column_first + columns) of every
+ * plane (dist::SlabFft's layout: frequency s along the slowest axis of column q at
+ * s * columns + q - column_first; the whole grid is columns = the points of a plane). */
+KERNEL void pic_poisson(const uint count, const uint column_first, const uint columns,
+                        PIC_GRID_PARAMS, GLOBAL real* data)
 {
     const uint g = global_id(0);
-    if (g >= points) return;
+    if (g >= count) return;
+    const uint points = nx * ny * nz;
+    const uint s = g / columns;
     uint index[3];
-    pic_coordinates(g, nx, ny, index);
+    pic_coordinates(column_first + (g - s * columns), nx, ny, index);
+    index[PIC_DIMENSIONS - 1] = s;
     real k2 = REAL_C(0.0);
     for (int k = 0; k < PIC_DIMENSIONS; ++k) {
         const uint size = pic_axis_size(k, nx, ny, nz);
@@ -208,16 +227,17 @@ KERNEL void pic_field(const uint first, const uint end, GLOBAL const real* phi, 
 }
 
 /* E at the particle with the deposit's weights (so a particle exerts no force on itself),
- * then v += (q / m) E dt_v, x += v dt_x, x wrapped into [0, n dx), for the particles of
- * [first, end). A NaN stays NaN (the cell list reports it at the next sort). The new positions
- * and velocities go to their own arrays (the same as the old ones is allowed: each work-item
- * reads its particle before writing it). */
+ * then v += (q / m) E dt_v, x += v dt_x, x wrapped into [0, n dx) along the axes whose bit is
+ * set in `wrap` (all but the slab axis over several ranks), for the particles of [first, end).
+ * A NaN stays NaN (the cell list reports it at the next sort). The new positions and
+ * velocities go to their own arrays (the same as the old ones is allowed: each work-item reads
+ * its particle before writing it). */
 KERNEL void pic_push(const uint first, const uint end, const uint stride,
                      GLOBAL const real* positions, GLOBAL const real* velocities,
                      GLOBAL const uint* species, GLOBAL const real* species_charge_over_mass,
                      GLOBAL const real* field, PIC_GRID_PARAMS, const real dt_v,
                      const real dt_x, GLOBAL real* new_positions, GLOBAL real* new_velocities,
-                     const uint out_offset, const uint out_stride)
+                     const uint out_offset, const uint out_stride, const uint wrap)
 {
     const uint s = first + global_id(0);
     if (s >= end) return;
@@ -237,12 +257,57 @@ KERNEL void pic_push(const uint first, const uint end, const uint stride,
         const real length = (real)size / inverse_dx;
         const real v = velocities[k * stride + s] + qm * e[k] * dt_v;
         real x = positions[k * stride + s] + v * dt_x;
-        x -= length * floor(x / length);
-        /* Rounding can leave x at length (x a tiny negative number before the wrap) or put
-         * x / dx at n: both are the periodic image 0. Same expression as the cell list's. */
-        if (x * inverse_dx >= (real)size) x = REAL_C(0.0);
+        if ((wrap >> k) & 1u) {
+            x -= length * floor(x / length);
+            /* Rounding can leave x at length (x a tiny negative number before the wrap) or
+             * put x / dx at n: both are the periodic image 0. Same expression as the cell
+             * list's. */
+            if (x * inverse_dx >= (real)size) x = REAL_C(0.0);
+        }
         const uint at = out_offset + k * out_stride + (s - first);
         new_velocities[at] = v;
         new_positions[at] = x;
     }
+}
+
+/* Over several ranks: flags[i] = 1 for the particles of [0, n) whose coordinate along the slab
+ * axis lies outside the slab's `planes` cells (below 0, or at planes dx and above, computed as
+ * pic_cell computes a cell), else 0. NaN stays (the cell list reports it). */
+KERNEL void pic_leaving(const uint n, const uint stride, GLOBAL const real* positions,
+                        const real inverse_dx, const uint planes, GLOBAL uint* flags)
+{
+    const uint i = global_id(0);
+    if (i >= n) return;
+    const real t = positions[(PIC_DIMENSIONS - 1) * stride + i] * inverse_dx;
+    flags[i] = (t < REAL_C(0.0) || t >= (real)planes) ? 1u : 0u;
+}
+
+/* The particles of [0, n) split by their flags (offsets: the flags' exclusive scan): those
+ * leaving packed in order into `pack` (position components, then velocity components, of
+ * leaver j at c * leaving + j) and `pack_species`; the others kept in order at slot
+ * i - offsets[i] of the new arrays (component k at k * new_stride). */
+KERNEL void pic_partition(const uint n, const uint stride, GLOBAL const real* positions,
+                          GLOBAL const real* velocities, GLOBAL const uint* species,
+                          GLOBAL const uint* flags, GLOBAL const uint* offsets,
+                          const uint new_stride, GLOBAL real* new_positions,
+                          GLOBAL real* new_velocities, GLOBAL uint* new_species,
+                          const uint leaving, GLOBAL real* pack, GLOBAL uint* pack_species)
+{
+    const uint i = global_id(0);
+    if (i >= n) return;
+    const uint j = offsets[i];
+    if (flags[i]) {
+        for (int k = 0; k < PIC_DIMENSIONS; ++k) {
+            pack[k * leaving + j] = positions[k * stride + i];
+            pack[(PIC_DIMENSIONS + k) * leaving + j] = velocities[k * stride + i];
+        }
+        pack_species[j] = species[i];
+        return;
+    }
+    const uint at = i - j;
+    for (int k = 0; k < PIC_DIMENSIONS; ++k) {
+        new_positions[k * new_stride + at] = positions[k * stride + i];
+        new_velocities[k * new_stride + at] = velocities[k * stride + i];
+    }
+    new_species[at] = species[i];
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -58,6 +59,17 @@ std::array<std::size_t, 3> fft_shape(const PicGrid& grid) {
     return {grid.nodes[0], grid.nodes[1], grid.nodes[2]};
 }
 
+// The slowest axis's planes cut evenly between the ranks, at least one each.
+Partition rank_planes(const PicGrid& grid, const dist::Communicator& ranks) {
+    const std::size_t planes = grid.nodes[std::size_t(grid.dimensions - 1)];
+    const std::size_t count = std::size_t(ranks.size());
+    if (planes < count)
+        throw UsageError("pic: " + std::to_string(planes) + " planes along axis " +
+                         std::to_string(grid.dimensions - 1) + " cannot be cut between " +
+                         std::to_string(count) + " ranks (one plane a rank at least)");
+    return Partition::by_weight(planes, std::vector<double>(count, 1.0));
+}
+
 bool can_deposit(const DeviceInfo& device, Precision precision, PicDeposit deposit) {
     return deposit != PicDeposit::atomic || precision != Precision::float64 ||
            device.backend == Backend::cuda || device.has_extension("cl_khr_int64_base_atomics");
@@ -75,11 +87,13 @@ void require_deposit(const DeviceInfo& device, Precision precision, PicDeposit d
 
 ElectrostaticPic::ElectrostaticPic(Context& context, Precision precision, const PicGrid& grid,
                                    std::vector<PicSpecies> species, const PicParticles& particles,
-                                   PicDeposit deposit, ProgramCache& cache)
+                                   PicDeposit deposit, ProgramCache& cache,
+                                   const dist::Communicator& ranks)
     : context_(context), precision_(precision),
       grid_(checked(grid, context.device(0).info(), precision, particles.size())),
-      species_(std::move(species)), deposit_(deposit), n_(particles.size()),
-      fft_(context, precision, fft_shape(grid_)),
+      species_(std::move(species)), deposit_(deposit), ranks_(&ranks),
+      planes_(rank_planes(grid_, ranks)), n_(particles.size()), total_(particles.size()),
+      fft_(ranks, context, precision, fft_shape(grid_), planes_),
       program_([&] {
           for (const Device& device : context.devices()) require_precision(device.info(), precision);
           BuildOptions options;
@@ -87,7 +101,8 @@ ElectrostaticPic::ElectrostaticPic(Context& context, Precision precision, const 
           options.define("PIC_DIMENSIONS", grid_.dimensions);
           return build_program(context, Source::builtin("pic/pic.cl"), options, cache);
       }()),
-      poisson_(program_, "pic_poisson"), deposit_launch_(context, "pic deposit"),
+      poisson_(program_, "pic_poisson"), leaving_(program_, "pic_leaving"),
+      partition_(program_, "pic_partition"), deposit_launch_(context, "pic deposit"),
       field_launch_(context, "pic field"), push_launch_(context, "pic push"),
       rho_parts_(context, 1), field_parts_(context, std::size_t(grid_.dimensions)),
       position_parts_(context, std::size_t(grid_.dimensions)),
@@ -129,22 +144,42 @@ ElectrostaticPic::ElectrostaticPic(Context& context, Precision precision, const 
                              std::to_string(particles.species[i]) + ", but there are " +
                              std::to_string(species_.size()));
 
-    // The cell list's grid: the PIC cells (cell c's lower corner is node c). It sorts in 2-D
-    // or 3-D only, so a 1-D run keeps a y component of zeros in its position buffers.
+    // The cell list's grid: the PIC cells (cell c's lower corner is node c) of the local grid.
+    // It sorts in 2-D or 3-D only, so a 1-D run keeps a y component of zeros in its position
+    // buffers.
     CellGrid cells;
     cells.dimensions = std::max(d, 2);
     cells.cell_size = grid_.spacing;
     cells.cells = grid_.nodes;
+    cells.cells[std::size_t(slab_axis())] = local_planes(1);
     cells_ = std::make_unique<CellList>(context, precision, cells, cache);
+
+    // A coordinate inside the box in double can round to its upper edge in float (x = L - 1e-9
+    // becomes L): that is the periodic image 0, as the push maps it (cl/pic/pic.cl), and the
+    // cell list would take it for a particle outside the box. Coordinates outside in double
+    // stay, for the cell list to refuse.
+    PicParticles mine = particles;
+    for (int k = 0; k < d; ++k) {
+        const double length = double(grid_.nodes[k]) * grid_.spacing;
+        for (std::size_t i = 0; i < n_; ++i) {
+            double& x = mine.position[std::size_t(k) * n_ + i];
+            if (x >= 0 && x < length && cells_->cell_coordinate(x, k) >= double(grid_.nodes[k]))
+                x = 0;
+        }
+    }
+    if (several()) mine = take_slab(mine);
+    n_ = mine.size();
+    capacity_ = several() ? n_ + n_ / 4 + 64 : n_;
 
     const std::size_t components = std::size_t(std::max(d, 2));
     auto real_buffer = [&](std::size_t size) { return RealBuffer(context, precision, size); };
-    r_ = real_buffer(components * n_), r_b_ = real_buffer(components * n_);
-    v_ = real_buffer(d * n_), v_b_ = real_buffer(d * n_);
-    work_ = real_buffer(2 * grid_.points());
-    field_ = real_buffer(d * grid_.points());
-    species_index_ = Buffer<std::uint32_t>(context, n_);
-    species_index_b_ = Buffer<std::uint32_t>(context, n_);
+    r_ = real_buffer(components * capacity_), r_b_ = real_buffer(components * capacity_);
+    v_ = real_buffer(d * capacity_), v_b_ = real_buffer(d * capacity_);
+    work_ = real_buffer(2 * plane_points() * local_planes(2));
+    field_ = real_buffer(d * plane_points() * local_planes(1));
+    spectrum_ = real_buffer(std::max<std::size_t>(fft_.spectrum_reals(), 1));
+    species_index_ = Buffer<std::uint32_t>(context, capacity_);
+    species_index_b_ = Buffer<std::uint32_t>(context, capacity_);
     std::vector<double> density, qm;
     const double volume = std::pow(grid_.spacing, d);
     for (const PicSpecies& p : species_) {
@@ -158,29 +193,28 @@ ElectrostaticPic::ElectrostaticPic(Context& context, Precision precision, const 
     species_qm_.write(queue, qm);
     r_.fill(queue, 0);
     r_b_.fill(queue, 0);
-    // A coordinate inside the box in double can round to its upper edge in float (x = L - 1e-9
-    // becomes L): that is the periodic image 0, as the push maps it (cl/pic/pic.cl), and the
-    // cell list would take it for a particle outside the box. Coordinates outside in double
-    // stay, for the cell list to refuse.
-    std::vector<double> position = particles.position;
-    for (int k = 0; k < d; ++k) {
-        const double length = double(grid_.nodes[k]) * grid_.spacing;
-        for (std::size_t i = 0; i < n_; ++i) {
-            double& x = position[std::size_t(k) * n_ + i];
-            if (x >= 0 && x < length && cells_->cell_coordinate(x, k) >= double(grid_.nodes[k]))
-                x = 0;
-        }
+    for (int k = 0; k < d && n_ > 0; ++k) {
+        r_.write(queue, mine.position.data() + std::size_t(k) * n_, n_, std::size_t(k) * capacity_);
+        v_.write(queue, mine.velocity.data() + std::size_t(k) * n_, n_, std::size_t(k) * capacity_);
     }
-    r_.write(queue, position);
-    v_.write(queue, particles.velocity);
-    species_index_.write(queue, particles.species).wait();
+    if (n_ > 0) species_index_.write(queue, mine.species);
+    queue.finish();
     solve_field();  // particles outside the box: UsageError from the cell list here
 }
 
-Kernel& ElectrostaticPic::grid_args(Kernel& kernel, std::uint32_t first) {
-    return kernel.arg(first, std::uint32_t(grid_.nodes[0]))
-        .arg(first + 1, std::uint32_t(grid_.nodes[1]))
-        .arg(first + 2, std::uint32_t(grid_.nodes[2]))
+std::size_t ElectrostaticPic::plane_points() const noexcept { return fft_.plane_points(); }
+
+std::uint32_t ElectrostaticPic::local_planes(std::size_t ghosts) const {
+    if (!several()) return grid_.nodes[std::size_t(slab_axis())];
+    return std::uint32_t(planes().size() + ghosts);
+}
+
+Kernel& ElectrostaticPic::grid_args(Kernel& kernel, std::uint32_t first, std::size_t ghosts) {
+    std::array<std::uint32_t, 3> nodes = grid_.nodes;
+    nodes[std::size_t(slab_axis())] = local_planes(ghosts);
+    return kernel.arg(first, nodes[0])
+        .arg(first + 1, nodes[1])
+        .arg(first + 2, nodes[2])
         .arg(first + 3, Real{1 / grid_.spacing});
 }
 
@@ -204,73 +238,85 @@ void ElectrostaticPic::restore_clock(double time, std::size_t steps) noexcept {
 }
 
 void ElectrostaticPic::deposit(RealBuffer& rho) {
+    const std::size_t points = plane_points() * local_planes(1);
     if (deposit_ == PicDeposit::atomic) {
         // Each device adds its particles into a grid of its own (concurrent atomics from
         // several devices on one buffer are undefined); the grids are added in device order.
-        grid_sum_.resize(2 * grid_.points());  // on first use: the gather deposit needs none
+        grid_sum_.resize(2 * points);  // on first use: the gather deposit needs none
         const Partition particles = deposit_launch_.split(n_, group);
         deposit_launch_.run(particles, [&](std::size_t k, Range r) {
             Queue& queue = context_.queue(k);
             RealBuffer& part = grid_sum_.part(k);
             part.fill(queue, 0);
             Kernel& kernel = deposit_atomic_.at(k);
-            kernel.args(std::uint32_t(r.begin), std::uint32_t(r.end), std::uint32_t(n_), r_,
+            kernel.args(std::uint32_t(r.begin), std::uint32_t(r.end), std::uint32_t(capacity_), r_,
                         species_index_, species_density_);
-            grid_args(kernel, 6).arg(10, part);
+            grid_args(kernel, 6, 1).arg(10, part);
             return kernel.launch(queue, r.size(), group);
         });
         grid_sum_.sum_into(rho, particles);
+        if (several()) fold_charge(rho);
         return;
     }
     // Nodes split; the output's items are the interleaved array's reals, two per node.
-    const Partition nodes = deposit_launch_.split(grid_.points(), group);
+    const Partition nodes = deposit_launch_.split(points, group);
     std::vector<std::size_t> reals = nodes.offsets();
     for (std::size_t& offset : reals) offset *= 2;
-    rho_parts_.assign(Partition(std::move(reals)), rho, {0, 2 * grid_.points()});
+    rho_parts_.assign(Partition(std::move(reals)), rho, {0, 2 * points});
     deposit_launch_.run(nodes, [&](std::size_t k, Range r) {
         const OutputPart<RealBuffer> out = rho_parts_.part(k);
         Kernel& kernel = deposit_gather_[k];
-        kernel.args(std::uint32_t(r.begin), std::uint32_t(r.end), std::uint32_t(n_), r_,
+        kernel.args(std::uint32_t(r.begin), std::uint32_t(r.end), std::uint32_t(capacity_), r_,
                     species_index_, species_density_, cells_->cell_start(), cells_->cell_end());
-        grid_args(kernel, 8).arg(12, out.buffer).arg(13, std::uint32_t(out.offset));
+        grid_args(kernel, 8, 1).arg(12, out.buffer).arg(13, std::uint32_t(out.offset));
         return kernel.launch(context_.queue(k), r.size(), group);
     });
     rho_parts_.gather();
+    if (several()) fold_charge(rho);
 }
 
 void ElectrostaticPic::solve_field() {
     const int d = grid_.dimensions;
-    const std::size_t points = grid_.points();
     auto& queue = context_.queue(0);
 
-    cells_->build(queue, r_, n_, n_);
-    cells_->gather(queue, r_, r_b_, d, n_);
-    cells_->gather(queue, v_, v_b_, d, n_);
+    cells_->build(queue, r_, capacity_, n_);
+    cells_->gather(queue, r_, r_b_, d, capacity_);
+    cells_->gather(queue, v_, v_b_, d, capacity_);
     cells_->gather(queue, species_index_, species_index_b_);
     std::swap(r_, r_b_);
     std::swap(v_, v_b_);
     std::swap(species_index_, species_index_b_);
 
-    deposit(work_);  // rho, transformed in place
-    fft_.forward(work_);
-    poisson_.arg(0, std::uint32_t(points));
-    grid_args(poisson_, 1).arg(5, work_);
-    poisson_.launch(queue, points, group);
-    fft_.inverse(work_);
+    deposit(work_);  // rho: this rank's planes, transformed into the spectrum and back
+    fft_.forward(work_, spectrum_);
+    const Range columns = fft_.columns()[std::size_t(ranks_->rank())];
+    const std::size_t count = fft_.spectrum_reals() / 2;
+    if (count > 0) {
+        // The whole grid's sizes: the spectrum has every plane.
+        poisson_.args(std::uint32_t(count), std::uint32_t(columns.begin),
+                      std::uint32_t(columns.size()), grid_.nodes[0], grid_.nodes[1],
+                      grid_.nodes[2], Real{1 / grid_.spacing}, spectrum_);
+        poisson_.launch(queue, count, group);
+    }
+    fft_.inverse(spectrum_, work_);
+    if (several()) fetch_potential_ghosts();
 
+    const std::size_t points = plane_points() * planes().size();
+    const std::size_t stride = plane_points() * local_planes(1);
     const Partition nodes = field_launch_.split(points, group);
-    field_parts_.assign(nodes, field_, {0, points});
+    field_parts_.assign(nodes, field_, {0, stride});
     field_launch_.run(nodes, [&](std::size_t k, Range r) {
         const OutputPart<RealBuffer> out = field_parts_.part(k);
         Kernel& kernel = field_kernel_[k];
         kernel.args(std::uint32_t(r.begin), std::uint32_t(r.end), work_);
-        grid_args(kernel, 3)
+        grid_args(kernel, 3, 2)
             .arg(7, out.buffer)
             .arg(8, std::uint32_t(out.offset))
             .arg(9, std::uint32_t(out.stride));
         return kernel.launch(context_.queue(k), r.size(), group);
     });
     field_parts_.gather();
+    if (several()) fetch_field_ghosts();
 }
 
 void ElectrostaticPic::step(double dt) {
@@ -278,27 +324,31 @@ void ElectrostaticPic::step(double dt) {
     // Out of place, into the second buffers: several devices may not write one buffer. Their
     // y components (1-D runs keep zeros there for the cell list) are never written.
     const Partition particles = push_launch_.split(n_, group);
-    position_parts_.assign(particles, r_b_, {0, n_});
-    velocity_parts_.assign(particles, v_b_, {0, n_});
+    position_parts_.assign(particles, r_b_, {0, capacity_});
+    velocity_parts_.assign(particles, v_b_, {0, capacity_});
     const Real dt_v{steps_ == 0 ? dt / 2 : dt}, dt_x{dt};
+    // Over several ranks the slab axis is not wrapped: particles leaving the slab migrate.
+    const std::uint32_t wrap = several() ? (1u << slab_axis()) - 1u : 7u;
     push_launch_.run(particles, [&](std::size_t k, Range r) {
         const OutputPart<RealBuffer> x = position_parts_.part(k), v = velocity_parts_.part(k);
         Kernel& kernel = push_[k];
-        kernel.args(std::uint32_t(r.begin), std::uint32_t(r.end), std::uint32_t(n_), r_, v_,
+        kernel.args(std::uint32_t(r.begin), std::uint32_t(r.end), std::uint32_t(capacity_), r_, v_,
                     species_index_, species_qm_, field_);
-        grid_args(kernel, 8)
+        grid_args(kernel, 8, 1)
             .arg(12, dt_v)
             .arg(13, dt_x)
             .arg(14, x.buffer)
             .arg(15, v.buffer)
             .arg(16, std::uint32_t(x.offset))
-            .arg(17, std::uint32_t(x.stride));
+            .arg(17, std::uint32_t(x.stride))
+            .arg(18, wrap);
         return kernel.launch(context_.queue(k), r.size(), group);
     });
     position_parts_.gather();
     velocity_parts_.gather();
     std::swap(r_, r_b_);
     std::swap(v_, v_b_);
+    if (several()) migrate();
     solve_field();  // a NaN position: UsageError from the cell list
     time_ += dt;
     ++steps_;
@@ -311,23 +361,51 @@ PicParticles ElectrostaticPic::particles() const {
     p.dimensions = d;
     p.position.resize(d * n_);
     p.velocity.resize(d * n_);
-    r_.read(queue, p.position.data(), d * n_);
-    v_.read(queue, p.velocity.data(), d * n_);
+    for (int k = 0; k < d && n_ > 0; ++k) {
+        r_.read(queue, p.position.data() + std::size_t(k) * n_, n_, std::size_t(k) * capacity_);
+        v_.read(queue, p.velocity.data() + std::size_t(k) * n_, n_, std::size_t(k) * capacity_);
+    }
     p.species = species_index_.read(queue);
     p.species.resize(n_);
-    return p;
+    if (!several()) return p;
+    const double shift = double(planes().begin) * grid_.spacing;
+    for (std::size_t i = 0; i < n_; ++i) p.position[std::size_t(slab_axis()) * n_ + i] += shift;
+    PicParticles all;
+    all.dimensions = d;
+    auto gather = [&](const std::vector<double>& mine, std::vector<double>& out) {
+        for (int k = 0; k < d; ++k) {
+            const auto begin = mine.begin() + std::ptrdiff_t(std::size_t(k) * n_);
+            const std::vector<double> every =
+                ranks_->allgatherv(std::vector<double>(begin, begin + std::ptrdiff_t(n_)));
+            out.insert(out.end(), every.begin(), every.end());
+        }
+    };
+    gather(p.position, all.position);
+    gather(p.velocity, all.velocity);
+    all.species = ranks_->allgatherv(p.species);
+    return all;
 }
 
 std::vector<double> ElectrostaticPic::charge_density() {
-    RealBuffer interleaved(context_, precision_, 2 * grid_.points());
+    const std::size_t plane = plane_points(), own = plane * planes().size();
+    RealBuffer interleaved(context_, precision_, 2 * plane * local_planes(1));
     deposit(interleaved);
-    const auto complex = interleaved.read(context_.queue(0));
-    std::vector<double> rho(grid_.points());
-    for (std::size_t g = 0; g < rho.size(); ++g) rho[g] = complex[2 * g];
-    return rho;
+    std::vector<double> complex(2 * own);
+    interleaved.read(context_.queue(0), complex.data(), complex.size());
+    std::vector<double> rho(own);
+    for (std::size_t g = 0; g < own; ++g) rho[g] = complex[2 * g];
+    return several() ? gather_planes(rho, 1) : rho;
 }
 
-std::vector<double> ElectrostaticPic::field() const { return field_.read(context_.queue(0)); }
+std::vector<double> ElectrostaticPic::field() const {
+    if (!several()) return field_.read(context_.queue(0));
+    const std::size_t d = std::size_t(grid_.dimensions), plane = plane_points();
+    const std::size_t own = plane * planes().size(), stride = plane * local_planes(1);
+    std::vector<double> mine(d * own);
+    for (std::size_t k = 0; k < d; ++k)
+        field_.read(context_.queue(0), mine.data() + k * own, own, k * stride);
+    return gather_planes(mine, d);
+}
 
 double ElectrostaticPic::field_energy() const {
     double sum = 0;
@@ -337,11 +415,12 @@ double ElectrostaticPic::field_energy() const {
 
 double ElectrostaticPic::kinetic_energy() const {
     const PicParticles p = particles();
+    const std::size_t n = p.size();
     double sum = 0;
-    for (std::size_t i = 0; i < n_; ++i) {
+    for (std::size_t i = 0; i < n; ++i) {
         const PicSpecies& s = species_[p.species[i]];
         double v2 = 0;
-        for (int k = 0; k < grid_.dimensions; ++k) v2 += p.velocity[k * n_ + i] * p.velocity[k * n_ + i];
+        for (int k = 0; k < grid_.dimensions; ++k) v2 += p.velocity[k * n + i] * p.velocity[k * n + i];
         sum += 0.5 * s.weight * s.mass * v2;
     }
     return sum;

@@ -23,13 +23,24 @@
 // order (OrderedSum). The cell sort and the FFT Poisson solve stay on device 0. Every node and
 // particle is computed as on one device, so the result is bit for bit the one-device result
 // with the gather deposit; the atomic deposit's sums are unordered on any number of devices.
+//
+// Over the ranks of a communicator (MPI), each rank holds a slab of the grid's planes along its
+// slowest axis (z in 3-D, y in 2-D, x in 1-D; the planes cut evenly) and the particles in it,
+// and drives its own devices as above. Per step, besides one rank's work: the charge of the
+// ghost plane after a rank's slab is added into the next rank's first plane, the Poisson solve is
+// a dist::SlabFft (an alltoallv transpose between the ranks' two transforms), the potential's
+// and the field's planes next to each slab are copied from the neighbours, and the particles
+// that left a rank's slab after the push move to the rank owning their plane (a
+// dist::Distributor, through host memory). The answer equals one rank's within rounding: the
+// distributed transform and the ghost plane's sum add in another order.
 #include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include <partcl/algorithm/cell_list.hpp>
-#include <partcl/algorithm/fft.hpp>
+#include <partcl/dist/communicator.hpp>
+#include <partcl/dist/slab_fft.hpp>
 #include <partcl/models/pic/pic_deposit.hpp>
 #include <partcl/models/pic/pic_particles.hpp>
 #include <partcl/sched/multi_device_launch.hpp>
@@ -51,18 +62,27 @@ public:
     // grid or species, mismatched or NaN particle data, species indices out of range, or
     // particles outside the box [0, nodes_k dx); Unsupported for a grid the FFT cannot take
     // (naming it) and for a deposit a device of the context cannot run (require_deposit).
+    // Over several `ranks` (collective: every rank passes the same grid, species and particles,
+    // and keeps those in its slab): UsageError where the slowest axis has fewer planes than
+    // there are ranks.
     ElectrostaticPic(Context& context, Precision precision, const PicGrid& grid,
                      std::vector<PicSpecies> species, const PicParticles& particles,
                      PicDeposit deposit = PicDeposit::gather,
-                     ProgramCache& cache = ProgramCache::global());
+                     ProgramCache& cache = ProgramCache::global(),
+                     const dist::Communicator& ranks = dist::Communicator::self());
 
-    // One leapfrog step on the context's devices. Velocities live at half steps: the first step
-    // advances them by dt / 2 from the given initial velocities (v at t = 0), later steps by dt.
+    // One leapfrog step on the context's devices (collective over several ranks). Velocities
+    // live at half steps: the first step advances them by dt / 2 from the given initial
+    // velocities (v at t = 0), later steps by dt.
     void step(double dt);
 
     double time() const noexcept { return time_; }
     std::size_t steps() const noexcept { return steps_; }
-    std::size_t size() const noexcept { return n_; }
+    std::size_t size() const noexcept { return total_; }        // every rank's particles
+    std::size_t local_size() const noexcept { return n_; }      // this rank's
+    const dist::Communicator& ranks() const noexcept { return *ranks_; }
+    // This rank's planes along the slowest axis (all of them on one rank).
+    Range planes() const { return planes_[std::size_t(ranks_->rank())]; }
     const PicGrid& grid() const noexcept { return grid_; }
     Precision precision() const noexcept { return precision_; }
     PicDeposit deposit() const noexcept { return deposit_; }
@@ -82,15 +102,18 @@ public:
     const CellList& cells() const noexcept { return *cells_; }
 
     // The particles now (in the device's cell order, which changes every step; velocities at
-    // the last half step).
+    // the last half step). Over several ranks, every rank's in rank order (collective), which
+    // is again in cell order.
     PicParticles particles() const;
     // At the current positions: the charge density at the nodes (points() values; deposited
     // anew, the step's own deposit going straight into the FFT's buffer), the field
-    // (component k of node g at k * points() + g), the field energy sum E^2 / 2 dx^D.
+    // (component k of node g at k * points() + g), the field energy sum E^2 / 2 dx^D. The whole
+    // grid's, on every rank (collective).
     std::vector<double> charge_density();
     std::vector<double> field() const;
     double field_energy() const;
-    // sum over particles of w m |v|^2 / 2 with the stored (half-step) velocities.
+    // sum over particles of w m |v|^2 / 2 with the stored (half-step) velocities, every rank's
+    // (collective).
     double kinetic_energy() const;
 
 private:
@@ -99,25 +122,48 @@ private:
     PicGrid grid_;
     std::vector<PicSpecies> species_;
     PicDeposit deposit_;
-    std::size_t n_ = 0;
+    const dist::Communicator* ranks_;
+    Partition planes_;  // each rank's planes along the slowest axis
+    std::size_t n_ = 0, total_ = 0;
+    // Particle arrays hold component k of particle i at k * capacity_ + i; over several ranks
+    // n_ changes from step to step and capacity_ leaves room for it.
+    std::size_t capacity_ = 0;
     double time_ = 0;
     std::size_t steps_ = 0;
     std::unique_ptr<CellList> cells_;
-    Fft fft_;
+    dist::SlabFft fft_;
     Program program_;
     // One kernel per device (a Kernel holds its arguments); deposit_atomic_ empty where
     // require_deposit refuses the atomic deposit.
     std::vector<Kernel> deposit_atomic_, deposit_gather_, field_kernel_, push_;
-    Kernel poisson_;
+    Kernel poisson_, leaving_, partition_;
     MultiDeviceLaunch deposit_launch_, field_launch_, push_launch_;
     PartitionedOutput<RealBuffer> rho_parts_, field_parts_, position_parts_, velocity_parts_;
     OrderedSum grid_sum_;  // the atomic deposit's per-device grids
-    RealBuffer r_, v_, r_b_, v_b_, species_density_, species_qm_, work_, field_;
-    Buffer<std::uint32_t> species_index_, species_index_b_;
+    RealBuffer r_, v_, r_b_, v_b_, species_density_, species_qm_, work_, field_, spectrum_, pack_;
+    Buffer<std::uint32_t> species_index_, species_index_b_, flags_, offsets_, pack_species_;
 
-    Kernel& grid_args(Kernel& kernel, std::uint32_t first);
-    void deposit(RealBuffer& rho);  // step 2 into rho (2 points() reals, interleaved complex)
+    bool several() const noexcept { return ranks_->size() > 1; }
+    int slab_axis() const noexcept { return grid_.dimensions - 1; }
+    std::size_t plane_points() const noexcept;
+    // Planes of the local grid along the slowest axis: the whole axis on one rank, else this
+    // rank's planes and `ghosts` more (1 for the charge and the field, 2 for the potential).
+    std::uint32_t local_planes(std::size_t ghosts) const;
+    Kernel& grid_args(Kernel& kernel, std::uint32_t first, std::size_t ghosts = 0);
+    void deposit(RealBuffer& rho);  // step 2 into rho (2 local points, interleaved complex)
     void solve_field();             // steps 1-4 at the current positions
+
+    // Over several ranks (pic_ranks.cpp): this rank's share of the particles; the charge of the
+    // ghost plane into the next rank; the ghost planes of the potential and the field from the
+    // neighbours; the particles that left the slab to their ranks; whole-grid and every-particle
+    // gathers.
+    PicParticles take_slab(const PicParticles& all) const;
+    void fold_charge(RealBuffer& rho);
+    void fetch_potential_ghosts();
+    void fetch_field_ghosts();
+    void migrate();
+    void grow(std::size_t capacity, std::size_t keep);  // keeps next arrays' first `keep`
+    std::vector<double> gather_planes(const std::vector<double>& own, std::size_t components) const;
 };
 
 } // namespace partcl
