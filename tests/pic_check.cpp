@@ -234,8 +234,10 @@ void check_typed(Precision precision, int dims, unsigned per_axis, std::size_t n
         CHECK(got[dims * points] == T(-7));
     }
 
-    // Push: random field, the gather with the deposit's weights, leapfrog, periodic wrap.
-    {
+    // Push: random field, the gather with the deposit's weights, leapfrog, periodic wrap along
+    // every axis, or (over several ranks) along all but the slowest.
+    for (const std::uint32_t wrap : {7u, (1u << (dims - 1)) - 1u}) {
+        CAPTURE(wrap);
         std::vector<T> field(dims * points);
         for (auto& e : field) e = T(2 * u01(rng) - 1);
         const double dt_v = 0.07, dt_x = 0.11;  // speeds up to ~1.5 cross a cell in 2 steps
@@ -251,7 +253,7 @@ void check_typed(Precision precision, int dims, unsigned per_axis, std::size_t n
         k.arg(12, Real{dt_v}).arg(13, Real{dt_x});
         // In place: the kernel reads each particle before writing it.
         k.arg(14, positions).arg(15, velocities).arg(16, std::uint32_t(0)).arg(17, std::uint32_t(stride));
-        k.arg(18, std::uint32_t(7));  // every axis wrapped
+        k.arg(18, wrap);
         k.launch(queue, n, 16).wait();
         const auto gx = positions.read(queue), gv = velocities.read(queue);
         for (std::size_t i = 0; i < n; ++i) {
@@ -266,20 +268,119 @@ void check_typed(Precision precision, int dims, unsigned per_axis, std::size_t n
                 const double vn = double(vv[a * stride + i]) + double(T(qm[species[i]])) * e * dt_v;
                 const double length = nodes[a] * dx;
                 double xn = double(x[a * stride + i]) + vn * dt_x;
-                xn -= length * std::floor(xn / length);
                 // E within (2 D + 3) eps (weights and sum of values <= 1), v then a few eps
                 // of |v| + |qm E dt|; x within eps of |x| + |v dt| + length (the wrap).
                 const double dv = 4 * (2 * dims + 6) * eps * (std::abs(vn) + 1);
+                const double bound = dv * dt_x + 8 * eps * (length + std::abs(vn * dt_x));
                 CHECK(std::abs(double(gv[a * stride + i]) - vn) <= dv);
+                if (!((wrap >> a) & 1)) {  // left where the step took it
+                    CHECK(std::abs(double(gx[a * stride + i]) - xn) <= bound);
+                    continue;
+                }
+                xn -= length * std::floor(xn / length);
                 const double got = double(gx[a * stride + i]);
                 CHECK(got >= 0);
                 CHECK(got < length);
                 double dxp = std::abs(got - xn);
                 dxp = std::min(dxp, length - dxp);
-                CHECK(dxp <= dv * dt_x + 8 * eps * (length + std::abs(vn * dt_x)));
+                CHECK(dxp <= bound);
             }
         }
         for (std::size_t i = n; i < stride; ++i) CHECK(gx[i] == T(0));
+    }
+
+    // Over several ranks. Poisson on one rank's columns of the spectrum, slab axis slowest.
+    {
+        const std::size_t planes = nodes[dims - 1], plane = points / planes;
+        const std::size_t first = plane / 3, columns = plane - first;  // all of them in 1-D
+        const std::size_t count = planes * columns;
+        std::vector<T> data(2 * count);
+        for (auto& d : data) d = T(2 * u01(rng) - 1);
+        Buffer<T> b(context, data);
+        Kernel k(program, "pic_poisson");
+        k.args(std::uint32_t(count), std::uint32_t(first), std::uint32_t(columns));
+        grid_args(k, 3);
+        k.arg(7, b);
+        k.launch(queue, count, 16).wait();
+        const auto got = b.read(queue);
+        for (std::size_t g = 0; g < count; ++g) {
+            CAPTURE(g);
+            const std::size_t s = g / columns, q = first + g % columns;
+            std::size_t index[3] = {q % nodes[0], q / nodes[0] % nodes[1], 0};
+            index[dims - 1] = s;
+            double k2 = 0;
+            for (int a = 0; a < dims; ++a) {
+                const long i = long(index[a]);
+                const long m = 2 * i > long(nodes[a]) ? i - long(nodes[a]) : i;
+                const double kk = two_pi * double(m) / (nodes[a] * dx);
+                k2 += kk * kk;
+            }
+            const double factor = k2 == 0 ? 0 : 1 / (k2 * double(points));
+            for (int c = 0; c < 2; ++c)
+                CHECK(std::abs(double(got[2 * g + c]) - double(data[2 * g + c]) * factor) <=
+                      10 * eps * std::abs(double(data[2 * g + c]) * factor) + 1e-300);
+        }
+    }
+
+    // The particles leaving a slab of the slowest axis's first planes - 1 planes (some of the
+    // test's particles lie beyond it, and some below 0 and above the box, put there below),
+    // packed in order, the others kept in order.
+    {
+        const int axis = dims - 1;
+        const std::uint32_t planes = nodes[axis] - 1;
+        std::vector<T> xl = x;
+        for (std::size_t i = 0; i < n; i += 4)
+            xl[axis * stride + i] = T(i % 8 ? -0.4 * dx * u01(rng) : (nodes[axis] + u01(rng)) * dx);
+        std::vector<std::uint32_t> flags(n), offsets(n);
+        std::uint32_t leaving = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const T t = xl[axis * stride + i] * T(inverse_dx);
+            flags[i] = t < T(0) || t >= T(planes) ? 1u : 0u;
+            offsets[i] = leaving;
+            leaving += flags[i];
+        }
+        CAPTURE(leaving);
+        Buffer<T> positions(context, xl), velocities(context, v);
+        Buffer<std::uint32_t> sp(context, species), bflags(context, std::vector<std::uint32_t>(n + 1, 7u));
+        Kernel flag(program, "pic_leaving");
+        flag.args(std::uint32_t(n), std::uint32_t(stride), positions, Real{inverse_dx}, planes, bflags);
+        flag.launch(queue, n, 16).wait();
+        const auto got_flags = bflags.read(queue);
+        for (std::size_t i = 0; i < n; ++i) CHECK(got_flags[i] == flags[i]);
+        CHECK(got_flags[n] == 7u);
+
+        const std::size_t kept = n - leaving, out_stride = n + 5;
+        Buffer<std::uint32_t> boffsets(context, offsets),
+            new_species(context, std::vector<std::uint32_t>(out_stride, 9u)),
+            pack_species(context, std::vector<std::uint32_t>(leaving + 1, 9u));
+        Buffer<T> new_x(context, std::vector<T>(3 * out_stride, T(-7))),
+            new_v(context, std::vector<T>(3 * out_stride, T(-7))),
+            pack(context, std::vector<T>(2 * dims * leaving + 1, T(-7)));
+        Kernel part(program, "pic_partition");
+        part.args(std::uint32_t(n), std::uint32_t(stride), positions, velocities, sp, bflags, boffsets,
+                  std::uint32_t(out_stride), new_x, new_v, new_species, leaving, pack, pack_species);
+        part.launch(queue, n, 16).wait();
+        const auto gx = new_x.read(queue), gv = new_v.read(queue), gp = pack.read(queue);
+        const auto gs = new_species.read(queue), gps = pack_species.read(queue);
+        std::size_t j = 0, s = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            CAPTURE(i);
+            for (int k = 0; k < dims; ++k) {
+                if (flags[i]) {
+                    CHECK(gp[k * leaving + j] == xl[k * stride + i]);
+                    CHECK(gp[(dims + k) * leaving + j] == v[k * stride + i]);
+                } else {
+                    CHECK(gx[k * out_stride + s] == xl[k * stride + i]);
+                    CHECK(gv[k * out_stride + s] == v[k * stride + i]);
+                }
+            }
+            if (flags[i]) CHECK(gps[j++] == species[i]);
+            else CHECK(gs[s++] == species[i]);
+        }
+        CHECK(s == kept);
+        CHECK(gs[kept] == 9u);
+        CHECK(gps[leaving] == 9u);
+        CHECK(gp[2 * dims * leaving] == T(-7));
     }
 }
 
