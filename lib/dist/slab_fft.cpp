@@ -1,5 +1,6 @@
 #include <partcl/dist/slab_fft.hpp>
 
+#include <chrono>
 #include <cstring>
 #include <string>
 
@@ -8,6 +9,10 @@
 namespace partcl::dist {
 
 namespace {
+
+double now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 std::string shape_text(const std::array<std::size_t, 3>& shape) {
     return std::to_string(shape[0]) + " x " + std::to_string(shape[1]) + " x " +
@@ -53,6 +58,12 @@ SlabFft::SlabFft(const Communicator& communicator, Context& context, Precision p
             device, FftAxes::only(1));
 }
 
+void SlabFft::count(double start, const std::vector<std::size_t>& send_counts) {
+    transpose_seconds_ += now() - start;
+    for (std::size_t r = 0; r < send_counts.size(); ++r)
+        if (int(r) != communicator_->rank()) bytes_sent_ += double(send_counts[r]);
+}
+
 std::size_t SlabFft::slab_reals() const noexcept {
     return 2 * planes_[std::size_t(communicator_->rank())].size() * plane_points_;
 }
@@ -84,6 +95,8 @@ void SlabFft::forward(RealBuffer& slab, RealBuffer& spectrum) {
         return;
     }
     if (planes_fft_) planes_fft_->forward(slab);
+    queue.finish();  // the transposition's time alone
+    const double start = now();
     // Rank t gets columns t of each of this rank's planes: a run of each plane, plane after
     // plane; what arrives, in rank order, is then the spectrum's layout already.
     const std::size_t value = 2 * size_of(precision_), ranks = columns_.parts();
@@ -105,11 +118,13 @@ void SlabFft::forward(RealBuffer& slab, RealBuffer& spectrum) {
         recv_counts[t] = planes_[t].size() * columns_[std::size_t(communicator_->rank())].size() * value;
     }
     communicator_->alltoallv(sent_.data(), send_counts, received_.data(), recv_counts);
-    if (!columns_fft_) return;
-    Memory target = spectrum.memory();  // a handle: writes `spectrum`
-    target.write(queue, 0, received_.size(), received_.data());
-    queue.finish();  // the write reads received_
-    columns_fft_->forward(spectrum);
+    if (columns_fft_) {
+        Memory target = spectrum.memory();  // a handle: writes `spectrum`
+        target.write(queue, 0, received_.size(), received_.data());
+        queue.finish();  // the write reads received_
+    }
+    count(start, send_counts);
+    if (columns_fft_) columns_fft_->forward(spectrum);
 }
 
 void SlabFft::inverse(RealBuffer& spectrum, RealBuffer& slab) {
@@ -125,10 +140,10 @@ void SlabFft::inverse(RealBuffer& spectrum, RealBuffer& slab) {
     const Range mine = planes_[rank], my_columns = columns_[rank];
     // Rank t's planes of this rank's columns are one run of the spectrum (planes slowest).
     sent_.resize(spectrum_reals() / 2 * value);
-    if (columns_fft_) {
-        columns_fft_->inverse(spectrum);
-        spectrum.memory().read(queue, 0, sent_.size(), sent_.data());
-    }
+    if (columns_fft_) columns_fft_->inverse(spectrum);
+    queue.finish();
+    const double start = now();
+    if (columns_fft_) spectrum.memory().read(queue, 0, sent_.size(), sent_.data());
     std::vector<std::size_t> send_counts(ranks), recv_counts(ranks);
     for (std::size_t t = 0; t < ranks; ++t) {
         send_counts[t] = planes_[t].size() * my_columns.size() * value;
@@ -136,7 +151,10 @@ void SlabFft::inverse(RealBuffer& spectrum, RealBuffer& slab) {
     }
     received_.resize(slab_reals() / 2 * value);
     communicator_->alltoallv(sent_.data(), send_counts, received_.data(), recv_counts);
-    if (mine.empty()) return;
+    if (mine.empty()) {
+        count(start, send_counts);
+        return;
+    }
     // From rank t: its columns of each of this rank's planes, plane after plane.
     std::vector<char> slab_host(received_.size());
     const char* in = received_.data();
@@ -151,6 +169,7 @@ void SlabFft::inverse(RealBuffer& spectrum, RealBuffer& slab) {
     Memory target = slab.memory();
     target.write(queue, 0, slab_host.size(), slab_host.data());
     queue.finish();  // the write reads slab_host
+    count(start, send_counts);
     if (planes_fft_) planes_fft_->inverse(slab);
 }
 

@@ -71,9 +71,11 @@ PhaseSpaceFrame phase_space_frame(const Scenario& s) {
 
 class PicModel final : public RunModel {
 public:
-    // A fresh run from the scenario's set-up, or (particles given) a resumed one.
-    PicModel(Context& c, Scenario s, const PicParticles* saved = nullptr)
-        : context(c), scenario_(std::move(s)), grid(grid_of(scenario_.plasma)) {
+    // A fresh run from the scenario's set-up, or (particles given) a resumed one, over `ranks`
+    // (each a slab of the grid: ElectrostaticPic), every rank given every particle.
+    PicModel(Context& c, Scenario s, const dist::Communicator& ranks,
+             const PicParticles* saved = nullptr)
+        : context(c), scenario_(std::move(s)), ranks_(ranks), grid(grid_of(scenario_.plasma)) {
         const Scenario::Plasma& p = scenario_.plasma;
         const PicDeposit deposit = p.deposit;
         try {
@@ -86,7 +88,8 @@ public:
         species = species_for(p, grid, particles.size());
         try {
             pic = std::make_unique<ElectrostaticPic>(context, scenario_.precision, grid, species,
-                                                     particles, deposit);
+                                                     particles, deposit, ProgramCache::global(),
+                                                     ranks_);
         } catch (const Unsupported& e) {
             throw Unsupported("scenario '" + scenario_.name + "': [plasma] cells = " +
                               std::to_string(p.cells) + " in " + std::to_string(p.dimensions) +
@@ -99,6 +102,7 @@ public:
     }
 
     const Scenario& scenario() const override { return scenario_; }
+    const dist::Communicator& ranks() const override { return ranks_; }
     RunSchedule schedule() const override {
         const Scenario::Plasma& p = scenario_.plasma;
         RunSchedule r;
@@ -261,6 +265,7 @@ private:
 
     Context& context;
     Scenario scenario_;
+    const dist::Communicator& ranks_;
     PicGrid grid;
     std::vector<PicSpecies> species;
     std::unique_ptr<ElectrostaticPic> pic;
@@ -322,17 +327,16 @@ std::vector<std::string> PicModel::summary_lines(const RunSummary& loop, const s
 namespace detail {
 
 RunLoop pic_run(Context& context, Scenario scenario, fs::path out, const RunOptions& options) {
-    single_rank_only(options, "PIC plasma");
     if (scenario.model != "pic")
         throw UsageError("scenario '" + scenario.name + "' is of model \"" + scenario.model +
                          "\", not a PIC plasma run (run/nbody_run.hpp and run/mps_run.hpp run the others)");
     validate(scenario);
-    return RunLoop(std::make_unique<PicModel>(context, std::move(scenario)), std::move(out));
+    return RunLoop(std::make_unique<PicModel>(context, std::move(scenario), ranks_of(options)),
+                   std::move(out));
 }
 
 RunLoop resumed_pic_run(Context& context, const Checkpoint& c, const fs::path& file, fs::path out,
                     RunLength length, const RunOptions& options) {
-    single_rank_only(options, "PIC plasma");
     Scenario scenario = detail::resumed_scenario(c, file, "pic", "a PIC plasma run");
     apply_run_length(scenario, length);
     validate(scenario);
@@ -356,7 +360,7 @@ RunLoop resumed_pic_run(Context& context, const Checkpoint& c, const fs::path& f
     saved.position.assign(c.state.begin(), c.state.begin() + std::ptrdiff_t(d * n));
     saved.velocity.assign(c.state.begin() + std::ptrdiff_t(d * n), c.state.end());
     saved.species = c.particle_types;
-    auto model = std::make_unique<PicModel>(context, std::move(scenario), &saved);
+    auto model = std::make_unique<PicModel>(context, std::move(scenario), ranks_of(options), &saved);
     model->restore(c);
     // diagnostics.csv as it was at the checkpoint (rows written after it, by a run that stopped
     // later, are dropped: this run writes them again), whatever the output directory holds.

@@ -52,6 +52,11 @@ public:
     void forward(RealBuffer& slab, RealBuffer& spectrum);
     void inverse(RealBuffer& spectrum, RealBuffer& slab);
 
+    // The transpositions so far (several ranks): their wall time, from the device's values
+    // read to the received ones written, and the bytes this rank sent to the others.
+    double transpose_seconds() const noexcept { return transpose_seconds_; }
+    double bytes_sent() const noexcept { return bytes_sent_; }
+
 private:
     void check(const RealBuffer& slab, const RealBuffer& spectrum) const;
 
@@ -67,6 +72,9 @@ private:
     // columns along the slab axis (absent where this rank has none, or planes of one point).
     std::unique_ptr<Fft> whole_, planes_fft_, columns_fft_;
     std::vector<char> sent_, received_;  // kept between transforms: no fresh pages each time
+    double transpose_seconds_ = 0, bytes_sent_ = 0;
+    // Adds the time since `start` and what went to other ranks.
+    void count(double start, const std::vector<std::size_t>& send_counts);
 };
 
 } // namespace partcl::dist

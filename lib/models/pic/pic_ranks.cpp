@@ -6,6 +6,7 @@
 #include <partcl/models/pic/electrostatic_pic.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 
@@ -17,6 +18,28 @@ namespace partcl {
 namespace {
 
 constexpr std::size_t group = 64;  // as electrostatic_pic.cpp's launches
+
+double now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Counts an exchange into a rank's traffic: its wall time from construction (after the queue's
+// work before it, so that only the exchange is timed) to destruction.
+class Exchange {
+public:
+    Exchange(Queue& queue, PicRankTraffic& traffic) : traffic_(traffic) {
+        queue.finish();
+        start_ = now();
+    }
+    ~Exchange() { traffic_.seconds += now() - start_; }
+    Exchange(const Exchange&) = delete;
+    Exchange& operator=(const Exchange&) = delete;
+    void sent(std::size_t bytes) { traffic_.bytes_sent += double(bytes); }
+
+private:
+    PicRankTraffic& traffic_;
+    double start_ = 0;
+};
 
 // Bytes to the next rank (r + 1, the last's next the first) and to the previous one; returns
 // what the previous and the next sent here, `from_previous` and `from_next` bytes. With two
@@ -120,9 +143,18 @@ PicParticles ElectrostaticPic::take_slab(const PicParticles& all) const {
     return p;
 }
 
+PicRankTraffic ElectrostaticPic::traffic() const noexcept {
+    PicRankTraffic all = traffic_;
+    all.seconds += fft_.transpose_seconds();
+    all.bytes_sent += fft_.bytes_sent();
+    return all;
+}
+
 void ElectrostaticPic::fold_charge(RealBuffer& rho) {
     auto& queue = context_.queue(0);
+    Exchange exchange(queue, traffic_);
     const std::size_t plane = 2 * plane_points(), own = planes().size();
+    exchange.sent(plane * sizeof(double));
     std::vector<double> ghost(plane), first(plane);
     rho.read(queue, ghost.data(), plane, own * plane);
     const auto [from_previous, from_next] =
@@ -139,7 +171,9 @@ void ElectrostaticPic::fetch_potential_ghosts() {
     // work_: this rank's planes, then the next rank's first plane, then the previous rank's
     // last plane (which the field kernel reaches by wrapping below plane 0).
     auto& queue = context_.queue(0);
+    Exchange exchange(queue, traffic_);
     const std::size_t plane = 2 * plane_points(), own = planes().size();
+    exchange.sent(2 * plane * sizeof(double));
     std::vector<double> first(plane), last(plane);
     work_.read(queue, first.data(), plane, 0);
     work_.read(queue, last.data(), plane, (own - 1) * plane);
@@ -153,8 +187,10 @@ void ElectrostaticPic::fetch_potential_ghosts() {
 void ElectrostaticPic::fetch_field_ghosts() {
     // Each component of field_: this rank's planes, then the next rank's first plane.
     auto& queue = context_.queue(0);
+    Exchange exchange(queue, traffic_);
     const std::size_t d = std::size_t(grid_.dimensions), plane = plane_points();
     const std::size_t own = planes().size(), stride = plane * (own + 1);
+    exchange.sent(d * plane * sizeof(double));
     std::vector<double> first(d * plane);
     for (std::size_t k = 0; k < d; ++k) field_.read(queue, first.data() + k * plane, plane, k * stride);
     const auto [from_previous, from_next] = exchange_with_neighbours(
@@ -190,6 +226,7 @@ void ElectrostaticPic::grow(std::size_t capacity, std::size_t keep) {
 
 void ElectrostaticPic::migrate() {
     auto& queue = context_.queue(0);
+    Exchange exchange(queue, traffic_);
     const int d = grid_.dimensions, axis = slab_axis();
     const Range mine = planes();
     const double dx = grid_.spacing;
@@ -246,6 +283,11 @@ void ElectrostaticPic::migrate() {
         t.species = packed_species[j];
         t.unused = 0;
     }
+    for (int destination : destinations)
+        if (destination != ranks_->rank()) {
+            exchange.sent(sizeof(Traveller));
+            ++traffic_.migrated;
+        }
     const dist::Distributor plan(*ranks_, destinations);
     const std::vector<Traveller> arrived = plan.distribute(travellers);
     const std::size_t stay = n_ - leaving, n = stay + arrived.size();

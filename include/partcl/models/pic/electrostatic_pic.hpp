@@ -49,6 +49,16 @@
 
 namespace partcl {
 
+// What a rank's steps moved between the ranks so far (zero on one rank): the wall time of the
+// exchanges (the charge's, the potential's and the field's ghost planes, the particles' moves
+// and the Poisson solve's transpositions, each from the device's values read to the received
+// ones written), the bytes this rank sent to others, and the particles it sent away.
+struct PicRankTraffic {
+    double seconds = 0;
+    double bytes_sent = 0;
+    std::size_t migrated = 0;
+};
+
 // Unsupported, naming the device, the extension and the way out, when `device` cannot run
 // `deposit` in `precision`: the atomic deposit in double adds with 64-bit compare-and-swap,
 // which OpenCL devices have only with cl_khr_int64_base_atomics (CUDA devices always). There is
@@ -83,6 +93,7 @@ public:
     const dist::Communicator& ranks() const noexcept { return *ranks_; }
     // This rank's planes along the slowest axis (all of them on one rank).
     Range planes() const { return planes_[std::size_t(ranks_->rank())]; }
+    PicRankTraffic traffic() const noexcept;
     const PicGrid& grid() const noexcept { return grid_; }
     Precision precision() const noexcept { return precision_; }
     PicDeposit deposit() const noexcept { return deposit_; }
@@ -130,6 +141,7 @@ private:
     std::size_t capacity_ = 0;
     double time_ = 0;
     std::size_t steps_ = 0;
+    PicRankTraffic traffic_;  // the model's own exchanges; the transform's are the SlabFft's
     std::unique_ptr<CellList> cells_;
     dist::SlabFft fft_;
     Program program_;
