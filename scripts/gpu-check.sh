@@ -318,19 +318,38 @@ for l in open(sys.argv[1]):
 PY
 fi
 if part ranks; then
-    # Dense and tree gravity over MPI ranks, each rank on its share of the GPUs (one GPU each on
-    # two), against one rank: docs/scaling.md. GPU_CHECK_RANKS_DENSE / _TREE: the sizes;
-    # GPU_CHECK_RANKS_GRAVITY, GPU_CHECK_RANKS_BACKENDS: which models and backends.
+    # Dense and tree gravity and PIC over MPI ranks, each rank on its share of the GPUs (one GPU
+    # each on two), against one rank: docs/scaling.md. GPU_CHECK_RANKS_DENSE / _TREE / _PIC: the
+    # sizes (PIC: particles on a 128^3 grid, and twice that on 128^2 x 256 for the weak
+    # scaling); GPU_CHECK_RANKS_MODELS (dense tree pic), GPU_CHECK_RANKS_BACKENDS: which models
+    # and backends.
     J=$OUT/ranks.jsonl
     for backend in ${GPU_CHECK_RANKS_BACKENDS:-cuda opencl}; do
+        # The mpi suite (where partcl_tests was built), a rank a GPU.
+        if [ -x build-gpu/tests/partcl_tests ]; then
+            log "mpi suite on 2 ranks, $backend"
+            PARTCL_BACKEND=$backend PARTCL_DEVICE=gpu timeout 300 orterun --allow-run-as-root \
+                --bind-to none -np 2 build-gpu/tests/partcl_tests -ts=mpi --no-skip 2>&1 \
+                | tail -4 | tee -a "$OUT/summary.txt"
+        fi
         for ranks in 1 2; do
-            for gravity in ${GPU_CHECK_RANKS_GRAVITY:-dense tree}; do
-                if [ $gravity = dense ]; then sizes=${GPU_CHECK_RANKS_DENSE:-262144,1048576}
+            for model in ${GPU_CHECK_RANKS_MODELS:-dense tree pic}; do
+                log "$model over $ranks ranks, $backend"
+                run_ranks=(timeout "${GPU_CHECK_TIMEOUT:-120}" orterun --allow-run-as-root
+                           --bind-to none -np $ranks)
+                if [ $model = pic ]; then
+                    for scaling in "" --weak; do
+                        PARTCL_DEVICE=gpu "${run_ranks[@]}" build-gpu/benchmarks/partcl_bench_pic_ranks \
+                            --backend $backend --dims 3 --grid 128 \
+                            --n "${GPU_CHECK_RANKS_PIC:-4194304,16777216}" --precision float \
+                            --steps 5 $scaling >>"$J" 2>>"$OUT/log.txt" || log "failed ($?)"
+                    done
+                    continue
+                fi
+                if [ $model = dense ]; then sizes=${GPU_CHECK_RANKS_DENSE:-262144,1048576}
                 else sizes=${GPU_CHECK_RANKS_TREE:-1048576,4194304,16777216}; fi
-                log "$gravity over $ranks ranks, $backend"
-                PARTCL_DEVICE=gpu timeout "${GPU_CHECK_TIMEOUT:-120}" orterun --allow-run-as-root \
-                    --bind-to none -np $ranks build-gpu/benchmarks/partcl_bench_gravity_ranks \
-                    --backend $backend --gravity $gravity --n "$sizes" --precision float \
+                PARTCL_DEVICE=gpu "${run_ranks[@]}" build-gpu/benchmarks/partcl_bench_gravity_ranks \
+                    --backend $backend --gravity $model --n "$sizes" --precision float \
                     --repeat 3 >>"$J" 2>>"$OUT/log.txt" || log "failed ($?)"
             done
         done

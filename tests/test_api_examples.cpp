@@ -225,6 +225,16 @@ TEST_CASE("device algorithms") {
     CHECK(std::abs(spectrum[2]) < 1e-4);
     CHECK(grid.read(queue)[0] == doctest::Approx(64.0));
 
+    // [api:fft_axes]
+    // The first 4 rows of 8 points of `grid` (now 64 everywhere), each along x alone.
+    Fft rows(context, Precision::float32, {8, 4, 1}, 0, FftAxes::only(0));
+    rows.forward(grid);  // row r: 512 at (0, r), 0 at the row's other points
+    // [api:fft_axes end]
+    const std::vector<double> by_rows = grid.read(queue);
+    CHECK(by_rows[2 * 8] == doctest::Approx(512.0));
+    CHECK(std::abs(by_rows[2 * 9]) < 1e-3);
+    CHECK(by_rows[2 * 40] == doctest::Approx(64.0));  // row 5: not transformed
+
     // [api:cell_list]
     // Four particles in the unit square, x then y (stride 4); cells no smaller than 0.5.
     RealBuffer positions(context, Precision::float32, 2 * 4);
