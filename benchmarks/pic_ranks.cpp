@@ -13,7 +13,8 @@
 // "one_rank_seconds", "speedup" (one rank's time over K ranks'), "efficiency" (speedup / K, or
 // for --weak one rank's time at N over K ranks' at K N), "exchange_share" (the slowest rank's
 // share of its time in exchanges with other ranks: ghost planes, particle moves, the Poisson
-// solve's transpositions, host copies included), "bytes_per_step" (sent by the rank that sent
+// solve's transpositions, host copies included; "transpose_share" the transpositions alone),
+// "bytes_per_step" (sent by the rank that sent
 // most) and "migrated_per_step" (particles sent to other ranks, summed over the ranks).
 // --weak: K times the particles on a grid K times longer along its slowest axis.
 #include <algorithm>
@@ -150,6 +151,9 @@ int main(int argc, char** argv) {
                             const double per = 1.0 / double(std::max<std::size_t>(steps, 1));
                             const double share =
                                 world.max((after.seconds - before.seconds) / std::max(1e-30, stepping));
+                            const double transpose_share = world.max(
+                                (after.transpose_seconds - before.transpose_seconds) /
+                                std::max(1e-30, stepping));
                             const double bytes = world.max((after.bytes_sent - before.bytes_sent) * per);
                             const std::vector<double> moved =
                                 world.allgather(double(after.migrated - before.migrated) * per);
@@ -171,6 +175,7 @@ int main(int argc, char** argv) {
                             line["efficiency"] =
                                 significant(o.weak ? turns.ratio : turns.ratio / double(k), 4);
                             line["exchange_share"] = significant(share, 3);
+                            line["transpose_share"] = significant(transpose_share, 3);
                             line["bytes_per_step"] = significant(bytes, 4);
                             line["migrated_per_step"] = significant(migrated, 4);
                             print_json_line(line);

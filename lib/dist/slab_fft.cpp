@@ -103,14 +103,14 @@ void SlabFft::forward(RealBuffer& slab, RealBuffer& spectrum) {
     const Range mine = planes_[std::size_t(communicator_->rank())];
     received_.resize(spectrum_reals() / 2 * value);
     sent_.resize(slab_reals() / 2 * value);
-    std::vector<char> slab_host(sent_.size());
-    if (!mine.empty()) slab.memory().read(queue, 0, slab_host.size(), slab_host.data());
+    slab_host_.resize(sent_.size());
+    if (!mine.empty()) slab.memory().read(queue, 0, slab_host_.size(), slab_host_.data());
     std::vector<std::size_t> send_counts(ranks), recv_counts(ranks);
     char* out = sent_.data();
     for (std::size_t t = 0; t < ranks; ++t) {
         const Range columns = columns_[t];
         for (std::size_t plane = 0; plane < mine.size(); ++plane) {
-            std::memcpy(out, slab_host.data() + (plane * plane_points_ + columns.begin) * value,
+            std::memcpy(out, slab_host_.data() + (plane * plane_points_ + columns.begin) * value,
                         columns.size() * value);
             out += columns.size() * value;
         }
@@ -156,19 +156,19 @@ void SlabFft::inverse(RealBuffer& spectrum, RealBuffer& slab) {
         return;
     }
     // From rank t: its columns of each of this rank's planes, plane after plane.
-    std::vector<char> slab_host(received_.size());
+    slab_host_.resize(received_.size());
     const char* in = received_.data();
     for (std::size_t t = 0; t < ranks; ++t) {
         const Range columns = columns_[t];
         for (std::size_t plane = 0; plane < mine.size(); ++plane) {
-            std::memcpy(slab_host.data() + (plane * plane_points_ + columns.begin) * value, in,
+            std::memcpy(slab_host_.data() + (plane * plane_points_ + columns.begin) * value, in,
                         columns.size() * value);
             in += columns.size() * value;
         }
     }
     Memory target = slab.memory();
-    target.write(queue, 0, slab_host.size(), slab_host.data());
-    queue.finish();  // the write reads slab_host
+    target.write(queue, 0, slab_host_.size(), slab_host_.data());
+    queue.finish();  // the write reads slab_host_
     count(start, send_counts);
     if (planes_fft_) planes_fft_->inverse(slab);
 }

@@ -71,7 +71,8 @@ private:
     // One rank: the whole grid. Several: this rank's planes along the other axes, and its
     // columns along the slab axis (absent where this rank has none, or planes of one point).
     std::unique_ptr<Fft> whole_, planes_fft_, columns_fft_;
-    std::vector<char> sent_, received_;  // kept between transforms: no fresh pages each time
+    // Kept between transforms: no fresh pages each time.
+    std::vector<char> sent_, received_, slab_host_;
     double transpose_seconds_ = 0, bytes_sent_ = 0;
     // Adds the time since `start` and what went to other ranks.
     void count(double start, const std::vector<std::size_t>& send_counts);

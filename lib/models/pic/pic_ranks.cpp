@@ -146,6 +146,7 @@ PicParticles ElectrostaticPic::take_slab(const PicParticles& all) const {
 PicRankTraffic ElectrostaticPic::traffic() const noexcept {
     PicRankTraffic all = traffic_;
     all.seconds += fft_.transpose_seconds();
+    all.transpose_seconds = fft_.transpose_seconds();
     all.bytes_sent += fft_.bytes_sent();
     return all;
 }

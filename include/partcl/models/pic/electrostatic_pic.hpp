@@ -52,9 +52,11 @@ namespace partcl {
 // What a rank's steps moved between the ranks so far (zero on one rank): the wall time of the
 // exchanges (the charge's, the potential's and the field's ghost planes, the particles' moves
 // and the Poisson solve's transpositions, each from the device's values read to the received
-// ones written), the bytes this rank sent to others, and the particles it sent away.
+// ones written; transpose_seconds: the solve's part of it), the bytes this rank sent to others,
+// and the particles it sent away.
 struct PicRankTraffic {
     double seconds = 0;
+    double transpose_seconds = 0;
     double bytes_sent = 0;
     std::size_t migrated = 0;
 };
