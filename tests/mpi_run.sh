@@ -2,12 +2,12 @@
 # `partcl run` over MPI ranks writes what one rank writes:
 #   mpi_run.sh MPIEXEC PARTCL [mpiexec flags...]
 # For fixed-step (leapfrog), adaptive (dopri5 to an end time), multistep (adams4) and implicit
-# (rkgl6) N-body runs with dense gravity, and leapfrog and dopri5 with tree gravity (theta 0.5
-# and 0), the run on 2 and 3 ranks must leave energy.csv,
+# (rkgl6) N-body runs with dense gravity, leapfrog and dopri5 with tree gravity (theta 0.5
+# and 0), and the 2-D and 3-D MPS dam breaks, the run on 2 and 3 ranks must leave its CSV,
 # checkpoint.bin and every frame byte for byte as the one-rank run, and every snapshot's
 # contents (h5diff: the files' bytes differ in HDF5's own object headers); and a run
-# checkpointed on 3 ranks and resumed on 2 (tree: 2, then 3) must end as the uninterrupted
-# one-rank run.
+# checkpointed on 3 ranks and resumed on 2 (tree: 2, then 3; MPS: 3, then 2) must end as the
+# uninterrupted one-rank run.
 # devices.csv differs by design (each rank's devices and times); on K ranks it holds the rows of
 # ranks 0 to K-1.
 set -eu
@@ -47,7 +47,9 @@ for case in \
   "adams4 galaxies --n 500 --integrator adams4 --steps 20" \
   "rkgl6 plummer --n 200 --integrator rkgl6 --steps 4" \
   "tree galaxies --n 900 --gravity tree --steps 20 --snapshot-every 10" \
-  "tree_dopri5 plummer --n 400 --gravity tree --theta 0 --integrator dopri5 --end-time 0.05"; do
+  "tree_dopri5 plummer --n 400 --gravity tree --theta 0 --integrator dopri5 --end-time 0.05" \
+  "dambreak dambreak --steps 800" \
+  "dambreak3d dambreak3d --steps 100"; do
   set -f
   set -- $case
   set +f
@@ -77,4 +79,14 @@ for file in energy.csv checkpoint.bin; do
   cmp -s "$work/tree.1/$file" "$work/tree_resumed/$file" || { echo "differs after the tree resume: $file"; failed=1; }
 done
 echo "tree resume: 2 ranks, then 3, compared"
+# MPS: checkpointed at step 400 on 3 ranks, resumed to step 800 on 2, against the same on one
+# rank (front.csv keeps the row the first run wrote at its end, so not the uninterrupted run's).
+run_ranks 1 "$work/mps_resumed.1" dambreak --steps 400
+run_ranks 1 "$work/mps_resumed.1" --resume "$work/mps_resumed.1/checkpoint.bin" --steps 800
+run_ranks 3 "$work/mps_resumed" dambreak --steps 400
+run_ranks 2 "$work/mps_resumed" --resume "$work/mps_resumed/checkpoint.bin" --steps 800
+for file in front.csv checkpoint.bin; do
+  cmp -s "$work/mps_resumed.1/$file" "$work/mps_resumed/$file" || { echo "differs after the MPS resume: $file"; failed=1; }
+done
+echo "MPS resume: 3 ranks, then 2, compared"
 exit "$failed"

@@ -367,6 +367,39 @@ std::vector<double> ParticleSlabs::read_own(const std::vector<RealBuffer>& array
     return read<double>(arrays, components, true);
 }
 
+std::vector<double> ParticleSlabs::read_own(const std::vector<RealBuffer>& arrays,
+                                            std::size_t components, Range range) const {
+    if (arrays.size() != devices() || range.end > n_ || range.begin > range.end)
+        throw UsageError("ParticleSlabs::read_own: one array per device, a range of the particles");
+    std::vector<double> out(components * range.size());
+    std::size_t first = 0;  // device d's first particle in the one-device order
+    for (std::size_t d = 0; d < devices(); ++d) {
+        const std::size_t begin = std::max(range.begin, first), end = std::min(range.end, first + own_[d]);
+        for (std::size_t k = 0; k < components && begin < end; ++k)
+            arrays[d].read(context_.queue(d), out.data() + k * range.size() + (begin - range.begin),
+                           end - begin, k * total(d) + below_[d] + (begin - first));
+        first += own_[d];
+    }
+    return out;
+}
+
+void ParticleSlabs::write_own(std::vector<RealBuffer>& arrays, std::size_t components, Range range,
+                              const std::vector<double>& values) {
+    if (arrays.size() != devices() || range.end > n_ || range.begin > range.end ||
+        values.size() != components * range.size())
+        throw UsageError("ParticleSlabs::write_own: one array per device, a range of the "
+                         "particles and its values");
+    std::size_t first = 0;
+    for (std::size_t d = 0; d < devices(); ++d) {
+        const std::size_t begin = std::max(range.begin, first), end = std::min(range.end, first + own_[d]);
+        for (std::size_t k = 0; k < components && begin < end; ++k)
+            arrays[d].write(context_.queue(d), values.data() + k * range.size() + (begin - range.begin),
+                            end - begin, k * total(d) + below_[d] + (begin - first));
+        if (begin < end) context_.queue(d).finish();  // the writes read `values`
+        first += own_[d];
+    }
+}
+
 std::vector<std::uint32_t> ParticleSlabs::cell_keys() const {
     std::vector<Buffer<std::uint32_t>> keys;
     for (const auto& cells : cells_) keys.push_back(cells->keys());

@@ -15,14 +15,6 @@ inline const dist::Communicator& ranks_of(const RunOptions& options) {
     return options.ranks ? *options.ranks : dist::Communicator::self();
 }
 
-// UsageError for a model that does not run over several MPI ranks yet, where options ask it to.
-inline void single_rank_only(const RunOptions& options, const char* model) {
-    if (options.ranks && options.ranks->size() > 1)
-        throw UsageError(std::string(model) + " runs do not spread over several MPI ranks yet (" +
-                         std::to_string(options.ranks->size()) +
-                         " here): run them on one rank (N-body and PIC runs spread)");
-}
-
 RunLoop nbody_run(Context& context, Scenario scenario, std::filesystem::path out, const RunOptions& options);
 RunLoop resumed_nbody_run(Context& context, const Checkpoint& checkpoint, const std::filesystem::path& source,
                           std::filesystem::path out, RunLength length, const RunOptions& options);

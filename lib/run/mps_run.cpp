@@ -50,11 +50,14 @@ MpsParameters parameters_of(const Scenario::Fluid& f) {
 
 class MpsModel final : public RunModel {
 public:
-    MpsModel(Context& c, Scenario s)
-        : context(c), scenario_(std::move(s)), scene(mps_tank(tank_of(scenario_.fluid))) {
+    // Over `ranks`, each a range of the slabs (MpsFluid), every rank given every particle.
+    MpsModel(Context& c, Scenario s, const dist::Communicator& ranks)
+        : context(c), scenario_(std::move(s)), ranks_(ranks),
+          scene(mps_tank(tank_of(scenario_.fluid))) {
         const Scenario::Fluid& f = scenario_.fluid;
         fluid = std::make_unique<MpsFluid>(context, scenario_.precision, parameters_of(f),
-                                           scene.particles, scene.lower, scene.upper);
+                                           scene.particles, scene.lower, scene.upper,
+                                           ProgramCache::global(), ranks_);
         fluid_count = scene.particles.count(MpsType::fluid);
         const double floor_area = f.dimensions == 2 ? f.tank_width : f.tank_width * f.tank_depth;
         depth = double(fluid_count) * std::pow(f.spacing, f.dimensions) / floor_area;
@@ -67,6 +70,7 @@ public:
     }
 
     const Scenario& scenario() const override { return scenario_; }
+    const dist::Communicator& ranks() const override { return ranks_; }
     // Samples, frames and the end fall at whole multiples of their periods: the step before
     // each is shortened to land on it (MpsFluid::advance_to), like the physics tests' sampling.
     // A run of [fluid] steps ends where its last step lands, sampled and drawn there as a run
@@ -253,6 +257,7 @@ private:
 
     Context& context;
     Scenario scenario_;
+    const dist::Communicator& ranks_;
     MpsScene scene;
     std::unique_ptr<MpsFluid> fluid;
     std::size_t fluid_count = 0;
@@ -271,17 +276,16 @@ private:
 namespace detail {
 
 RunLoop mps_run(Context& context, Scenario scenario, fs::path out, const RunOptions& options) {
-    single_rank_only(options, "MPS fluid");
     if (scenario.model != "mps")
         throw UsageError("scenario '" + scenario.name + "' is of model \"" + scenario.model +
                          "\", not an MPS fluid run (run/nbody_run.hpp runs N-body scenarios)");
     validate(scenario);
-    return RunLoop(std::make_unique<MpsModel>(context, std::move(scenario)), std::move(out));
+    return RunLoop(std::make_unique<MpsModel>(context, std::move(scenario), ranks_of(options)),
+                   std::move(out));
 }
 
 RunLoop resumed_mps_run(Context& context, const Checkpoint& c, const fs::path& file, fs::path out,
                     RunLength length, const RunOptions& options) {
-    single_rank_only(options, "MPS fluid");
     Scenario scenario = detail::resumed_scenario(
         c, file, "mps", "an MPS fluid one (run/nbody_run.hpp resumes N-body runs)");
     const std::string name = "checkpoint " + file.string();
@@ -316,7 +320,7 @@ RunLoop resumed_mps_run(Context& context, const Checkpoint& c, const fs::path& f
     fluid.time = c.time;
     fluid.next_dt = c.dt;
     fluid.steps = c.step;
-    auto model = std::make_unique<MpsModel>(context, std::move(scenario));
+    auto model = std::make_unique<MpsModel>(context, std::move(scenario), ranks_of(options));
     model->restore(fluid, std::vector<double>(c.run_state.begin() + 3, c.run_state.end()));
     ResumedLoop loop{file.string(), c.output_text,
                      {std::uint64_t(c.run_state[0]), std::uint64_t(c.run_state[1]),

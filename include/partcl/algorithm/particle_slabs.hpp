@@ -75,6 +75,7 @@ public:
     // Particles that changed device in the last arrange().
     std::size_t migrated() const noexcept { return migrated_; }
     const CellGrid& grid() const noexcept { return grid_; }
+    std::uint32_t width() const noexcept { return width_; }
 
     // Device d's cell list over its local slots (after arrange(); on one device its order()
     // maps each slot to the particle's slot of the step before).
@@ -101,6 +102,13 @@ public:
     std::vector<double> read_own(const std::vector<RealBuffer>& arrays,
                                  std::size_t components) const;
     std::vector<std::uint32_t> cell_keys() const;
+    // The own slots of local-layout arrays holding the particles `range` of the one-device
+    // order, read to the host or written from it (component k of particle i at
+    // k * range.size() + i - range.begin); a model's MPI ranks exchange ghosts so.
+    std::vector<double> read_own(const std::vector<RealBuffer>& arrays, std::size_t components,
+                                 Range range) const;
+    void write_own(std::vector<RealBuffer>& arrays, std::size_t components, Range range,
+                   const std::vector<double>& values);
 
 private:
     template <class B>

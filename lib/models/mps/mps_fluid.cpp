@@ -86,8 +86,10 @@ std::size_t MpsParticles::count(MpsType t) const {
 
 MpsFluid::MpsFluid(Context& context, Precision precision, const MpsParameters& parameters,
                    const MpsParticles& particles, std::array<double, 3> lower,
-                   std::array<double, 3> upper, ProgramCache& cache)
-    : context_(context), precision_(precision), parameters_(parameters), n_(particles.size()),
+                   std::array<double, 3> upper, ProgramCache& cache,
+                   const dist::Communicator& ranks)
+    : context_(context), precision_(precision), parameters_(parameters), ranks_(&ranks),
+      n_(particles.size()), total_(particles.size()),
       program_([&] {
           check_parameters(parameters);
           for (std::size_t d = 0; d < context.size(); ++d)
@@ -143,22 +145,43 @@ MpsFluid::MpsFluid(Context& context, Precision precision, const MpsParameters& p
         status_.emplace_back(context, 1, OnDevice{k});
         partial_.emplace_back();
     }
+    for (std::uint32_t t = 0; t <= 2; ++t) type_counts_[t] = particles.count(MpsType(t));
     upload(particles);  // particles outside the box: UsageError now
     dt_ = std::min(parameters.max_dt, parameters.courant * l0 / (parameters.sound_speed + max_speed_));
 }
 
 void MpsFluid::upload(const MpsParticles& p) {
     const int d = parameters_.dimensions;
-    std::vector<std::uint32_t> types(n_);
+    const std::size_t n = p.size();
     double speed = 0;
-    for (std::size_t i = 0; i < n_; ++i) {
-        types[i] = std::uint32_t(p.type[i]);
+    for (std::size_t i = 0; i < n; ++i) {
         if (p.type[i] != MpsType::fluid) continue;
         double s2 = 0;
-        for (int k = 0; k < d; ++k) s2 += p.velocity[k * n_ + i] * p.velocity[k * n_ + i];
+        for (int k = 0; k < d; ++k) s2 += p.velocity[k * n + i] * p.velocity[k * n + i];
         speed = std::max(speed, std::sqrt(s2));
     }
-    slabs_.upload(n_, {p.position, p.velocity}, {types});
+    if (several()) {
+        if (rank_slabs_.parts() != std::size_t(ranks_->size())) rank_slabs_ = cut_slabs(p);
+        // This rank's own particles, in the given order; the ghosts come from their owners.
+        const std::vector<std::uint32_t> slab = slabs_of(p);
+        const Range mine = rank_slabs_[std::size_t(ranks_->rank())];
+        MpsParticles own;
+        own.dimensions = d;
+        std::vector<std::size_t> kept;
+        for (std::size_t i = 0; i < n; ++i)
+            if (slab[i] >= mine.begin && slab[i] < mine.end) kept.push_back(i);
+        for (int k = 0; k < d; ++k)
+            for (std::size_t i : kept) {
+                own.position.push_back(p.position[std::size_t(k) * n + i]);
+                own.velocity.push_back(p.velocity[std::size_t(k) * n + i]);
+            }
+        for (std::size_t i : kept) own.type.push_back(p.type[i]);
+        place(own);
+    } else {
+        std::vector<std::uint32_t> types(n);
+        for (std::size_t i = 0; i < n; ++i) types[i] = std::uint32_t(p.type[i]);
+        slabs_.upload(n, {p.position, p.velocity}, {types});
+    }
     stepped_ = false;
     max_speed_ = speed;
 }
@@ -182,6 +205,8 @@ double MpsFluid::step(double dt) {
     const std::size_t dims = std::size_t(d);
     const double l0 = p.spacing, re = p.re_ratio * l0, re_lap = p.re_laplacian_ratio * l0;
 
+    if (several() && !arranged_) rearrange();
+    arranged_ = false;
     slabs_.arrange(scheduler().weights());
     const Partition owners = slabs_.owners();
     for (auto* arrays : {&r_star_, &u_star_, &r_collided_, &u_collided_})
@@ -214,6 +239,10 @@ double MpsFluid::step(double dt) {
             .arg(19, Real{p.gravity[0]}).arg(20, Real{p.gravity[1]}).arg(21, Real{p.gravity[2]});
         return launch(k, 22, device, false);
     });
+    if (several()) {  // the ranks' ghosts first: the devices' exchange copies them on
+        update_ghosts(r_star_, dims);
+        update_ghosts(u_star_, dims);
+    }
     slabs_.exchange(r_star_, dims);  // collisions read both of neighbours
     slabs_.exchange(u_star_, dims);
 
@@ -226,6 +255,10 @@ double MpsFluid::step(double dt) {
             .arg(18, Real{p.wall_collision() * l0}).arg(19, Real{p.restitution});
         return launch(k, 20, device, false);
     });
+    if (several()) {
+        update_ghosts(r_collided_, dims);
+        if (p.artificial_viscosity > 0) update_ghosts(u_collided_, dims);
+    }
     slabs_.exchange(r_collided_, dims);  // the number density and the gradient read positions
     if (p.artificial_viscosity > 0) slabs_.exchange(u_collided_, dims);  // and velocities
 
@@ -240,6 +273,7 @@ double MpsFluid::step(double dt) {
             .arg(19, Real{max_shift_}).arg(20, status_[device]);
         return launch(k, 21, device, false);
     });
+    if (several()) update_ghosts(pressure_, 1);
     slabs_.exchange(pressure_, 1);  // the gradient reads neighbours' pressures
 
     correct_launch_.run(owners, [&](std::size_t device, Range) {
@@ -256,28 +290,44 @@ double MpsFluid::step(double dt) {
     });
     stepped_ = true;
 
-    max_speed_launch_.run(owners, [&](std::size_t device, Range range) {
+    // The rank's own particles of each device (over several ranks its ghosts are not its to
+    // measure): device d's slots [first[d], first[d] + part) of its next() arrays.
+    std::vector<std::size_t> counted{0}, first(context_.size(), 0);
+    for (std::size_t device = 0; device < context_.size(); ++device) {
+        const Range slots = owners[device];
+        const std::size_t begin = std::max(slots.begin, ghosts_.below);
+        const std::size_t end = several() ? std::min(slots.end, ghosts_.below + ghosts_.own) : slots.end;
+        first[device] = begin < end ? begin - slots.begin : 0;
+        counted.push_back(counted.back() + (begin < end ? end - begin : 0));
+    }
+    const Partition measured(std::move(counted));
+    max_speed_launch_.run(measured, [&](std::size_t device, Range range) {
         Kernel& k = kernels_[device].max_speed;
         const std::size_t groups = (range.size() + group - 1) / group;
         if (partial_[device].size() < groups)
             partial_[device] = RealBuffer(context_, precision_, groups, OnDevice{device});
-        k.args(std::uint32_t(range.size()), slabs_.next_uint(0, device), slabs_.next(1, device),
-               partial_[device], std::uint32_t(0), std::uint32_t(range.size()));
+        k.args(std::uint32_t(slabs_.own(device)), slabs_.next_uint(0, device), slabs_.next(1, device),
+               partial_[device], std::uint32_t(first[device]),
+               std::uint32_t(first[device] + range.size()));
         return k.launch(context_.queue(device), range.size(), group);
     });
     // Per device in device order: the flag or-ed, the maxima's maximum (exact in any order).
     std::uint32_t status = 0;
     max_speed_ = 0;
     for (std::size_t device = 0; device < context_.size(); ++device) {
-        const Range range = owners[device];
-        if (range.empty()) continue;
+        const Range range = measured[device];
+        if (range.empty() && owners[device].empty()) continue;
         auto& device_queue = context_.queue(device);
         std::uint32_t flag = 0;
         status_[device].read(device_queue, &flag, 1);
         status |= flag;
         std::vector<double> partial((range.size() + group - 1) / group);
-        partial_[device].read(device_queue, partial.data(), partial.size());
+        if (!partial.empty()) partial_[device].read(device_queue, partial.data(), partial.size());
         for (double s : partial) max_speed_ = std::max(max_speed_, s);
+    }
+    if (several()) {  // every rank's: the largest is exact in any order
+        status = ranks_->max(double(status)) > 0 ? 1u : 0u;
+        max_speed_ = ranks_->max(max_speed_);
     }
     if (status)
         throw Error("mps: a particle moved more than " + std::to_string(max_shift_) +
@@ -292,18 +342,22 @@ double MpsFluid::step(double dt) {
 }
 
 MpsParticles MpsFluid::particles() const {
+    const std::size_t d = std::size_t(parameters_.dimensions);
     MpsParticles out;
     out.dimensions = parameters_.dimensions;
-    out.position = slabs_.read_next(0);
-    out.velocity = slabs_.read_next(1);
-    const auto types = slabs_.read_next_uint(0);
-    out.type.resize(n_);
-    for (std::size_t i = 0; i < n_; ++i) out.type[i] = MpsType(types[i]);
+    out.position = gather_own(slabs_.read_next(0), d);
+    out.velocity = gather_own(slabs_.read_next(1), d);
+    const auto local_types = slabs_.read_next_uint(0);
+    const std::vector<double> types =
+        gather_own(std::vector<double>(local_types.begin(), local_types.end()), 1);
+    out.type.resize(total_);
+    for (std::size_t i = 0; i < total_; ++i) out.type[i] = MpsType(std::uint32_t(types[i]));
     return out;
 }
 
 std::vector<double> MpsFluid::pressure() const {
-    return stepped_ ? slabs_.read_own(pressure_, 1) : std::vector<double>(n_, 0.0);
+    if (!stepped_) return std::vector<double>(total_, 0.0);
+    return gather_own(slabs_.read_own(pressure_, 1), 1);
 }
 
 MpsState MpsFluid::state() const {
@@ -318,19 +372,19 @@ MpsState MpsFluid::state() const {
 void MpsFluid::restore(const MpsState& state) {
     const MpsParticles& p = state.particles;
     const int d = parameters_.dimensions;
-    if (p.dimensions != d || p.size() != n_ || p.position.size() != d * n_ ||
-        p.velocity.size() != d * n_)
+    const std::size_t n = total_;
+    if (p.dimensions != d || p.size() != n || p.position.size() != d * n ||
+        p.velocity.size() != d * n)
         throw UsageError("mps restore: " + std::to_string(p.size()) + " " +
                          std::to_string(p.dimensions) + "-D particles for a fluid of " +
-                         std::to_string(n_) + " " + std::to_string(d) + "-D ones");
-    const auto types_now = slabs_.read_next_uint(0);
+                         std::to_string(n) + " " + std::to_string(d) + "-D ones");
     for (std::uint32_t t = 0; t <= 2; ++t)
-        if (p.count(MpsType(t)) != std::size_t(std::count(types_now.begin(), types_now.end(), t)))
+        if (p.count(MpsType(t)) != type_counts_[t])
             throw UsageError("mps restore: the particles are not this fluid's (another number of "
                              "fluid, wall or dummy particles)");
-    for (std::size_t i = 0; i < d * n_; ++i)
+    for (std::size_t i = 0; i < d * n; ++i)
         if (!std::isfinite(p.position[i]) || !std::isfinite(p.velocity[i]))
-            throw UsageError("mps restore: particle " + std::to_string(i % n_) +
+            throw UsageError("mps restore: particle " + std::to_string(i % n) +
                              " has a position or velocity that is NaN or infinite");
     if (!(state.time >= 0) || !std::isfinite(state.time) || !(state.next_dt > 0) ||
         !std::isfinite(state.next_dt))

@@ -23,6 +23,17 @@
 // same way, from the same neighbours in the same order, wherever it runs, so any split gives one
 // device's result bit for bit.
 //
+// Over the ranks of a communicator (MPI), each rank owns a range of the slabs (cut once, by the
+// initial particles, so that the ranks hold about as many each) and the particles in it, and
+// holds as ghosts the particles of the `reach` slabs on either side of its range, sent by their
+// owners at the start of each step; after each kernel whose results the next reads of
+// neighbours, the owners send the ghosts' new values. The ghosts are particles of the rank's
+// ParticleSlabs (the kernels compute them too, from incomplete neighbourhoods, and the owners'
+// values replace those), on the whole grid's cells, in the order one rank would hold them: each
+// rank's own particles arrive in the previous step's order of all ranks, the lower ranks' first.
+// So every particle sums the same neighbours in the same order as on one rank, and the run over
+// ranks is one rank's bit for bit. Particles move between ranks through host memory.
+//
 // Wall particles (type wall) stand still and carry pressure; dummy particles behind them only
 // complete the number density. n0 and lambda0 are those of the initial lattice (square in 2-D,
 // cubic in 3-D) of spacing l0.
@@ -33,6 +44,7 @@
 
 #include <partcl/algorithm/cell_list.hpp>
 #include <partcl/algorithm/particle_slabs.hpp>
+#include <partcl/dist/communicator.hpp>
 #include <partcl/models/mps/mps_options.hpp>
 #include <partcl/models/mps/mps_particles.hpp>
 #include <partcl/sched/multi_device_launch.hpp>
@@ -59,10 +71,12 @@ class MpsFluid {
 public:
     // `lower` and `upper` bound the region every particle must stay in (the cell grid's box).
     // UsageError for bad parameters (re not larger than the spacing, ...), NaN or mismatched
-    // particle data, or particles outside the box.
+    // particle data, or particles outside the box. Over several `ranks` (collective), every
+    // rank passes every particle.
     MpsFluid(Context& context, Precision precision, const MpsParameters& parameters,
              const MpsParticles& particles, std::array<double, 3> lower,
-             std::array<double, 3> upper, ProgramCache& cache = ProgramCache::global());
+             std::array<double, 3> upper, ProgramCache& cache = ProgramCache::global(),
+             const dist::Communicator& ranks = dist::Communicator::self());
 
     // One step over every device of the context; returns its dt. Throws Error when a particle
     // moved further in one step than the neighbour search allows (the flow outran the CFL
@@ -74,7 +88,8 @@ public:
 
     double time() const noexcept { return time_; }
     std::size_t steps() const noexcept { return steps_; }
-    std::size_t size() const noexcept { return n_; }
+    std::size_t size() const noexcept { return total_; }  // every rank's particles
+    const dist::Communicator& ranks() const noexcept { return *ranks_; }
     double next_dt() const noexcept { return dt_; }
     double max_speed() const noexcept { return max_speed_; }
     const MpsParameters& parameters() const noexcept { return parameters_; }
@@ -95,8 +110,10 @@ public:
     // The last step's particles of each device, as ranges of particles()' order (all on device
     // 0 before the first step).
     Partition slabs() const { return slabs_.owners(); }
-    // Particles that moved to another device at the start of the last step.
+    // Particles that moved to another device at the start of the last step; particles this
+    // rank sent to others since it was made (several ranks).
     std::size_t migrated() const noexcept { return slabs_.migrated(); }
+    std::size_t sent_to_ranks() const noexcept { return sent_to_ranks_; }
     // Each particle's cell at the last step's sort, in particles()' order.
     std::vector<std::uint32_t> cell_keys() const { return slabs_.cell_keys(); }
     // The step's launches, in the order a step makes them.
@@ -106,7 +123,8 @@ public:
     }
 
     // The particles as they are now (in the device's cell order, which changes every step) and
-    // the pressure of the last step (0 before the first).
+    // the pressure of the last step (0 before the first); over several ranks every rank's, in
+    // rank order, which is one rank's order (collective).
     MpsParticles particles() const;
     std::vector<double> pressure() const;
 
@@ -121,7 +139,21 @@ private:
     Context& context_;
     Precision precision_;
     MpsParameters parameters_;
-    std::size_t n_ = 0;
+    const dist::Communicator* ranks_;
+    std::size_t n_ = 0;      // the particles this rank's devices hold: own and ghosts
+    std::size_t total_ = 0;  // every rank's own
+    // Over several ranks: each rank's slabs, and this rank's ghosts and whom it sends its own
+    // particles' values to (mps_ranks.cpp).
+    Partition rank_slabs_;
+    struct RankGhosts {
+        std::size_t below = 0, own = 0, above = 0;  // one-device order: [below | own | above]
+        // [rank]: the slots whose values go to that rank as its ghosts below and above its
+        // slabs, and the ghost slots its values fill here.
+        std::vector<Range> sent_below, sent_above, received_below, received_above;
+    } ghosts_;
+    bool arranged_ = false;  // the particles were put on the ranks since the last step
+    std::size_t sent_to_ranks_ = 0;
+    std::array<std::size_t, 3> type_counts_{};  // every rank's fluid, wall and dummy particles
     double n0_ = 0, n0_lap_ = 0, lambda0_ = 0, max_shift_ = 0;
     double time_ = 0, dt_ = 0, max_speed_ = 0;
     std::size_t steps_ = 0;
@@ -145,9 +177,22 @@ private:
     // The kernel's particle count (its stride), grid and cell list on device d.
     void set_cell_args(Kernel& kernel, std::size_t d) const;
     // Positions, velocities and types to the devices, the fluid's fastest speed taken (the
-    // constructor and restore()).
+    // constructor and restore(); over several ranks, every rank's particles given).
     void upload(const MpsParticles& p);
     double step(double dt);
+
+    bool several() const noexcept { return ranks_->size() > 1; }
+    // Over several ranks (mps_ranks.cpp): the rank's slabs cut by the particles' slabs; the
+    // slab of each particle; own particles (in the previous step's order of all ranks) and the
+    // ghosts from their owners to this rank's devices; this rank's own particles read back and
+    // sent to their ranks; the ghosts' values of local-layout arrays from their owners; the own
+    // particles of every rank (rank order) of a field.
+    Partition cut_slabs(const MpsParticles& all) const;
+    std::vector<std::uint32_t> slabs_of(const MpsParticles& p) const;
+    void place(const MpsParticles& own);
+    void rearrange();
+    void update_ghosts(std::vector<RealBuffer>& arrays, std::size_t components);
+    std::vector<double> gather_own(const std::vector<double>& local, std::size_t components) const;
 };
 
 } // namespace partcl

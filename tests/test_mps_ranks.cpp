@@ -1,0 +1,108 @@
+// MpsFluid over 1, 2 and 3 ranks (suite `mpi`): every rank steps the fluid over the ranks and,
+// alone on its device, the one-rank fluid from the same particles, and checks the gathered
+// particles, pressure, time and next step bit for bit: a water block falling in a closed tank
+// with random velocities, so that particles cross between the ranks' slabs, 2-D and 3-D, float
+// and double; then a resume of the ranks' state.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <random>
+
+#include <partcl/dist/communicator.hpp>
+#include <partcl/models/mps/mps_tank.hpp>
+
+#include "support.hpp"
+
+using namespace partcl;
+using partcl_test::memory_cache;
+using partcl_test::test_context;
+
+namespace {
+
+struct Block {
+    MpsScene scene;
+    MpsParameters parameters;
+};
+
+// A water block in a closed tank, its fluid moving down at 1.5 m/s with random velocities of
+// up to 0.3 m/s on top (the same on every rank): in 40 steps it falls about half a cell, across
+// the ranks' slab borders (the slabs are layers of cells along the vertical).
+Block random_block(int dims, std::uint32_t seed) {
+    MpsTank tank;
+    tank.dimensions = dims;
+    tank.spacing = 0.01;
+    tank.tank = dims == 2 ? std::array<double, 3>{0.12, 0.15, 0} : std::array<double, 3>{0.06, 0.04, 0.09};
+    tank.water = dims == 2 ? std::array<double, 3>{0.08, 0.13, 0} : std::array<double, 3>{0.04, 0.03, 0.07};
+    Block b{mps_tank(tank), {}};
+    MpsParameters& p = b.parameters;
+    p.dimensions = dims;
+    p.spacing = tank.spacing;
+    p.gravity = {0, 0, 0};
+    p.gravity[dims - 1] = -9.81;
+    p.sound_speed = 10;
+    MpsParticles& particles = b.scene.particles;
+    std::mt19937 random(seed);
+    std::uniform_real_distribution<double> jitter(-0.3, 0.3);
+    const std::size_t n = particles.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        if (particles.type[i] != MpsType::fluid) continue;
+        for (int k = 0; k < dims; ++k) particles.velocity[k * n + i] = jitter(random);
+        particles.velocity[(dims - 1) * n + i] -= 1.5;
+    }
+    return b;
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+void check_same(const MpsFluid& ranks, const MpsFluid& alone) {
+    const MpsParticles a = ranks.particles(), b = alone.particles();
+    CHECK(same_bits(a.position, b.position));
+    CHECK(same_bits(a.velocity, b.velocity));
+    CHECK(a.type == b.type);
+    CHECK(same_bits(ranks.pressure(), alone.pressure()));
+    CHECK(ranks.time() == alone.time());
+    CHECK(ranks.next_dt() == alone.next_dt());
+    CHECK(ranks.max_speed() == alone.max_speed());
+    CHECK(ranks.steps() == alone.steps());
+}
+
+} // namespace
+
+TEST_SUITE("mpi") {
+TEST_CASE("MpsFluid over ranks is one rank's fluid bit for bit, particles crossing the ranks") {
+    const dist::Communicator& world = dist::Communicator::world();
+    Context& context = test_context();
+    for (const int dims : {2, 3})
+        for (const Precision precision : {Precision::float32, Precision::float64}) {
+            if (precision == Precision::float64 && !context.device(0).info().fp64) continue;
+            std::uint32_t seed = partcl_test::fresh_seed();
+            world.broadcast(&seed, sizeof seed);
+            INFO("seed " << seed << ", rank " << world.rank() << " of " << world.size() << ", "
+                         << dims << "-D, " << std::string(to_string(precision)));
+            const Block b = random_block(dims, seed);
+            MpsFluid ranks(context, precision, b.parameters, b.scene.particles, b.scene.lower,
+                           b.scene.upper, memory_cache(), world);
+            MpsFluid alone(context, precision, b.parameters, b.scene.particles, b.scene.lower,
+                           b.scene.upper, memory_cache(), dist::Communicator::self());
+            CHECK(ranks.size() == b.scene.particles.size());
+            for (int step = 0; step < 40; ++step) {
+                ranks.step();
+                alone.step();
+            }
+            check_same(ranks, alone);
+            const std::vector<std::size_t> sent = world.allgather(ranks.sent_to_ranks());
+            std::size_t moved = 0;
+            for (std::size_t s : sent) moved += s;
+            CAPTURE(moved);
+            if (world.size() > 1) CHECK(moved > 0);
+            // A resume from the ranks' state continues as the one rank does.
+            const MpsState saved = ranks.state();
+            for (int step = 0; step < 5; ++step) alone.step();
+            ranks.restore(saved);
+            for (int step = 0; step < 5; ++step) ranks.step();
+            check_same(ranks, alone);
+        }
+}
+}
