@@ -27,6 +27,7 @@
 #include <partcl/partcl.hpp>
 
 #include "common.hpp"
+#include "dam_break_scene.hpp"
 
 #include <omp.h>
 
@@ -62,27 +63,6 @@ Options parse(int argc, char** argv) {
     return o;
 }
 
-// A dam break of about `fluid` fluid particles: a block m wide (and m deep in 3-D) and m high
-// in a tank 2 m long, spacing 1 cm.
-MpsScene scene(int dims, std::size_t fluid, MpsParameters& p) {
-    const double l0 = 0.01;
-    const long long m = std::max<long long>(4, std::llround(std::pow(double(fluid), 1.0 / dims)));
-    MpsTank tank;
-    tank.dimensions = dims;
-    tank.spacing = l0;
-    const double side = double(m) * l0;
-    const double up = double(m + m / 2) * l0;
-    tank.tank = dims == 2 ? std::array<double, 3>{2 * side, up, 0}
-                          : std::array<double, 3>{2 * side, side, up};
-    tank.water = {side, side, side};
-    p.dimensions = dims;
-    p.spacing = l0;
-    p.gravity = {0, 0, 0};
-    p.gravity[dims - 1] = -9.81;
-    p.sound_speed = 10 * std::sqrt(2 * 9.81 * side);
-    return mps_tank(tank);
-}
-
 template <class T>
 double reference_seconds(const MpsParameters& p, const MpsFluid& fluid, int steps) {
     const MpsParticles now = fluid.particles();
@@ -106,7 +86,7 @@ void run(Context& context, const Options& o) {
             if (precision == Precision::float64 && !fp64) continue;
             for (std::size_t target : o.sizes) {
                 MpsParameters p;
-                const MpsScene s = scene(dims, target, p);
+                const MpsScene s = dam_break_scene(dims, target, p);
                 const std::size_t n = s.particles.size();
                 std::cerr << device.info().name << " x" << context.size() << " " << dims << "-D "
                           << to_string(precision) << " N=" << n << "...\n";
@@ -146,7 +126,7 @@ void run_spread(const std::vector<Device>& devices, const Options& o) {
             if (precision == Precision::float64 && !fp64) continue;
             for (std::size_t target : o.sizes) {
                 MpsParameters p;
-                const MpsScene s = scene(dims, target, p);
+                const MpsScene s = dam_break_scene(dims, target, p);
                 const std::size_t n = s.particles.size();
                 std::cerr << devices.size() << " devices " << dims << "-D "
                           << to_string(precision) << " N=" << n << "...\n";

@@ -122,7 +122,8 @@ int main(int argc, char** argv) {
                                                  deposit, ProgramCache::global(), world);
                             std::size_t steps = 0;
                             double stepping = 0;  // wall time of every K-rank step
-                            const PicRankTraffic before = all.traffic();
+                            const dist::RankTraffic before = all.traffic();
+                            const double transposed_before = all.transpose_seconds();
                             const Turns turns = take_turns(
                                 [&] {
                                     world.barrier();
@@ -147,16 +148,16 @@ int main(int argc, char** argv) {
                                         });
                                     return world.max(t);
                                 });
-                            const PicRankTraffic after = all.traffic();
+                            const dist::RankTraffic after = all.traffic();
                             const double per = 1.0 / double(std::max<std::size_t>(steps, 1));
                             const double share =
                                 world.max((after.seconds - before.seconds) / std::max(1e-30, stepping));
                             const double transpose_share = world.max(
-                                (after.transpose_seconds - before.transpose_seconds) /
+                                (all.transpose_seconds() - transposed_before) /
                                 std::max(1e-30, stepping));
                             const double bytes = world.max((after.bytes_sent - before.bytes_sent) * per);
                             const std::vector<double> moved =
-                                world.allgather(double(after.migrated - before.migrated) * per);
+                                world.allgather(double(after.particles_sent - before.particles_sent) * per);
                             double migrated = 0;
                             for (double m : moved) migrated += m;
                             if (!world.root()) continue;

@@ -92,7 +92,7 @@ TEST_CASE("MpsFluid over ranks is one rank's fluid bit for bit, particles crossi
                 alone.step();
             }
             check_same(ranks, alone);
-            const std::vector<std::size_t> sent = world.allgather(ranks.sent_to_ranks());
+            const std::vector<std::size_t> sent = world.allgather(ranks.traffic().particles_sent);
             std::size_t moved = 0;
             for (std::size_t s : sent) moved += s;
             CAPTURE(moved);

@@ -156,6 +156,7 @@ void MpsFluid::place(const MpsParticles& own) {
     }
     std::vector<Traveller> received(received_total);
     ranks_->alltoallv(sent.data(), send_counts, received.data(), recv_counts);
+    traffic_.bytes_sent += double(sent.size() * sizeof(Traveller));
 
     // Rank p's message holds its particles in this rank's ghost slabs below, then in those
     // above: [ghosts below | own | ghosts above], each in rank order, is the order one rank
@@ -208,6 +209,7 @@ void MpsFluid::place(const MpsParticles& own) {
 }
 
 void MpsFluid::rearrange() {
+    dist::TrafficTimer exchange(context_.queue(0), traffic_);
     // This rank's own particles after the last step, in its order, each to the rank owning its
     // slab now (itself included): what arrives is in the order of all ranks' particles.
     const std::size_t d = std::size_t(parameters_.dimensions);
@@ -229,13 +231,17 @@ void MpsFluid::rearrange() {
     std::vector<int> destinations(p.size());
     for (std::size_t i = 0; i < p.size(); ++i) {
         destinations[i] = owner_of(rank_slabs_, slab[i]);
-        sent_to_ranks_ += destinations[i] != ranks_->rank();
+        if (destinations[i] != ranks_->rank()) {
+            ++traffic_.particles_sent;
+            exchange.sent(sizeof(Traveller));
+        }
     }
     const dist::Distributor plan(*ranks_, destinations);
     place(particles_of(plan.distribute(travellers(p)), int(d)));
 }
 
 void MpsFluid::update_ghosts(std::vector<RealBuffer>& arrays, std::size_t components) {
+    dist::TrafficTimer exchange(context_.queue(0), traffic_);
     const std::size_t ranks = std::size_t(ranks_->size());
     std::vector<double> sent;
     std::vector<std::size_t> send_counts(ranks, 0), recv_counts(ranks, 0);
@@ -256,6 +262,7 @@ void MpsFluid::update_ghosts(std::vector<RealBuffer>& arrays, std::size_t compon
     for (std::size_t c : recv_counts) total += c;
     std::vector<double> received(total / sizeof(double));
     ranks_->alltoallv(sent.data(), send_counts, received.data(), recv_counts);
+    exchange.sent(sent.size() * sizeof(double));
     std::size_t at = 0;
     for (std::size_t q = 0; q < ranks; ++q)
         for (const Range slots : {ghosts_.received_below[q], ghosts_.received_above[q]}) {

@@ -6,7 +6,6 @@
 #include <partcl/models/pic/electrostatic_pic.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 
@@ -18,28 +17,6 @@ namespace partcl {
 namespace {
 
 constexpr std::size_t group = 64;  // as electrostatic_pic.cpp's launches
-
-double now() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-// Counts an exchange into a rank's traffic: its wall time from construction (after the queue's
-// work before it, so that only the exchange is timed) to destruction.
-class Exchange {
-public:
-    Exchange(Queue& queue, PicRankTraffic& traffic) : traffic_(traffic) {
-        queue.finish();
-        start_ = now();
-    }
-    ~Exchange() { traffic_.seconds += now() - start_; }
-    Exchange(const Exchange&) = delete;
-    Exchange& operator=(const Exchange&) = delete;
-    void sent(std::size_t bytes) { traffic_.bytes_sent += double(bytes); }
-
-private:
-    PicRankTraffic& traffic_;
-    double start_ = 0;
-};
 
 // Bytes to the next rank (r + 1, the last's next the first) and to the previous one; returns
 // what the previous and the next sent here, `from_previous` and `from_next` bytes. With two
@@ -143,17 +120,16 @@ PicParticles ElectrostaticPic::take_slab(const PicParticles& all) const {
     return p;
 }
 
-PicRankTraffic ElectrostaticPic::traffic() const noexcept {
-    PicRankTraffic all = traffic_;
+dist::RankTraffic ElectrostaticPic::traffic() const noexcept {
+    dist::RankTraffic all = traffic_;
     all.seconds += fft_.transpose_seconds();
-    all.transpose_seconds = fft_.transpose_seconds();
     all.bytes_sent += fft_.bytes_sent();
     return all;
 }
 
 void ElectrostaticPic::fold_charge(RealBuffer& rho) {
     auto& queue = context_.queue(0);
-    Exchange exchange(queue, traffic_);
+    dist::TrafficTimer exchange(queue, traffic_);
     const std::size_t plane = 2 * plane_points(), own = planes().size();
     exchange.sent(plane * sizeof(double));
     std::vector<double> ghost(plane), first(plane);
@@ -172,7 +148,7 @@ void ElectrostaticPic::fetch_potential_ghosts() {
     // work_: this rank's planes, then the next rank's first plane, then the previous rank's
     // last plane (which the field kernel reaches by wrapping below plane 0).
     auto& queue = context_.queue(0);
-    Exchange exchange(queue, traffic_);
+    dist::TrafficTimer exchange(queue, traffic_);
     const std::size_t plane = 2 * plane_points(), own = planes().size();
     exchange.sent(2 * plane * sizeof(double));
     std::vector<double> first(plane), last(plane);
@@ -188,7 +164,7 @@ void ElectrostaticPic::fetch_potential_ghosts() {
 void ElectrostaticPic::fetch_field_ghosts() {
     // Each component of field_: this rank's planes, then the next rank's first plane.
     auto& queue = context_.queue(0);
-    Exchange exchange(queue, traffic_);
+    dist::TrafficTimer exchange(queue, traffic_);
     const std::size_t d = std::size_t(grid_.dimensions), plane = plane_points();
     const std::size_t own = planes().size(), stride = plane * (own + 1);
     exchange.sent(d * plane * sizeof(double));
@@ -227,7 +203,7 @@ void ElectrostaticPic::grow(std::size_t capacity, std::size_t keep) {
 
 void ElectrostaticPic::migrate() {
     auto& queue = context_.queue(0);
-    Exchange exchange(queue, traffic_);
+    dist::TrafficTimer exchange(queue, traffic_);
     const int d = grid_.dimensions, axis = slab_axis();
     const Range mine = planes();
     const double dx = grid_.spacing;
@@ -287,7 +263,7 @@ void ElectrostaticPic::migrate() {
     for (int destination : destinations)
         if (destination != ranks_->rank()) {
             exchange.sent(sizeof(Traveller));
-            ++traffic_.migrated;
+            ++traffic_.particles_sent;
         }
     const dist::Distributor plan(*ranks_, destinations);
     const std::vector<Traveller> arrived = plan.distribute(travellers);

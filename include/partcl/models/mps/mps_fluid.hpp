@@ -45,6 +45,7 @@
 #include <partcl/algorithm/cell_list.hpp>
 #include <partcl/algorithm/particle_slabs.hpp>
 #include <partcl/dist/communicator.hpp>
+#include <partcl/dist/rank_traffic.hpp>
 #include <partcl/models/mps/mps_options.hpp>
 #include <partcl/models/mps/mps_particles.hpp>
 #include <partcl/sched/multi_device_launch.hpp>
@@ -110,10 +111,12 @@ public:
     // The last step's particles of each device, as ranges of particles()' order (all on device
     // 0 before the first step).
     Partition slabs() const { return slabs_.owners(); }
-    // Particles that moved to another device at the start of the last step; particles this
-    // rank sent to others since it was made (several ranks).
+    // Particles that moved to another device at the start of the last step.
     std::size_t migrated() const noexcept { return slabs_.migrated(); }
-    std::size_t sent_to_ranks() const noexcept { return sent_to_ranks_; }
+    // What this rank's exchanges with the others cost so far (zero on one rank): particles at
+    // the steps' starts, ghosts' values after the kernels; particles_sent counts those that
+    // moved to another rank.
+    const dist::RankTraffic& traffic() const noexcept { return traffic_; }
     // Each particle's cell at the last step's sort, in particles()' order.
     std::vector<std::uint32_t> cell_keys() const { return slabs_.cell_keys(); }
     // The step's launches, in the order a step makes them.
@@ -152,7 +155,7 @@ private:
         std::vector<Range> sent_below, sent_above, received_below, received_above;
     } ghosts_;
     bool arranged_ = false;  // the particles were put on the ranks since the last step
-    std::size_t sent_to_ranks_ = 0;
+    dist::RankTraffic traffic_;
     std::array<std::size_t, 3> type_counts_{};  // every rank's fluid, wall and dummy particles
     double n0_ = 0, n0_lap_ = 0, lambda0_ = 0, max_shift_ = 0;
     double time_ = 0, dt_ = 0, max_speed_ = 0;

@@ -40,6 +40,7 @@
 
 #include <partcl/algorithm/cell_list.hpp>
 #include <partcl/dist/communicator.hpp>
+#include <partcl/dist/rank_traffic.hpp>
 #include <partcl/dist/slab_fft.hpp>
 #include <partcl/models/pic/pic_deposit.hpp>
 #include <partcl/models/pic/pic_particles.hpp>
@@ -48,18 +49,6 @@
 #include <partcl/sched/partitioned_output.hpp>
 
 namespace partcl {
-
-// What a rank's steps moved between the ranks so far (zero on one rank): the wall time of the
-// exchanges (the charge's, the potential's and the field's ghost planes, the particles' moves
-// and the Poisson solve's transpositions, each from the device's values read to the received
-// ones written; transpose_seconds: the solve's part of it), the bytes this rank sent to others,
-// and the particles it sent away.
-struct PicRankTraffic {
-    double seconds = 0;
-    double transpose_seconds = 0;
-    double bytes_sent = 0;
-    std::size_t migrated = 0;
-};
 
 // Unsupported, naming the device, the extension and the way out, when `device` cannot run
 // `deposit` in `precision`: the atomic deposit in double adds with 64-bit compare-and-swap,
@@ -95,7 +84,11 @@ public:
     const dist::Communicator& ranks() const noexcept { return *ranks_; }
     // This rank's planes along the slowest axis (all of them on one rank).
     Range planes() const { return planes_[std::size_t(ranks_->rank())]; }
-    PicRankTraffic traffic() const noexcept;
+    // What this rank's exchanges with the others cost so far (zero on one rank): the ghost
+    // planes of the charge, the potential and the field, the particles' moves and the Poisson
+    // solve's transpositions, whose time alone transpose_seconds() tells.
+    dist::RankTraffic traffic() const noexcept;
+    double transpose_seconds() const noexcept { return fft_.transpose_seconds(); }
     const PicGrid& grid() const noexcept { return grid_; }
     Precision precision() const noexcept { return precision_; }
     PicDeposit deposit() const noexcept { return deposit_; }
@@ -143,7 +136,7 @@ private:
     std::size_t capacity_ = 0;
     double time_ = 0;
     std::size_t steps_ = 0;
-    PicRankTraffic traffic_;  // the model's own exchanges; the transform's are the SlabFft's
+    dist::RankTraffic traffic_;  // the model's own exchanges; the transform's are the SlabFft's
     std::unique_ptr<CellList> cells_;
     dist::SlabFft fft_;
     Program program_;

@@ -1,0 +1,146 @@
+// Explicit MPS over MPI ranks (MpsFluid on a communicator): strong scaling against one rank
+// measured in the same run. Start it under mpirun:
+//
+//   mpirun -np K partcl_bench_mps_ranks [--device FILTER] [--backend ...] [--dims 2,3]
+//                                       [--n 100000] [--precision float,double] [--steps 10]
+//
+// The dam break of partcl_bench_mps (about N fluid particles, run 50 steps first so that the
+// flow moves), the same on every rank, each rank keeping the particles of its slabs. For each
+// setting: one rank alone (rank 0, the others waiting) and then all K ranks, each timing
+// --steps steps, three rounds in turns. Rank 0 prints one JSON line: "seconds" (a step on K
+// ranks), "one_rank_seconds", "speedup", "efficiency" (speedup / K), "exchange_share" (the
+// slowest rank's share of its time in exchanges with other ranks: the particles at a step's
+// start and the ghosts' values after three kernels, host copies included), "bytes_per_step"
+// (sent by the rank that sent most) and "moved_per_step" (particles that changed rank, over
+// every rank). "identical" says whether the K ranks' particles at the end are one rank's bit for
+// bit (both ran the same steps).
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <partcl/partcl.hpp>
+
+#include "common.hpp"
+#include "dam_break_scene.hpp"
+
+using namespace partcl;
+
+namespace {
+
+using namespace partcl_bench;
+
+struct Options {
+    std::string device;
+    std::string backend;
+    std::vector<int> dims{3};
+    std::vector<std::size_t> sizes{100000};
+    std::vector<Precision> precisions{Precision::float32};
+    int steps = 10;
+};
+
+Options parse(int argc, char** argv) {
+    Options o;
+    CLI::App app{"Explicit MPS over MPI ranks against one rank", "partcl_bench_mps_ranks"};
+    app.add_option("--device", o.device, "Device filter (as partcl --device)");
+    app.add_option("--backend", o.backend, "auto, opencl or cuda");
+    add_numbers(app, "--dims", o.dims, "Dimensions")->check(CLI::IsMember({2, 3}));
+    add_numbers(app, "--n", o.sizes, "Fluid particles (about)");
+    add_precisions(app, o.precisions);
+    app.add_option("--steps", o.steps, "Steps per timed block");
+    parse_or_exit(app, argc, argv);
+    o.steps = std::max(1, o.steps);
+    return o;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    dist::Environment mpi(argc, argv);
+    const Options o = parse(argc, argv);
+    const dist::Communicator& world = dist::Communicator::world();
+    try {
+        Context context = dist::rank_context(DeviceFilter::from_environment(o.device, o.backend), world);
+        const double k = double(world.size());
+        for (const int dims : o.dims)
+            for (const std::size_t target : o.sizes)
+                for (const Precision precision : o.precisions) {
+                    MpsParameters p;
+                    const MpsScene s = dam_break_scene(dims, target, p);
+                    if (world.root())
+                        std::cerr << dims << "-D, " << s.particles.size() << " particles on "
+                                  << world.size() << " ranks, " << to_string(precision) << "\n";
+                    MpsFluid alone(context, precision, p, s.particles, s.lower, s.upper,
+                                   ProgramCache::global(), dist::Communicator::self());
+                    MpsFluid all(context, precision, p, s.particles, s.lower, s.upper,
+                                 ProgramCache::global(), world);
+                    for (int step = 0; step < 50; ++step) {
+                        all.step();
+                        if (world.root()) alone.step();
+                    }
+                    std::size_t steps = 0;
+                    double stepping = 0;
+                    const dist::RankTraffic before = all.traffic();
+                    const Turns turns = take_turns(
+                        [&] {
+                            world.barrier();
+                            const double t = median_seconds(o.steps, [&] {
+                                const auto start = std::chrono::steady_clock::now();
+                                all.step();
+                                context.finish();
+                                stepping += std::chrono::duration<double>(
+                                                std::chrono::steady_clock::now() - start)
+                                                .count();
+                                ++steps;
+                            });
+                            return world.max(t);
+                        },
+                        [&] {
+                            world.barrier();
+                            double t = 0;
+                            if (world.root())
+                                t = median_seconds(o.steps, [&] {
+                                    alone.step();
+                                    context.finish();
+                                });
+                            return world.max(t);
+                        });
+                    const dist::RankTraffic after = all.traffic();
+                    const double per = 1.0 / double(std::max<std::size_t>(steps, 1));
+                    const double share =
+                        world.max((after.seconds - before.seconds) / std::max(1e-30, stepping));
+                    const double bytes = world.max((after.bytes_sent - before.bytes_sent) * per);
+                    double moved = 0;
+                    for (double m : world.allgather(double(after.particles_sent - before.particles_sent) * per))
+                        moved += m;
+                    // Both took 50 + 3 (--steps + 1) steps; the particles are one rank's order.
+                    const MpsParticles a = all.particles();
+                    bool identical = false;
+                    if (world.root()) {
+                        const MpsParticles b = alone.particles();
+                        identical = a.position.size() == b.position.size() &&
+                                    std::memcmp(a.position.data(), b.position.data(),
+                                                a.position.size() * sizeof(double)) == 0;
+                    }
+                    if (!world.root()) continue;
+                    auto line = json_head("mps_ranks", context.device(0));
+                    line["ranks"] = world.size();
+                    line["dims"] = dims;
+                    line["n"] = s.particles.size();
+                    line["precision"] = to_string(precision);
+                    line["seconds"] = significant(turns.device, 6);
+                    line["one_rank_seconds"] = significant(turns.reference, 6);
+                    line["speedup"] = significant(turns.ratio, 4);
+                    line["efficiency"] = significant(turns.ratio / k, 4);
+                    line["exchange_share"] = significant(share, 3);
+                    line["bytes_per_step"] = significant(bytes, 4);
+                    line["moved_per_step"] = significant(moved, 4);
+                    line["identical"] = identical;
+                    print_json_line(line);
+                }
+    } catch (const std::exception& e) {
+        dist::Environment::fail(e.what());
+    }
+    return 0;
+}
