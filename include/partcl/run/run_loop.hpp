@@ -42,8 +42,7 @@ namespace partcl {
 struct RunOptions {
     DenseOptions dense;  // N-body dense gravity's kernel shape per device
     // The ranks the run is spread over (the context is this rank's devices,
-    // dist::rank_context). Rank 0 writes every file; the others compute their share. N-body
-    // and PIC runs spread over several ranks; MPS runs refuse them (UsageError).
+    // dist::rank_context). Rank 0 writes every file; the others compute their share.
     const dist::Communicator* ranks = &dist::Communicator::world();
 };
 
