@@ -15,7 +15,6 @@
 // every rank). "identical" says whether the K ranks' particles at the end are one rank's bit for
 // bit (both ran the same steps).
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -24,6 +23,7 @@
 
 #include "common.hpp"
 #include "dam_break_scene.hpp"
+#include "rank_turns.hpp"
 
 using namespace partcl;
 
@@ -79,41 +79,11 @@ int main(int argc, char** argv) {
                         all.step();
                         if (world.root()) alone.step();
                     }
-                    std::size_t steps = 0;
-                    double stepping = 0;
                     const dist::RankTraffic before = all.traffic();
-                    const Turns turns = take_turns(
-                        [&] {
-                            world.barrier();
-                            const double t = median_seconds(o.steps, [&] {
-                                const auto start = std::chrono::steady_clock::now();
-                                all.step();
-                                context.finish();
-                                stepping += std::chrono::duration<double>(
-                                                std::chrono::steady_clock::now() - start)
-                                                .count();
-                                ++steps;
-                            });
-                            return world.max(t);
-                        },
-                        [&] {
-                            world.barrier();
-                            double t = 0;
-                            if (world.root())
-                                t = median_seconds(o.steps, [&] {
-                                    alone.step();
-                                    context.finish();
-                                });
-                            return world.max(t);
-                        });
-                    const dist::RankTraffic after = all.traffic();
-                    const double per = 1.0 / double(std::max<std::size_t>(steps, 1));
-                    const double share =
-                        world.max((after.seconds - before.seconds) / std::max(1e-30, stepping));
-                    const double bytes = world.max((after.bytes_sent - before.bytes_sent) * per);
-                    double moved = 0;
-                    for (double m : world.allgather(double(after.particles_sent - before.particles_sent) * per))
-                        moved += m;
+                    const RankTurns r = rank_turns(world, context, o.steps, [&] { all.step(); },
+                                                   [&] { alone.step(); });
+                    const Turns& turns = r.turns;
+                    const TrafficFigures traffic = traffic_figures(world, before, all.traffic(), r);
                     // Both took 50 + 3 (--steps + 1) steps; the particles are one rank's order.
                     const MpsParticles a = all.particles();
                     bool identical = false;
@@ -133,9 +103,9 @@ int main(int argc, char** argv) {
                     line["one_rank_seconds"] = significant(turns.reference, 6);
                     line["speedup"] = significant(turns.ratio, 4);
                     line["efficiency"] = significant(turns.ratio / k, 4);
-                    line["exchange_share"] = significant(share, 3);
-                    line["bytes_per_step"] = significant(bytes, 4);
-                    line["moved_per_step"] = significant(moved, 4);
+                    line["exchange_share"] = significant(traffic.share, 3);
+                    line["bytes_per_step"] = significant(traffic.bytes_per_step, 4);
+                    line["moved_per_step"] = significant(traffic.moved_per_step, 4);
                     line["identical"] = identical;
                     print_json_line(line);
                 }

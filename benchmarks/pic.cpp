@@ -35,6 +35,7 @@
 #include <partcl/partcl.hpp>
 
 #include "common.hpp"
+#include "thermal_plasma.hpp"
 
 #include <omp.h>
 
@@ -64,13 +65,7 @@ Options parse(int argc, char** argv) {
     add_numbers(app, "--grid", o.grids, "Grid nodes per axis");
     add_numbers(app, "--n", o.sizes, "Particle counts");
     add_precisions(app, o.precisions);
-    add_list(app, "--deposit", o.deposits,
-             [](const std::string& s) {
-                 if (s == "gather") return PicDeposit::gather;
-                 if (s == "atomic") return PicDeposit::atomic;
-                 throw UsageError("--deposit takes gather and atomic, not '" + s + "'");
-             },
-             "gather, atomic");
+    add_deposits(app, o.deposits);
     app.add_option("--steps", o.steps, "Steps per timed block");
     app.add_flag("!--no-reference", o.reference, "Skip the OpenMP reference");
     app.add_flag("--split", o.split, "One context of all the selected devices");
@@ -79,20 +74,6 @@ Options parse(int argc, char** argv) {
     return o;
 }
 
-const std::vector<PicSpecies> plasma{{-1.0, 1.0, 1.0}, {1.0, 100.0, 1.0}};
-
-PicParticles particles(const PicGrid& grid, std::size_t n) {
-    std::mt19937 rng(12345);
-    std::uniform_real_distribution<double> u(0.0, 1.0);
-    std::normal_distribution<double> thermal(0.0, 0.1);
-    PicParticles p;
-    p.dimensions = grid.dimensions;
-    for (int k = 0; k < grid.dimensions; ++k)
-        for (std::size_t i = 0; i < n; ++i) p.position.push_back(u(rng) * grid.length(k));
-    for (std::size_t i = 0; i < grid.dimensions * n; ++i) p.velocity.push_back(thermal(rng));
-    for (std::size_t i = 0; i < n; ++i) p.species.push_back(std::uint32_t(i % 2));
-    return p;
-}
 
 // The split launches' kernel seconds so far, over every device.
 double split_kernel_seconds(const ElectrostaticPic& pic) {

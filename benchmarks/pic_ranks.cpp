@@ -18,7 +18,6 @@
 // most) and "migrated_per_step" (particles sent to other ranks, summed over the ranks).
 // --weak: K times the particles on a grid K times longer along its slowest axis.
 #include <algorithm>
-#include <chrono>
 #include <random>
 #include <string>
 #include <vector>
@@ -26,6 +25,8 @@
 #include <partcl/partcl.hpp>
 
 #include "common.hpp"
+#include "rank_turns.hpp"
+#include "thermal_plasma.hpp"
 
 using namespace partcl;
 
@@ -54,13 +55,7 @@ Options parse(int argc, char** argv) {
     add_numbers(app, "--grid", o.grids, "Grid nodes per axis (one rank's)");
     add_numbers(app, "--n", o.sizes, "Particles (one rank's)");
     add_precisions(app, o.precisions);
-    add_list(app, "--deposit", o.deposits,
-             [](const std::string& s) {
-                 if (s == "gather") return PicDeposit::gather;
-                 if (s == "atomic") return PicDeposit::atomic;
-                 throw UsageError("--deposit takes gather and atomic, not '" + s + "'");
-             },
-             "gather, atomic");
+    add_deposits(app, o.deposits);
     app.add_option("--steps", o.steps, "Steps per timed block");
     app.add_flag("--weak", o.weak, "Weak scaling: K times the particles and the slowest axis");
     parse_or_exit(app, argc, argv);
@@ -68,20 +63,6 @@ Options parse(int argc, char** argv) {
     return o;
 }
 
-const std::vector<PicSpecies> plasma{{-1.0, 1.0, 1.0}, {1.0, 100.0, 1.0}};
-
-PicParticles particles(const PicGrid& grid, std::size_t n) {
-    std::mt19937 rng(12345);
-    std::uniform_real_distribution<double> u(0.0, 1.0);
-    std::normal_distribution<double> thermal(0.0, 0.1);
-    PicParticles p;
-    p.dimensions = grid.dimensions;
-    for (int k = 0; k < grid.dimensions; ++k)
-        for (std::size_t i = 0; i < n; ++i) p.position.push_back(u(rng) * grid.length(k));
-    for (std::size_t i = 0; i < grid.dimensions * n; ++i) p.velocity.push_back(thermal(rng));
-    for (std::size_t i = 0; i < n; ++i) p.species.push_back(std::uint32_t(i % 2));
-    return p;
-}
 
 PicGrid grid_of(int dims, std::uint32_t nodes, std::uint32_t slowest) {
     PicGrid grid;
@@ -120,46 +101,17 @@ int main(int argc, char** argv) {
                                                    ProgramCache::global(), dist::Communicator::self());
                             ElectrostaticPic all(context, precision, big, plasma, particles(big, n),
                                                  deposit, ProgramCache::global(), world);
-                            std::size_t steps = 0;
-                            double stepping = 0;  // wall time of every K-rank step
                             const dist::RankTraffic before = all.traffic();
                             const double transposed_before = all.transpose_seconds();
-                            const Turns turns = take_turns(
-                                [&] {
-                                    world.barrier();
-                                    const double t = median_seconds(o.steps, [&] {
-                                        const auto start = std::chrono::steady_clock::now();
-                                        all.step(dt);
-                                        context.finish();
-                                        stepping += std::chrono::duration<double>(
-                                                        std::chrono::steady_clock::now() - start)
-                                                        .count();
-                                        ++steps;
-                                    });
-                                    return world.max(t);
-                                },
-                                [&] {
-                                    world.barrier();
-                                    double t = 0;
-                                    if (world.root())
-                                        t = median_seconds(o.steps, [&] {
-                                            alone.step(dt);
-                                            context.finish();
-                                        });
-                                    return world.max(t);
-                                });
-                            const dist::RankTraffic after = all.traffic();
-                            const double per = 1.0 / double(std::max<std::size_t>(steps, 1));
-                            const double share =
-                                world.max((after.seconds - before.seconds) / std::max(1e-30, stepping));
-                            const double transpose_share = world.max(
-                                (all.transpose_seconds() - transposed_before) /
-                                std::max(1e-30, stepping));
-                            const double bytes = world.max((after.bytes_sent - before.bytes_sent) * per);
-                            const std::vector<double> moved =
-                                world.allgather(double(after.particles_sent - before.particles_sent) * per);
-                            double migrated = 0;
-                            for (double m : moved) migrated += m;
+                            const RankTurns r = rank_turns(
+                                world, context, o.steps, [&] { all.step(dt); },
+                                [&] { alone.step(dt); });
+                            const Turns& turns = r.turns;
+                            const TrafficFigures traffic =
+                                traffic_figures(world, before, all.traffic(), r);
+                            const double transpose_share =
+                                world.max((all.transpose_seconds() - transposed_before) /
+                                          std::max(1e-30, r.stepping));
                             if (!world.root()) continue;
                             auto line = json_head("pic_ranks", context.device(0));
                             line["ranks"] = world.size();
@@ -175,10 +127,10 @@ int main(int argc, char** argv) {
                             line["speedup"] = significant(turns.ratio, 4);
                             line["efficiency"] =
                                 significant(o.weak ? turns.ratio : turns.ratio / double(k), 4);
-                            line["exchange_share"] = significant(share, 3);
+                            line["exchange_share"] = significant(traffic.share, 3);
                             line["transpose_share"] = significant(transpose_share, 3);
-                            line["bytes_per_step"] = significant(bytes, 4);
-                            line["migrated_per_step"] = significant(migrated, 4);
+                            line["bytes_per_step"] = significant(traffic.bytes_per_step, 4);
+                            line["migrated_per_step"] = significant(traffic.moved_per_step, 4);
                             print_json_line(line);
                         }
     } catch (const std::exception& e) {

@@ -18,16 +18,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/partcl-mpi-pic-run.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 failed=0
 
-run_ranks() {  # run_ranks K OUT ARGS...
-  k=$1
-  out=$2
-  shift 2
-  if [ "$k" -eq 1 ]; then
-    "$partcl" run "$@" --out "$out" --quiet
-  else
-    "$mpiexec" $MPI_FLAGS -np "$k" "$partcl" run "$@" --out "$out" --quiet
-  fi
-}
+. "$(dirname "$0")/mpi_run_ranks.sh"
 
 close() {  # close A.csv B.csv: same rows and times, other columns within 1e-9 of their scale
   awk -F, -v tol=1e-9 '

@@ -29,16 +29,7 @@ same() {  # same DIR_A DIR_B: every file but devices.csv alike
   done
 }
 
-run_ranks() {  # run_ranks K OUT ARGS...
-  k=$1
-  out=$2
-  shift 2
-  if [ "$k" -eq 1 ]; then
-    "$partcl" run "$@" --out "$out" --quiet
-  else
-    "$mpiexec" $MPI_FLAGS -np "$k" "$partcl" run "$@" --out "$out" --quiet
-  fi
-}
+. "$(dirname "$0")/mpi_run_ranks.sh"
 
 MPI_FLAGS="$*"
 for case in \

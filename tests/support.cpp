@@ -334,4 +334,26 @@ void check_scenario_errors(const std::vector<ScenarioErrorCase>& cases) {
     }
 }
 
+std::vector<std::complex<double>> dft(std::vector<std::complex<double>> a,
+                                      const std::array<std::size_t, 3>& n, int sign,
+                                      const std::array<bool, 3>& along) {
+    const double pi = std::acos(-1.0);
+    const std::size_t stride[3] = {1, n[0], n[0] * n[1]};
+    for (std::size_t axis = 0; axis < 3; ++axis) {
+        if (n[axis] == 1 || !along[axis]) continue;
+        std::vector<std::complex<double>> out(a.size());
+        for (std::size_t index = 0; index < a.size(); ++index) {
+            const std::size_t k = index / stride[axis] % n[axis];
+            const std::size_t base = index - k * stride[axis];
+            std::complex<double> sum = 0;
+            for (std::size_t j = 0; j < n[axis]; ++j)
+                sum += a[base + j * stride[axis]] *
+                       std::polar(1.0, sign * 2 * pi * double(j * k % n[axis]) / double(n[axis]));
+            out[index] = sum;
+        }
+        a = std::move(out);
+    }
+    return a;
+}
+
 } // namespace partcl_test

@@ -1,6 +1,8 @@
 #pragma once
 // Helpers shared by the partcl tests: temporary directories, environment overrides, the device
 // the tests run on, and the host reference for cl/common/real_check.cl.
+#include <array>
+#include <complex>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -131,5 +133,11 @@ fs::path source_cl_dir();
 // A two-step kepler N-body run into `out`, no snapshots or frames; its checkpoint's path (for
 // the tests that other models refuse it).
 fs::path nbody_checkpoint(partcl::Context& context, const fs::path& out);
+
+// The separable DFT of a grid of n[0] x n[1] x n[2] complex values (x fastest) along the axes
+// where `along` is true: sum_j a_j exp(sign 2 pi i j k / N) along each, in double.
+std::vector<std::complex<double>> dft(std::vector<std::complex<double>> a,
+                                      const std::array<std::size_t, 3>& n, int sign,
+                                      const std::array<bool, 3>& along = {true, true, true});
 
 } // namespace partcl_test

@@ -6,11 +6,11 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
-#include <random>
 
 #include <partcl/dist/communicator.hpp>
 #include <partcl/models/mps/mps_tank.hpp>
 
+#include "falling_block.hpp"
 #include "support.hpp"
 
 using namespace partcl;
@@ -19,37 +19,16 @@ using partcl_test::test_context;
 
 namespace {
 
-struct Block {
-    MpsScene scene;
-    MpsParameters parameters;
-};
-
-// A water block in a closed tank, its fluid moving down at 1.5 m/s with random velocities of
-// up to 0.3 m/s on top (the same on every rank): in 40 steps it falls about half a cell, across
-// the ranks' slab borders (the slabs are layers of cells along the vertical).
-Block random_block(int dims, std::uint32_t seed) {
+// The falling block (falling_block.hpp) at 1.5 m/s with 0.3 m/s of random velocities: in 40
+// steps it falls about half a cell, across the ranks' slab borders (the slabs are layers of
+// cells along the vertical).
+partcl_test::FallingBlock random_block(int dims, std::uint32_t seed) {
     MpsTank tank;
     tank.dimensions = dims;
     tank.spacing = 0.01;
     tank.tank = dims == 2 ? std::array<double, 3>{0.12, 0.15, 0} : std::array<double, 3>{0.06, 0.04, 0.09};
     tank.water = dims == 2 ? std::array<double, 3>{0.08, 0.13, 0} : std::array<double, 3>{0.04, 0.03, 0.07};
-    Block b{mps_tank(tank), {}};
-    MpsParameters& p = b.parameters;
-    p.dimensions = dims;
-    p.spacing = tank.spacing;
-    p.gravity = {0, 0, 0};
-    p.gravity[dims - 1] = -9.81;
-    p.sound_speed = 10;
-    MpsParticles& particles = b.scene.particles;
-    std::mt19937 random(seed);
-    std::uniform_real_distribution<double> jitter(-0.3, 0.3);
-    const std::size_t n = particles.size();
-    for (std::size_t i = 0; i < n; ++i) {
-        if (particles.type[i] != MpsType::fluid) continue;
-        for (int k = 0; k < dims; ++k) particles.velocity[k * n + i] = jitter(random);
-        particles.velocity[(dims - 1) * n + i] -= 1.5;
-    }
-    return b;
+    return partcl_test::falling_block(tank, 1.5, 0.3, seed);
 }
 
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
@@ -81,7 +60,7 @@ TEST_CASE("MpsFluid over ranks is one rank's fluid bit for bit, particles crossi
             world.broadcast(&seed, sizeof seed);
             INFO("seed " << seed << ", rank " << world.rank() << " of " << world.size() << ", "
                          << dims << "-D, " << std::string(to_string(precision)));
-            const Block b = random_block(dims, seed);
+            const partcl_test::FallingBlock b = random_block(dims, seed);
             MpsFluid ranks(context, precision, b.parameters, b.scene.particles, b.scene.lower,
                            b.scene.upper, memory_cache(), world);
             MpsFluid alone(context, precision, b.parameters, b.scene.particles, b.scene.lower,

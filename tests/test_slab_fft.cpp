@@ -21,27 +21,6 @@ namespace {
 
 using Complex = std::complex<double>;
 
-// The separable DFT along every axis, x fastest.
-std::vector<Complex> dft(std::vector<Complex> a, const std::array<std::size_t, 3>& n) {
-    const double pi = std::acos(-1.0);
-    const std::size_t stride[3] = {1, n[0], n[0] * n[1]};
-    for (std::size_t axis = 0; axis < 3; ++axis) {
-        if (n[axis] == 1) continue;
-        std::vector<Complex> out(a.size());
-        for (std::size_t index = 0; index < a.size(); ++index) {
-            const std::size_t k = index / stride[axis] % n[axis];
-            const std::size_t base = index - k * stride[axis];
-            Complex sum = 0;
-            for (std::size_t j = 0; j < n[axis]; ++j)
-                sum += a[base + j * stride[axis]] *
-                       std::polar(1.0, -2 * pi * double(j * k % n[axis]) / double(n[axis]));
-            out[index] = sum;
-        }
-        a = std::move(out);
-    }
-    return a;
-}
-
 void check_slab_transform(Precision precision, std::array<std::size_t, 3> shape,
                           std::vector<double> weights) {
     const dist::Communicator& world = dist::Communicator::world();
@@ -59,7 +38,7 @@ void check_slab_transform(Precision precision, std::array<std::size_t, 3> shape,
     for (double& v : grid) v = precision == Precision::float32 ? double(float(uniform(rng))) : uniform(rng);
     std::vector<Complex> input(points);
     for (std::size_t i = 0; i < points; ++i) input[i] = {grid[2 * i], grid[2 * i + 1]};
-    const std::vector<Complex> expected = dft(input, shape);
+    const std::vector<Complex> expected = partcl_test::dft(input, shape, -1);
 
     weights.resize(std::size_t(world.size()), 1.0);
     int axis = 0;

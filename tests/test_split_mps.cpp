@@ -11,6 +11,7 @@
 #include <cstring>
 #include <random>
 
+#include "falling_block.hpp"
 #include "support.hpp"
 
 using namespace partcl;
@@ -20,13 +21,9 @@ namespace {
 
 bool has_fp64() { return test_context().device(0).info().fp64; }
 
-// A water block in a closed tank (walls and dummies), its fluid moving down at 0.4 m/s with
-// random velocities of up to 0.3 m/s on top, so that particles cross cell layers within a few
-// steps. Small under Oclgrind.
-struct Block {
-    MpsScene scene;
-    MpsParameters parameters;
-};
+// The falling block (falling_block.hpp) at 0.4 m/s with 0.3 m/s of random velocities; small
+// under Oclgrind.
+using Block = FallingBlock;
 
 Block random_block(int dims, std::uint32_t seed) {
     const bool small = under_oclgrind();
@@ -41,23 +38,7 @@ Block random_block(int dims, std::uint32_t seed) {
         tank.tank = dims == 2 ? std::array<double, 3>{0.2, 0.15, 0} : std::array<double, 3>{0.08, 0.05, 0.09};
         tank.water = dims == 2 ? std::array<double, 3>{0.11, 0.13, 0} : std::array<double, 3>{0.05, 0.05, 0.07};
     }
-    Block b{mps_tank(tank), {}};
-    MpsParameters& p = b.parameters;
-    p.dimensions = dims;
-    p.spacing = tank.spacing;
-    p.gravity = {0, 0, 0};
-    p.gravity[dims - 1] = -9.81;
-    p.sound_speed = 10;
-    MpsParticles& particles = b.scene.particles;
-    std::mt19937 random(seed);
-    std::uniform_real_distribution<double> jitter(-0.3, 0.3);
-    const std::size_t n = particles.size();
-    for (std::size_t i = 0; i < n; ++i) {
-        if (particles.type[i] != MpsType::fluid) continue;
-        for (int k = 0; k < dims; ++k) particles.velocity[k * n + i] = jitter(random);
-        particles.velocity[(dims - 1) * n + i] -= 0.4;
-    }
-    return b;
+    return falling_block(tank, 0.4, 0.3, seed);
 }
 
 Context one_device(Context& split) { return Context(std::vector<Device>{split.device(0)}); }
