@@ -337,50 +337,42 @@ void ParticleSlabs::exchange(std::vector<RealBuffer>& arrays, std::size_t compon
 
 template <class T, class B>
 std::vector<T> ParticleSlabs::read(const std::vector<B>& arrays, std::size_t components,
-                                   bool local) const {
-    std::vector<T> out(components * n_);
-    std::size_t offset = 0;
+                                   bool local, Range range) const {
+    std::vector<T> out(components * range.size());
+    std::size_t first = 0;  // device d's first particle in the one-device order
     for (std::size_t d = 0; d < devices(); ++d) {
-        const std::size_t own = own_[d];
-        const std::size_t stride = local ? total(d) : own, first = local ? below_[d] : 0;
-        Queue& queue = context_.queue(d);
-        for (std::size_t k = 0; k < components && own > 0; ++k)
-            arrays[d].read(queue, out.data() + k * n_ + offset, own, k * stride + first);
-        offset += own;
+        const std::size_t begin = std::max(range.begin, first);
+        const std::size_t end = std::min(range.end, first + own_[d]);
+        const std::size_t stride = local ? total(d) : own_[d], slot = local ? below_[d] : 0;
+        for (std::size_t k = 0; k < components && begin < end; ++k)
+            arrays[d].read(context_.queue(d), out.data() + k * range.size() + (begin - range.begin),
+                           end - begin, k * stride + slot + (begin - first));
+        first += own_[d];
     }
     return out;
 }
 
 std::vector<double> ParticleSlabs::read_next(std::size_t field) const {
     const auto& f = reals_.at(field);
-    return read<double>(f.next, f.spec.components, false);
+    return read<double>(f.next, f.spec.components, false, {0, n_});
 }
 
 std::vector<std::uint32_t> ParticleSlabs::read_next_uint(std::size_t field) const {
-    return read<std::uint32_t>(uints_.at(field).next, 1, false);
+    return read<std::uint32_t>(uints_.at(field).next, 1, false, {0, n_});
 }
 
 std::vector<double> ParticleSlabs::read_own(const std::vector<RealBuffer>& arrays,
                                             std::size_t components) const {
     if (arrays.size() != devices())
         throw UsageError("ParticleSlabs::read_own: one array per device");
-    return read<double>(arrays, components, true);
+    return read<double>(arrays, components, true, {0, n_});
 }
 
 std::vector<double> ParticleSlabs::read_own(const std::vector<RealBuffer>& arrays,
                                             std::size_t components, Range range) const {
     if (arrays.size() != devices() || range.end > n_ || range.begin > range.end)
         throw UsageError("ParticleSlabs::read_own: one array per device, a range of the particles");
-    std::vector<double> out(components * range.size());
-    std::size_t first = 0;  // device d's first particle in the one-device order
-    for (std::size_t d = 0; d < devices(); ++d) {
-        const std::size_t begin = std::max(range.begin, first), end = std::min(range.end, first + own_[d]);
-        for (std::size_t k = 0; k < components && begin < end; ++k)
-            arrays[d].read(context_.queue(d), out.data() + k * range.size() + (begin - range.begin),
-                           end - begin, k * total(d) + below_[d] + (begin - first));
-        first += own_[d];
-    }
-    return out;
+    return read<double>(arrays, components, true, range);
 }
 
 void ParticleSlabs::write_own(std::vector<RealBuffer>& arrays, std::size_t components, Range range,
@@ -403,7 +395,7 @@ void ParticleSlabs::write_own(std::vector<RealBuffer>& arrays, std::size_t compo
 std::vector<std::uint32_t> ParticleSlabs::cell_keys() const {
     std::vector<Buffer<std::uint32_t>> keys;
     for (const auto& cells : cells_) keys.push_back(cells->keys());
-    return read<std::uint32_t>(keys, 1, true);
+    return read<std::uint32_t>(keys, 1, true, {0, n_});
 }
 
 } // namespace partcl

@@ -1,6 +1,5 @@
 #include <partcl/dist/slab_fft.hpp>
 
-#include <chrono>
 #include <cstring>
 #include <string>
 
@@ -9,10 +8,6 @@
 namespace partcl::dist {
 
 namespace {
-
-double now() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 std::string shape_text(const std::array<std::size_t, 3>& shape) {
     return std::to_string(shape[0]) + " x " + std::to_string(shape[1]) + " x " +
@@ -58,10 +53,11 @@ SlabFft::SlabFft(const Communicator& communicator, Context& context, Precision p
             device, FftAxes::only(1));
 }
 
-void SlabFft::count(double start, const std::vector<std::size_t>& send_counts) {
-    transpose_seconds_ += now() - start;
+std::size_t SlabFft::to_others(const std::vector<std::size_t>& send_counts) const {
+    std::size_t bytes = 0;
     for (std::size_t r = 0; r < send_counts.size(); ++r)
-        if (int(r) != communicator_->rank()) bytes_sent_ += double(send_counts[r]);
+        if (int(r) != communicator_->rank()) bytes += send_counts[r];
+    return bytes;
 }
 
 std::size_t SlabFft::slab_reals() const noexcept {
@@ -88,19 +84,36 @@ void SlabFft::check(const RealBuffer& slab, const RealBuffer& spectrum) const {
 
 void SlabFft::forward(RealBuffer& slab, RealBuffer& spectrum) {
     check(slab, spectrum);
-    Queue& queue = context_->queue(device_);
     if (whole_) {
         whole_->forward(slab);
-        slab.copy_to(queue, spectrum, slab_reals(), 0, 0);
+        slab.copy_to(context_->queue(device_), spectrum, slab_reals(), 0, 0);
         return;
     }
     if (planes_fft_) planes_fft_->forward(slab);
-    queue.finish();  // the transposition's time alone
-    const double start = now();
+    to_columns(slab, spectrum);
+    if (columns_fft_) columns_fft_->forward(spectrum);
+}
+
+void SlabFft::inverse(RealBuffer& spectrum, RealBuffer& slab) {
+    check(slab, spectrum);
+    if (whole_) {
+        whole_->inverse(spectrum);
+        spectrum.copy_to(context_->queue(device_), slab, slab_reals(), 0, 0);
+        return;
+    }
+    if (columns_fft_) columns_fft_->inverse(spectrum);
+    to_planes(spectrum, slab);
+    if (planes_fft_) planes_fft_->inverse(slab);
+}
+
+void SlabFft::to_columns(const RealBuffer& slab, RealBuffer& spectrum) {
+    Queue& queue = context_->queue(device_);
+    TrafficTimer transposition(queue, traffic_);
     // Rank t gets columns t of each of this rank's planes: a run of each plane, plane after
     // plane; what arrives, in rank order, is then the spectrum's layout already.
     const std::size_t value = 2 * size_of(precision_), ranks = columns_.parts();
-    const Range mine = planes_[std::size_t(communicator_->rank())];
+    const std::size_t rank = std::size_t(communicator_->rank());
+    const Range mine = planes_[rank], my_columns = columns_[rank];
     received_.resize(spectrum_reals() / 2 * value);
     sent_.resize(slab_reals() / 2 * value);
     slab_host_.resize(sent_.size());
@@ -115,35 +128,25 @@ void SlabFft::forward(RealBuffer& slab, RealBuffer& spectrum) {
             out += columns.size() * value;
         }
         send_counts[t] = mine.size() * columns.size() * value;
-        recv_counts[t] = planes_[t].size() * columns_[std::size_t(communicator_->rank())].size() * value;
+        recv_counts[t] = planes_[t].size() * my_columns.size() * value;
     }
     communicator_->alltoallv(sent_.data(), send_counts, received_.data(), recv_counts);
-    if (columns_fft_) {
-        Memory target = spectrum.memory();  // a handle: writes `spectrum`
-        target.write(queue, 0, received_.size(), received_.data());
-        queue.finish();  // the write reads received_
-    }
-    count(start, send_counts);
-    if (columns_fft_) columns_fft_->forward(spectrum);
+    transposition.sent(to_others(send_counts));
+    if (my_columns.empty()) return;
+    Memory target = spectrum.memory();  // a handle: writes `spectrum`
+    target.write(queue, 0, received_.size(), received_.data());
+    queue.finish();  // the write reads received_
 }
 
-void SlabFft::inverse(RealBuffer& spectrum, RealBuffer& slab) {
-    check(slab, spectrum);
+void SlabFft::to_planes(const RealBuffer& spectrum, RealBuffer& slab) {
     Queue& queue = context_->queue(device_);
-    if (whole_) {
-        whole_->inverse(spectrum);
-        spectrum.copy_to(queue, slab, slab_reals(), 0, 0);
-        return;
-    }
+    TrafficTimer transposition(queue, traffic_);
     const std::size_t value = 2 * size_of(precision_), ranks = columns_.parts();
     const std::size_t rank = std::size_t(communicator_->rank());
     const Range mine = planes_[rank], my_columns = columns_[rank];
     // Rank t's planes of this rank's columns are one run of the spectrum (planes slowest).
     sent_.resize(spectrum_reals() / 2 * value);
-    if (columns_fft_) columns_fft_->inverse(spectrum);
-    queue.finish();
-    const double start = now();
-    if (columns_fft_) spectrum.memory().read(queue, 0, sent_.size(), sent_.data());
+    if (!my_columns.empty()) spectrum.memory().read(queue, 0, sent_.size(), sent_.data());
     std::vector<std::size_t> send_counts(ranks), recv_counts(ranks);
     for (std::size_t t = 0; t < ranks; ++t) {
         send_counts[t] = planes_[t].size() * my_columns.size() * value;
@@ -151,10 +154,8 @@ void SlabFft::inverse(RealBuffer& spectrum, RealBuffer& slab) {
     }
     received_.resize(slab_reals() / 2 * value);
     communicator_->alltoallv(sent_.data(), send_counts, received_.data(), recv_counts);
-    if (mine.empty()) {
-        count(start, send_counts);
-        return;
-    }
+    transposition.sent(to_others(send_counts));
+    if (mine.empty()) return;
     // From rank t: its columns of each of this rank's planes, plane after plane.
     slab_host_.resize(received_.size());
     const char* in = received_.data();
@@ -169,8 +170,6 @@ void SlabFft::inverse(RealBuffer& spectrum, RealBuffer& slab) {
     Memory target = slab.memory();
     target.write(queue, 0, slab_host_.size(), slab_host_.data());
     queue.finish();  // the write reads slab_host_
-    count(start, send_counts);
-    if (planes_fft_) planes_fft_->inverse(slab);
 }
 
 } // namespace partcl::dist

@@ -130,9 +130,11 @@ private:
     void place(const std::vector<std::vector<std::uint32_t>>& starts);
     // One device: the sort straight into the local layout.
     void sort_alone();
-    // The ranges of the one-device order a field's next() arrays hold, for reading back.
+    // Particles `range` of the one-device order from every device's own slots of `arrays`
+    // (local layout, or next()'s), component after component.
     template <class T, class B>
-    std::vector<T> read(const std::vector<B>& arrays, std::size_t components, bool local) const;
+    std::vector<T> read(const std::vector<B>& arrays, std::size_t components, bool local,
+                        Range range) const;
 
     Context& context_;
     Precision precision_;

@@ -76,6 +76,19 @@ public:
         allgatherv(mine.data(), counts, all.data());
         return all;
     }
+    // Component-major values (component k of this rank's item i at k * n + i, n their number
+    // over `components`): every rank's items, component after component, each in rank order.
+    template <class T>
+    std::vector<T> allgatherv_components(const std::vector<T>& mine, std::size_t components) const {
+        const std::size_t n = components > 0 ? mine.size() / components : 0;
+        std::vector<T> all;
+        for (std::size_t k = 0; k < components; ++k) {
+            const auto begin = mine.begin() + std::ptrdiff_t(k * n);
+            const std::vector<T> every = allgatherv(std::vector<T>(begin, begin + std::ptrdiff_t(n)));
+            all.insert(all.end(), every.begin(), every.end());
+        }
+        return all;
+    }
     // A text from `root` to every rank (a message, a file name).
     std::string broadcast(const std::string& text, int root = 0) const;
     // The largest of every rank's value, the same on every rank; NaN where any rank's is NaN.

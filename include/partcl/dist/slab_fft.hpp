@@ -25,6 +25,7 @@
 
 #include <partcl/algorithm/fft.hpp>
 #include <partcl/dist/communicator.hpp>
+#include <partcl/dist/rank_traffic.hpp>
 #include <partcl/sched/partition.hpp>
 
 namespace partcl::dist {
@@ -54,11 +55,13 @@ public:
 
     // The transpositions so far (several ranks): their wall time, from the device's values
     // read to the received ones written, and the bytes this rank sent to the others.
-    double transpose_seconds() const noexcept { return transpose_seconds_; }
-    double bytes_sent() const noexcept { return bytes_sent_; }
+    const RankTraffic& traffic() const noexcept { return traffic_; }
 
 private:
     void check(const RealBuffer& slab, const RealBuffer& spectrum) const;
+    // The transpositions between the ranks, timed into traffic_.
+    void to_columns(const RealBuffer& slab, RealBuffer& spectrum);
+    void to_planes(const RealBuffer& spectrum, RealBuffer& slab);
 
     const Communicator* communicator_;
     Context* context_;
@@ -73,9 +76,9 @@ private:
     std::unique_ptr<Fft> whole_, planes_fft_, columns_fft_;
     // Kept between transforms: no fresh pages each time.
     std::vector<char> sent_, received_, slab_host_;
-    double transpose_seconds_ = 0, bytes_sent_ = 0;
-    // Adds the time since `start` and what went to other ranks.
-    void count(double start, const std::vector<std::size_t>& send_counts);
+    RankTraffic traffic_;
+    // Bytes of send_counts that go to other ranks.
+    std::size_t to_others(const std::vector<std::size_t>& send_counts) const;
 };
 
 } // namespace partcl::dist

@@ -347,11 +347,9 @@ MpsParticles MpsFluid::particles() const {
     out.dimensions = parameters_.dimensions;
     out.position = gather_own(slabs_.read_next(0), d);
     out.velocity = gather_own(slabs_.read_next(1), d);
-    const auto local_types = slabs_.read_next_uint(0);
-    const std::vector<double> types =
-        gather_own(std::vector<double>(local_types.begin(), local_types.end()), 1);
+    const std::vector<std::uint32_t> types = gather_own(slabs_.read_next_uint(0), 1);
     out.type.resize(total_);
-    for (std::size_t i = 0; i < total_; ++i) out.type[i] = MpsType(std::uint32_t(types[i]));
+    for (std::size_t i = 0; i < total_; ++i) out.type[i] = MpsType(types[i]);
     return out;
 }
 

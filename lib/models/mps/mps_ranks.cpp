@@ -275,17 +275,19 @@ void MpsFluid::update_ghosts(std::vector<RealBuffer>& arrays, std::size_t compon
         }
 }
 
-std::vector<double> MpsFluid::gather_own(const std::vector<double>& local,
-                                         std::size_t components) const {
+template <class T>
+std::vector<T> MpsFluid::gather_own(const std::vector<T>& local, std::size_t components) const {
     if (!several()) return local;
-    std::vector<double> all;
+    std::vector<T> own;
     for (std::size_t k = 0; k < components; ++k) {
         const auto begin = local.begin() + std::ptrdiff_t(k * n_ + ghosts_.below);
-        const std::vector<double> every =
-            ranks_->allgatherv(std::vector<double>(begin, begin + std::ptrdiff_t(ghosts_.own)));
-        all.insert(all.end(), every.begin(), every.end());
+        own.insert(own.end(), begin, begin + std::ptrdiff_t(ghosts_.own));
     }
-    return all;
+    return ranks_->allgatherv_components(own, components);
 }
+
+template std::vector<double> MpsFluid::gather_own(const std::vector<double>&, std::size_t) const;
+template std::vector<std::uint32_t> MpsFluid::gather_own(const std::vector<std::uint32_t>&,
+                                                         std::size_t) const;
 
 } // namespace partcl

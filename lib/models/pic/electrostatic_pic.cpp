@@ -372,16 +372,8 @@ PicParticles ElectrostaticPic::particles() const {
     for (std::size_t i = 0; i < n_; ++i) p.position[std::size_t(slab_axis()) * n_ + i] += shift;
     PicParticles all;
     all.dimensions = d;
-    auto gather = [&](const std::vector<double>& mine, std::vector<double>& out) {
-        for (int k = 0; k < d; ++k) {
-            const auto begin = mine.begin() + std::ptrdiff_t(std::size_t(k) * n_);
-            const std::vector<double> every =
-                ranks_->allgatherv(std::vector<double>(begin, begin + std::ptrdiff_t(n_)));
-            out.insert(out.end(), every.begin(), every.end());
-        }
-    };
-    gather(p.position, all.position);
-    gather(p.velocity, all.velocity);
+    all.position = ranks_->allgatherv_components(p.position, std::size_t(d));
+    all.velocity = ranks_->allgatherv_components(p.velocity, std::size_t(d));
     all.species = ranks_->allgatherv(p.species);
     return all;
 }
@@ -394,7 +386,7 @@ std::vector<double> ElectrostaticPic::charge_density() {
     interleaved.read(context_.queue(0), complex.data(), complex.size());
     std::vector<double> rho(own);
     for (std::size_t g = 0; g < own; ++g) rho[g] = complex[2 * g];
-    return several() ? gather_planes(rho, 1) : rho;
+    return several() ? ranks_->allgatherv_components(rho, 1) : rho;
 }
 
 std::vector<double> ElectrostaticPic::field() const {
@@ -404,7 +396,7 @@ std::vector<double> ElectrostaticPic::field() const {
     std::vector<double> mine(d * own);
     for (std::size_t k = 0; k < d; ++k)
         field_.read(context_.queue(0), mine.data() + k * own, own, k * stride);
-    return gather_planes(mine, d);
+    return ranks_->allgatherv_components(mine, d);
 }
 
 double ElectrostaticPic::field_energy() const {

@@ -1,8 +1,7 @@
 // ElectrostaticPic over several ranks: what a rank exchanges with the others (the ghost planes
-// of the charge, the potential and the field, the particles that leave its slab) and the
-// gathers of the whole grid and of every particle. Only the slab axis is cut, so a rank's
-// neighbours are the ranks before and after it, the last and the first being neighbours across
-// the periodic boundary.
+// of the charge, the potential and the field, the particles that leave its slab). Only the slab
+// axis is cut, so a rank's neighbours are the ranks before and after it, the last and the first
+// being neighbours across the periodic boundary.
 #include <partcl/models/pic/electrostatic_pic.hpp>
 
 #include <algorithm>
@@ -122,8 +121,8 @@ PicParticles ElectrostaticPic::take_slab(const PicParticles& all) const {
 
 dist::RankTraffic ElectrostaticPic::traffic() const noexcept {
     dist::RankTraffic all = traffic_;
-    all.seconds += fft_.transpose_seconds();
-    all.bytes_sent += fft_.bytes_sent();
+    all.seconds += fft_.traffic().seconds;
+    all.bytes_sent += fft_.traffic().bytes_sent;
     return all;
 }
 
@@ -293,19 +292,6 @@ void ElectrostaticPic::migrate() {
     std::swap(v_, v_b_);
     std::swap(species_index_, species_index_b_);
     n_ = n;
-}
-
-std::vector<double> ElectrostaticPic::gather_planes(const std::vector<double>& own,
-                                                    std::size_t components) const {
-    const std::size_t count = own.size() / std::max<std::size_t>(components, 1);
-    std::vector<double> all;
-    for (std::size_t k = 0; k < components; ++k) {
-        const auto begin = own.begin() + std::ptrdiff_t(k * count);
-        const std::vector<double> every =
-            ranks_->allgatherv(std::vector<double>(begin, begin + std::ptrdiff_t(count)));
-        all.insert(all.end(), every.begin(), every.end());
-    }
-    return all;
 }
 
 } // namespace partcl

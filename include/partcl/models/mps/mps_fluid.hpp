@@ -195,7 +195,8 @@ private:
     void place(const MpsParticles& own);
     void rearrange();
     void update_ghosts(std::vector<RealBuffer>& arrays, std::size_t components);
-    std::vector<double> gather_own(const std::vector<double>& local, std::size_t components) const;
+    template <class T>
+    std::vector<T> gather_own(const std::vector<T>& local, std::size_t components) const;
 };
 
 } // namespace partcl

@@ -88,7 +88,7 @@ public:
     // planes of the charge, the potential and the field, the particles' moves and the Poisson
     // solve's transpositions, whose time alone transpose_seconds() tells.
     dist::RankTraffic traffic() const noexcept;
-    double transpose_seconds() const noexcept { return fft_.transpose_seconds(); }
+    double transpose_seconds() const noexcept { return fft_.traffic().seconds; }
     const PicGrid& grid() const noexcept { return grid_; }
     Precision precision() const noexcept { return precision_; }
     PicDeposit deposit() const noexcept { return deposit_; }
@@ -162,15 +162,13 @@ private:
 
     // Over several ranks (pic_ranks.cpp): this rank's share of the particles; the charge of the
     // ghost plane into the next rank; the ghost planes of the potential and the field from the
-    // neighbours; the particles that left the slab to their ranks; whole-grid and every-particle
-    // gathers.
+    // neighbours; the particles that left the slab to their ranks.
     PicParticles take_slab(const PicParticles& all) const;
     void fold_charge(RealBuffer& rho);
     void fetch_potential_ghosts();
     void fetch_field_ghosts();
     void migrate();
     void grow(std::size_t capacity, std::size_t keep);  // keeps next arrays' first `keep`
-    std::vector<double> gather_planes(const std::vector<double>& own, std::size_t components) const;
 };
 
 } // namespace partcl
