@@ -12,8 +12,8 @@
 # The GPU machine has CUDA, CMake, g++ and NVIDIA's OpenCL but no Debian packages: the headers
 # and libraries partcl needs travel as .deb files and are unpacked with dpkg -x into .deps/root.
 #
-# GPU_CHECK_PARTS picks parts (default all but twogpu and ranks): tests python dense ncu tree
-# treencu mps pic profile run twogpu ranks (ranks: needs Open MPI's packages and several GPUs;
+# GPU_CHECK_PARTS picks parts (default all but twogpu, ranks and parity): tests python dense ncu
+# tree treencu mps pic profile run twogpu ranks parity (ranks: needs Open MPI's packages and several GPUs;
 # python: the pytest suite under the machine's python3, which has nanobind, numpy, pytest,
 # PyTorch and CuPy, on both backends; its log goes to log.txt).
 set -uo pipefail
@@ -81,7 +81,7 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPARTCL_CUDA=ON -DPARTCL_GPU
     >"$OUT/log.txt" 2>&1 \
     || { log "configure failed"; tail -40 "$OUT/log.txt"; exit 1; }
 log "build"
-targets="--target partcl_cli partcl_bench_dense partcl_bench_tree partcl_bench_mps partcl_bench_pic partcl_bench_device_copy"
+targets="--target partcl_cli partcl_bench_dense partcl_bench_tree partcl_bench_mps partcl_bench_pic partcl_bench_device_copy partcl_bench_sort"
 # GPU_CHECK_TARGETS: the targets to build instead (a part that needs fewer).
 [ -n "${GPU_CHECK_TARGETS:-}" ] && targets="--target $GPU_CHECK_TARGETS"
 part tests && targets=""
@@ -361,6 +361,45 @@ if part ranks; then
         done
     done
     cat "$J" >>"$OUT/summary.txt"
+fi
+# OpenCL against CUDA on the same GPU (issue 24): SortByKey's two methods on both backends,
+# then the PIC step, the tree build and walk and the MPS step on each backend, same build,
+# same run. Not in the default parts.
+if part parity; then
+    D=build-gpu/benchmarks
+    J=$OUT/parity.jsonl
+    bench() { timeout "${GPU_CHECK_TIMEOUT:-180}" "$@" >>"$J" 2>>"$OUT/log.txt" || log "failed ($?): $*"; }
+    for backend in cuda opencl; do
+        export PARTCL_BACKEND=$backend PARTCL_DEVICE=gpu
+        log "sorts, $backend: the library's and partcl's radix sort"
+        bench $D/partcl_bench_sort --backend $backend --n 1048576,16777216 --repeat 5
+        log "PIC 16M on 128^3, float, $backend"
+        bench $D/partcl_bench_pic --dims 3 --grid 128 --n 16000000 --precision float \
+            --deposit gather,atomic --steps 10 --no-reference
+        log "tree N = 1M and 16M, float, theta 0.6, $backend"
+        bench $D/partcl_bench_tree --backend $backend --n 1048576,16777216 --precision float \
+            --theta 0.6 --traversal stackless --group-size 32 --repeat 3 --no-dense --error-sample 2048
+        log "MPS 3-D 1M, float, $backend"
+        bench $D/partcl_bench_mps --dims 3 --n 1000000 --precision float --steps 20 --no-reference
+    done
+    unset PARTCL_BACKEND PARTCL_DEVICE
+    python3 - "$J" <<'PY' | tee -a "$OUT/summary.txt"
+import json, sys
+for l in open(sys.argv[1]):
+    if not l.startswith("{"): continue
+    r = json.loads(l)
+    b = r.get("backend", "cuda" if "CUDA" in r["platform"] else "opencl")
+    if r["bench"] == "sort":
+        print(f"sort  {b:6} {r['keys']:6} n={r['n']:9} library={r['library_seconds']*1e3:8.3f} ms "
+              f"radix={r['radix_seconds']*1e3:8.3f} ms library/radix={r['library_over_radix']:.2f} "
+              f"auto={r['automatic']} same={r['same']}")
+    elif r["bench"] == "tree":
+        print(f"tree  {b:6} N={r['n']:9} build={r['build_seconds']*1e3:.2f} ms "
+              f"force={r['force_seconds']*1e3:.2f} ms median={r['median_error']:.2e}")
+    elif "particle_steps_per_s" in r:
+        print(f"{r['bench']:5} {b:6} N={r['n']:9} {r.get('deposit', ''):6} "
+              f"{r['seconds_per_step']*1e3:8.3f} ms/step {r['particle_steps_per_s']:.3e} particle-steps/s")
+PY
 fi
 for backend in cuda opencl; do
     part run || break

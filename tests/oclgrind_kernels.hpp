@@ -16,6 +16,7 @@ void run_tree_force_kernel(partcl::Precision precision);
 void run_combine_kernel(partcl::Precision precision);
 void run_cell_list_kernel(partcl::Precision precision);
 void run_ordered_sum_kernel(partcl::Precision precision);
+void run_radix_sort_kernel(partcl::Precision precision);
 
 // OrderedSum over `partition` of the context's devices, parts of `size` random values of mixed
 // magnitude, against the same sums on the host in device order, in the precision's arithmetic.

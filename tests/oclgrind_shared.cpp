@@ -11,6 +11,7 @@
 
 #include <random>
 
+#include <partcl/algorithm/sort_by_key.hpp>
 #include <partcl/sched/ordered_sum.hpp>
 
 #include "oclgrind_kernels.hpp"
@@ -313,6 +314,49 @@ void run_ordered_sum_kernel(Precision precision) {
                                Partition(std::vector<std::size_t>{0, 4, 4, 10})})
         for (std::size_t size : {std::size_t(1), std::size_t(67)})
             check_ordered_sum(context, precision, p, size, seed);
+}
+
+
+// algorithm/radix_sort.cl through SortByKey's radix method: 2500 keys (several tiles, the last
+// partial) of 9 bits (three passes, the result copied back from the spare buffers) and of the
+// precision's reals (with -0 beside +0 and infinities), against std::stable_sort.
+void run_radix_sort_kernel(Precision precision) {
+    Context& context = test_context();
+    Queue& queue = context.queue(0);
+    const std::uint32_t seed = fresh_seed();
+    CAPTURE(seed);
+    std::mt19937 random(seed);
+    const std::size_t n = 2500;
+    std::vector<std::uint32_t> index(n);
+    std::iota(index.begin(), index.end(), 0u);
+    auto order_of = [&](const auto& keys) {
+        std::vector<std::uint32_t> order = index;
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
+        return order;
+    };
+    SortByKey sort(context, memory_cache(), std::nullopt, SortMethod::radix);
+
+    std::uniform_int_distribution<std::uint32_t> cell(0, 511);
+    std::vector<std::uint32_t> cells(n);
+    for (auto& c : cells) c = cell(random) / 16 * 16;  // repeats: stability
+    Buffer<std::uint32_t> dcells(context, cells), dvalues(context, index);
+    sort(queue, dcells, dvalues, n, 9);
+    CHECK(dvalues.read(queue) == order_of(cells));
+
+    std::normal_distribution<double> normal(0.0, 3.0);
+    std::vector<double> reals(n);
+    for (std::size_t i = 0; i < n; ++i)
+        reals[i] = i % 4 == 0 ? std::round(normal(random)) : normal(random);
+    reals[5] = -0.0, reals[6] = 0.0, reals[7] = std::numeric_limits<double>::infinity();
+    reals[8] = -reals[7];
+    if (precision == Precision::float32)
+        for (double& r : reals) r = double(float(r));
+    RealBuffer dreals(context, precision, n);
+    dreals.write(queue, reals);
+    Buffer<std::uint32_t> dreal_values(context, index);
+    sort(queue, dreals, dreal_values, n);
+    CHECK(dreal_values.read(queue) == order_of(reals));
 }
 
 } // namespace partcl_test

@@ -1,4 +1,4 @@
-// The device algorithms (sort_by_key, exclusive_scan, reduce) against std:: or a float64 CPU
+// The device algorithms (SortByKey by both methods, exclusive_scan, reduce) against std:: or a float64 CPU
 // reference on fresh random inputs, including lengths that are no power of two, duplicates,
 // negative values, n = 0 and 1, and sub-ranges.
 #include <doctest/doctest.h>
@@ -86,12 +86,18 @@ std::vector<Precision> precisions_of(const Context& context) {
 
 TEST_SUITE("algorithm") {
 
-TEST_CASE("sort_by_key on 32-bit keys is stable and matches std::stable_sort") {
+// Both ways SortByKey sorts, whichever `automatic` picks here.
+const SortMethod sort_methods[] = {SortMethod::library, SortMethod::radix};
+
+TEST_CASE("SortByKey on 32-bit keys is stable and matches std::stable_sort") {
     Context& context = test_context();
     auto& queue = context.queue(0);
     const std::uint32_t seed = fresh_seed();
     std::mt19937 rng(seed);
+    for (SortMethod method : sort_methods)
     for (std::size_t n : {0, 1, 2, 3, 1000, 4099, 70001}) {
+        SortByKey sort_by_key(context, ProgramCache::global(), std::nullopt, method);
+        CAPTURE(int(method));
         CAPTURE(seed);
         CAPTURE(n);
         // Few distinct keys, so stability is tested; one full-range key to reach the top bits.
@@ -112,7 +118,7 @@ TEST_CASE("sort_by_key on 32-bit keys is stable and matches std::stable_sort") {
     }
 }
 
-TEST_CASE("sort_by_key sorts only the key bits it is told hold the keys") {
+TEST_CASE("SortByKey sorts only the key bits it is told hold the keys") {
     // Keys below 2^bits: sorting those bits is the whole sort (CUB sorts fewer passes;
     // Boost.Compute sorts them all); 0 bits (every key 0) leaves the buffers alone.
     Context& context = test_context();
@@ -124,6 +130,7 @@ TEST_CASE("sort_by_key sorts only the key bits it is told hold the keys") {
     CHECK(bits_for(2) == 1);
     CHECK(bits_for(1025) == 11);
     CHECK(bits_for(std::uint64_t(1) << 40) == 32);
+    for (SortMethod method : sort_methods)
     for (std::uint32_t bound : {1u, 2u, 300u, 1u << 17, 5000001u})
         for (std::size_t n : {1, 1000, 70001}) {
             CAPTURE(seed);
@@ -135,6 +142,8 @@ TEST_CASE("sort_by_key sorts only the key bits it is told hold the keys") {
             std::iota(values.begin(), values.end(), 0u);
             const auto order = stable_order(keys, n);
             Buffer<std::uint32_t> dkeys(context, keys), dvalues(context, values);
+            SortByKey sort_by_key(context, ProgramCache::global(), std::nullopt, method);
+            CAPTURE(int(method));
             sort_by_key(queue, dkeys, dvalues, n, bits_for(bound));
             const auto got_keys = dkeys.read(queue), got_values = dvalues.read(queue);
             std::size_t wrong = 0;
@@ -143,15 +152,19 @@ TEST_CASE("sort_by_key sorts only the key bits it is told hold the keys") {
             CHECK(wrong == 0);
         }
     Buffer<std::uint32_t> a(context, 4), b(context, 4);
+    SortByKey sort_by_key(context);
     CHECK_THROWS_WITH_AS(sort_by_key(queue, a, b, 4, 33), doctest::Contains("key_bits 33"), UsageError);
 }
 
-TEST_CASE("sort_by_key on real keys, float and double, sorts a prefix only") {
+TEST_CASE("SortByKey on real keys, float and double, sorts a prefix only") {
     Context& context = test_context();
     auto& queue = context.queue(0);
     const std::uint32_t seed = fresh_seed();
     std::mt19937 rng(seed);
+    for (SortMethod method : sort_methods)
     for (Precision precision : {Precision::float32, Precision::float64}) {
+        SortByKey sort_by_key(context, ProgramCache::global(), std::nullopt, method);
+        CAPTURE(int(method));
         if (precision == Precision::float64 && !context.device(0).info().fp64) continue;
         CAPTURE(seed);
         CAPTURE(to_string(precision));
@@ -160,6 +173,8 @@ TEST_CASE("sort_by_key on real keys, float and double, sorts a prefix only") {
         std::vector<double> keys(size);
         for (auto& k : keys) k = normal(rng);
         keys[7] = keys[8] = keys[9];  // ties
+        keys[10] = -0.0, keys[11] = 0.0, keys[12] = -0.0;  // equal numbers, other bits
+        keys[13] = std::numeric_limits<double>::infinity(), keys[14] = -keys[13];
         if (precision == Precision::float32)
             for (auto& k : keys) k = double(float(k));
         std::vector<std::uint32_t> values(size);
@@ -181,9 +196,10 @@ TEST_CASE("sort_by_key on real keys, float and double, sorts a prefix only") {
     }
 }
 
-TEST_CASE("sort_by_key and exclusive_scan refuse ranges longer than their buffers") {
+TEST_CASE("SortByKey and exclusive_scan refuse ranges longer than their buffers") {
     Context& context = test_context();
     Buffer<std::uint32_t> a(context, 10), b(context, 5);
+    SortByKey sort_by_key(context);
     CHECK_THROWS_AS(sort_by_key(context.queue(0), a, b, 6), UsageError);
     CHECK_THROWS_AS(exclusive_scan(context.queue(0), a, b, 6), UsageError);
 }

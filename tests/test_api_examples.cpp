@@ -193,7 +193,8 @@ TEST_CASE("device algorithms") {
     // [api:algorithms]
     std::vector<std::uint32_t> cells = {3, 1, 2, 1, 0}, particles = {0, 1, 2, 3, 4};
     Buffer<std::uint32_t> keys(context, cells), values(context, particles);
-    sort_by_key(queue, keys, values, 5);  // stable: values 4, 1, 3, 2, 0
+    SortByKey sort(context);         // keep it: it holds its programs and scratch
+    sort(queue, keys, values, 5);    // stable: values 4, 1, 3, 2, 0
 
     Buffer<std::uint32_t> counts(context, std::vector<std::uint32_t>{2, 0, 3, 1});
     Buffer<std::uint32_t> starts(context, 4);

@@ -52,6 +52,7 @@ void run_pic_kernel(Precision precision) {
 const std::map<std::string, std::function<void(Precision)>>& tree_kernels() {
     static const std::map<std::string, std::function<void(Precision)>> table{
         {"algorithm/cell_list.cl", run_cell_list_kernel},
+        {"algorithm/radix_sort.cl", run_radix_sort_kernel},
         {"common/real_check.cl", run_real_check_kernel},
         {"integrate/combine.cl", run_combine_kernel},
         {"mps/mps.cl", run_mps_kernel},

@@ -1,7 +1,7 @@
 // Suite oclgrind_algorithms: the device algorithms called as a user's program calls them, on a
 // context of its own that it destroys before exiting (the way a program embedding partcl ends),
 // so the Oclgrind label checks their kernels and the release of everything they built:
-// sort_by_key (both key kinds), exclusive_scan, reduce (sum, min, max), CellList and Fft, each against a
+// SortByKey (both methods, all key kinds), exclusive_scan, reduce (sum, min, max), CellList and Fft, each against a
 // host reference on fresh random inputs of small, odd sizes. CTest runs each case in its own
 // process under tests/oclgrind.sh, which fails on any diagnostic or a non-zero exit (an abort at
 // exit included).
@@ -66,15 +66,41 @@ void with_random_reals(Precision precision, std::size_t n, Use&& use) {
     use(context, queue, values, buffer);
 }
 
-void check_sort_real(Precision precision) {
-    with_random_reals(precision, 41, [](Context& context, Queue& queue,
-                                        const std::vector<double>& keys, RealBuffer& dkeys) {
+// The radix sort over several tiles (a work-group ranks 1024 or 2048 keys), the last one
+// partial; the library's on a few keys.
+std::size_t sort_size(SortMethod method) { return method == SortMethod::radix ? 2500 : 41; }
+
+void check_sort_real(Precision precision, SortMethod method) {
+    with_random_reals(precision, sort_size(method), [=](Context& context, Queue& queue,
+                                                        const std::vector<double>& keys,
+                                                        RealBuffer& dkeys) {
         std::vector<std::uint32_t> index(keys.size());
         std::iota(index.begin(), index.end(), 0u);
         Buffer<std::uint32_t> dindex(context, index);
-        sort_by_key(queue, dkeys, dindex, keys.size());
+        SortByKey sort(context, ProgramCache::global(), std::nullopt, method);
+        sort(queue, dkeys, dindex, keys.size());
         CHECK(dindex.read(queue) == stable_order_of(keys));
     });
+}
+
+// Keys of few values below 2^9: three passes of the radix sort, an odd number, so its result
+// is copied back from its spare buffers.
+void check_sort_uint(SortMethod method) {
+    const std::uint32_t seed = fresh_seed();
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    Context context = own_context();
+    Queue& queue = context.queue(0);
+    const std::size_t n = sort_size(method);
+    std::uniform_int_distribution<std::uint32_t> few(0, 300);
+    std::vector<double> as_reals(n);
+    std::vector<std::uint32_t> keys(n), values(n);
+    for (std::size_t i = 0; i < n; ++i) as_reals[i] = keys[i] = few(rng) / 30 * 51;
+    std::iota(values.begin(), values.end(), 0u);
+    Buffer<std::uint32_t> dkeys(context, keys), dvalues(context, values);
+    SortByKey sort(context, ProgramCache::global(), std::nullopt, method);
+    sort(queue, dkeys, dvalues, n, 9);
+    CHECK(dvalues.read(queue) == stable_order_of(as_reals));
 }
 
 // One reduction per process, as the header says: `op` of 43 random reals (the sum against a
@@ -99,25 +125,12 @@ void check_reduce(Precision precision, ReduceOp op) {
 
 TEST_SUITE("oclgrind_algorithms") {
 
-TEST_CASE("sort_by_key on 32-bit keys") {
-    const std::uint32_t seed = fresh_seed();
-    CAPTURE(seed);
-    std::mt19937 rng(seed);
-    Context context = own_context();
-    Queue& queue = context.queue(0);
-    const std::size_t n = 37;
-    std::uniform_int_distribution<std::uint32_t> few(0, 9);
-    std::vector<double> as_reals(n);
-    std::vector<std::uint32_t> keys(n), values(n);
-    for (std::size_t i = 0; i < n; ++i) as_reals[i] = keys[i] = few(rng);
-    std::iota(values.begin(), values.end(), 0u);
-    Buffer<std::uint32_t> dkeys(context, keys), dvalues(context, values);
-    sort_by_key(queue, dkeys, dvalues, n);
-    CHECK(dvalues.read(queue) == stable_order_of(as_reals));
-}
-
-TEST_CASE("sort_by_key on float keys") { check_sort_real(Precision::float32); }
-TEST_CASE("sort_by_key on double keys") { check_sort_real(Precision::float64); }
+TEST_CASE("SortByKey library on 32-bit keys") { check_sort_uint(SortMethod::library); }
+TEST_CASE("SortByKey library on float keys") { check_sort_real(Precision::float32, SortMethod::library); }
+TEST_CASE("SortByKey library on double keys") { check_sort_real(Precision::float64, SortMethod::library); }
+TEST_CASE("SortByKey radix on 32-bit keys") { check_sort_uint(SortMethod::radix); }
+TEST_CASE("SortByKey radix on float keys") { check_sort_real(Precision::float32, SortMethod::radix); }
+TEST_CASE("SortByKey radix on double keys") { check_sort_real(Precision::float64, SortMethod::radix); }
 TEST_CASE("reduce_max of floats") { check_reduce(Precision::float32, ReduceOp::max); }
 TEST_CASE("reduce_max of doubles") { check_reduce(Precision::float64, ReduceOp::max); }
 TEST_CASE("reduce_min of floats") { check_reduce(Precision::float32, ReduceOp::min); }

@@ -30,7 +30,8 @@ bool run(const std::string& algorithm) {
         std::stable_sort(order.begin(), order.end(),
                          [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
         Buffer<std::uint32_t> dkeys(context, keys), dvalues(context, index);
-        sort_by_key(queue, dkeys, dvalues, n);
+        SortByKey sort(context);
+        sort(queue, dkeys, dvalues, n);
         return dvalues.read(queue) == order;
     }
     if (algorithm == "reduce_max" || algorithm == "reduce_min" || algorithm == "reduce_sum") {

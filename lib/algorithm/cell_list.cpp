@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include <partcl/algorithm/sort_by_key.hpp>
 
 namespace partcl {
 
@@ -57,7 +56,7 @@ CellList::CellList(Context& context, Precision precision, const CellGrid& grid,
       sorted_kernel_(program_, "cell_list_sorted"),
       slab_starts_kernel_(program_, "cell_list_slab_starts"),
       gather_real_(program_, "cell_list_gather_real"),
-      gather_uint_(program_, "cell_list_gather_uint") {
+      gather_uint_(program_, "cell_list_gather_uint"), sort_(context, cache, home) {
     if (grid.dimensions != 2 && grid.dimensions != 3)
         throw UsageError("cell list: " + std::to_string(grid.dimensions) + " dimensions (2 or 3)");
     if (!(grid.cell_size > 0) || !std::isfinite(grid.cell_size) || grid.count() == 0 ||
@@ -175,7 +174,7 @@ void CellList::find_bounds(Queue& queue, std::size_t first, std::size_t end) {
 void CellList::sort(Queue& queue, const RealBuffer& positions, std::size_t stride,
                     std::size_t n) {
     compute_keys(queue, positions, stride, n);
-    if (n > 0) sort_by_key(queue, keys_, order_, n, bits_for(grid_.count() + 1));  // keys <= count()
+    if (n > 0) sort_(queue, keys_, order_, n, bits_for(grid_.count() + 1));  // keys <= count()
 }
 
 void CellList::build(Queue& queue, const RealBuffer& positions, std::size_t stride,

@@ -1,5 +1,6 @@
 #include <partcl/algorithm/sort_by_key.hpp>
 
+#include "algorithm/radix_sort.hpp"
 #include "backend/interface.hpp"
 
 namespace partcl {
@@ -19,19 +20,55 @@ unsigned bits_for(std::uint64_t bound) noexcept {
     return bits;
 }
 
-void sort_by_key(Queue& queue, Buffer<std::uint32_t>& keys, Buffer<std::uint32_t>& values,
-                 std::size_t n, unsigned key_bits) {
+SortMethod sort_method_for(const DeviceInfo& device, std::size_t n, unsigned key_bits) {
+    // From partcl_bench_sort (docs/performance.md, "Sorting"): CUB beats the radix sort on
+    // NVIDIA GPUs; on NVIDIA's OpenCL the radix sort beats Boost.Compute's at every size and key;
+    // on PoCL's CPU device it wins on a million keys of 32 bits or fewer and loses on fewer keys
+    // and on 64-bit keys (its passes double), where Boost.Compute's sort stays.
+    if (device.backend == Backend::cuda) return SortMethod::library;
+    if (device.type != DeviceType::cpu) return SortMethod::radix;
+    return n >= (std::size_t(1) << 20) && key_bits <= 32 ? SortMethod::radix : SortMethod::library;
+}
+
+SortByKey::SortByKey(Context& context, ProgramCache& cache, std::optional<OnDevice> home,
+                     SortMethod method)
+    : context_(context), cache_(cache), home_(home), method_(method) {
+    if (home && home->index >= context.size())
+        throw UsageError("sort_by_key: device " + std::to_string(home->index) +
+                         " of a context of " + std::to_string(context.size()));
+}
+
+SortByKey::~SortByKey() = default;
+SortByKey::SortByKey(SortByKey&&) noexcept = default;
+
+SortMethod SortByKey::method(const Queue& queue, std::size_t n, unsigned key_bits) const {
+    if (method_ != SortMethod::automatic) return method_;
+    return sort_method_for(context_.device(queue.device()).info(), n, key_bits);
+}
+
+RadixSort& SortByKey::radix() {
+    if (!radix_) radix_ = std::make_unique<RadixSort>(context_, cache_, home_);
+    return *radix_;
+}
+
+void SortByKey::operator()(Queue& queue, Buffer<std::uint32_t>& keys,
+                           Buffer<std::uint32_t>& values, std::size_t n, unsigned key_bits) {
     check_lengths(keys.size(), values.size(), n);
     if (key_bits > 32) throw UsageError("sort_by_key: key_bits " + std::to_string(key_bits) + " above 32");
     if (n < 2 || key_bits == 0) return;
+    if (method(queue, n, key_bits) == SortMethod::radix)
+        return radix().sort(queue, keys, values, n, key_bits);
     detail::backend(queue.backend())
-        .sort_by_key(queue.impl(), *keys.memory().impl(), detail::SortKey::u32, *values.memory().impl(), n,
-                     key_bits);
+        .sort_by_key(queue.impl(), *keys.memory().impl(), detail::SortKey::u32,
+                     *values.memory().impl(), n, key_bits);
 }
 
-void sort_by_key(Queue& queue, RealBuffer& keys, Buffer<std::uint32_t>& values, std::size_t n) {
+void SortByKey::operator()(Queue& queue, RealBuffer& keys, Buffer<std::uint32_t>& values,
+                           std::size_t n) {
     check_lengths(keys.size(), values.size(), n);
     if (n < 2) return;
+    if (method(queue, n, unsigned(8 * size_of(keys.precision()))) == SortMethod::radix)
+        return radix().sort(queue, keys, values, n);
     const auto key_type = keys.precision() == Precision::float64 ? detail::SortKey::f64
                                                                 : detail::SortKey::f32;
     detail::backend(queue.backend())

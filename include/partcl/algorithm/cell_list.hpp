@@ -2,7 +2,7 @@
 // CellList: bucket (cell-list) neighbour search on the device, for any kernel that needs the
 // particles within a radius: MPS's particle interactions, PIC's cell sort. A uniform grid of
 // cubic cells over a box; each build gives every particle its cell, sorts the particles by cell
-// (sort_by_key, stable, so equal cells keep index order) and finds each cell's range of sorted
+// (SortByKey, stable, so equal cells keep index order) and finds each cell's range of sorted
 // slots on the device. Kernels then visit the cells around a particle, row by row, through
 // cl/algorithm/cell_list.h, whose comment shows the loop.
 //
@@ -18,6 +18,7 @@
 #include <optional>
 #include <vector>
 
+#include <partcl/algorithm/sort_by_key.hpp>
 #include <partcl/jit/compiler.hpp>
 #include <partcl/jit/kernel.hpp>
 #include <partcl/runtime/buffer.hpp>
@@ -136,6 +137,7 @@ private:
     Program program_;
     Kernel keys_kernel_, bounds_kernel_, sorted_kernel_, slab_starts_kernel_, gather_real_,
         gather_uint_;
+    SortByKey sort_;
     Buffer<std::uint32_t> keys_, order_, start_, end_, status_, slab_starts_;
     RealBuffer checked_;  // the positions of the last sort or index, until check()
     std::size_t checked_stride_ = 0;

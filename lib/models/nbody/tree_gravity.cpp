@@ -5,7 +5,6 @@
 #include <limits>
 #include <utility>
 
-#include <partcl/algorithm/sort_by_key.hpp>
 #include <partcl/runtime/marker.hpp>
 
 namespace partcl {
@@ -105,7 +104,7 @@ std::size_t TreeGravity::levels_for(std::size_t n, std::size_t leaf_size) noexce
 TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameters parameters,
                          TreeOptions options, ProgramCache& cache)
     : context_(context), cache_(cache), precision_(precision), parameters_(parameters),
-      options_(options), walk_(context, "tree walk"), node_mirror_(context),
+      options_(options), sort_(context, cache), walk_(context, "tree walk"), node_mirror_(context),
       sorted_mirror_(context), perm_mirror_(context), slices_(context.size()),
       potential_slices_(context.size()) {
     if (!(parameters_.softening >= 0) || !(parameters_.G > 0))
@@ -270,9 +269,9 @@ void TreeGravity::build(const RealBuffer& positions, const RealBuffer& mass, std
         const std::uint32_t count = std::uint32_t(1) << level;
         kernels_[k_keys].args(un, count, nodes, positions, box_, perm_, keys_buffer_, values_)
             .launch(queue, n);
-        sort_by_key(queue, keys_buffer_, values_, n);
+        sort_(queue, keys_buffer_, values_, n);
         kernels_[k_regroup].args(un, count, values_, perm_, node_keys_, perm_scratch_).launch(queue, n);
-        sort_by_key(queue, node_keys_, perm_scratch_, n, std::uint32_t(level));  // node keys < 2^level
+        sort_(queue, node_keys_, perm_scratch_, n, std::uint32_t(level));  // node keys < 2^level
         std::swap(perm_, perm_scratch_);
         kernels_[k_split].args(un, count, nodes, positions, perm_, box_).launch(queue, count);
     }

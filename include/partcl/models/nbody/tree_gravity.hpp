@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include <partcl/algorithm/sort_by_key.hpp>
 #include <partcl/jit/compiler.hpp>
 #include <partcl/jit/kernel.hpp>
 #include <partcl/models/nbody/gravity.hpp>
@@ -137,6 +138,7 @@ private:
     Precision precision_;
     GravityParameters parameters_;
     TreeOptions options_;
+    SortByKey sort_;               // the build's, on device 0
     std::vector<Kernel> kernels_;  // the build's, on device 0, indexed by the enum in tree_gravity.cpp
     // [potential * devices + d]: the walk on device d; scatters_[potential]: on device 0.
     std::vector<Kernel> walks_, scatters_;
