@@ -3,9 +3,9 @@
  *
  *   radix_count       each tile of RADIX_TILE keys counts its keys of each digit, into
  *                     counts[digit * tiles + tile]
- *   radix_scan_reduce, radix_scan_totals, radix_scan_blocks
- *                     the exclusive prefix sum of those counts in that order: where in the
- *                     output the keys of each digit of each tile begin
+ *   radix_scan_rows   a work-group a digit: where in the output each tile's keys of that digit
+ *                     begin, offsets[digit * tiles + tile] (the keys of lower digits, which
+ *                     each group counts itself, then the digit's keys of earlier tiles)
  *   radix_scatter     each tile ranks its keys stably (work-item l takes the tile's keys
  *                     [l * RADIX_ITEMS, (l + 1) * RADIX_ITEMS), and a prefix sum of the
  *                     work-items' digit counts taken digit by digit gives each key its place),
@@ -15,11 +15,24 @@
  * Keys are uint, or `real` with RADIX_REAL_KEYS=1: their bit patterns become unsigned words
  * that order as the numbers do (-0 as +0, so equal numbers keep their order; NaN keys go
  * somewhere unspecified). Build macros: RADIX_GROUP (work-group size, a power of two >= 16),
- * RADIX_ITEMS (keys a work-item ranks), RADIX_REAL_KEYS. */
+ * RADIX_ITEMS (keys a work-item ranks), RADIX_REAL_KEYS, RADIX_PADDED. */
 #include "common/real.h"
 
 #define RADIX_DIGITS 16u
 #define RADIX_TILE (RADIX_GROUP * RADIX_ITEMS)
+/* With RADIX_PADDED (GPUs), local arrays have a spare slot every 16 (the digit counts) or 32
+ * (the tile's keys): a work-item reads its 16 counts or its RADIX_ITEMS keys in a row, and
+ * without the padding the work-items of a warp would hit the same few banks at each step. CPUs
+ * have no banks, and the padding's arithmetic would only cost there. */
+#if RADIX_PADDED
+#define RADIX_COLUMN(i) ((i) + ((i) >> 4))
+#define RADIX_SLOT(j) ((j) + ((j) >> 5))
+#else
+#define RADIX_COLUMN(i) (i)
+#define RADIX_SLOT(j) (j)
+#endif
+#define RADIX_COLUMNS RADIX_COLUMN(RADIX_DIGITS * RADIX_GROUP)
+#define RADIX_SLOTS RADIX_SLOT(RADIX_TILE)
 
 #if RADIX_REAL_KEYS
 typedef real radix_key;
@@ -82,19 +95,20 @@ INLINE uint radix_tile_count(uint n, uint begin) {
 KERNEL WORK_GROUP_SIZE(RADIX_GROUP) void radix_count(const uint n, const uint shift,
                                                      GLOBAL const radix_key* keys,
                                                      GLOBAL uint* counts) {
-    /* column[d * RADIX_GROUP + l]: work-item l's keys of digit d, which only l touches. */
-    LOCAL uint column[RADIX_DIGITS * RADIX_GROUP];
+    /* column[RADIX_COLUMN(d * RADIX_GROUP + l)]: work-item l's keys of digit d, which only l
+     * touches. */
+    LOCAL uint column[RADIX_COLUMNS];
     LOCAL uint sums[RADIX_GROUP];
     const uint l = local_id(0), tile = group_id(0), tiles = num_groups(0);
     const uint begin = tile * RADIX_TILE, count = radix_tile_count(n, begin);
-    for (uint d = 0u; d < RADIX_DIGITS; ++d) column[d * RADIX_GROUP + l] = 0u;
+    for (uint d = 0u; d < RADIX_DIGITS; ++d) column[RADIX_COLUMN(d * RADIX_GROUP + l)] = 0u;
     for (uint j = l; j < count; j += RADIX_GROUP)
-        column[radix_digit(keys[begin + j], shift) * RADIX_GROUP + l] += 1u;
+        column[RADIX_COLUMN(radix_digit(keys[begin + j], shift) * RADIX_GROUP + l)] += 1u;
     BARRIER_LOCAL;
     /* A digit's row in pieces of 16 columns, then the pieces of each row. */
     const uint per_row = RADIX_GROUP / RADIX_DIGITS;
     uint piece = 0u;
-    for (uint k = 0u; k < RADIX_DIGITS; ++k) piece += column[l * RADIX_DIGITS + k];
+    for (uint k = 0u; k < RADIX_DIGITS; ++k) piece += column[RADIX_COLUMN(l * RADIX_DIGITS + k)];
     sums[l] = piece;
     BARRIER_LOCAL;
     if (l < RADIX_DIGITS) {
@@ -104,57 +118,34 @@ KERNEL WORK_GROUP_SIZE(RADIX_GROUP) void radix_count(const uint n, const uint sh
     }
 }
 
-/* Each block of RADIX_TILE counts: its sum, into totals[block]. */
-KERNEL WORK_GROUP_SIZE(RADIX_GROUP) void radix_scan_reduce(const uint m, GLOBAL const uint* counts,
-                                                           GLOBAL uint* totals) {
+/* Work-group d: the output slots where the tiles' keys of digit d begin, offsets[d * tiles +
+ * tile]: the keys of digits below d (rows [0, d) of the counts, which are contiguous), then the
+ * digit's keys of the earlier tiles. */
+KERNEL WORK_GROUP_SIZE(RADIX_GROUP) void radix_scan_rows(const uint tiles,
+                                                         GLOBAL const uint* counts,
+                                                         GLOBAL uint* offsets) {
     LOCAL uint sums[RADIX_GROUP];
-    const uint l = local_id(0), block = group_id(0);
-    const uint begin = block * RADIX_TILE, count = radix_tile_count(m, begin);
-    uint sum = 0u;
-    for (uint j = l; j < count; j += RADIX_GROUP) sum += counts[begin + j];
-    uint total;
-    radix_group_scan(sum, sums, &total);
-    if (l == 0u) totals[block] = total;
-}
-
-/* The blocks' totals, in place, into their exclusive prefix sum (one work-group). */
-KERNEL WORK_GROUP_SIZE(RADIX_GROUP) void radix_scan_totals(const uint blocks, GLOBAL uint* totals) {
-    LOCAL uint sums[RADIX_GROUP];
-    const uint l = local_id(0);
-    uint carry = 0u;
-    for (uint first = 0u; first < blocks; first += RADIX_GROUP) {
-        const uint i = first + l;
-        const uint value = i < blocks ? totals[i] : 0u;
+    const uint l = local_id(0), d = group_id(0);
+    uint below = 0u;
+    for (uint j = l; j < d * tiles; j += RADIX_GROUP) below += counts[j];
+    uint carry;
+    radix_group_scan(below, sums, &carry);
+    GLOBAL const uint* row = counts + d * tiles;
+    GLOBAL uint* out = offsets + d * tiles;
+    for (uint first = 0u; first < tiles; first += RADIX_TILE) {
+        const uint mine = first + l * RADIX_ITEMS;
+        uint run = 0u;
+        for (uint k = 0u; k < RADIX_ITEMS; ++k)
+            if (mine + k < tiles) run += row[mine + k];
         uint total;
-        const uint prefix = radix_group_scan(value, sums, &total);
-        if (i < blocks) totals[i] = carry + prefix;
+        uint prefix = carry + radix_group_scan(run, sums, &total);
+        for (uint k = 0u; k < RADIX_ITEMS; ++k)
+            if (mine + k < tiles) {
+                out[mine + k] = prefix;
+                prefix += row[mine + k];
+            }
         carry += total;
     }
-}
-
-/* Each block of counts, in place, into the exclusive prefix sum of all counts. */
-KERNEL WORK_GROUP_SIZE(RADIX_GROUP) void radix_scan_blocks(const uint m, GLOBAL uint* counts,
-                                                           GLOBAL const uint* totals) {
-    LOCAL uint block_counts[RADIX_TILE];
-    LOCAL uint sums[RADIX_GROUP];
-    const uint l = local_id(0), block = group_id(0);
-    const uint begin = block * RADIX_TILE, count = radix_tile_count(m, begin);
-    for (uint j = l; j < count; j += RADIX_GROUP) block_counts[j] = counts[begin + j];
-    BARRIER_LOCAL;
-    const uint first = l * RADIX_ITEMS;
-    uint run = 0u;
-    for (uint k = 0u; k < RADIX_ITEMS; ++k)
-        if (first + k < count) run += block_counts[first + k];
-    uint total;
-    uint prefix = totals[block] + radix_group_scan(run, sums, &total);
-    for (uint k = 0u; k < RADIX_ITEMS; ++k)
-        if (first + k < count) {
-            const uint c = block_counts[first + k];
-            block_counts[first + k] = prefix;
-            prefix += c;
-        }
-    BARRIER_LOCAL;
-    for (uint j = l; j < count; j += RADIX_GROUP) counts[begin + j] = block_counts[j];
 }
 
 KERNEL WORK_GROUP_SIZE(RADIX_GROUP) void radix_scatter(const uint n, const uint shift,
@@ -163,18 +154,18 @@ KERNEL WORK_GROUP_SIZE(RADIX_GROUP) void radix_scatter(const uint n, const uint 
                                                        GLOBAL const uint* offsets,
                                                        GLOBAL radix_key* keys_out,
                                                        GLOBAL uint* values_out) {
-    LOCAL uint column[RADIX_DIGITS * RADIX_GROUP];
+    LOCAL uint column[RADIX_COLUMNS];
     LOCAL uint sums[RADIX_GROUP];
-    LOCAL radix_key tile_keys[RADIX_TILE];
-    LOCAL uint tile_values[RADIX_TILE];
+    LOCAL radix_key tile_keys[RADIX_SLOTS];
+    LOCAL uint tile_values[RADIX_SLOTS];
     LOCAL uint base[RADIX_DIGITS];
     const uint l = local_id(0), tile = group_id(0), tiles = num_groups(0);
     const uint begin = tile * RADIX_TILE, count = radix_tile_count(n, begin);
     for (uint j = l; j < count; j += RADIX_GROUP) {
-        tile_keys[j] = keys[begin + j];
-        tile_values[j] = values[begin + j];
+        tile_keys[RADIX_SLOT(j)] = keys[begin + j];
+        tile_values[RADIX_SLOT(j)] = values[begin + j];
     }
-    for (uint d = 0u; d < RADIX_DIGITS; ++d) column[d * RADIX_GROUP + l] = 0u;
+    for (uint d = 0u; d < RADIX_DIGITS; ++d) column[RADIX_COLUMN(d * RADIX_GROUP + l)] = 0u;
     BARRIER_LOCAL;
 
     const uint first = l * RADIX_ITEMS;
@@ -182,40 +173,42 @@ KERNEL WORK_GROUP_SIZE(RADIX_GROUP) void radix_scatter(const uint n, const uint 
     uint mine_values[RADIX_ITEMS], digit[RADIX_ITEMS];
     for (uint k = 0u; k < RADIX_ITEMS; ++k)
         if (first + k < count) {
-            mine[k] = tile_keys[first + k];
-            mine_values[k] = tile_values[first + k];
+            mine[k] = tile_keys[RADIX_SLOT(first + k)];
+            mine_values[k] = tile_values[RADIX_SLOT(first + k)];
             digit[k] = radix_digit(mine[k], shift);
-            column[digit[k] * RADIX_GROUP + l] += 1u;
+            column[RADIX_COLUMN(digit[k] * RADIX_GROUP + l)] += 1u;
         }
     BARRIER_LOCAL;
 
     /* Digit-major prefix sums of the columns: work-item l takes entries [16 l, 16 l + 16). */
     uint run = 0u;
-    for (uint k = 0u; k < RADIX_DIGITS; ++k) run += column[l * RADIX_DIGITS + k];
+    for (uint k = 0u; k < RADIX_DIGITS; ++k) run += column[RADIX_COLUMN(l * RADIX_DIGITS + k)];
     uint total;
     uint prefix = radix_group_scan(run, sums, &total);
     for (uint k = 0u; k < RADIX_DIGITS; ++k) {
-        const uint c = column[l * RADIX_DIGITS + k];
-        column[l * RADIX_DIGITS + k] = prefix;
+        const uint c = column[RADIX_COLUMN(l * RADIX_DIGITS + k)];
+        column[RADIX_COLUMN(l * RADIX_DIGITS + k)] = prefix;
         prefix += c;
     }
     BARRIER_LOCAL;
     /* Where this tile's keys of digit l begin in the output, less where they begin in the tile. */
-    if (l < RADIX_DIGITS) base[l] = offsets[l * tiles + tile] - column[l * RADIX_GROUP];
+    if (l < RADIX_DIGITS)
+        base[l] = offsets[l * tiles + tile] - column[RADIX_COLUMN(l * RADIX_GROUP)];
     BARRIER_LOCAL;
 
     for (uint k = 0u; k < RADIX_ITEMS; ++k)
         if (first + k < count) {
-            const uint slot = column[digit[k] * RADIX_GROUP + l];
-            column[digit[k] * RADIX_GROUP + l] = slot + 1u;
-            tile_keys[slot] = mine[k];
-            tile_values[slot] = mine_values[k];
+            const uint at = RADIX_COLUMN(digit[k] * RADIX_GROUP + l);
+            const uint slot = column[at];
+            column[at] = slot + 1u;
+            tile_keys[RADIX_SLOT(slot)] = mine[k];
+            tile_values[RADIX_SLOT(slot)] = mine_values[k];
         }
     BARRIER_LOCAL;
     for (uint j = l; j < count; j += RADIX_GROUP) {
-        const radix_key key = tile_keys[j];
+        const radix_key key = tile_keys[RADIX_SLOT(j)];
         const uint at = base[radix_digit(key, shift)] + j;
         keys_out[at] = key;
-        values_out[at] = tile_values[j];
+        values_out[at] = tile_values[RADIX_SLOT(j)];
     }
 }

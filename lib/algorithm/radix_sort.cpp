@@ -9,9 +9,13 @@ namespace {
 constexpr std::size_t digit_bits = 4, digits = 16;
 
 // The scatter's local memory: a column of digit counts per work-item, the group's scan, the
-// tile's keys (at most 8 bytes) and values, and the digits' bases.
-std::size_t scatter_local_bytes(std::size_t group, std::size_t items) {
-    return 4 * digits * group + 4 * group + group * items * (8 + 4) + 4 * digits;
+// tile's keys (at most 8 bytes) and values, and the digits' bases; padded, the counts have a
+// spare slot every 16 and the tile every 32 (cl/algorithm/radix_sort.cl says why).
+std::size_t scatter_local_bytes(std::size_t group, std::size_t items, bool padded) {
+    const std::size_t counts = digits * group, tile = group * items;
+    const std::size_t count_slots = padded ? counts + counts / 16 : counts;
+    const std::size_t tile_slots = padded ? tile + tile / 32 : tile;
+    return 4 * count_slots + 4 * group + tile_slots * (8 + 4) + 4 * digits;
 }
 
 } // namespace
@@ -27,15 +31,17 @@ RadixSort::RadixSort(Context& context, ProgramCache& cache, std::optional<OnDevi
         local = std::min<std::uint64_t>(local, info.local_memory);
         if (info.max_work_group_size > 0)
             largest_group = std::min(largest_group, info.max_work_group_size);
+        padded_ = padded_ || info.type == DeviceType::gpu;
     }
     group_ = 256;
     while (group_ > largest_group) group_ /= 2;
     if (group_ < digits)
         throw Unsupported("radix sort: work-groups of at least 16 work-items needed, the device "
                           "allows " + std::to_string(largest_group));
-    for (items_ = 8; items_ > 1 && scatter_local_bytes(group_, items_) > local; items_ /= 2) {}
-    if (scatter_local_bytes(group_, items_) > local)
-        throw Unsupported("radix sort: " + std::to_string(scatter_local_bytes(group_, items_)) +
+    auto bytes = [&](std::size_t items) { return scatter_local_bytes(group_, items, padded_); };
+    for (items_ = 8; items_ > 1 && bytes(items_) > local; items_ /= 2) {}
+    if (bytes(items_) > local)
+        throw Unsupported("radix sort: " + std::to_string(bytes(items_)) +
                           " bytes of local memory needed, the device has " + std::to_string(local));
 }
 
@@ -48,13 +54,13 @@ RadixSort::Kernels& RadixSort::kernels(std::optional<Precision> real_keys) {
         options.define("RADIX_GROUP", std::to_string(group_) + "u");
         options.define("RADIX_ITEMS", std::to_string(items_) + "u");
         options.define("RADIX_REAL_KEYS", real_keys ? 1 : 0);
+        options.define("RADIX_PADDED", padded_ ? 1 : 0);
         Program program = build_program(context_, Source::builtin("algorithm/radix_sort.cl"),
                                         options, cache_);
-        Kernel count(program, "radix_count"), reduce(program, "radix_scan_reduce"),
-            totals(program, "radix_scan_totals"), blocks(program, "radix_scan_blocks"),
+        Kernel count(program, "radix_count"), scan_rows(program, "radix_scan_rows"),
             scatter(program, "radix_scatter");
-        slot.emplace(Kernels{std::move(program), std::move(count), std::move(reduce),
-                             std::move(totals), std::move(blocks), std::move(scatter)});
+        slot.emplace(Kernels{std::move(program), std::move(count), std::move(scan_rows),
+                             std::move(scatter)});
     }
     return *slot;
 }
@@ -68,7 +74,7 @@ void RadixSort::reserve_scratch(std::size_t n) {
     const std::size_t tiles = (n + tile() - 1) / tile(), counts = digits * tiles;
     uints(spare_values_, n);
     uints(counts_, counts);
-    uints(totals_, (counts + tile() - 1) / tile());
+    uints(offsets_, counts);
 }
 
 template <class KeyBuffer>
@@ -76,20 +82,18 @@ void RadixSort::passes(Queue& queue, Kernels& k, KeyBuffer& keys, KeyBuffer& spa
                        Buffer<std::uint32_t>& values, std::size_t n, unsigned bits) {
     const std::uint32_t un = std::uint32_t(n);
     const std::size_t tiles = (n + tile() - 1) / tile();
-    const std::uint32_t m = std::uint32_t(digits * tiles);
-    const std::uint32_t blocks = std::uint32_t((m + tile() - 1) / tile());
     KeyBuffer* in_keys = &keys;
     KeyBuffer* out_keys = &spare_keys;
     Buffer<std::uint32_t>* in_values = &values;
     Buffer<std::uint32_t>* out_values = &spare_values_;
     const unsigned passes = (bits + digit_bits - 1) / digit_bits;
+    reserve_scratch(n);
     for (unsigned pass = 0; pass < passes; ++pass) {
         const std::uint32_t shift = std::uint32_t(pass * digit_bits);
         k.count.args(un, shift, *in_keys, counts_).launch(queue, tiles * group_, group_);
-        k.reduce.args(m, counts_, totals_).launch(queue, std::size_t(blocks) * group_, group_);
-        k.totals.args(blocks, totals_).launch(queue, group_, group_);
-        k.blocks.args(m, counts_, totals_).launch(queue, std::size_t(blocks) * group_, group_);
-        k.scatter.args(un, shift, *in_keys, *in_values, counts_, *out_keys, *out_values)
+        k.scan_rows.args(std::uint32_t(tiles), counts_, offsets_)
+            .launch(queue, digits * group_, group_);
+        k.scatter.args(un, shift, *in_keys, *in_values, offsets_, *out_keys, *out_values)
             .launch(queue, tiles * group_, group_);
         std::swap(in_keys, out_keys);
         std::swap(in_values, out_values);
@@ -103,7 +107,6 @@ void RadixSort::passes(Queue& queue, Kernels& k, KeyBuffer& keys, KeyBuffer& spa
 void RadixSort::sort(Queue& queue, Buffer<std::uint32_t>& keys, Buffer<std::uint32_t>& values,
                      std::size_t n, unsigned key_bits) {
     Kernels& k = kernels(std::nullopt);
-    reserve_scratch(n);
     if (spare_uint_keys_.size() < n)
         spare_uint_keys_ = home_ ? Buffer<std::uint32_t>(context_, n, *home_)
                                  : Buffer<std::uint32_t>(context_, n);
@@ -113,7 +116,6 @@ void RadixSort::sort(Queue& queue, Buffer<std::uint32_t>& keys, Buffer<std::uint
 void RadixSort::sort(Queue& queue, RealBuffer& keys, Buffer<std::uint32_t>& values,
                      std::size_t n) {
     Kernels& k = kernels(keys.precision());
-    reserve_scratch(n);
     if (spare_real_keys_.size() < n || spare_real_keys_.precision() != keys.precision())
         spare_real_keys_ = home_ ? RealBuffer(context_, keys.precision(), n, *home_)
                                  : RealBuffer(context_, keys.precision(), n);

@@ -26,7 +26,7 @@ public:
 private:
     struct Kernels {
         Program program;
-        Kernel count, reduce, totals, blocks, scatter;
+        Kernel count, scan_rows, scatter;
     };
     Kernels& kernels(std::optional<Precision> real_keys);
     void reserve_scratch(std::size_t n);
@@ -39,8 +39,9 @@ private:
     ProgramCache& cache_;
     std::optional<OnDevice> home_;
     std::size_t group_ = 0, items_ = 0;
+    bool padded_ = false;  // local arrays padded against bank conflicts: GPUs
     std::optional<Kernels> uint_keys_, real_keys_;
-    Buffer<std::uint32_t> spare_uint_keys_, spare_values_, counts_, totals_;
+    Buffer<std::uint32_t> spare_uint_keys_, spare_values_, counts_, offsets_;
     RealBuffer spare_real_keys_;
 };
 
