@@ -9,10 +9,10 @@
 //   sort(queue, keys, values, n);                    // uint32 keys, all 32 bits
 //   sort(queue, cells, order, n, bits_for(count));   // keys below `count`: fewer passes
 //
-// How (SortMethod::automatic): on CUDA, CUB's radix sort; on OpenCL, partcl's own radix sort
-// (cl/algorithm/radix_sort.cl, 4 bits a pass) on GPUs, and on CPUs for a million keys or more
-// of at most 32 bits; Boost.Compute's sort on CPUs otherwise: each where it measured faster
-// (docs/performance.md, "Sorting").
+// How (SortMethod::automatic): partcl's own radix sort (cl/algorithm/radix_sort.cl, 4 bits a
+// pass, the same kernels on both backends) or the backend's library (CUB on CUDA,
+// Boost.Compute on OpenCL), whichever measured faster for the device, the number of keys and
+// their bits (sort_method_for; docs/performance.md, "Sorting").
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -54,7 +54,7 @@ public:
     void operator()(Queue& queue, Buffer<std::uint32_t>& keys, Buffer<std::uint32_t>& values,
                     std::size_t n, unsigned key_bits = 32);
     // Keys of the buffer's precision (NaN keys are a UsageError's business of the caller: their
-    // order is unspecified; -0 and +0 are equal).
+    // order is unspecified). -0 and +0 are equal to the radix sort; a library may put -0 first.
     void operator()(Queue& queue, RealBuffer& keys, Buffer<std::uint32_t>& values, std::size_t n);
 
     // The method used for n keys of key_bits bits on the device of `queue`.
