@@ -318,8 +318,8 @@ void run_ordered_sum_kernel(Precision precision) {
 
 
 // algorithm/radix_sort.cl through SortByKey's radix method: 2500 keys (several tiles, the last
-// partial) of 9 bits (three passes, the result copied back from the spare buffers) and of the
-// precision's reals (with -0 beside +0 and infinities), against std::stable_sort.
+// partial) said to be of 11 bits (three passes, the result copied back from the spare buffers)
+// and of the precision's reals (with -0 beside +0 and infinities), against std::stable_sort.
 void run_radix_sort_kernel(Precision precision) {
     Context& context = test_context();
     Queue& queue = context.queue(0);
@@ -341,7 +341,7 @@ void run_radix_sort_kernel(Precision precision) {
     std::vector<std::uint32_t> cells(n);
     for (auto& c : cells) c = cell(random) / 16 * 16;  // repeats: stability
     Buffer<std::uint32_t> dcells(context, cells), dvalues(context, index);
-    sort(queue, dcells, dvalues, n, 9);
+    sort(queue, dcells, dvalues, n, 11);
     CHECK(dvalues.read(queue) == order_of(cells));
 
     std::normal_distribution<double> normal(0.0, 3.0);

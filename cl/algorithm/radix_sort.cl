@@ -18,6 +18,20 @@
  * RADIX_ITEMS (keys a work-item ranks), RADIX_REAL_KEYS, RADIX_PADDED. */
 #include "common/real.h"
 
+/* Defaults (RadixSort sets all four from the device's limits). */
+#ifndef RADIX_GROUP
+#define RADIX_GROUP 256u
+#endif
+#ifndef RADIX_ITEMS
+#define RADIX_ITEMS 8u
+#endif
+#ifndef RADIX_REAL_KEYS
+#define RADIX_REAL_KEYS 0
+#endif
+#ifndef RADIX_PADDED
+#define RADIX_PADDED 1
+#endif
+
 #define RADIX_DIGITS 16u
 #define RADIX_TILE (RADIX_GROUP * RADIX_ITEMS)
 /* With RADIX_PADDED (GPUs), local arrays have a spare slot every 16 (the digit counts) or 32

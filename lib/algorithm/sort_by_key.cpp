@@ -21,18 +21,16 @@ unsigned bits_for(std::uint64_t bound) noexcept {
 }
 
 SortMethod sort_method_for(const DeviceInfo& device, std::size_t n, unsigned key_bits) {
-    // From partcl_bench_sort (docs/performance.md, "Sorting"). On an H200 with CUDA the radix
-    // sort beats CUB on 1M keys, on keys of at most 24 bits (cells) up to 16M, and on 32-bit
-    // keys up to 8M; CUB wins beyond, and on 64-bit keys from 2M. On NVIDIA's OpenCL it beats
-    // Boost.Compute's sort at every size and key. On PoCL's CPU device it wins on a million
-    // keys of 32 bits or fewer and loses on fewer keys and on 64-bit keys (its passes double).
-    const std::size_t million = std::size_t(1) << 20;
-    if (device.backend == Backend::cuda) {
-        const bool radix = n <= million || key_bits <= 24 || (key_bits <= 32 && n <= 8 * million);
-        return radix ? SortMethod::radix : SortMethod::library;
-    }
+    // From partcl_bench_sort and the models' steps (docs/performance.md, "Sorting"). On CUDA,
+    // CUB: the radix sort beat it on sorts timed alone up to 8M keys, but made the PIC step and
+    // the tree build slower, whose many sorts in a row pay for its three launches a pass. On
+    // NVIDIA's OpenCL the radix sort beats Boost.Compute's at every size and key. On PoCL's CPU
+    // device it wins on a million keys of 32 bits or fewer and loses on fewer keys and on
+    // 64-bit keys (its passes double).
+    if (device.backend == Backend::cuda) return SortMethod::library;
     if (device.type != DeviceType::cpu) return SortMethod::radix;
-    return n >= million && key_bits <= 32 ? SortMethod::radix : SortMethod::library;
+    return n >= (std::size_t(1) << 20) && key_bits <= 32 ? SortMethod::radix
+                                                         : SortMethod::library;
 }
 
 SortByKey::SortByKey(Context& context, ProgramCache& cache, std::optional<OnDevice> home,

@@ -1,7 +1,7 @@
 #pragma once
 // ElectrostaticPic: periodic electrostatic particle-in-cell on the device, in 1-D, 2-D or 3-D,
 // float or double, several species. The scheme of the GPU PIC patent (seeds/003), per step:
-//   1. CellList: each particle's cell, sort by cell (sort_by_key), each cell's start and end on
+//   1. CellList: each particle's cell, sort by cell (SortByKey), each cell's start and end on
 //      the device; particle data gathered into cell order
 //   2. charge density at the grid nodes with cloud-in-cell weights, by atomics or by a sorted
 //      per-node gather without atomics (PicDeposit)
