@@ -388,7 +388,7 @@ import json, sys
 for l in open(sys.argv[1]):
     if not l.startswith("{"): continue
     r = json.loads(l)
-    b = r.get("backend", "cuda" if "CUDA" in r["platform"] else "opencl")
+    b = r.get("backend", "cuda" if r["platform"] == "CUDA" else "opencl")
     if r["bench"] == "sort":
         print(f"sort  {b:6} {r['keys']:6} n={r['n']:9} library={r['library_seconds']*1e3:8.3f} ms "
               f"radix={r['radix_seconds']*1e3:8.3f} ms library/radix={r['library_over_radix']:.2f} "
