@@ -64,7 +64,6 @@ struct Side {
     SortByKey sort;
     Keys keys;
     Buffer<std::uint32_t> values;
-    double seconds = 0;
 };
 
 template <class Keys>

@@ -329,12 +329,6 @@ void run_radix_sort_kernel(Precision precision) {
     const std::size_t n = 2500;
     std::vector<std::uint32_t> index(n);
     std::iota(index.begin(), index.end(), 0u);
-    auto order_of = [&](const auto& keys) {
-        std::vector<std::uint32_t> order = index;
-        std::stable_sort(order.begin(), order.end(),
-                         [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
-        return order;
-    };
     SortByKey sort(context, memory_cache(), std::nullopt, SortMethod::radix);
 
     std::uniform_int_distribution<std::uint32_t> cell(0, 511);
@@ -342,7 +336,7 @@ void run_radix_sort_kernel(Precision precision) {
     for (auto& c : cells) c = cell(random) / 16 * 16;  // repeats: stability
     Buffer<std::uint32_t> dcells(context, cells), dvalues(context, index);
     sort(queue, dcells, dvalues, n, 11);
-    CHECK(dvalues.read(queue) == order_of(cells));
+    CHECK(dvalues.read(queue) == stable_order(cells, n));
 
     std::normal_distribution<double> normal(0.0, 3.0);
     std::vector<double> reals(n);
@@ -356,7 +350,7 @@ void run_radix_sort_kernel(Precision precision) {
     dreals.write(queue, reals);
     Buffer<std::uint32_t> dreal_values(context, index);
     sort(queue, dreals, dreal_values, n);
-    CHECK(dreal_values.read(queue) == order_of(reals));
+    CHECK(dreal_values.read(queue) == stable_order(reals, n));
 }
 
 } // namespace partcl_test

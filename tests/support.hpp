@@ -1,11 +1,13 @@
 #pragma once
 // Helpers shared by the partcl tests: temporary directories, environment overrides, the device
 // the tests run on, and the host reference for cl/common/real_check.cl.
+#include <algorithm>
 #include <array>
 #include <complex>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <string>
@@ -16,6 +18,17 @@
 namespace partcl_test {
 
 namespace fs = std::filesystem;
+
+// The order std::stable_sort gives keys[0, n) (by key, then by position): what a stable sort by
+// key on the device must carry each value to.
+template <class Key>
+std::vector<std::uint32_t> stable_order(const std::vector<Key>& keys, std::size_t n) {
+    std::vector<std::uint32_t> order(n);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
+    return order;
+}
 
 // A fresh, empty directory under the system temp dir; removed (recursively) on destruction.
 class TempDir {

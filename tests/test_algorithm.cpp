@@ -16,16 +16,6 @@ using namespace partcl_test;
 
 namespace {
 
-// The stable order std::stable_sort gives (keys, then original position).
-template <class Key>
-std::vector<std::uint32_t> stable_order(const std::vector<Key>& keys, std::size_t n) {
-    std::vector<std::uint32_t> order(n);
-    std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
-    return order;
-}
-
 // The reals a RealBuffer of `precision` stores for `values` (float -> double is exact).
 std::vector<double> as_stored(std::vector<double> values, Precision precision) {
     if (precision == Precision::float32)

@@ -67,9 +67,7 @@ RadixSort::Kernels& RadixSort::kernels(std::optional<Precision> real_keys) {
 
 void RadixSort::reserve_scratch(std::size_t n) {
     auto uints = [&](Buffer<std::uint32_t>& b, std::size_t size) {
-        if (b.size() >= size) return;
-        b = home_ ? Buffer<std::uint32_t>(context_, size, *home_)
-                  : Buffer<std::uint32_t>(context_, size);
+        if (b.size() < size) b = allocate<Buffer<std::uint32_t>>(size);
     };
     const std::size_t tiles = (n + tile() - 1) / tile(), counts = digits * tiles;
     uints(spare_values_, n);
@@ -107,9 +105,7 @@ void RadixSort::passes(Queue& queue, Kernels& k, KeyBuffer& keys, KeyBuffer& spa
 void RadixSort::sort(Queue& queue, Buffer<std::uint32_t>& keys, Buffer<std::uint32_t>& values,
                      std::size_t n, unsigned key_bits) {
     Kernels& k = kernels(std::nullopt);
-    if (spare_uint_keys_.size() < n)
-        spare_uint_keys_ = home_ ? Buffer<std::uint32_t>(context_, n, *home_)
-                                 : Buffer<std::uint32_t>(context_, n);
+    if (spare_uint_keys_.size() < n) spare_uint_keys_ = allocate<Buffer<std::uint32_t>>(n);
     passes(queue, k, keys, spare_uint_keys_, values, n, key_bits);
 }
 
@@ -117,8 +113,7 @@ void RadixSort::sort(Queue& queue, RealBuffer& keys, Buffer<std::uint32_t>& valu
                      std::size_t n) {
     Kernels& k = kernels(keys.precision());
     if (spare_real_keys_.size() < n || spare_real_keys_.precision() != keys.precision())
-        spare_real_keys_ = home_ ? RealBuffer(context_, keys.precision(), n, *home_)
-                                 : RealBuffer(context_, keys.precision(), n);
+        spare_real_keys_ = allocate<RealBuffer>(keys.precision(), n);
     passes(queue, k, keys, spare_real_keys_, values, n, unsigned(8 * size_of(keys.precision())));
 }
 

@@ -20,15 +20,18 @@ public:
               std::size_t n, unsigned key_bits);
     void sort(Queue& queue, RealBuffer& keys, Buffer<std::uint32_t>& values, std::size_t n);
 
-    std::size_t group() const noexcept { return group_; }
-    std::size_t tile() const noexcept { return group_ * items_; }
-
 private:
+    std::size_t tile() const noexcept { return group_ * items_; }
     struct Kernels {
         Program program;
         Kernel count, scan_rows, scatter;
     };
     Kernels& kernels(std::optional<Precision> real_keys);
+    // A buffer in the home device's memory, or the context's without a home.
+    template <class B, class... Args>
+    B allocate(Args... args) const {
+        return home_ ? B(context_, args..., *home_) : B(context_, args...);
+    }
     void reserve_scratch(std::size_t n);
     // The passes over bits [0, bits), the result back in keys and values.
     template <class KeyBuffer>
