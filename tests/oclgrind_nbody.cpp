@@ -162,26 +162,6 @@ namespace {
 // Boost.Compute's), for N = 37 (a root box group of 16 looping, leaves of 1 to 3 bodies, some
 // empty with leaf_size 2) and N = 1 (no split). Checked: perm a permutation, every node's mass
 // the sum over its range, the root's box and centre of mass.
-// Oclgrind 21.10 hands a new buffer the slot of a released one and keeps tracking
-// initialisation over the old buffer's length: a kernel's writes past that length stay
-// "uninitialized" and reads of them are reported (seen here: a 37-element buffer released, a
-// 400-element one created, element 300 written by one kernel and read by the next). Each tree
-// run alone is clean; after other runs released their buffers, the tree's were reported. So
-// the tree runners first take the released slots with one-element buffers, and nothing they
-// create is released before the process ends (`kept`). Nor at its end: released from a static
-// destructor, after Oclgrind's runtime has begun to tear down, they corrupted its heap (seen as
-// "corrupted double-linked list" at exit once one more program had been built), so the deque is
-// never destroyed.
-template <class T>
-std::deque<T>& kept() {
-    static std::deque<T>* objects = new std::deque<T>;
-    return *objects;
-}
-
-void take_recycled_slots(Context& context) {
-    for (int i = 0; i < 4096; ++i) kept<Buffer<std::uint32_t>>().emplace_back(context, 1);
-}
-
 template <class T>
 struct DeviceTree {
     std::size_t n, levels, nodes;
@@ -344,7 +324,10 @@ namespace {
 // last work-group partly past the groups) alone and listed (a list of 4: applied every round
 // that lists a node; the shared stack at its bound, 2 * 4 * (levels + 1)), into a derivative-shaped buffer (offset 3n). At
 // theta = 0 every node opens, so the result is the direct sum (the dense bound); at
-// theta = 0.6 every output is written and finite.
+// theta = 0.6 every output is written and finite. Both in open space and as TreePM's
+// short-range walk (TREE_SHORT_RANGE: nearest images in a box of 2.5 about bodies spanning 2,
+// so images of both sides count; r_s 0.2, cut 1), whose direct sum is over those images with
+// erfc(r / 2 r_s) / r.
 template <class T>
 void run_tree_force_typed(Precision precision) {
     Context& context = test_context();
@@ -355,7 +338,9 @@ void run_tree_force_typed(Precision precision) {
     auto& keep = kept<DeviceTree<T>>();
     auto& outputs = kept<Buffer<T>>();
     const std::pair<std::size_t, std::size_t> walks[] = {{1, 0}, {4, 0}, {4, 4}};
+    const double box = 2.5, split = 0.2, cut = 1.0;
     for (std::size_t n : {37, 1})
+      for (int short_range : {0, 1})
         for (double theta : {0.0, 0.6}) {
             const std::uint32_t seed = fresh_seed();
             keep.push_back(build_device_tree<T>(precision, n, 3, theta, seed));
@@ -364,7 +349,7 @@ void run_tree_force_typed(Precision precision) {
                 for (int potential : {0, 1})
                     for (const auto& walk : walks) {
                         const std::size_t group_size = walk.first, list_size = walk.second;
-                        INFO("seed " << seed << ", N " << n << ", theta " << theta << ", stackless "
+                        INFO("seed " << seed << ", N " << n << ", short range " << short_range << ", theta " << theta << ", stackless "
                                      << stackless << ", potential " << potential << ", group " << group_size
                                      << ", list " << list_size);
                         std::size_t group_levels = 0;
@@ -376,6 +361,7 @@ void run_tree_force_typed(Precision precision) {
                         options.define("TREE_STACK", 34).define("TREE_WALK_GROUP", static_cast<long long>(group_size));
                         options.define("TREE_LIST", static_cast<long long>(list_size));
                         options.define("TREE_LIST_STACK", static_cast<long long>(2 * group_size * (t.levels + 1)));
+                        options.define("TREE_SHORT_RANGE", short_range);
                         const Program program = build_program(context, Source::builtin("nbody/tree_force.cl"),
                                                               options, memory_cache());
                         outputs.emplace_back(context, 6 * n);
@@ -386,7 +372,8 @@ void run_tree_force_typed(Precision precision) {
                         Kernel(program, "tree_gravity")
                             .args(std::uint32_t(n), std::uint32_t(t.nodes / 2), std::uint32_t(groups), std::uint32_t(0),
                                   std::uint32_t(groups), Real{eps2}, Real{G}, t.node, t.sorted, t.perm, acc,
-                                  std::uint32_t(3 * n), std::uint32_t(n), pot, std::uint32_t(0))
+                                  std::uint32_t(3 * n), std::uint32_t(n), pot, std::uint32_t(0), t.box,
+                                  Real{box}, Real{0.5 / split}, Real{cut})
                             .launch(queue, groups * group_size, list_size ? group_size : 8)
                             .wait();
                         const auto a = acc.read(queue);
@@ -397,12 +384,19 @@ void run_tree_force_typed(Precision precision) {
                             double s[3] = {0, 0, 0}, sp = 0, scale = 0;
                             for (std::size_t j = 0; j < n; ++j) {
                                 double d[3];
-                                for (int k = 0; k < 3; ++k) d[k] = double(t.pos[k * n + j]) - double(t.pos[k * n + i]);
+                                for (int k = 0; k < 3; ++k) {
+                                    d[k] = double(t.pos[k * n + j]) - double(t.pos[k * n + i]);
+                                    if (short_range) d[k] -= box * std::nearbyint(d[k] / box);
+                                }
                                 const double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-                                if (r2 == 0) continue;
+                                if (r2 == 0 || (short_range && r2 >= cut * cut)) continue;
                                 const double inv_r = 1 / std::sqrt(r2 + double(T(eps2)));
-                                for (int k = 0; k < 3; ++k) s[k] += t.m[j] * inv_r * inv_r * inv_r * d[k];
-                                sp += t.m[j] * inv_r;
+                                // Short range: erfc(u) / R's force and potential, u = R / 2 r_s.
+                                const double u = short_range ? 0.5 / (split * inv_r) : 0;
+                                const double fa = short_range ? std::erfc(u) + 2 * u * std::exp(-u * u) / std::sqrt(M_PI) : 1;
+                                const double fp = short_range ? std::erfc(u) : 1;
+                                for (int k = 0; k < 3; ++k) s[k] += t.m[j] * fa * inv_r * inv_r * inv_r * d[k];
+                                sp += t.m[j] * fp * inv_r;
                                 scale += t.m[j] * inv_r * inv_r;
                             }
                             for (int k = 0; k < 3; ++k) {

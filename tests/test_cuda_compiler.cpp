@@ -99,6 +99,14 @@ TEST_CASE("the tree kernels compile with both traversals, with and without the p
                     CHECK(has_entry(compile_fresh(Source::builtin("nbody/tree_force.cl"), options),
                                     "tree_gravity"));
                 }
+        // TreePM's short-range walk (erfc, exp and rint on both backends), alone and listed.
+        for (int list : {0, 256}) {
+            BuildOptions options;
+            options.precision = precision;
+            options.define("TREE_SHORT_RANGE", 1).define("TREE_POTENTIAL", 1).define("TREE_LIST", list);
+            options.define("TREE_WALK_GROUP", 64).define("TREE_STACK", 34);
+            CHECK(has_entry(compile_fresh(Source::builtin("nbody/tree_force.cl"), options), "tree_gravity"));
+        }
     }
 }
 

@@ -59,6 +59,7 @@ const std::map<std::string, std::function<void(Precision)>>& tree_kernels() {
         {"nbody/dense.cl", run_dense_kernel},
         {"nbody/tree_build.cl", run_tree_build_kernel},
         {"nbody/tree_force.cl", run_tree_force_kernel},
+        {"nbody/particle_mesh.cl", run_particle_mesh_kernel},
         {"pic/pic.cl", run_pic_kernel},
         {"sched/ordered_sum.cl", run_ordered_sum_kernel},
     };

@@ -46,6 +46,16 @@
  *                   the stack is ordered by depth; a round that pushes depth d + 1 has popped
  *                   every entry of depth > d, so at most 2 TREE_WALK_GROUP entries of any
  *                   depth are on it at once.
+ * TREE_SHORT_RANGE 1: TreePM's short-range walk in a periodic cube of edge `box`
+ *                   (models/nbody/tree_pm_gravity.hpp): every separation is its nearest image,
+ *                   each pair and node acts with Gadget-2's short-range kernel
+ *                   erfc(r / 2 r_s) / r (r_s the split scale; `half_inverse_split` =
+ *                   1 / (2 r_s)), pairs beyond `cut` act not at all, and nodes wholly beyond it
+ *                   are skipped. A node is placed at the image of its centre of mass nearest the
+ *                   group's box; that is every body's nearest image, for every target of the
+ *                   group, where 2 (radius + the group box's half diagonal) + cut < box / 2, so
+ *                   only such a node is skipped or taken whole (larger ones are opened, their
+ *                   bodies taking their own images). Needs cut < box / 2.
  * TREE_POTENTIAL 1: also write the potential.
  * TREE_SOFTENED  1: eps2 is a normal number (real_rsqrt_normal applies).
  *
@@ -71,6 +81,9 @@
 #ifndef TREE_SOFTENED
 #define TREE_SOFTENED 0
 #endif
+#ifndef TREE_SHORT_RANGE
+#define TREE_SHORT_RANGE 0
+#endif
 
 /* Softened, r^2 + eps^2 >= eps^2 is a normal number. */
 #if TREE_SOFTENED
@@ -91,19 +104,47 @@
 #define TREE_ADD_POTENTIAL(value)
 #endif
 
+#if TREE_SHORT_RANGE
+/* The separation d's nearest image in the periodic box. */
+#define TREE_IMAGE(d) ((d) - box * rint((d) * inverse_box))
+/* The short-range kernel f(R) = erfc(u) / R, u = R / (2 r_s), differentiated as 1 / R is: with
+ * E = exp(-u^2), f'/R = -A / R^3, (f'/R)'/R = 3 B / R^5, ((f'/R)'/R)'/R = -15 C / R^7 for
+ *   A = erfc(u) + 2 u E / sqrt(pi),  B = A + 4 u^3 E / (3 sqrt(pi)),  C = B + 8 u^5 E / (15 sqrt(pi))
+ * (all 1 for r_s -> infinity: Newton's kernel), so the monopole and quadrupole below take them
+ * as factors of their 1 / R^3, 3 / R^5 and 15 / R^7 terms. R includes the softening, as for the
+ * plain sum (the long range is unsoftened: it is smooth where softening matters). */
+#define TREE_SPLIT_FACTORS(R)                                                  \
+    const real u = (R) * half_inverse_split, u2 = u * u;                       \
+    const real e = REAL_C(1.1283791670955126) * u * exp(-u2);                  \
+    const real erfc_u = erfc(u);                                               \
+    const real fa = erfc_u + e;                                                \
+    const real fb = fa + REAL_C(0.6666666666666667) * u2 * e;                  \
+    const real fc = fb + REAL_C(0.26666666666666666) * u2 * u2 * e
+#define TREE_WITHIN_CUT(r2) ((r2) < cut2)
+#else
+#define TREE_IMAGE(d) (d)
+#define TREE_SPLIT_FACTORS(R)                                                  \
+    const real erfc_u = REAL_C(1.0), fa = REAL_C(1.0), fb = REAL_C(1.0), fc = REAL_C(1.0)
+#define TREE_WITHIN_CUT(r2) 1
+#endif
+
 /* Source (xj, yj, zj, mj) on the target; `apart` says the separation is not zero. */
 #define TREE_INTERACT(xj, yj, zj, mj, apart)                                   \
     {                                                                          \
-        const real dx = (xj) - tx, dy = (yj) - ty, dz = (zj) - tz;             \
+        const real dx = TREE_IMAGE((xj) - tx), dy = TREE_IMAGE((yj) - ty);     \
+        const real dz = TREE_IMAGE((zj) - tz);                                 \
         const real r2 = dx * dx + dy * dy + dz * dz;                           \
-        if (apart) {                                                           \
+        if ((apart) && TREE_WITHIN_CUT(r2)) {                                  \
             const real inv_r = tree_rsqrt(r2 + eps2);                          \
+            TREE_SPLIT_FACTORS((r2 + eps2) * inv_r);                           \
             const real m_inv_r = (mj) * inv_r;                                 \
-            const real s = m_inv_r * inv_r * inv_r;                            \
+            const real s = m_inv_r * inv_r * inv_r * fa;                       \
             sx += s * dx;                                                      \
             sy += s * dy;                                                      \
             sz += s * dz;                                                      \
-            TREE_ADD_POTENTIAL(m_inv_r);                                       \
+            TREE_ADD_POTENTIAL(m_inv_r * erfc_u);                              \
+            (void)fb;                                                          \
+            (void)fc;                                                          \
         }                                                                      \
     }
 
@@ -111,13 +152,17 @@
  * moments S = sum m u u^T. With d = c - target and R^2 = |d|^2 + eps^2, the second-order
  * Taylor expansion of the softened sum over the node's bodies (the dipole vanishes about c):
  *   a   = G (m d / R^3 - 3 S d / R^5 + 15/2 (d.S d) d / R^7 - 3/2 tr(S) d / R^5)
- *   phi = -G (m / R + 3/2 (d.S d) / R^5 - 1/2 tr(S) / R^3).
+ *   phi = -G (m / R + 3/2 (d.S d) / R^5 - 1/2 tr(S) / R^3)
+ * (short range: the terms in 1 / R^3, 3 / R^5, 15 / R^7 times A, B, C, and m / R times erfc).
  * Its remainder is the third-order term: at most 4 m r^3 / (|d| - r)^5 for bodies within r
- * of c (the fourth derivatives of 1 / R are at most 24 / R^5 <= 24 / |d|^5). */
+ * of c (the fourth derivatives of 1 / R are at most 24 / R^5 <= 24 / |d|^5). The centre is
+ * already the image the group takes (TREE_OUTCOME). */
 #define TREE_INTERACT_NODE(xj, yj, zj, mj, sxx, syy, szz, sxy, sxz, syz)         \
     {                                                                          \
         const real dx = (xj) - tx, dy = (yj) - ty, dz = (zj) - tz;             \
-        const real inv_r = tree_rsqrt(dx * dx + dy * dy + dz * dz + eps2);     \
+        const real r2e = dx * dx + dy * dy + dz * dz + eps2;                   \
+        const real inv_r = tree_rsqrt(r2e);                                    \
+        TREE_SPLIT_FACTORS(r2e * inv_r);                                       \
         const real inv_r2 = inv_r * inv_r;                                     \
         const real inv_r3 = inv_r2 * inv_r, inv_r5 = inv_r3 * inv_r2;          \
         const real sdx = (sxx) * dx + (sxy) * dy + (sxz) * dz;                 \
@@ -125,14 +170,14 @@
         const real sdz = (sxz) * dx + (syz) * dy + (szz) * dz;                 \
         const real dsd = dx * sdx + dy * sdy + dz * sdz;                       \
         const real trace = (sxx) + (syy) + (szz);                              \
-        const real s = (mj) * inv_r3 +                                         \
-                       inv_r5 * (REAL_C(7.5) * dsd * inv_r2 - REAL_C(1.5) * trace); \
-        const real t = REAL_C(3.0) * inv_r5;                                   \
+        const real s = (mj) * inv_r3 * fa +                                    \
+                       inv_r5 * (REAL_C(7.5) * fc * dsd * inv_r2 - REAL_C(1.5) * fb * trace); \
+        const real t = REAL_C(3.0) * fb * inv_r5;                              \
         sx += s * dx - t * sdx;                                                \
         sy += s * dy - t * sdy;                                                \
         sz += s * dz - t * sdz;                                                \
-        TREE_ADD_POTENTIAL((mj) * inv_r +                                      \
-                           inv_r3 * (REAL_C(1.5) * dsd * inv_r2 - REAL_C(0.5) * trace)); \
+        TREE_ADD_POTENTIAL((mj) * inv_r * erfc_u +                             \
+                           inv_r3 * (REAL_C(1.5) * fb * dsd * inv_r2 - REAL_C(0.5) * fa * trace)); \
     }
 
 /* Distance from coordinate c to the group box's side [lo, hi]: 0 inside. */
@@ -160,6 +205,31 @@ INLINE int tree_takes_whole(const real cx, const real cy, const real cz, const r
         TREE_INTERACT(bj.x, bj.y, bj.z, bj.w, r2 > REAL_C(0.0));                       \
     }
 
+/* What the group does with node k (of mass > 0, centre of mass (ckx, cky, ckz)): 1 takes it
+ * whole, 2 takes its bodies one by one (a leaf), 3 opens it, 0 skips it (short range: every
+ * body beyond the cut). Short range first moves the centre to its image nearest the group. */
+#if TREE_SHORT_RANGE
+#define TREE_OUTCOME(k, ckx, cky, ckz, outcome)                                        \
+    {                                                                                  \
+        ckx = gcx + TREE_IMAGE(ckx - gcx);                                             \
+        cky = gcy + TREE_IMAGE(cky - gcy);                                             \
+        ckz = gcz + TREE_IMAGE(ckz - gcz);                                             \
+        const real rk = radius[k];                                                     \
+        const uint inner = (k) >= leaves ? 2u : 3u;                                    \
+        if (rk >= local_radius) {                                                      \
+            outcome = inner;                                                           \
+        } else {                                                                       \
+            const real gx = tree_gap(ckx, glox, ghix), gy = tree_gap(cky, gloy, ghiy); \
+            const real gz = tree_gap(ckz, gloz, ghiz);                                 \
+            const real g2 = gx * gx + gy * gy + gz * gz, reach = cut + rk;             \
+            outcome = g2 > reach * reach ? 0u : (g2 > crit2[k] ? 1u : inner);          \
+        }                                                                              \
+    }
+#else
+#define TREE_OUTCOME(k, ckx, cky, ckz, outcome)                                        \
+    outcome = TREE_TAKES_WHOLE(ckx, cky, ckz, crit2[k]) ? 1u : ((k) >= leaves ? 2u : 3u)
+#endif
+
 /* Visits node k: accumulates what it contributes and says whether to open it (1) or move on
  * (0). The decision depends on the node and the group's box only. */
 #define TREE_VISIT(k, open)                                                            \
@@ -167,15 +237,17 @@ INLINE int tree_takes_whole(const real cx, const real cy, const real cz, const r
         open = 0;                                                                      \
         const real mk = cm[k];                                                         \
         if (mk > REAL_C(0.0)) {                                                        \
-            const real ckx = cx[k], cky = cy[k], ckz = cz[k];                          \
-            if (TREE_TAKES_WHOLE(ckx, cky, ckz, crit2[k])) {                           \
+            real ckx = cx[k], cky = cy[k], ckz = cz[k];                                \
+            uint outcome;                                                              \
+            TREE_OUTCOME(k, ckx, cky, ckz, outcome);                                   \
+            if (outcome == 1u) {                                                       \
                 TREE_INTERACT_NODE(ckx, cky, ckz, mk, sxx[k], syy[k], szz[k], sxy[k],  \
                                    sxz[k], syz[k]);                                    \
-            } else if (k >= leaves) {                                                  \
+            } else if (outcome == 2u) {                                                \
                 const uint p = k - leaves;                                             \
                 const uint end = tree_start(p + 1, leaves, n);                         \
                 TREE_INTERACT_BODIES(tree_start(p, leaves, n), end);                   \
-            } else {                                                                   \
+            } else if (outcome == 3u) {                                                \
                 open = 1;                                                              \
             }                                                                          \
         }                                                                              \
@@ -192,7 +264,9 @@ KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const u
                          const real G, GLOBAL const real* RESTRICT node,
                          GLOBAL const real* RESTRICT sorted, GLOBAL const uint* RESTRICT perm,
                          GLOBAL real* RESTRICT acc, const uint acc_offset, const uint stride,
-                         GLOBAL real* RESTRICT pot, const uint tree_order)
+                         GLOBAL real* RESTRICT pot, const uint tree_order,
+                         GLOBAL const real* RESTRICT box_radius, const real box,
+                         const real half_inverse_split, const real cut)
 {
     const uint item = global_id(0);
     const uint group = first_group + item / TREE_WALK_GROUP, lane = item % TREE_WALK_GROUP;
@@ -225,6 +299,21 @@ KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const u
         ghiy = max(ghiy, bj.y);
         ghiz = max(ghiz, bj.z);
     }
+#if TREE_SHORT_RANGE
+    const real inverse_box = REAL_C(1.0) / box, cut2 = cut * cut;
+    GLOBAL const real* RESTRICT radius = box_radius + 6 * nodes;
+    const real gcx = REAL_C(0.5) * (glox + ghix), gcy = REAL_C(0.5) * (gloy + ghiy);
+    const real gcz = REAL_C(0.5) * (gloz + ghiz);
+    const real hx = ghix - gcx, hy = ghiy - gcy, hz = ghiz - gcz;
+    /* Nodes below this radius are skipped or taken whole at one image (TREE_SHORT_RANGE). */
+    const real local_radius =
+        REAL_C(0.5) * (REAL_C(0.5) * box - cut) - sqrt(hx * hx + hy * hy + hz * hz);
+#else
+    (void)box_radius;
+    (void)box;
+    (void)half_inverse_split;
+    (void)cut;
+#endif
     const uint i = first + lane;
     const uint target = min(i, last - 1);
     const real4 own = body[target];
@@ -264,7 +353,9 @@ KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const u
                 ckx = cx[k];
                 cky = cy[k];
                 ckz = cz[k];
-                kind = TREE_TAKES_WHOLE(ckx, cky, ckz, crit2[k]) ? 1u : (k >= leaves ? 1u << 10 : 1u << 20);
+                uint outcome;
+                TREE_OUTCOME(k, ckx, cky, ckz, outcome);
+                kind = outcome == 0u ? 0u : (1u << (10u * (outcome - 1u)));
             }
         }
         scan[lane] = kind;

@@ -64,11 +64,14 @@
 #include <partcl/models/nbody/distributed_tree_gravity.hpp>
 #include <partcl/models/nbody/gathered_bodies.hpp>
 #include <partcl/models/nbody/device_bodies.hpp>
+#include <partcl/models/nbody/ewald_reference.hpp>
 #include <partcl/models/nbody/gravity.hpp>
 #include <partcl/models/nbody/gravity_options.hpp>
 #include <partcl/models/nbody/gravity_parameters.hpp>
 #include <partcl/models/nbody/nbody_system.hpp>
+#include <partcl/models/nbody/particle_mesh.hpp>
 #include <partcl/models/nbody/tree_gravity.hpp>
+#include <partcl/models/nbody/tree_pm_gravity.hpp>
 #include <partcl/models/option_names.hpp>
 #include <partcl/models/pic/electrostatic_pic.hpp>
 #include <partcl/models/pic/pic_deposit.hpp>

@@ -105,7 +105,7 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
                          TreeOptions options, ProgramCache& cache)
     : context_(context), cache_(cache), precision_(precision), parameters_(parameters),
       options_(options), sort_(context, cache), walk_(context, "tree walk"), node_mirror_(context),
-      sorted_mirror_(context), perm_mirror_(context), slices_(context.size()),
+      sorted_mirror_(context), perm_mirror_(context), box_mirror_(context), slices_(context.size()),
       potential_slices_(context.size()) {
     if (!(parameters_.softening >= 0) || !(parameters_.G > 0))
         throw UsageError("gravity: G must be positive and the softening non-negative");
@@ -130,6 +130,13 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
         throw UsageError("tree gravity: list_size must be in [0, " + std::to_string(max_list_size) +
                          "] (got " + std::to_string(*options_.list_size) + ")");
     for (const Device& device : context.devices()) require_precision(device.info(), precision);
+    if (const auto& split = options_.short_range) {
+        if (!(split->box > 0) || !std::isfinite(split->box) || !(split->split > 0) ||
+            !(split->cut > 0) || !(split->cut < 0.5 * split->box))
+            throw UsageError("tree gravity: a short-range split needs a finite box > 0, r_s > 0 and "
+                             "0 < cut < box / 2 (got box " + std::to_string(split->box) + ", r_s " +
+                             std::to_string(split->split) + ", cut " + std::to_string(split->cut) + ")");
+    }
     if (list_size() > 0) {
         if (options_.group_size > max_list_group)
             throw UsageError("tree gravity: a listed walk (list_size > 0) takes groups of at most " +
@@ -198,6 +205,7 @@ void TreeGravity::build_walk(std::size_t levels) {
         o.define("TREE_LIST_STACK", static_cast<long long>(list_stack(options_.group_size, levels)));
         o.define("TREE_POTENTIAL", potential);
         o.define("TREE_SOFTENED", softened ? 1 : 0);
+        o.define("TREE_SHORT_RANGE", options_.short_range ? 1 : 0);
         const Program program = build_program(context_, Source::builtin("nbody/tree_force.cl"), o, cache_);
         for (std::size_t d = 0; d < context_.size(); ++d) walks_.emplace_back(program, "tree_gravity");
         scatters_.emplace_back(program, "tree_scatter");
@@ -298,6 +306,8 @@ void TreeGravity::prepare_walk(const RealBuffer& out, const RealBuffer* potentia
     node_mirror_.update(node_, node_fields * (std::size_t(2) << levels_));
     sorted_mirror_.update(sorted_, 4 * n_);
     perm_mirror_.update(perm_, n_);
+    // The short-range walk reads the nodes' radii (the last of the box arrays).
+    if (options_.short_range) box_mirror_.update(box_, 7 * (std::size_t(2) << levels_));
 }
 
 void TreeGravity::reserve_slices(Range range, const Partition& partition, bool potential) {
@@ -323,6 +333,7 @@ void TreeGravity::run_walk(Range range, const Partition& partition, RealBuffer& 
                            RealBuffer* potential) {
     const std::size_t n = n_, g = options_.group_size, groups = this->groups(n);
     const std::size_t kernel_offset = potential ? context_.size() : 0;
+    const ShortRangeSplit split = options_.short_range.value_or(ShortRangeSplit{1, 1, 0});
     walk_.run(partition, [&](std::size_t d, Range r) {
         Kernel& k = walks_[kernel_offset + d];
         const bool direct = d == 0;
@@ -334,7 +345,9 @@ void TreeGravity::run_walk(Range range, const Partition& partition, RealBuffer& 
                node_mirror_.on(d), sorted_mirror_.on(d), perm_mirror_.on(d),
                direct ? out : slices_[d], std::uint32_t(direct ? out_offset : 0),
                std::uint32_t(direct ? stride : tree_begin(end) - tree_begin(begin)), *pot,
-               std::uint32_t(direct && !tree_order ? 0 : 1));
+               std::uint32_t(direct && !tree_order ? 0 : 1),
+               options_.short_range ? box_mirror_.on(d) : node_mirror_.on(d), Real{split.box},
+               Real{0.5 / split.split}, Real{split.cut});
         return k.launch(context_.queue(d), r.size() * g, walk_local(d, k));
     });
 }

@@ -32,6 +32,14 @@ inline const char* to_string(TreeTraversal traversal) noexcept {
 // "nested" or "stackless"; UsageError otherwise.
 TreeTraversal parse_tree_traversal(const std::string& name);
 
+// TreePM's split of gravity in a periodic cube (models/nbody/tree_pm_gravity.hpp): a tree
+// given one sums only the short-range part, erfc(r / 2 r_s) / r, over nearest images.
+struct ShortRangeSplit {
+    double box = 1;    // edge of the periodic cube
+    double split = 0;  // r_s: the long range is gravity smoothed by exp(-k^2 r_s^2)
+    double cut = 0;    // pairs farther apart than this act not at all; less than box / 2
+};
+
 struct TreeOptions {
     // Opening angle, in [0, 1]: 0 opens every node (direct summation), larger is faster and
     // less accurate. 1 is the largest for which no body treats a node holding itself as far.
@@ -53,6 +61,8 @@ struct TreeOptions {
     // work-item walking alone tests them all itself (faster on every device measured;
     // docs/performance.md).
     std::optional<std::size_t> list_size = std::nullopt;
+    // Set by TreePM: the periodic short-range sum instead of Newton's in open space.
+    std::optional<ShortRangeSplit> short_range = std::nullopt;
 
     // The ranges of theta, leaf_size and group_size (the largest group: CUDA's largest block).
     static constexpr std::size_t max_leaf_size = std::size_t(1) << 20;

@@ -146,6 +146,7 @@ private:
     // What the walk reads, on every device (copies where memories are separate).
     Mirror<RealBuffer> node_mirror_, sorted_mirror_;
     Mirror<Buffer<std::uint32_t>> perm_mirror_;
+    Mirror<RealBuffer> box_mirror_;  // short range only
     // [d], d > 0: device d's results in tree order (x | y | z) and its potentials, in its own
     // memory where memories are separate.
     std::vector<RealBuffer> slices_, potential_slices_;

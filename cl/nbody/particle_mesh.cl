@@ -1,0 +1,205 @@
+/* The long-range half of TreePM gravity on a periodic mesh (partcl::ParticleMesh,
+ * include/partcl/models/nbody/particle_mesh.hpp), after Gadget-2's pm_periodic:
+ *   pm_deposit        mass density at the mesh nodes, cloud-in-cell, the bodies sorted by cell
+ *                     (a gather per node: no atomics, the same sum on every device)
+ *   (Fft forward)  pm_green  (Fft inverse)
+ *                     phi_k = -4 pi G rho_k exp(-k^2 r_s^2) / k^2, divided by the square of
+ *                     the cloud-in-cell window (once for the deposit, once for the
+ *                     interpolation), the k = 0 mode 0 (the mean density is the background)
+ *   pm_gradient  (Fft inverse, per axis)
+ *                     g = -grad phi at the nodes, spectrally: g_a,k = -i k_a phi_k
+ *   pm_interpolate    g (and phi) at the bodies with the deposit's weights, added to theirs
+ * The mesh: `nodes` per axis over a cube of edge nodes / inverse_h, node (i, j, k) at
+ * (i, j, k) h and at index i + nodes (j + nodes k) (partcl::Fft's layout); rho and phi are
+ * interleaved complex (re, im), as is each component of the field. Bodies lie in [0, nodes h) along each axis. */
+#include "common/real.h"
+
+/* Cell and fraction along one axis (the cell list bins with the same product). */
+INLINE uint pm_cell(const real x, const real inverse_h, const uint nodes, PRIVATE real* frac)
+{
+    const real t = x * inverse_h;
+    const uint c = min((uint)t, nodes - 1u);
+    *frac = t - (real)c;
+    return c;
+}
+
+/* Positions (component a of body i at positions[a * stride + i], any finite value) mapped into
+ * the box [0, nodes h), written at wrapped[a * n + i]: the cell list and the deposit then see
+ * the same cell. A coordinate that rounds onto the box's edge is its image 0. Infinite becomes NaN. NaN stays
+ * (the cell list reports it). */
+KERNEL void pm_wrap(const uint n, const uint stride, GLOBAL const real* RESTRICT positions,
+                    const real box, const uint nodes, const real inverse_h, const real shift,
+                    GLOBAL real* RESTRICT wrapped)
+{
+    const uint i = global_id(0);
+    if (i >= n) return;
+    for (int a = 0; a < 3; ++a) {
+        const real x = positions[a * stride + i] + shift;
+        real w = x - box * floor(x / box);
+        /* Rounding can leave w a hair below 0 or on the upper edge: both are image 0. */
+        if (!(w >= REAL_C(0.0) && w * inverse_h < (real)nodes)) w = w == w ? REAL_C(0.0) : w;
+        wrapped[a * n + i] = w;
+    }
+}
+
+/* An index in [0, 3 nodes) wrapped into [0, nodes) (no %: see pm_coordinates). */
+INLINE uint pm_wrap_index(uint i, const uint nodes)
+{
+    i = i >= nodes ? i - nodes : i;
+    return i >= nodes ? i - nodes : i;
+}
+
+/* Node index of (i, j, k), each wrapped from [0, 3 nodes) into [0, nodes). */
+INLINE uint pm_node(const uint i, const uint j, const uint k, const uint nodes)
+{
+    return pm_wrap_index(i, nodes) + nodes * (pm_wrap_index(j, nodes) + nodes * pm_wrap_index(k, nodes));
+}
+
+/* Coordinates of node g. Written with products rather than % next to /: LLVM then inserts a
+ * `freeze` that Oclgrind 21.10's checker cannot follow. */
+INLINE void pm_coordinates(const uint g, const uint nodes, PRIVATE uint* c)
+{
+    const uint row = g / nodes;
+    const uint layer = row / nodes;
+    c[0] = g - row * nodes;
+    c[1] = row - layer * nodes;
+    c[2] = layer;
+}
+
+/* The triangular-shaped cloud's weight at a node d cells from the body. */
+INLINE real pm_tsc(const real d)
+{
+    const real a = fabs(d);
+    const real outer = REAL_C(1.5) - a;
+    return a < REAL_C(0.5) ? REAL_C(0.75) - a * a
+                           : (a < REAL_C(1.5) ? REAL_C(0.5) * outer * outer : REAL_C(0.0));
+}
+
+/* Density at nodes [first, end): each sums the bodies within 1.5 cells of it along every axis,
+ * those of the 4 x 4 x 4 cells from 2 below to 1 above its own, sorted by cell (slots
+ * [cell_start[c], cell_end[c]) of cell c, c the cell's lower node; a row of cells along x is
+ * one range of slots unless it wraps), positions[a * stride + s] and mass[s] of slot s. Writes
+ * node g's real part at rho[2 g], its imaginary part 0. */
+KERNEL void pm_deposit(const uint first, const uint end, const uint stride,
+                       GLOBAL const real* RESTRICT positions, GLOBAL const real* RESTRICT mass,
+                       GLOBAL const uint* RESTRICT cell_start, GLOBAL const uint* RESTRICT cell_end,
+                       const uint nodes, const real inverse_h, GLOBAL real* RESTRICT rho)
+{
+    const uint g = first + global_id(0);
+    if (g >= end) return;
+    uint node[3];
+    pm_coordinates(g, nodes, node);
+    real sum = REAL_C(0.0);
+    for (int oz = -2; oz <= 1; ++oz) {
+        for (int oy = -2; oy <= 1; ++oy) {
+            real wyz_sum = REAL_C(0.0);
+            for (int ox = -2; ox <= 1; ++ox) {
+                const uint c = pm_node(node[0] + nodes - 2u + (uint)(ox + 2),
+                                       node[1] + nodes - 2u + (uint)(oy + 2),
+                                       node[2] + nodes - 2u + (uint)(oz + 2), nodes);
+                for (uint s = cell_start[c]; s < cell_end[c]; ++s) {
+                    real fx, fy, fz;
+                    (void)pm_cell(positions[s], inverse_h, nodes, &fx);
+                    (void)pm_cell(positions[stride + s], inverse_h, nodes, &fy);
+                    (void)pm_cell(positions[2 * stride + s], inverse_h, nodes, &fz);
+                    wyz_sum += mass[s] * pm_tsc((real)ox + fx) * pm_tsc((real)oy + fy) *
+                               pm_tsc((real)oz + fz);
+                }
+            }
+            sum += wyz_sum;
+        }
+    }
+    const real h3_inverse = inverse_h * inverse_h * inverse_h;
+    rho[2u * g] = sum * h3_inverse;
+    rho[2u * g + 1u] = REAL_C(0.0);
+}
+
+/* sin(x) / x, 1 at 0. */
+INLINE real pm_sinc(const real x)
+{
+    return x != REAL_C(0.0) ? sin(x) / x : REAL_C(1.0);
+}
+
+/* The density's spectrum into the long-range potential's, divided by the points for the
+ * unnormalised inverse transform. `scale` = -4 pi G / points; `split2` = r_s^2. */
+KERNEL void pm_green(const uint points, const uint nodes, const real inverse_h, const real split2,
+                     const real scale, GLOBAL real* RESTRICT data)
+{
+    const uint g = global_id(0);
+    if (g >= points) return;
+    uint index[3];
+    pm_coordinates(g, nodes, index);
+    real k2 = REAL_C(0.0), window = REAL_C(1.0);
+    for (int a = 0; a < 3; ++a) {
+        const real m = (real)index[a] - (2u * index[a] > nodes ? (real)nodes : REAL_C(0.0));
+        const real k = REAL_C(6.283185307179586) * m * inverse_h / (real)nodes;
+        k2 += k * k;
+        window *= pm_sinc(REAL_C(3.141592653589793) * m / (real)nodes);
+    }
+    const real w3 = window * window * window;
+    const real factor =
+        k2 > REAL_C(0.0) ? scale * exp(-k2 * split2) / (k2 * w3 * w3) : REAL_C(0.0);
+    data[2u * g] *= factor;
+    data[2u * g + 1u] *= factor;
+}
+
+/* One component of the field's spectrum from the potential's: g_a,k = -i k_a phi_k (the
+ * Nyquist frequency's derivative, whose sign the grid cannot tell, is 0). */
+KERNEL void pm_gradient(const uint points, const uint nodes, const real inverse_h, const uint axis,
+                        GLOBAL const real* RESTRICT spectrum, GLOBAL real* RESTRICT out)
+{
+    const uint g = global_id(0);
+    if (g >= points) return;
+    uint index[3];
+    pm_coordinates(g, nodes, index);
+    const uint i = index[axis];
+    const real m = 2u * i == nodes ? REAL_C(0.0)
+                                   : (real)i - (2u * i > nodes ? (real)nodes : REAL_C(0.0));
+    const real k = REAL_C(6.283185307179586) * m * inverse_h / (real)nodes;
+    const real re = spectrum[2u * g], im = spectrum[2u * g + 1u];
+    out[2u * g] = k * im;
+    out[2u * g + 1u] = -k * re;
+}
+
+/* The field (and with `potential` 1 the potential, plus `self` m: the mesh's own potential at
+ * a body of itself is removed, see particle_mesh.hpp) at bodies [0, n) with the deposit's
+ * weights, added to out[out_offset + a * stride + i] and pot[i]. */
+KERNEL void pm_interpolate(const uint n, const uint stride, GLOBAL const real* RESTRICT positions,
+                           GLOBAL const real* RESTRICT mass, const uint nodes, const real inverse_h,
+                           GLOBAL const real* RESTRICT field_x, GLOBAL const real* RESTRICT field_y,
+                           GLOBAL const real* RESTRICT field_z, GLOBAL const real* RESTRICT phi,
+                           GLOBAL real* RESTRICT out, const uint out_offset, const uint out_stride,
+                           GLOBAL real* RESTRICT pot, const uint potential, const real self,
+                           const real weight)
+{
+    const uint i = global_id(0);
+    if (i >= n) return;
+    /* Nearest node and the weights of it and the nodes either side, per axis. */
+    uint near[3];
+    real w[3][3];
+    for (int a = 0; a < 3; ++a) {
+        const real t = positions[a * stride + i] * inverse_h;
+        const real rounded = floor(t + REAL_C(0.5));
+        const real d = t - rounded;
+        near[a] = (uint)rounded;  /* at most nodes: pm_node wraps it */
+        w[a][0] = REAL_C(0.5) * (REAL_C(0.5) - d) * (REAL_C(0.5) - d);
+        w[a][1] = REAL_C(0.75) - d * d;
+        w[a][2] = REAL_C(0.5) * (REAL_C(0.5) + d) * (REAL_C(0.5) + d);
+    }
+    real gx = REAL_C(0.0), gy = REAL_C(0.0), gz = REAL_C(0.0), p = REAL_C(0.0);
+    for (int bz = 0; bz < 3; ++bz)
+        for (int by = 0; by < 3; ++by)
+            for (int bx = 0; bx < 3; ++bx) {
+                const real wc = w[0][bx] * w[1][by] * w[2][bz];
+                const uint g = pm_node(near[0] + nodes - 1u + (uint)bx, near[1] + nodes - 1u + (uint)by,
+                                       near[2] + nodes - 1u + (uint)bz, nodes);
+                gx += wc * field_x[2u * g];
+                gy += wc * field_y[2u * g];
+                gz += wc * field_z[2u * g];
+                if (potential) p += wc * phi[2u * g];
+            }
+    out[out_offset + i] += weight * gx;
+    out[out_offset + out_stride + i] += weight * gy;
+    out[out_offset + 2u * out_stride + i] += weight * gz;
+    if (potential) pot[i] += weight * (p + self * mass[i]);
+}

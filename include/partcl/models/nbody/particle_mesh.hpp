@@ -1,0 +1,70 @@
+#pragma once
+// ParticleMesh: the long-range half of TreePM gravity in a periodic cube (after Gadget-2's PM),
+// on device 0 of a context (cl/nbody/particle_mesh.cl). Per evaluation: the bodies binned by
+// mesh cell (CellList), their mass density at the nodes by triangular-shaped clouds (TSC), the
+// potential by FFT
+//   phi_k = -4 pi G rho_k exp(-k^2 r_s^2) / (k^2 W(k)^2),   W = prod_axes sinc(pi m / nodes)^3
+// (the TSC window deconvolved for the deposit and the interpolation; the k = 0 mode 0: the mean
+// density is the background), each component of g = -grad phi spectrally (-i k phi_k, an inverse
+// transform each), then g and phi at the bodies with the deposit's weights. All of it twice,
+// the second time on a mesh shifted by half a cell along every axis, and the two averaged
+// (interlacing: the aliased images of odd order cancel). TSC and interlacing each cut the
+// force's error near r_s several times over cloud-in-cell on one mesh (docs/cosmology.md). The exp(-k^2 r_s^2)
+// leaves the part of each pair's force that the tree's erfc(r / 2 r_s) / r leaves out
+// (ShortRangeSplit): together Newton's periodic gravity.
+//
+// The potential added is the mesh's plus G m / (sqrt(pi) r_s) for each body: the mesh's
+// potential at a body includes its own smoothed mass, -G m / (sqrt(pi) r_s), which the Ewald
+// convention (ewald_reference.hpp) counts in its psi_0 as the images only.
+#include <array>
+#include <cstddef>
+#include <memory>
+
+#include <partcl/algorithm/cell_list.hpp>
+#include <partcl/algorithm/fft.hpp>
+#include <partcl/jit/compiler.hpp>
+#include <partcl/jit/kernel.hpp>
+
+namespace partcl {
+
+struct MeshParameters {
+    double box = 1;          // edge of the periodic cube
+    std::size_t nodes = 64;  // mesh nodes per axis
+    double split = 0;        // r_s, a length
+    double G = 1;
+};
+
+class ParticleMesh {
+public:
+    // UsageError for a box or r_s that is not positive and finite, G not positive, or fewer
+    // than 8 nodes per axis; Unsupported for a mesh the FFT cannot take.
+    ParticleMesh(Context& context, Precision precision, const MeshParameters& parameters,
+                 ProgramCache& cache = ProgramCache::global());
+
+    // Adds the long-range accelerations of n bodies (positions[0, 3n) as x | y | z, anywhere:
+    // each is taken at its image in the box) to out[out_offset, out_offset + 3n) (a_x | a_y |
+    // a_z), and their potentials to potential[0, n) when given, on device 0's queue. UsageError
+    // for short buffers, buffers of another precision, or a NaN or infinite position.
+    void add(const RealBuffer& positions, const RealBuffer& mass, std::size_t n, RealBuffer& out,
+             std::size_t out_offset, RealBuffer* potential = nullptr);
+
+    const MeshParameters& parameters() const noexcept { return parameters_; }
+    double spacing() const noexcept { return parameters_.box / double(parameters_.nodes); }
+
+private:
+    void reserve(std::size_t n);
+
+    Context& context_;
+    Precision precision_;
+    MeshParameters parameters_;
+    CellList cells_;
+    Fft fft_;
+    Program program_;
+    Kernel wrap_, deposit_, green_, gradient_, interpolate_;
+    RealBuffer wrapped_, sorted_, sorted_mass_;
+    RealBuffer mesh_;                     // density, its spectrum, the potential's, the potential
+    std::array<RealBuffer, 3> field_;     // each component's spectrum, then its values
+    std::size_t capacity_ = 0;
+};
+
+} // namespace partcl

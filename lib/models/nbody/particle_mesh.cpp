@@ -1,0 +1,113 @@
+#include <partcl/models/nbody/particle_mesh.hpp>
+
+#include <cmath>
+#include <string>
+
+namespace partcl {
+
+namespace {
+
+constexpr double pi = 3.14159265358979323846;
+constexpr std::size_t min_nodes = 8;
+// Interlacing: the mesh's solution averaged with that of a mesh shifted by half a cell along
+// every axis, whose aliased images of odd order come with the opposite sign and cancel.
+constexpr int passes = 2;
+
+MeshParameters checked(const MeshParameters& p) {
+    if (!(p.box > 0) || !std::isfinite(p.box) || !(p.split > 0) || !std::isfinite(p.split) ||
+        !(p.G > 0) || !std::isfinite(p.G))
+        throw UsageError("particle mesh: the box, r_s and G must be positive and finite (got box " +
+                         std::to_string(p.box) + ", r_s " + std::to_string(p.split) + ", G " +
+                         std::to_string(p.G) + ")");
+    if (p.nodes < min_nodes || p.nodes >= (std::size_t(1) << 10))
+        throw UsageError("particle mesh: " + std::to_string(p.nodes) +
+                         " nodes per axis; the mesh takes 8 to 1023");
+    return p;
+}
+
+CellGrid mesh_cells(const MeshParameters& p) {
+    CellGrid grid;
+    grid.dimensions = 3;
+    grid.cell_size = p.box / double(p.nodes);
+    grid.cells = {std::uint32_t(p.nodes), std::uint32_t(p.nodes), std::uint32_t(p.nodes)};
+    return grid;
+}
+
+Program mesh_program(Context& context, Precision precision, ProgramCache& cache) {
+    BuildOptions options;
+    options.precision = precision;
+    return build_program(context, Source::builtin("nbody/particle_mesh.cl"), options, cache);
+}
+
+} // namespace
+
+ParticleMesh::ParticleMesh(Context& context, Precision precision, const MeshParameters& parameters,
+                           ProgramCache& cache)
+    : context_(context), precision_(precision), parameters_(checked(parameters)),
+      cells_(context, precision, mesh_cells(parameters_), cache),
+      fft_(context, precision, {parameters_.nodes, parameters_.nodes, parameters_.nodes}),
+      program_(mesh_program(context, precision, cache)), wrap_(program_, "pm_wrap"),
+      deposit_(program_, "pm_deposit"), green_(program_, "pm_green"), gradient_(program_, "pm_gradient"),
+      interpolate_(program_, "pm_interpolate") {
+    const std::size_t points = fft_.points();
+    mesh_ = RealBuffer(context, precision, 2 * points);
+    for (RealBuffer& g : field_) g = RealBuffer(context, precision, 2 * points);
+}
+
+void ParticleMesh::reserve(std::size_t n) {
+    if (n <= capacity_) return;
+    wrapped_ = RealBuffer(context_, precision_, 3 * n);
+    sorted_ = RealBuffer(context_, precision_, 3 * n);
+    sorted_mass_ = RealBuffer(context_, precision_, n);
+    capacity_ = n;
+}
+
+void ParticleMesh::add(const RealBuffer& positions, const RealBuffer& mass, std::size_t n,
+                       RealBuffer& out, std::size_t out_offset, RealBuffer* potential) {
+    if (n == 0) return;
+    for (const RealBuffer* b : {&positions, &mass, static_cast<const RealBuffer*>(&out),
+                                static_cast<const RealBuffer*>(potential)})
+        if (b && b->precision() != precision_)
+            throw UsageError("particle mesh: a " + std::string(to_string(b->precision())) +
+                             " buffer given to a " + to_string(precision_) + " mesh");
+    if (positions.size() < 3 * n || mass.size() < n || out.size() < out_offset + 3 * n ||
+        (potential && potential->size() < n))
+        throw UsageError("particle mesh: buffers too short for " + std::to_string(n) + " bodies");
+    if (out.size() > 0xffffffffull || positions.size() > 0xffffffffull)
+        throw UsageError("particle mesh: more than 2^32 - 1 elements in one buffer");
+    reserve(n);
+    Queue& queue = context_.queue(0);
+    const MeshParameters& p = parameters_;
+    const std::uint32_t nodes = std::uint32_t(p.nodes), points = std::uint32_t(fft_.points());
+    const Real inverse_h{double(p.nodes) / p.box};
+
+    for (int pass = 0; pass < passes; ++pass) {
+        wrap_.args(std::uint32_t(n), std::uint32_t(n), positions, Real{p.box}, nodes, inverse_h,
+                   Real{pass * 0.5 * p.box / double(p.nodes)}, wrapped_)
+            .launch(queue, n);
+        cells_.build(queue, wrapped_, n, n);  // UsageError for NaN, naming how many
+        cells_.gather(queue, wrapped_, sorted_, 3, n);
+        cells_.gather(queue, mass, ParticleLayout{0, n}, sorted_mass_, ParticleLayout{0, n}, 1);
+        deposit_.args(std::uint32_t(0), points, std::uint32_t(n), sorted_, sorted_mass_,
+                      cells_.cell_start(), cells_.cell_end(), nodes, inverse_h, mesh_)
+            .launch(queue, points);
+        fft_.forward(mesh_);
+        green_.args(points, nodes, inverse_h, Real{p.split * p.split},
+                    Real{-4 * pi * p.G / double(points)}, mesh_)
+            .launch(queue, points);
+        for (std::uint32_t axis = 0; axis < 3; ++axis) {
+            gradient_.args(points, nodes, inverse_h, axis, mesh_, field_[axis]).launch(queue, points);
+            fft_.inverse(field_[axis]);
+        }
+        if (potential) fft_.inverse(mesh_);
+        RealBuffer no_potential;
+        interpolate_
+            .args(std::uint32_t(n), std::uint32_t(n), wrapped_, mass, nodes, inverse_h, field_[0],
+                  field_[1], field_[2], mesh_, out, std::uint32_t(out_offset), std::uint32_t(n),
+                  potential ? *potential : no_potential, std::uint32_t(potential ? 1 : 0),
+                  Real{p.G / (std::sqrt(pi) * p.split)}, Real{1.0 / passes})
+            .launch(queue, n);
+    }
+}
+
+} // namespace partcl
