@@ -13,13 +13,14 @@
 # and libraries partcl needs travel as .deb files and are unpacked with dpkg -x into .deps/root.
 #
 # GPU_CHECK_PARTS picks parts (default all but twogpu, ranks and parity): tests python dense ncu
-# tree treencu mps pic profile run twogpu ranks parity (ranks: needs Open MPI's packages and several GPUs;
+# tree treencu treepm mps pic profile run twogpu ranks parity (treepm: TreePM's parts at 64^3 to
+# 256^3 bodies on both backends, into treepm.jsonl; ranks: needs Open MPI's packages and several GPUs;
 # python: the pytest suite under the machine's python3, which has nanobind, numpy, pytest,
 # PyTorch and CuPy, on both backends; its log goes to log.txt).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/partcl-gpu-out}
-PARTS=${GPU_CHECK_PARTS:-tests python dense ncu tree treencu mps pic profile run}
+PARTS=${GPU_CHECK_PARTS:-tests python dense ncu tree treencu treepm mps pic profile run}
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 mkdir -p "$OUT"
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/summary.txt"; }
@@ -81,7 +82,7 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DPARTCL_CUDA=ON -DPARTCL_GPU
     >"$OUT/log.txt" 2>&1 \
     || { log "configure failed"; tail -40 "$OUT/log.txt"; exit 1; }
 log "build"
-targets="--target partcl_cli partcl_bench_dense partcl_bench_tree partcl_bench_mps partcl_bench_pic partcl_bench_device_copy partcl_bench_sort"
+targets="--target partcl_cli partcl_bench_dense partcl_bench_tree partcl_bench_tree_pm partcl_bench_mps partcl_bench_pic partcl_bench_device_copy partcl_bench_sort"
 # GPU_CHECK_TARGETS: the targets to build instead (a part that needs fewer).
 [ -n "${GPU_CHECK_TARGETS:-}" ] && targets="--target $GPU_CHECK_TARGETS"
 part tests && targets=""
@@ -399,6 +400,20 @@ for l in open(sys.argv[1]):
     elif "particle_steps_per_s" in r:
         print(f"{r['bench']:5} {b:6} N={r['n']:9} {r.get('deposit', ''):6} "
               f"{r['seconds_per_step']*1e3:8.3f} ms/step {r['particle_steps_per_s']:.3e} particle-steps/s")
+PY
+fi
+if part treepm; then
+    log "TreePM benchmark, both backends"
+    for backend in cuda opencl; do
+        PARTCL_DEVICE=gpu build-gpu/benchmarks/partcl_bench_tree_pm --backend $backend \
+            --side ${GPU_CHECK_TREEPM_SIDES:-64,128,256} --repeat 3 >>"$OUT/treepm.jsonl" 2>>"$OUT/log.txt"
+    done
+    python3 - "$OUT/treepm.jsonl" <<'PY' | tee -a "$OUT/summary.txt"
+import json, sys
+for r in (json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")):
+    print(f"treepm {r['backend']:6} {r['bodies']:9} N={r['n']:9} build={r['build_seconds']*1e3:.2f} ms "
+          f"walk={r['walk_seconds']*1e3:.2f} ms mesh={r['mesh_seconds']*1e3:.2f} ms "
+          f"whole={r['seconds']*1e3:.2f} ms")
 PY
 fi
 for backend in cuda opencl; do

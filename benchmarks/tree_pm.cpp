@@ -1,0 +1,152 @@
+// TreePM gravity's evaluation time (models/nbody/tree_pm_gravity.hpp) by part: the tree's build,
+// its short-range walk and the mesh (deposit, transforms, interpolation, both interlaced
+// meshes), for side^3 bodies on a side^3 mesh (one body a cell, as cosmological runs use).
+//
+//   partcl_bench_tree_pm [--device FILTER] [--backend auto|opencl|cuda] [--side 64,128,256]
+//                        [--precision float] [--theta 0.5] [--bodies uniform,clustered]
+//                        [--repeat 5]
+//
+// "uniform": bodies uniform in the box; "clustered": half of them in 64 Plummer clumps of
+// scale box / 200, the rest uniform (a late-time box has most bodies in halos, which the
+// short-range walk pays for). One JSON line per (bodies, side, precision) on stdout: the median
+// seconds of each part over --repeat evaluations and of the whole, and bodies per second.
+#include <cmath>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <partcl/partcl.hpp>
+
+#include "common.hpp"
+
+using namespace partcl;
+
+namespace {
+
+using namespace partcl_bench;
+
+struct Options {
+    std::string device;
+    std::string backend;
+    std::vector<std::size_t> sides{64, 128};
+    std::vector<Precision> precisions{Precision::float32};
+    std::vector<std::string> bodies{"uniform", "clustered"};
+    double theta = 0.5;
+    int repeat = 5;
+};
+
+Options parse(int argc, char** argv) {
+    Options o;
+    CLI::App app{"TreePM gravity's evaluation by part", "partcl_bench_tree_pm"};
+    app.add_option("--device", o.device, "Device filter (as partcl --device); the first is used");
+    app.add_option("--backend", o.backend, "auto, opencl or cuda");
+    add_numbers(app, "--side", o.sides, "Bodies and mesh nodes per side");
+    add_precisions(app, o.precisions);
+    add_list(app, "--bodies", o.bodies,
+             [](const std::string& b) {
+                 if (b != "uniform" && b != "clustered")
+                     throw UsageError("--bodies: uniform or clustered, not " + b);
+                 return b;
+             },
+             "Body distributions");
+    app.add_option("--theta", o.theta, "Opening angle of the short-range walk");
+    app.add_option("--repeat", o.repeat, "Timed evaluations (the median is taken)");
+    parse_or_exit(app, argc, argv);
+    o.repeat = std::max(1, o.repeat);
+    return o;
+}
+
+Bodies make_bodies(const std::string& kind, std::size_t n, double box) {
+    std::mt19937_64 rng(2026);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    Bodies b;
+    b.resize(n);
+    const auto wrap = [box](double x) { return x - box * std::floor(x / box); };
+    std::vector<double> centres(3 * 64);
+    for (double& c : centres) c = u(rng) * box;
+    for (std::size_t i = 0; i < n; ++i) {
+        b.m[i] = 1.0 / double(n);
+        if (kind == "clustered" && i % 2 == 0) {
+            // Plummer radius for a uniform mass fraction, capped at 10 scales.
+            const double q = std::min(u(rng), 0.999), r = std::min(10.0, 1 / std::sqrt(std::pow(q, -2.0 / 3) - 1));
+            const double ct = 2 * u(rng) - 1, st = std::sqrt(1 - ct * ct), ph = 2 * 3.141592653589793 * u(rng);
+            const std::size_t c = (i / 2) % 64;
+            const double s = box / 200 * r;
+            b.x[i] = wrap(centres[3 * c] + s * st * std::cos(ph));
+            b.y[i] = wrap(centres[3 * c + 1] + s * st * std::sin(ph));
+            b.z[i] = wrap(centres[3 * c + 2] + s * ct);
+        } else {
+            b.x[i] = u(rng) * box, b.y[i] = u(rng) * box, b.z[i] = u(rng) * box;
+        }
+    }
+    return b;
+}
+
+void measure(Context& context, const Options& o, const std::string& kind, std::size_t side,
+             Precision precision) {
+    const std::size_t n = side * side * side;
+    const double box = 100.0;
+    TreePmOptions options;
+    options.box = box;
+    options.mesh = side;
+    options.tree.theta = o.theta;
+    TreePmGravity gravity(context, precision, {}, options);
+    DeviceBodies bodies(context, precision, make_bodies(kind, n, box));
+    RealBuffer out(context, precision, 3 * n);
+    Queue& queue = context.queue(0);
+    std::vector<double> build, walk, mesh, whole;
+    for (int r = 0; r <= o.repeat; ++r) {  // the first untimed: programs built, buffers made
+        const double b = block_seconds(1, [&] {
+            gravity.short_range().build(bodies.state, bodies.mass, n);
+            queue.finish();
+        });
+        const double w = block_seconds(1, [&] { gravity.short_range().evaluate(out, 0); });
+        const double m = block_seconds(1, [&] {
+            gravity.long_range().add(bodies.state, bodies.mass, n, out, 0);
+            queue.finish();
+        });
+        const double t = block_seconds(1, [&] {
+            gravity.accelerations(bodies.state, bodies.mass, n, out, 0);
+            queue.finish();
+        });
+        if (r == 0) continue;
+        build.push_back(b), walk.push_back(w), mesh.push_back(m), whole.push_back(t);
+    }
+    const Device& device = context.device(0);
+    nlohmann::ordered_json line = json_head("tree_pm", device);
+    line["backend"] = to_string(device.backend());
+    line["precision"] = to_string(precision);
+    line["bodies"] = kind;
+    line["n"] = n;
+    line["mesh"] = side;
+    line["theta"] = o.theta;
+    line["split_cells"] = options.split_cells;
+    line["cut_splits"] = options.cut_splits;
+    line["build_seconds"] = significant(median(build), 4);
+    line["walk_seconds"] = significant(median(walk), 4);
+    line["mesh_seconds"] = significant(median(mesh), 4);
+    line["seconds"] = significant(median(whole), 4);
+    line["bodies_per_s"] = significant(double(n) / median(whole), 4);
+    print_json_line(line);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const Options o = parse(argc, argv);
+    try {
+        const auto devices = DeviceFilter::from_environment(o.device, o.backend).select();
+        Context context(std::vector<Device>{devices.at(0)});
+        for (const std::string& kind : o.bodies)
+            for (std::size_t side : o.sides)
+                for (Precision precision : o.precisions) {
+                    std::cerr << "tree_pm: " << kind << ", " << side << "^3, " << to_string(precision) << "\n";
+                    measure(context, o, kind, side, precision);
+                }
+    } catch (const partcl::Error& e) {
+        std::cerr << "partcl_bench_tree_pm: " << e.what() << "\n";
+        return 1;
+    }
+    return 0;
+}
