@@ -1,4 +1,4 @@
-// nbody/particle_mesh.cl's kernels one by one against float64 host references on fresh random
+// nbody/particle_mesh.cl's six kernels one by one against float64 host references on fresh random
 // inputs, at a mesh of 5 nodes a side (the deposit's 4 x 4 x 4 cells all distinct, every
 // stencil wrapping): the run of the kernel table (tests/test_oclgrind.cpp) for that file. The
 // pipeline as a whole is tests/test_tree_pm.cpp's (against Ewald's sum).
@@ -165,6 +165,32 @@ void run_typed(Precision precision) {
             CAPTURE(g);
             CHECK(std::fabs(got[2 * g] - k * greened[2 * g + 1]) <= 8 * eps * std::fabs(k * greened[2 * g + 1]));
             CHECK(std::fabs(got[2 * g + 1] + k * greened[2 * g]) <= 8 * eps * std::fabs(k * greened[2 * g]));
+        }
+    }
+
+    // pm_power: two random spectra, the second turned back by exp(i k.s), s half a cell.
+    {
+        std::vector<double> first(2 * points), second(2 * points);
+        for (double& v : first) v = double(T(signed_unit(rng)));
+        for (double& v : second) v = double(T(signed_unit(rng)));
+        RealBuffer& power = buffer(std::vector<double>(points, -1));
+        Kernel(program, "pm_power")
+            .args(std::uint32_t(points), std::uint32_t(nodes), buffer(first), buffer(second), power)
+            .launch(queue, points);
+        const auto got = power.read(queue);
+        for (std::size_t g = 0; g < points; ++g) {
+            const std::size_t c[3] = {g % nodes, g / nodes % nodes, g / (nodes * nodes)};
+            double phase = 0, window = 1;
+            for (int a = 0; a < 3; ++a) {
+                const double x = pi * frequency(c[a], nodes) / double(nodes);
+                phase += x;
+                window *= sinc(x);
+            }
+            const double re = 0.5 * (first[2 * g] + second[2 * g] * std::cos(phase) - second[2 * g + 1] * std::sin(phase));
+            const double im = 0.5 * (first[2 * g + 1] + second[2 * g] * std::sin(phase) + second[2 * g + 1] * std::cos(phase));
+            const double expected_power = (re * re + im * im) / std::pow(window, 6);
+            CAPTURE(g);
+            CHECK(std::fabs(got[g] - expected_power) <= 64 * eps * (2 / std::pow(window, 6)));
         }
     }
 

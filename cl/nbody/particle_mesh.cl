@@ -203,3 +203,29 @@ KERNEL void pm_interpolate(const uint n, const uint stride, GLOBAL const real* R
     out[out_offset + 2u * out_stride + i] += weight * gz;
     if (potential) pot[i] += weight * (p + self * mass[i]);
 }
+
+/* The power of the density's spectrum at each point, for ParticleMesh::power_spectrum: the
+ * two interlaced meshes' spectra (the second's bodies shifted by half a cell along every axis,
+ * so its spectrum is the first's times exp(-i k.s)) averaged once the second is turned back by
+ * exp(+i k.s), then |.|^2 over the TSC window squared. Writes out[g] (reals). */
+KERNEL void pm_power(const uint points, const uint nodes, GLOBAL const real* RESTRICT first,
+                     GLOBAL const real* RESTRICT second, GLOBAL real* RESTRICT out)
+{
+    const uint g = global_id(0);
+    if (g >= points) return;
+    uint index[3];
+    pm_coordinates(g, nodes, index);
+    real phase = REAL_C(0.0), window = REAL_C(1.0);
+    for (int a = 0; a < 3; ++a) {
+        const real m = (real)index[a] - (2u * index[a] > nodes ? (real)nodes : REAL_C(0.0));
+        const real x = REAL_C(3.141592653589793) * m / (real)nodes;
+        phase += x;
+        window *= pm_sinc(x);
+    }
+    const real c = cos(phase), s = sin(phase);
+    const real re2 = second[2u * g], im2 = second[2u * g + 1u];
+    const real re = REAL_C(0.5) * (first[2u * g] + re2 * c - im2 * s);
+    const real im = REAL_C(0.5) * (first[2u * g + 1u] + re2 * s + im2 * c);
+    const real w3 = window * window * window;
+    out[g] = (re * re + im * im) / (w3 * w3);
+}

@@ -48,7 +48,7 @@ ParticleMesh::ParticleMesh(Context& context, Precision precision, const MeshPara
       fft_(context, precision, {parameters_.nodes, parameters_.nodes, parameters_.nodes}),
       program_(mesh_program(context, precision, cache)), wrap_(program_, "pm_wrap"),
       deposit_(program_, "pm_deposit"), green_(program_, "pm_green"), gradient_(program_, "pm_gradient"),
-      interpolate_(program_, "pm_interpolate") {
+      interpolate_(program_, "pm_interpolate"), power_(program_, "pm_power") {
     const std::size_t points = fft_.points();
     mesh_ = RealBuffer(context, precision, 2 * points);
     for (RealBuffer& g : field_) g = RealBuffer(context, precision, 2 * points);
@@ -62,36 +62,54 @@ void ParticleMesh::reserve(std::size_t n) {
     capacity_ = n;
 }
 
-void ParticleMesh::add(const RealBuffer& positions, const RealBuffer& mass, std::size_t n,
-                       RealBuffer& out, std::size_t out_offset, RealBuffer* potential) {
-    if (n == 0) return;
-    for (const RealBuffer* b : {&positions, &mass, static_cast<const RealBuffer*>(&out),
-                                static_cast<const RealBuffer*>(potential)})
-        if (b && b->precision() != precision_)
+void ParticleMesh::check(const RealBuffer& positions, const RealBuffer& mass, std::size_t n) const {
+    for (const RealBuffer* b : {&positions, &mass})
+        if (b->precision() != precision_)
             throw UsageError("particle mesh: a " + std::string(to_string(b->precision())) +
                              " buffer given to a " + to_string(precision_) + " mesh");
-    if (positions.size() < 3 * n || mass.size() < n || out.size() < out_offset + 3 * n ||
-        (potential && potential->size() < n))
+    if (positions.size() < 3 * n || mass.size() < n)
         throw UsageError("particle mesh: buffers too short for " + std::to_string(n) + " bodies");
-    if (out.size() > 0xffffffffull || positions.size() > 0xffffffffull)
+    if (positions.size() > 0xffffffffull)
         throw UsageError("particle mesh: more than 2^32 - 1 elements in one buffer");
+}
+
+void ParticleMesh::density_spectrum(const RealBuffer& positions, const RealBuffer& mass,
+                                    std::size_t n, int pass) {
     reserve(n);
     Queue& queue = context_.queue(0);
     const MeshParameters& p = parameters_;
     const std::uint32_t nodes = std::uint32_t(p.nodes), points = std::uint32_t(fft_.points());
     const Real inverse_h{double(p.nodes) / p.box};
+    wrap_.args(std::uint32_t(n), std::uint32_t(n), positions, Real{p.box}, nodes, inverse_h,
+               Real{pass * 0.5 * p.box / double(p.nodes)}, wrapped_)
+        .launch(queue, n);
+    cells_.build(queue, wrapped_, n, n);  // UsageError for NaN, naming how many
+    cells_.gather(queue, wrapped_, sorted_, 3, n);
+    cells_.gather(queue, mass, ParticleLayout{0, n}, sorted_mass_, ParticleLayout{0, n}, 1);
+    deposit_.args(std::uint32_t(0), points, std::uint32_t(n), sorted_, sorted_mass_,
+                  cells_.cell_start(), cells_.cell_end(), nodes, inverse_h, mesh_)
+        .launch(queue, points);
+    fft_.forward(mesh_);
+}
 
+void ParticleMesh::add(const RealBuffer& positions, const RealBuffer& mass, std::size_t n,
+                       RealBuffer& out, std::size_t out_offset, RealBuffer* potential) {
+    if (n == 0) return;
+    check(positions, mass, n);
+    for (const RealBuffer* b : {static_cast<const RealBuffer*>(&out), static_cast<const RealBuffer*>(potential)})
+        if (b && b->precision() != precision_)
+            throw UsageError("particle mesh: a " + std::string(to_string(b->precision())) +
+                             " output given to a " + to_string(precision_) + " mesh");
+    if (out.size() < out_offset + 3 * n || (potential && potential->size() < n))
+        throw UsageError("particle mesh: outputs too short for " + std::to_string(n) + " bodies");
+    if (out.size() > 0xffffffffull)
+        throw UsageError("particle mesh: more than 2^32 - 1 elements in one buffer");
+    Queue& queue = context_.queue(0);
+    const MeshParameters& p = parameters_;
+    const std::uint32_t nodes = std::uint32_t(p.nodes), points = std::uint32_t(fft_.points());
+    const Real inverse_h{double(p.nodes) / p.box};
     for (int pass = 0; pass < passes; ++pass) {
-        wrap_.args(std::uint32_t(n), std::uint32_t(n), positions, Real{p.box}, nodes, inverse_h,
-                   Real{pass * 0.5 * p.box / double(p.nodes)}, wrapped_)
-            .launch(queue, n);
-        cells_.build(queue, wrapped_, n, n);  // UsageError for NaN, naming how many
-        cells_.gather(queue, wrapped_, sorted_, 3, n);
-        cells_.gather(queue, mass, ParticleLayout{0, n}, sorted_mass_, ParticleLayout{0, n}, 1);
-        deposit_.args(std::uint32_t(0), points, std::uint32_t(n), sorted_, sorted_mass_,
-                      cells_.cell_start(), cells_.cell_end(), nodes, inverse_h, mesh_)
-            .launch(queue, points);
-        fft_.forward(mesh_);
+        density_spectrum(positions, mass, n, pass);
         green_.args(points, nodes, inverse_h, Real{p.split * p.split},
                     Real{-4 * pi * p.G / double(points)}, mesh_)
             .launch(queue, points);
@@ -108,6 +126,51 @@ void ParticleMesh::add(const RealBuffer& positions, const RealBuffer& mass, std:
                   Real{p.G / (std::sqrt(pi) * p.split)}, Real{1.0 / passes})
             .launch(queue, n);
     }
+}
+
+PowerSpectrum ParticleMesh::power_spectrum(const RealBuffer& positions, const RealBuffer& mass,
+                                           std::size_t n) {
+    if (n == 0) throw UsageError("particle mesh: a power spectrum of no bodies");
+    check(positions, mass, n);
+    Queue& queue = context_.queue(0);
+    std::vector<double> m(n);
+    mass.read(queue, m.data(), n);
+    double total = 0, squares = 0;
+    for (double x : m) total += x, squares += x * x;
+    if (!(total > 0)) throw UsageError("particle mesh: a power spectrum of bodies of total mass 0");
+    const std::size_t nodes = parameters_.nodes, points = fft_.points();
+    density_spectrum(positions, mass, n, 0);
+    mesh_.copy_to(queue, field_[0], 2 * points);
+    density_spectrum(positions, mass, n, 1);
+    power_.args(std::uint32_t(points), std::uint32_t(nodes), field_[0], mesh_, field_[1]).launch(queue, points);
+    std::vector<double> raw(points);
+    field_[1].read(queue, raw.data(), points);
+
+    // delta_k (continuous normalisation) = h^3 DFT(rho) / rho_mean: P = V |DFT(rho)|^2 /
+    // (rho_mean^2 N^2), N the mesh's points.
+    const double volume = parameters_.box * parameters_.box * parameters_.box;
+    const double mean = total / volume, scale = volume / (mean * mean * double(points) * double(points));
+    const double fundamental = 2 * pi / parameters_.box;
+    const std::size_t shells = nodes / 2;
+    std::vector<double> power(shells + 1, 0), k_sum(shells + 1, 0);
+    std::vector<std::size_t> modes(shells + 1, 0);
+    auto signed_index = [nodes](std::size_t i) { return double(i) - (2 * i > nodes ? double(nodes) : 0.0); };
+    for (std::size_t g = 0; g < points; ++g) {
+        const double mx = signed_index(g % nodes), my = signed_index(g / nodes % nodes),
+                     mz = signed_index(g / (nodes * nodes));
+        const double length = std::sqrt(mx * mx + my * my + mz * mz);
+        const std::size_t shell = std::size_t(std::floor(length + 0.5));
+        if (shell == 0 || shell > shells) continue;
+        power[shell] += raw[g] * scale;
+        k_sum[shell] += length * fundamental;
+        ++modes[shell];
+    }
+    PowerSpectrum out;
+    out.shot_noise = volume * squares / (total * total);
+    for (std::size_t s = 1; s <= shells; ++s)
+        if (modes[s] > 0)
+            out.bins.push_back({s, k_sum[s] / double(modes[s]), power[s] / double(modes[s]), modes[s]});
+    return out;
 }
 
 } // namespace partcl

@@ -19,6 +19,7 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include <partcl/algorithm/cell_list.hpp>
 #include <partcl/algorithm/fft.hpp>
@@ -32,6 +33,20 @@ struct MeshParameters {
     std::size_t nodes = 64;  // mesh nodes per axis
     double split = 0;        // r_s, a length
     double G = 1;
+};
+
+// One shell of a power spectrum: wave numbers |k| within half a fundamental 2 pi / box of
+// `index` fundamentals, their mean, the mean power over its modes and how many there are.
+struct PowerBin {
+    std::size_t index = 0;
+    double k = 0;
+    double power = 0;
+    std::size_t modes = 0;
+};
+
+struct PowerSpectrum {
+    std::vector<PowerBin> bins;  // shells 1 to nodes / 2 (the Nyquist frequency), empty ones left out
+    double shot_noise = 0;       // V sum m^2 / (sum m)^2, not subtracted from the bins
 };
 
 class ParticleMesh {
@@ -48,11 +63,21 @@ public:
     void add(const RealBuffer& positions, const RealBuffer& mass, std::size_t n, RealBuffer& out,
              std::size_t out_offset, RealBuffer* potential = nullptr);
 
+    // The bodies' matter power spectrum P(k) = V <|delta_k|^2> (delta the density contrast, its
+    // transform the continuous one's normalisation, V the box's volume): the density on both
+    // interlaced meshes, their spectra averaged and divided by the TSC window, averaged in
+    // shells. Blocks (reads the mesh back). UsageError as add() and for bodies of total mass 0.
+    PowerSpectrum power_spectrum(const RealBuffer& positions, const RealBuffer& mass, std::size_t n);
+
     const MeshParameters& parameters() const noexcept { return parameters_; }
     double spacing() const noexcept { return parameters_.box / double(parameters_.nodes); }
 
 private:
+    void check(const RealBuffer& positions, const RealBuffer& mass, std::size_t n) const;
     void reserve(std::size_t n);
+    // The density of the bodies shifted by `pass` half cells along every axis, into mesh_, and
+    // its spectrum there (wrapped_ keeps the shifted positions).
+    void density_spectrum(const RealBuffer& positions, const RealBuffer& mass, std::size_t n, int pass);
 
     Context& context_;
     Precision precision_;
@@ -60,7 +85,7 @@ private:
     CellList cells_;
     Fft fft_;
     Program program_;
-    Kernel wrap_, deposit_, green_, gradient_, interpolate_;
+    Kernel wrap_, deposit_, green_, gradient_, interpolate_, power_;
     RealBuffer wrapped_, sorted_, sorted_mass_;
     RealBuffer mesh_;                     // density, its spectrum, the potential's, the potential
     std::array<RealBuffer, 3> field_;     // each component's spectrum, then its values

@@ -1,0 +1,144 @@
+// The cosmological background and linear power spectrum (models/cosmology/cosmology.hpp)
+// against closed forms, and ParticleMesh::power_spectrum against densities whose spectrum is
+// known: a plane wave on a lattice, and Poisson noise.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+
+#include <partcl/partcl.hpp>
+
+#include "support.hpp"
+
+using namespace partcl;
+using partcl_test::memory_cache;
+using partcl_test::test_context;
+
+namespace {
+
+constexpr double pi = 3.14159265358979323846;
+
+// The growing mode of a flat Lambda-CDM universe in closed form (Heath 1977):
+// D(a) proportional to E(a) integral_0^a da' / (a' E(a'))^3, by Simpson's rule in a.
+double heath_growth(const cosmology::Background& b, double a) {
+    const int steps = 20000;
+    const double h = a / steps;
+    auto f = [&](double x) { return x <= 0 ? 0.0 : std::pow(x * b.e(x), -3.0); };
+    double sum = f(0) + f(a);
+    for (int i = 1; i < steps; ++i) sum += (i % 2 ? 4 : 2) * f(i * h);
+    return b.e(a) * sum * h / 3;
+}
+
+} // namespace
+
+TEST_SUITE("cosmology") {
+
+TEST_CASE("Einstein-de Sitter: D = a, f = 1, and the drift and kick integrals in closed form") {
+    cosmology::Parameters p;
+    p.omega_matter = 1, p.omega_lambda = 0, p.omega_baryon = 0.04;
+    const cosmology::Background b(p);
+    for (double a : {0.001, 0.02, 0.1, 0.5, 1.0}) {
+        CAPTURE(a);
+        CHECK(b.growth(a) == doctest::Approx(a).epsilon(1e-7));
+        CHECK(b.growth_rate(a) == doctest::Approx(1).epsilon(1e-6));
+        CHECK(b.e(a) == doctest::Approx(std::pow(a, -1.5)).epsilon(1e-12));
+    }
+    const double h0 = cosmology::hubble_constant;
+    // H = H0 a^-3/2: integral da / (a^3 H) = 2 (a0^-1/2 - a1^-1/2) / H0, da / (a^2 H) =
+    // 2 (a1^1/2 - a0^1/2) / H0.
+    CHECK(b.drift(0.02, 0.5) == doctest::Approx(2 * (1 / std::sqrt(0.02) - 1 / std::sqrt(0.5)) / h0).epsilon(1e-9));
+    CHECK(b.kick(0.02, 0.5) == doctest::Approx(2 * (std::sqrt(0.5) - std::sqrt(0.02)) / h0).epsilon(1e-9));
+}
+
+TEST_CASE("Lambda-CDM: the growth equation's solution is Heath's integral") {
+    cosmology::Parameters p;  // Omega_m 0.3, Omega_Lambda 0.7
+    const cosmology::Background b(p);
+    const double norm = heath_growth(b, 1.0);
+    for (double a : {0.02, 0.1, 0.25, 0.5, 0.8}) {
+        CAPTURE(a);
+        CHECK(b.growth(a) == doctest::Approx(heath_growth(b, a) / norm).epsilon(1e-6));
+    }
+    // Growth is suppressed by Lambda: D(1) / D_matter(1) = 0.779 for these densities, and the
+    // rate is Omega_m(a)^0.55 to within its 1% (Linder 2005).
+    CHECK(b.growth(0.02) / 0.02 == doctest::Approx(1 / 0.7789).epsilon(2e-3));
+    CHECK(b.growth_rate(1.0) == doctest::Approx(std::pow(0.3, 0.55)).epsilon(1e-2));
+    const double a = 0.5, om = 0.3 / (a * a * a) / (b.e(a) * b.e(a));
+    CHECK(b.growth_rate(a) == doctest::Approx(std::pow(om, 0.55)).epsilon(1e-2));
+    CHECK_THROWS_AS(b.growth(1e-4), UsageError);
+}
+
+TEST_CASE("the linear power spectrum: normalised to sigma8, the transfer function's limits") {
+    cosmology::Parameters p;
+    const cosmology::LinearPower power(p);
+    CHECK(power.sigma(8.0) == doctest::Approx(p.sigma8).epsilon(1e-9));
+    // Smaller spheres see more of the spectrum.
+    CHECK(power.sigma(4.0) > power.sigma(8.0));
+    CHECK(cosmology::transfer_no_wiggle(p, 1e-5) == doctest::Approx(1).epsilon(1e-3));
+    double previous = 2;
+    for (double k = 1e-4; k < 100; k *= 1.5) {
+        const double t = cosmology::transfer_no_wiggle(p, k);
+        CHECK(t < previous);
+        previous = t;
+    }
+    // Small scales: T falls as ln(k) / k^2, so doubling k divides it by a little less than 4.
+    const double t1 = cosmology::transfer_no_wiggle(p, 50), t2 = cosmology::transfer_no_wiggle(p, 100);
+    CHECK(t2 / t1 > 0.25);
+    CHECK(t2 / t1 < 0.3);
+    cosmology::Parameters bad = p;
+    bad.omega_baryon = 0.5;
+    CHECK_THROWS_WITH_AS(cosmology::LinearPower{bad}, doctest::Contains("Omega_baryon"), UsageError);
+}
+
+TEST_CASE("power_spectrum: a plane wave on a lattice gives its power in its shell, Poisson noise its shot noise") {
+    Context& context = test_context();
+    const double box = 50.0;
+    const std::size_t nodes = 32;
+    MeshParameters mp;
+    mp.box = box, mp.nodes = nodes, mp.split = 1.25 * box / double(nodes);
+    ParticleMesh mesh(context, Precision::float64, mp, memory_cache());
+
+    // A lattice of nodes^3 bodies displaced along x by A sin(k0 q), k0 the fundamental: delta =
+    // -A k0 cos(k0 q) to first order (exactly: its mode is the Bessel J1(A k0), 1e-5 less), so
+    // the modes +-k0 hold V (A k0)^2 / 4 each. The lattice's harmonics at k0 + 2 K (K the
+    // mesh's frequency; the odd ones cancel between the interlaced meshes) alias onto k0: at
+    // wave = 3 they add 1.3%, at the fundamental 0.1%.
+    const std::size_t side = nodes, n = side * side * side, wave = 1;
+    const double k0 = 2 * pi * double(wave) / box, amplitude = 0.01 / k0, spacing = box / double(side);
+    Bodies b;
+    b.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const double qx = (double(i % side) + 0.5) * spacing;
+        b.x[i] = qx + amplitude * std::sin(k0 * qx);
+        b.y[i] = (double(i / side % side) + 0.5) * spacing;
+        b.z[i] = (double(i / (side * side)) + 0.5) * spacing;
+        b.m[i] = 1.0;
+    }
+    DeviceBodies bodies(context, Precision::float64, b);
+    const PowerSpectrum lattice = mesh.power_spectrum(bodies.state, bodies.mass, n);
+    const double volume = box * box * box, expected_mode = volume * (amplitude * k0) * (amplitude * k0) / 4;
+    CHECK(lattice.shot_noise == doctest::Approx(volume / double(n)));
+    for (const PowerBin& bin : lattice.bins) {
+        CAPTURE(bin.index);
+        if (bin.index == wave)
+            CHECK(bin.power * double(bin.modes) / 2 == doctest::Approx(expected_mode).epsilon(2e-3));
+        else  // the lattice has none of its own; the wave's harmonics, J_m(m A k0), are tiny
+            CHECK(bin.power < 1e-4 * expected_mode);
+    }
+
+    // Poisson noise: every shell at the shot noise V / n, within the scatter of its modes (each
+    // mode's power is exponentially distributed: the mean of m modes scatters by 1 / sqrt(m)).
+    const std::uint32_t seed = partcl_test::fresh_seed();
+    CAPTURE(seed);
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(0.0, box);
+    for (std::size_t i = 0; i < n; ++i) b.x[i] = u(rng), b.y[i] = u(rng), b.z[i] = u(rng);
+    bodies.upload(context.queue(0), b);
+    const PowerSpectrum noise = mesh.power_spectrum(bodies.state, bodies.mass, n);
+    for (const PowerBin& bin : noise.bins) {
+        if (bin.index > nodes / 4) break;  // the deconvolved aliases lift the noise near Nyquist
+        CAPTURE(bin.index);
+        CHECK(bin.power / noise.shot_noise == doctest::Approx(1).epsilon(5 / std::sqrt(double(bin.modes)) + 0.02));
+    }
+}
+
+} // TEST_SUITE
