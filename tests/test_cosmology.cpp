@@ -141,4 +141,70 @@ TEST_CASE("power_spectrum: a plane wave on a lattice gives its power in its shel
     }
 }
 
+TEST_CASE("initial conditions: the linear spectrum at the start, the seed alone decides, 2LPT a small correction") {
+    Context& context = test_context();
+    cosmology::Parameters p;
+    cosmology::InitialConditions o;
+    o.side = 32, o.box = 200, o.redshift = 49;
+    o.seed = partcl_test::fresh_seed();
+    CAPTURE(o.seed);
+    const Bodies b = cosmology::make_initial_conditions(context, p, o);
+    const std::size_t n = b.size();
+    REQUIRE(n == 32 * 32 * 32);
+    // Mass: Omega_m rho_crit V / n, rho_crit = 3 H0^2 / (8 pi G) = 27.7538 (1e10 Msun/h) / (Mpc/h)^3
+    // with G = 4.30091e-9 Mpc (km/s)^2 / Msun.
+    CHECK(b.m[0] == doctest::Approx(0.3 * 27.7538 * 200.0 * 200.0 * 200.0 / double(n)).epsilon(1e-5));
+
+    // The spectrum measured from the bodies against the linear one times D(a)^2: every shell
+    // within its modes' scatter (pairs +-k are one mode) plus the shell's spread in k, and the
+    // shells from 3 to 8 fundamentals together within 5%.
+    MeshParameters mp;
+    mp.box = o.box, mp.nodes = o.side, mp.split = 1.25 * o.box / double(o.side);
+    ParticleMesh mesh(context, Precision::float64, mp, memory_cache());
+    DeviceBodies bodies(context, Precision::float64, b);
+    const PowerSpectrum measured = mesh.power_spectrum(bodies.state, bodies.mass, n);
+    const cosmology::Background background(p);
+    const cosmology::LinearPower linear(p);
+    const double d = background.growth(cosmology::scale_factor(o.redshift));
+    double sum_measured = 0, sum_linear = 0;
+    for (const PowerBin& bin : measured.bins) {
+        if (bin.index > o.side / 4) break;
+        const double expected = linear(bin.k) * d * d;
+        CAPTURE(bin.index);
+        CHECK(bin.power / expected == doctest::Approx(1).epsilon(4 * std::sqrt(2.0 / double(bin.modes)) + 0.15));
+        if (bin.index >= 3) sum_measured += bin.power * double(bin.modes), sum_linear += expected * double(bin.modes);
+    }
+    CHECK(sum_measured / sum_linear == doctest::Approx(1).epsilon(0.05));
+
+    // The same seed gives the same bodies; another seed others.
+    const Bodies again = cosmology::make_initial_conditions(context, p, o);
+    CHECK(again.x == b.x);
+    CHECK(again.vz == b.vz);
+    cosmology::InitialConditions other = o;
+    other.seed = o.seed + 1;
+    CHECK(cosmology::make_initial_conditions(context, p, other).x != b.x);
+
+    // 2LPT moves the bodies by a second-order amount: a few percent of the first order's
+    // displacement at z = 49.
+    cosmology::InitialConditions first_order = o;
+    first_order.second_order = false;
+    const Bodies za = cosmology::make_initial_conditions(context, p, first_order);
+    const double spacing = o.box / double(o.side);
+    double psi1 = 0, psi2 = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double lattice = double(i % o.side) * spacing;
+        double d1 = za.x[i] - lattice, d2 = b.x[i] - za.x[i];
+        d1 -= o.box * std::nearbyint(d1 / o.box);
+        d2 -= o.box * std::nearbyint(d2 / o.box);
+        psi1 += d1 * d1, psi2 += d2 * d2;
+    }
+    const double ratio = std::sqrt(psi2 / psi1);
+    MESSAGE("rms displacement at z = 49: " << std::sqrt(psi1 / double(n)) << " Mpc/h; 2LPT's over Zel'dovich's " << ratio);
+    CHECK(ratio > 1e-4);
+    CHECK(ratio < 0.1);
+    cosmology::InitialConditions bad = o;
+    bad.redshift = 2000;
+    CHECK_THROWS_WITH_AS(cosmology::make_initial_conditions(context, p, bad), doctest::Contains("redshift"), UsageError);
+}
+
 } // TEST_SUITE

@@ -58,6 +58,7 @@
 #include <partcl/models/mps/mps_tank.hpp>
 #include <partcl/models/mps/mps_validation.hpp>
 #include <partcl/models/cosmology/cosmology.hpp>
+#include <partcl/models/cosmology/initial_conditions.hpp>
 #include <partcl/models/nbody/bodies.hpp>
 #include <partcl/models/nbody/dense_gravity.hpp>
 #include <partcl/models/nbody/dense_reference.hpp>
