@@ -57,6 +57,7 @@
 #include <partcl/models/mps/mps_reference.hpp>
 #include <partcl/models/mps/mps_tank.hpp>
 #include <partcl/models/mps/mps_validation.hpp>
+#include <partcl/models/cosmology/comoving_leapfrog.hpp>
 #include <partcl/models/cosmology/cosmology.hpp>
 #include <partcl/models/cosmology/initial_conditions.hpp>
 #include <partcl/models/nbody/bodies.hpp>
