@@ -14,7 +14,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <partcl/runtime/context.hpp>
 #include <partcl/runtime/device.hpp>
+#include <partcl/runtime/filter.hpp>
 #include <partcl/backend/error.hpp>
 #include <partcl/backend/precision.hpp>
 #include <partcl/sched/multi_device_launch.hpp>
@@ -61,6 +63,13 @@ inline void parse_or_exit(CLI::App& app, int argc, char** argv) {
         std::cerr << app.get_name() << ": " << e.what() << "\n" << app.help();
         std::exit(2);
     }
+}
+
+// A context of the first device that --device (a filter, as partcl --device; PARTCL_DEVICE when
+// empty) and --backend select, for the benchmarks that measure one device.
+inline partcl::Context first_device_context(const std::string& filter, const std::string& backend) {
+    const auto devices = partcl::DeviceFilter::from_environment(filter, backend).select();
+    return partcl::Context(std::vector<partcl::Device>{devices.at(0)});
 }
 
 // A benchmark's JSON line, {"bench":NAME,"device":...,"platform":...}, for the caller to add

@@ -128,8 +128,7 @@ void measure(Context& context, const Options& o, const std::string& kind, std::s
 int main(int argc, char** argv) {
     const Options o = parse(argc, argv);
     try {
-        const auto devices = DeviceFilter::from_environment(o.device, o.backend).select();
-        Context context(std::vector<Device>{devices.at(0)});
+        Context context = first_device_context(o.device, o.backend);
         std::mt19937_64 rng(2026);
         for (std::size_t n : o.sizes)
             for (const std::string& kind : o.keys) {

@@ -136,8 +136,7 @@ void measure(Context& context, const Options& o, const std::string& kind, std::s
 int main(int argc, char** argv) {
     const Options o = parse(argc, argv);
     try {
-        const auto devices = DeviceFilter::from_environment(o.device, o.backend).select();
-        Context context(std::vector<Device>{devices.at(0)});
+        Context context = first_device_context(o.device, o.backend);
         for (const std::string& kind : o.bodies)
             for (std::size_t side : o.sides)
                 for (Precision precision : o.precisions) {

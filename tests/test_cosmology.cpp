@@ -210,28 +210,27 @@ TEST_CASE("initial conditions: the linear spectrum at the start, the seed alone 
 TEST_CASE("a Zel'dovich pancake: TreePM and the comoving leapfrog follow the exact solution to shell crossing") {
     // One plane wave along x in Lambda-CDM: x = q - D(a) / (D_c k) sin(k q) is exact for a
     // planar wave until its sheets cross at D = D_c (here D_c = D(1) = 1), the velocities
-    // u = a^2 H f D psi0. From z = 49 to D = 0.25 in 50 steps uniform in ln a; 16^3 bodies,
-    // mesh 16^3. Measured: position error 4.5e-3 of the amplitude, velocity 8.6e-3, the same
-    // with 200 steps and in float and double, growing as the amplitude (2.3e-3 at D = 0.1, 9e-3
-    // at 0.5): not yet the issue's 1e-3 (docs/cosmology.md); the bound holds what is measured.
+    // u = a^2 H f D psi0. From z = 49 to D = 0.25 in 50 steps uniform in ln a; 8 sheets of
+    // 16 x 16 bodies, a 16^3 mesh; the issue's bound, 1e-3 of the amplitude, for positions and
+    // velocities (measured 5.5e-4 and 5.6e-4). The sheets are twice as far apart as their
+    // bodies: sheets that come as close as their bodies' spacing feel each other's granularity,
+    // which moved bodies by 4.5e-3 of the amplitude with 16^3 bodies (docs/cosmology.md).
     cosmology::Parameters p;
     const cosmology::Background background(p);
-    const double box = 64, k = 2 * pi / box, a_start = cosmology::scale_factor(49);
-    double lo = a_start, hi = 1;  // a at which D = 0.5
-    const double d_end = 0.25;
+    const double box = 64, k = 2 * pi / box, a_start = cosmology::scale_factor(49), d_end = 0.25;
+    double lo = a_start, hi = 1;  // a at which D = d_end
     for (int i = 0; i < 60; ++i) (background.growth(0.5 * (lo + hi)) < d_end ? lo : hi) = 0.5 * (lo + hi);
     const double a_end = 0.5 * (lo + hi);
-    const std::size_t side = 16, n = side * side * side;
-    const double spacing = box / double(side);
+    const std::size_t sheets = 8, across = 16, n = sheets * across * across;
     const double rho_crit = 3 * cosmology::hubble_constant * cosmology::hubble_constant /
                             (8 * pi * cosmology::gravitational_constant);
     auto exact = [&](double a, Bodies& b) {
         const double d = background.growth(a), u = a * a * background.hubble(a) * background.growth_rate(a) * d;
         for (std::size_t i = 0; i < n; ++i) {
-            const double q = double(i % side) * spacing, psi0 = -std::sin(k * q) / k;
+            const double q = double(i % sheets) * box / double(sheets), psi0 = -std::sin(k * q) / k;
             b.x[i] = q + d * psi0;
-            b.y[i] = double(i / side % side) * spacing;
-            b.z[i] = double(i / (side * side)) * spacing;
+            b.y[i] = double(i / sheets % across) * box / double(across);
+            b.z[i] = double(i / (sheets * across)) * box / double(across);
             b.vx[i] = u * psi0, b.vy[i] = 0, b.vz[i] = 0;
             b.m[i] = p.omega_matter * rho_crit * box * box * box / double(n);
         }
@@ -244,16 +243,17 @@ TEST_CASE("a Zel'dovich pancake: TreePM and the comoving leapfrog follow the exa
     for (Precision precision : {Precision::float64, Precision::float32}) {
         CAPTURE(to_string(precision));
         TreePmOptions o;
-        o.box = box, o.mesh = side;
+        o.box = box, o.mesh = 16;
         TreePmGravity gravity(context, precision, {cosmology::gravitational_constant, 0.0}, o, memory_cache());
         DeviceBodies bodies(context, precision, start);
         cosmology::ComovingLeapfrog leapfrog(context, background, gravity, bodies, a_start, memory_cache());
         const int steps = 50;
         for (int s = 1; s <= steps; ++s)
             leapfrog.step(s == steps ? a_end : a_start * std::pow(a_end / a_start, double(s) / steps));
+        CHECK(leapfrog.steps() == std::size_t(steps));
         const Bodies got = bodies.download(context.queue(0));
-        const double amplitude = d_end / k, speed = a_end * a_end * background.hubble(a_end) *
-                                                  background.growth_rate(a_end) * d_end / k;
+        const double amplitude = d_end / k,
+                     speed = a_end * a_end * background.hubble(a_end) * background.growth_rate(a_end) * d_end / k;
         double position_error = 0, velocity_error = 0, transverse = 0;
         for (std::size_t i = 0; i < n; ++i) {
             double dx = got.x[i] - end.x[i];
@@ -262,12 +262,12 @@ TEST_CASE("a Zel'dovich pancake: TreePM and the comoving leapfrog follow the exa
             velocity_error = std::max(velocity_error, std::fabs(got.vx[i] - end.vx[i]));
             transverse = std::max({transverse, std::fabs(got.vy[i]), std::fabs(got.vz[i])});
         }
-        MESSAGE(std::string(to_string(precision)) << ": largest position error " << position_error / amplitude
-                                     << " of the amplitude, velocity " << velocity_error / speed
-                                     << ", transverse velocity " << transverse / speed);
-        CHECK(position_error <= 6e-3 * amplitude);
-        CHECK(velocity_error <= 1.2e-2 * speed);
-        CHECK(transverse <= 1e-6 * speed);  // the wave is along x: nothing moves across it
+        MESSAGE(std::string(to_string(precision))
+                << ": largest position error " << position_error / amplitude << " of the amplitude, velocity "
+                << velocity_error / speed << ", transverse velocity " << transverse / speed);
+        CHECK(position_error <= 1e-3 * amplitude);
+        CHECK(velocity_error <= 1e-3 * speed);
+        CHECK(transverse <= 1e-5 * speed);  // the wave is along x: nothing moves across it (but rounding)
     }
 }
 
