@@ -146,7 +146,8 @@ void run_typed(Precision precision) {
             k2 += k * k;
             window *= sinc(pi * m / double(nodes));
         }
-        const double factor = k2 > 0 ? scale * std::exp(-k2 * split * split) / (k2 * std::pow(window, 6)) : 0;
+        const double factor = k2 > 0 ? scale * std::exp(-k2 * split * split) / (k2 * std::pow(window, 6))
+                                     : -scale * split * split;
         for (int part = 0; part < 2; ++part) {
             CAPTURE(g);
             CHECK(std::fabs(greened[2 * g + part] - factor * spectrum[2 * g + part]) <=

@@ -1,11 +1,12 @@
 /* The long-range half of TreePM gravity on a periodic mesh (partcl::ParticleMesh,
  * include/partcl/models/nbody/particle_mesh.hpp), after Gadget-2's pm_periodic:
- *   pm_deposit        mass density at the mesh nodes, cloud-in-cell, the bodies sorted by cell
+ *   pm_deposit        mass density at the mesh nodes, triangular-shaped clouds, the bodies sorted by cell
  *                     (a gather per node: no atomics, the same sum on every device)
  *   (Fft forward)  pm_green  (Fft inverse)
  *                     phi_k = -4 pi G rho_k exp(-k^2 r_s^2) / k^2, divided by the square of
- *                     the cloud-in-cell window (once for the deposit, once for the
- *                     interpolation), the k = 0 mode 0 (the mean density is the background)
+ *                     the TSC window (once for the deposit, once for the interpolation); the
+ *                     k = 0 mode the erfc kernel's mean, 4 pi G r_s^2 rho_mean (the mean
+ *                     density itself is the background: no force)
  *   pm_gradient  (Fft inverse, per axis)
  *                     g = -grad phi at the nodes, spectrally: g_a,k = -i k_a phi_k
  *   pm_interpolate    g (and phi) at the bodies with the deposit's weights, added to theirs
@@ -137,8 +138,10 @@ KERNEL void pm_green(const uint points, const uint nodes, const real inverse_h, 
         window *= pm_sinc(REAL_C(3.141592653589793) * m / (real)nodes);
     }
     const real w3 = window * window * window;
-    const real factor =
-        k2 > REAL_C(0.0) ? scale * exp(-k2 * split2) / (k2 * w3 * w3) : REAL_C(0.0);
+    /* k = 0: the mean potential of the short range's erfc kernel over a uniform density,
+     * 4 pi G r_s^2 rho_mean, which the tree's sum cut at a finite radius does not give and
+     * Ewald's convention (zero mean over the box) counts; it moves no body. */
+    const real factor = k2 > REAL_C(0.0) ? scale * exp(-k2 * split2) / (k2 * w3 * w3) : -scale * split2;
     data[2u * g] *= factor;
     data[2u * g + 1u] *= factor;
 }

@@ -4,8 +4,10 @@
 // mesh cell (CellList), their mass density at the nodes by triangular-shaped clouds (TSC), the
 // potential by FFT
 //   phi_k = -4 pi G rho_k exp(-k^2 r_s^2) / (k^2 W(k)^2),   W = prod_axes sinc(pi m / nodes)^3
-// (the TSC window deconvolved for the deposit and the interpolation; the k = 0 mode 0: the mean
-// density is the background), each component of g = -grad phi spectrally (-i k phi_k, an inverse
+// (the TSC window deconvolved for the deposit and the interpolation; at k = 0 the mean of the
+// short range's erfc kernel over the mean density, 4 pi G r_s^2 rho_mean, which the tree's sum,
+// cut at a finite radius, leaves out of the potential; the mean density itself is the
+// background), each component of g = -grad phi spectrally (-i k phi_k, an inverse
 // transform each), then g and phi at the bodies with the deposit's weights. All of it twice,
 // the second time on a mesh shifted by half a cell along every axis, and the two averaged
 // (interlacing: the aliased images of odd order cancel). TSC and interlacing each cut the
