@@ -62,14 +62,17 @@ void ParticleMesh::reserve(std::size_t n) {
     capacity_ = n;
 }
 
-void ParticleMesh::check(const RealBuffer& positions, const RealBuffer& mass, std::size_t n) const {
-    for (const RealBuffer* b : {&positions, &mass})
-        if (b->precision() != precision_)
+void ParticleMesh::check(const RealBuffer& positions, const RealBuffer& mass, std::size_t n,
+                         const RealBuffer* out, std::size_t out_offset, const RealBuffer* potential) const {
+    for (const RealBuffer* b : {&positions, &mass, out, potential})
+        if (b && b->precision() != precision_)
             throw UsageError("particle mesh: a " + std::string(to_string(b->precision())) +
                              " buffer given to a " + to_string(precision_) + " mesh");
     if (positions.size() < 3 * n || mass.size() < n)
         throw UsageError("particle mesh: buffers too short for " + std::to_string(n) + " bodies");
-    if (positions.size() > 0xffffffffull)
+    if (out && (out->size() < out_offset + 3 * n || (potential && potential->size() < n)))
+        throw UsageError("particle mesh: outputs too short for " + std::to_string(n) + " bodies");
+    if (positions.size() > 0xffffffffull || (out && out->size() > 0xffffffffull))
         throw UsageError("particle mesh: more than 2^32 - 1 elements in one buffer");
 }
 
@@ -95,15 +98,7 @@ void ParticleMesh::density_spectrum(const RealBuffer& positions, const RealBuffe
 void ParticleMesh::add(const RealBuffer& positions, const RealBuffer& mass, std::size_t n,
                        RealBuffer& out, std::size_t out_offset, RealBuffer* potential) {
     if (n == 0) return;
-    check(positions, mass, n);
-    for (const RealBuffer* b : {static_cast<const RealBuffer*>(&out), static_cast<const RealBuffer*>(potential)})
-        if (b && b->precision() != precision_)
-            throw UsageError("particle mesh: a " + std::string(to_string(b->precision())) +
-                             " output given to a " + to_string(precision_) + " mesh");
-    if (out.size() < out_offset + 3 * n || (potential && potential->size() < n))
-        throw UsageError("particle mesh: outputs too short for " + std::to_string(n) + " bodies");
-    if (out.size() > 0xffffffffull)
-        throw UsageError("particle mesh: more than 2^32 - 1 elements in one buffer");
+    check(positions, mass, n, &out, out_offset, potential);
     Queue& queue = context_.queue(0);
     const MeshParameters& p = parameters_;
     const std::uint32_t nodes = std::uint32_t(p.nodes), points = std::uint32_t(fft_.points());

@@ -75,7 +75,11 @@ public:
     double spacing() const noexcept { return parameters_.box / double(parameters_.nodes); }
 
 private:
-    void check(const RealBuffer& positions, const RealBuffer& mass, std::size_t n) const;
+    // UsageError for inputs (and outputs, where given) of another precision, too short, or past
+    // the kernels' 32-bit indices.
+    void check(const RealBuffer& positions, const RealBuffer& mass, std::size_t n,
+               const RealBuffer* out = nullptr, std::size_t out_offset = 0,
+               const RealBuffer* potential = nullptr) const;
     void reserve(std::size_t n);
     // The density of the bodies shifted by `pass` half cells along every axis, into mesh_, and
     // its spectrum there (wrapped_ keeps the shifted positions).
