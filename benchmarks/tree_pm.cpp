@@ -1,10 +1,10 @@
 // TreePM gravity's evaluation time (models/nbody/tree_pm_gravity.hpp) by part: the tree's build,
 // its short-range walk and the mesh (deposit, transforms, interpolation, both interlaced
-// meshes), for side^3 bodies on a side^3 mesh (one body a cell, as cosmological runs use).
+// meshes), for side^3 bodies on a (mesh-factor x side)^3 mesh (one body a cell by default).
 //
 //   partcl_bench_tree_pm [--device FILTER] [--backend auto|opencl|cuda] [--side 64,128,256]
 //                        [--precision float] [--theta 0.5] [--bodies uniform,clustered]
-//                        [--repeat 5]
+//                        [--mesh-factor 1] [--repeat 5]
 //
 // "uniform": bodies uniform in the box; "clustered": half of them in 64 Plummer clumps of
 // scale box / 200, the rest uniform (a late-time box has most bodies in halos, which the
@@ -33,6 +33,7 @@ struct Options {
     std::vector<Precision> precisions{Precision::float32};
     std::vector<std::string> bodies{"uniform", "clustered"};
     double theta = 0.5;
+    std::size_t mesh_factor = 1;  // mesh nodes per side = mesh_factor * side
     int repeat = 5;
 };
 
@@ -51,6 +52,8 @@ Options parse(int argc, char** argv) {
              },
              "Body distributions");
     app.add_option("--theta", o.theta, "Opening angle of the short-range walk");
+    app.add_option("--mesh-factor", o.mesh_factor, "Mesh nodes per side over bodies per side (1, 2)")
+        ->check(CLI::Range(1, 4));
     app.add_option("--repeat", o.repeat, "Timed evaluations (the median is taken)");
     parse_or_exit(app, argc, argv);
     o.repeat = std::max(1, o.repeat);
@@ -89,7 +92,7 @@ void measure(Context& context, const Options& o, const std::string& kind, std::s
     const double box = 100.0;
     TreePmOptions options;
     options.box = box;
-    options.mesh = side;
+    options.mesh = o.mesh_factor * side;
     options.tree.theta = o.theta;
     TreePmGravity gravity(context, precision, {}, options);
     DeviceBodies bodies(context, precision, make_bodies(kind, n, box));
@@ -119,7 +122,7 @@ void measure(Context& context, const Options& o, const std::string& kind, std::s
     line["precision"] = to_string(precision);
     line["bodies"] = kind;
     line["n"] = n;
-    line["mesh"] = side;
+    line["mesh"] = options.mesh;
     line["theta"] = o.theta;
     line["split_cells"] = options.split_cells;
     line["cut_splits"] = options.cut_splits;

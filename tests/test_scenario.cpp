@@ -32,7 +32,7 @@ TEST_CASE("every built-in scenario parses and survives to_toml exactly") {
     const auto names = builtin_scenario_names();
     CHECK(names == std::vector<std::string>{"galaxies", "plummer", "kepler", "cube", "dambreak",
                                             "dambreak3d", "hydrostatic", "langmuir", "two-stream",
-                                            "pair-plasma"});
+                                            "pair-plasma", "cosmology"});
     for (const auto& name : names) {
         INFO("scenario " << name);
         const Scenario s = builtin_scenario(name);
@@ -41,6 +41,8 @@ TEST_CASE("every built-in scenario parses and survives to_toml exactly") {
         if (s.model == "mps") CHECK(s.fluid.setup == (name == "hydrostatic" ? FluidSetup::hydrostatic : FluidSetup::dambreak));
         else if (s.model == "pic")  // tests/test_pic_run.cpp
             CHECK(to_string(s.plasma.setup) == (name == "pair-plasma" ? "species" : name));
+        else if (s.model == "cosmology")  // tests/test_cosmology_run.cpp
+            CHECK(s.cosmology.side == 64);
         else CHECK(to_string(s.initial) == name);
         const std::string text = to_toml(s);
         const Scenario back = parse_scenario(text, "x");

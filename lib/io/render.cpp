@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "io/png.hpp"
+
 // stb_image_write, compiled here with internal linkage, so it cannot clash with another copy
 // (Debian's libstb, or one in the program).
 #define STB_IMAGE_WRITE_STATIC
@@ -154,11 +156,10 @@ std::vector<unsigned char> render_density_rgb(const Bodies& bodies,
     return rgb;
 }
 
-namespace {
-
 // Encoded in memory, then written by write_file_atomically, which checks every write (stb's own
 // file output ignores write errors such as a full disk).
-void write_png(const fs::path& png, const std::vector<unsigned char>& rgb, int width, int height) {
+void detail::write_png(const fs::path& png, const std::vector<unsigned char>& rgb, int width,
+                       int height) {
     std::string encoded;
     const auto append = [](void* context, void* data, int size) {
         static_cast<std::string*>(context)->append(static_cast<const char*>(data),
@@ -169,10 +170,8 @@ void write_png(const fs::path& png, const std::vector<unsigned char>& rgb, int w
     write_file_atomically(png, encoded);
 }
 
-} // namespace
-
 void render_density(const fs::path& png, const Bodies& bodies, const RenderSettings& settings) {
-    write_png(png, render_density_rgb(bodies, settings), settings.width, settings.height);
+    detail::write_png(png, render_density_rgb(bodies, settings), settings.width, settings.height);
 }
 
 int PressureFrame::height() const {
@@ -219,8 +218,8 @@ std::vector<unsigned char> render_pressure_rgb(const MpsParticles& particles,
 void render_pressure(const fs::path& png, const MpsParticles& particles,
                      const std::vector<double>& pressure, double spacing,
                      const PressureFrame& frame) {
-    write_png(png, render_pressure_rgb(particles, pressure, spacing, frame), frame.width,
-              frame.height());
+    detail::write_png(png, render_pressure_rgb(particles, pressure, spacing, frame), frame.width,
+                      frame.height());
 }
 
 std::vector<unsigned char> render_phase_space_rgb(const PicParticles& particles,
@@ -248,7 +247,7 @@ std::vector<unsigned char> render_phase_space_rgb(const PicParticles& particles,
 
 void render_phase_space(const fs::path& png, const PicParticles& particles,
                         const PhaseSpaceFrame& frame) {
-    write_png(png, render_phase_space_rgb(particles, frame), frame.width, frame.height());
+    detail::write_png(png, render_phase_space_rgb(particles, frame), frame.width, frame.height());
 }
 
 } // namespace partcl

@@ -81,7 +81,7 @@ const std::vector<Field>& scenario_table() {
          [](const S&) { return ok(); }, ""},
         {"scenario", "model", TextRef([](S& s) -> std::string& { return s.model; }),
          [](const S& s) { return one_of(s.model, model_names(), "a model"); },
-         "nbody | mps | pic"},
+         "nbody | mps | pic | cosmology"},
     });
     return fields;
 }
@@ -295,7 +295,7 @@ const std::vector<std::string>& initial_condition_names() {
 }
 
 const std::vector<std::string>& model_names() {
-    static const std::vector<std::string> names = {"nbody", "mps", "pic"};
+    static const std::vector<std::string> names = {"nbody", "mps", "pic", "cosmology"};
     return names;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// The models' scenario tables (lib/run/{nbody,mps,pic}_scenario.cpp), put together with io's
+// The models' scenario tables (lib/run/{nbody,mps,pic,cosmology}_scenario.cpp), put together with io's
 // by run/scenario.cpp. Private to partcl.
 #include <vector>
 
@@ -12,5 +12,6 @@ const std::vector<Field>& integrator_table();  // [integrator]
 void nbody_defaults(S& s, const Given& given);
 const std::vector<Field>& fluid_table();       // [fluid]
 const std::vector<Field>& plasma_table();      // [plasma] and [[plasma.species]]
+const std::vector<Field>& cosmology_table();   // [cosmology]
 
 } // namespace partcl::detail

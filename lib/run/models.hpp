@@ -1,6 +1,6 @@
 #pragma once
 // The models a RunLoop can drive, each set up fresh from a scenario or restored from a checkpoint
-// (nbody_run.cpp, mps_run.cpp, pic_run.cpp). Private to the library.
+// (nbody_run.cpp, mps_run.cpp, pic_run.cpp, cosmology_run.cpp). Private to the library.
 #include <filesystem>
 #include <string>
 
@@ -26,5 +26,9 @@ RunLoop resumed_mps_run(Context& context, const Checkpoint& checkpoint, const st
 RunLoop pic_run(Context& context, Scenario scenario, std::filesystem::path out, const RunOptions& options);
 RunLoop resumed_pic_run(Context& context, const Checkpoint& checkpoint, const std::filesystem::path& source,
                         std::filesystem::path out, RunLength length, const RunOptions& options);
+
+RunLoop cosmology_run(Context& context, Scenario scenario, std::filesystem::path out, const RunOptions& options);
+RunLoop resumed_cosmology_run(Context& context, const Checkpoint& checkpoint, const std::filesystem::path& source,
+                              std::filesystem::path out, RunLength length, const RunOptions& options);
 
 } // namespace partcl::detail

@@ -23,6 +23,11 @@ void apply_run_length(Scenario& s, const RunLength& length) {
     } else if (s.model == "pic") {
         // Every step is dt: end_time / dt rounds back to the steps asked for.
         s.plasma.end_time = length.steps != 0 ? double(length.steps) * s.plasma.dt : length.end_time;
+    } else if (s.model == "cosmology") {
+        if (length.end_time != 0)
+            throw UsageError("a cosmological run ends at its last output redshift ([cosmology] "
+                             "output_redshifts), not at an end time");
+        s.cosmology.steps = length.steps;
     } else {
         s.end_time = length.end_time;
         if (length.steps != 0) s.steps = length.steps;

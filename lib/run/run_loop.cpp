@@ -29,6 +29,7 @@ constexpr Model models[] = {
     {"nbody", detail::nbody_run, detail::resumed_nbody_run},
     {"mps", detail::mps_run, detail::resumed_mps_run},
     {"pic", detail::pic_run, detail::resumed_pic_run},
+    {"cosmology", detail::cosmology_run, detail::resumed_cosmology_run},
 };
 
 const Model& model_named(const std::string& name, const std::string& what) {
@@ -91,6 +92,10 @@ std::vector<std::string> device_lines(const LaunchList& launches) {
     return lines;
 }
 
+bool snapshot_listed(const RunSchedule& schedule, std::uint64_t step) {
+    return std::binary_search(schedule.snapshot_steps.begin(), schedule.snapshot_steps.end(), step);
+}
+
 } // namespace
 
 RunLoop::RunLoop(Context& context, Scenario scenario, fs::path out, RunOptions options)
@@ -145,6 +150,7 @@ void RunLoop::snapshot() {
     const fs::path p = out_ / detail::numbered("snapshot", model_->step(), "h5");
     model_->write_snapshot(p);
     written(p);
+    for (const fs::path& extra : model_->write_with_snapshot(p)) written(extra);
     ++summary_.snapshots;
 }
 
@@ -224,7 +230,7 @@ void RunLoop::start() {
     if (fresh) {
         append_sample();
         if (sc.frame.on()) frame();
-        if (sc.snapshot.on()) snapshot();
+        if (sc.snapshot.on() || snapshot_listed(sc, 0)) snapshot();
         if (sc.progress_at_start) report();
     }
 }
@@ -250,7 +256,7 @@ bool RunLoop::step() {
     const double next_sample = std::min(end, grid_sample), next_frame = std::min(end, grid_frame);
     m.advance(sc.by_time() ? std::min(next_sample, next_frame) : never);
     const bool last = m.finished();
-    const bool at_sample = last || due(sc.sample, next_sample);
+    const bool at_sample = last || due(sc.sample, next_sample) || m.sample_due();
     const bool at_frame = sc.frame.on() && (last || due(sc.frame, next_frame));
     if (at_sample) {
         if (sc.sample.time > 0 && m.time() >= grid_sample) ++periods_[0];
@@ -260,7 +266,8 @@ bool RunLoop::step() {
         if (sc.frame.time > 0 && m.time() >= grid_frame) ++periods_[1];
         frame();
     }
-    if ((last && sc.snapshot_at_end) || (sc.snapshot.steps && m.step() % sc.snapshot.steps == 0))
+    if ((last && sc.snapshot_at_end) || (sc.snapshot.steps && m.step() % sc.snapshot.steps == 0) ||
+        snapshot_listed(sc, m.step()))
         snapshot();
     bool at_checkpoint = last || (sc.checkpoint.steps && m.step() % sc.checkpoint.steps == 0);
     while (at_sample && sc.checkpoint.time > 0 &&

@@ -26,11 +26,12 @@ const detail::Schema& schema() {
              {&detail::scenario_table(), &detail::initial_condition_tables(),
               &detail::gravity_table(), &detail::units_table(), &detail::integrator_table(),
               &detail::run_table(), &detail::render_table(), &detail::fluid_table(),
-              &detail::plasma_table()})
+              &detail::plasma_table(), &detail::cosmology_table()})
             s.fields.insert(s.fields.end(), table->begin(), table->end());
         s.models = {{"nbody", "", detail::nbody_defaults},
                     {"mps", "[fluid] end_time or steps sets its length", nullptr},
-                    {"pic", "[plasma] end_time sets its length", nullptr}};
+                    {"pic", "[plasma] end_time sets its length", nullptr},
+                    {"cosmology", "[cosmology] output_redshifts and steps set its length", nullptr}};
         return s;
     }();
     return whole;
@@ -71,6 +72,8 @@ Scenario load_scenario(const fs::path& file) {
     if (!given.count("scenario.name") && !file.stem().empty()) s.name = file.stem().string();
     if (!s.snapshot.empty() && s.snapshot.is_relative() && file.has_parent_path())
         s.snapshot = file.parent_path() / s.snapshot;
+    if (!s.cosmology.initial_file.empty() && s.cosmology.initial_file.is_relative() && file.has_parent_path())
+        s.cosmology.initial_file = file.parent_path() / s.cosmology.initial_file;
     return s;
 }
 

@@ -98,14 +98,16 @@ CLI::App* add_run(CLI::App& app, RunRequest& request) {
                       "the fastest (remembered in the program cache)");
     command->add_option("--end-time", request.end_time,
                         "Simulated time to run to (N-body: [run] end_time; MPS fluid: [fluid] "
-                        "end_time; PIC plasma: [plasma] end_time)")
+                        "end_time; PIC plasma: [plasma] end_time; cosmology: none, it ends at its last output)")
         ->type_name("T");
     command->add_flag("--quiet", request.quiet, "No progress bar");
     command->footer(
         "Writes into DIR: energy.csv, snapshot_NNNNNN.h5 (GADGET HDF5 layout), frame_NNNNNN.png,\n"
         "checkpoint.bin; MPS fluid: front.csv (dambreak) or bottom_pressure.csv (hydrostatic)\n"
         "and frame_NNNNNN.png coloured by pressure; PIC plasma: diagnostics.csv, phase-space\n"
-        "frame_NNNNNN.png and checkpoint.bin. Every run: devices.csv, each device's share of the\n"
+        "frame_NNNNNN.png and checkpoint.bin; cosmology: diagnostics.csv, snapshots and\n"
+        "power_NNNNNN.csv/.png at each output redshift, density frames, checkpoint.bin. Every\n"
+        "run: devices.csv, each device's share of the\n"
         "work and kernel time per launch (docs/nbody.md). Scenario keys: docs/scenarios.md.\n\n" +
         integrator_list());
     return command;
@@ -190,9 +192,9 @@ int run_run(const RunRequest& request, const GlobalOptions& global) {
         if (scenario.model != "nbody") {
             if (const char* option = nbody_only_option(request))
                 throw UsageError(std::string(option) + " is for N-body scenarios; '" + scenario.name +
-                                 (scenario.model == "mps"
-                                      ? "' is an MPS fluid scenario (its frames: [fluid] frame_every)"
-                                      : "' is a PIC plasma scenario (its frames: [plasma] frame_every)"));
+                                 (scenario.model == "mps"   ? "' is an MPS fluid scenario (its frames: [fluid] frame_every)"
+                                  : scenario.model == "pic" ? "' is a PIC plasma scenario (its frames: [plasma] frame_every)"
+                                                            : "' is a cosmological scenario (its frames: [cosmology] frame_every)"));
             if (!request.precision.empty()) scenario.precision = parse_precision(request.precision);
             apply_run_length(scenario, length_of(request));
         } else {

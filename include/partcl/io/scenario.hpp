@@ -20,6 +20,7 @@
 
 #include <partcl/io/render.hpp>
 #include <partcl/io/units.hpp>
+#include <partcl/models/cosmology/cosmology.hpp>
 #include <partcl/models/mps/mps_options.hpp>
 #include <partcl/models/nbody/gravity_options.hpp>
 #include <partcl/models/nbody/gravity_parameters.hpp>
@@ -52,13 +53,22 @@ inline constexpr OptionName<PlasmaSetup> plasma_setups[] = {{PlasmaSetup::langmu
                                                             {PlasmaSetup::species, "species"}};
 inline const char* to_string(PlasmaSetup setup) noexcept { return name_of(plasma_setups, setup); }
 
+// [cosmology] initial: where a cosmological run's bodies come from: a lattice displaced by
+// second- or first-order Lagrangian perturbation theory, or a GADGET HDF5 file (MUSIC, N-GenIC).
+enum class CosmologyStart { second_order, zeldovich, gadget };
+inline constexpr OptionName<CosmologyStart> cosmology_starts[] = {
+    {CosmologyStart::second_order, "2lpt"},
+    {CosmologyStart::zeldovich, "zeldovich"},
+    {CosmologyStart::gadget, "gadget"}};
+inline const char* to_string(CosmologyStart start) noexcept { return name_of(cosmology_starts, start); }
+
 // The members' initialisers are the defaults of missing keys; they are the built-in `galaxies`
 // scenario (the default run) except for [scenario] name and description and [units] (none).
 struct Scenario {
     // [scenario]
     std::string name = "unnamed";
     std::string description;
-    std::string model = "nbody";  // nbody | mps | pic
+    std::string model = "nbody";  // nbody | mps | pic | cosmology
 
     // [bodies]
     InitialConditions initial = InitialConditions::galaxies;
@@ -174,6 +184,36 @@ struct Scenario {
         std::uint64_t checkpoint_every = 0;  // steps between checkpoints; 0 = at the end only
         std::vector<PlasmaSpecies> species;  // species: [[plasma.species]]; else empty
     } plasma;
+
+    // [cosmology]: model = "cosmology" (run/cosmology_run.hpp), a Lambda-CDM box of dark matter
+    // under TreePM gravity (models/nbody/tree_pm_gravity.hpp) integrated in the scale factor
+    // (models/cosmology/). The defaults are the built-in `cosmology`. Units as
+    // models/cosmology/cosmology.hpp says: Mpc/h, 1e10 Msun/h, km/s. The background's
+    // parameters are the base's (omega_matter, omega_lambda, omega_baryon, h, sigma8,
+    // spectral_index, temperature_cmb).
+    struct Cosmology : partcl::cosmology::Parameters {
+        CosmologyStart initial = CosmologyStart::second_order;
+        std::filesystem::path initial_file;  // gadget: the HDF5 file (relative: to the scenario's)
+        std::uint64_t side = 64;             // 2lpt, zeldovich: side^3 bodies on a lattice
+        double box = 100;                    // [Mpc/h]; gadget: the file's BoxSize
+        std::uint64_t seed = 1;              // 2lpt, zeldovich: the white noise's
+        bool fixed_amplitude = false;        // 2lpt, zeldovich: every mode at its mean amplitude
+        double start_redshift = 49;          // 2lpt, zeldovich; gadget: the file's
+        // Snapshots, power spectra and a frame at each, in decreasing order; the run ends at
+        // the last.
+        std::vector<double> output_redshifts{3, 2, 1, 0};
+        // Steps from the start to the last output, spread uniformly in ln a (each interval
+        // between outputs gets its share, at least one).
+        std::uint64_t steps = 48;
+        std::uint64_t mesh = 0;    // PM mesh nodes per axis; 0: twice the bodies' per axis
+        double split_cells = 1.25;  // r_s in mesh cells
+        double cut_splits = 5.0;   // the short range's reach in r_s
+        double theta = 0.5;        // the short-range walk's opening angle
+        double softening = 1.0 / 30;  // Plummer softening in mean interparticle spacings
+        std::uint64_t sample_every = 4;      // steps between diagnostics.csv rows
+        std::uint64_t frame_every = 8;       // steps between density frames; 0: none
+        std::uint64_t checkpoint_every = 16; // steps between checkpoints; 0: at the end only
+    } cosmology;
 };
 
 // The built-in scenarios' TOML (examples/scenarios/NAME.toml, compiled into the library), by

@@ -3,18 +3,18 @@
 // the usual analysis tools read them (docs/scenarios.md, "Snapshots", shows how).
 //
 //   /Header attributes  NumPart_ThisFile, NumPart_Total, NumPart_Total_HighWord (uint32[6]),
-//                       MassTable (double[6], all 0: masses are per body), Time, Redshift (0),
-//                       BoxSize, Omega0 (0), OmegaLambda (0), HubbleParam (1),
+//                       MassTable (double[6], all 0: masses are per body), Time, Redshift,
+//                       BoxSize, Omega0, OmegaLambda, HubbleParam (SnapshotCosmology),
 //                       NumFilesPerSnapshot (int32 1), Flag_Sfr, Flag_Cooling,
 //                       Flag_StellarAge, Flag_Metals, Flag_Feedback (int32 0),
 //                       Flag_DoublePrecision (int32 1);
 //                       PositionOffset (double[3]) when not periodic;
-//                       Time_GYR (double) with units
+//                       Time_GYR (double) with units, not cosmological
 //   /Units attributes   UnitLength_in_cm, UnitMass_in_g, UnitVelocity_in_cm_per_s,
 //                       UnitTime_in_s, UnitEnergy_in_cgs (double), with units only
 //   /PartType1/Coordinates (N x 3 double), Velocities (N x 3 double),
 //              ParticleIDs (uint64 N, 1..N in body order), Masses (double N); each with
-//              aexp-scale-exponent and h-scale-exponent 0 (no cosmological factors) and, with
+//              aexp-scale-exponent and h-scale-exponent (0 but in cosmological runs) and, with
 //              units, VarDescription and CGSConversionFactor (EAGLE's convention)
 //
 // All bodies are written as particle type 1 ("halo"/dark matter, collisionless).
@@ -31,19 +31,42 @@
 
 namespace partcl {
 
+// A cosmological run's header: Time is the scale factor a, Redshift 1 / a - 1, and Omega0,
+// OmegaLambda and HubbleParam the run's. The writer gives Coordinates aexp-scale-exponent 1
+// and h-scale-exponent -1 (comoving, h scaled out), Masses h-scale-exponent -1 and Velocities
+// aexp-scale-exponent 0.5: the caller writes GADGET's velocities, sqrt(a) dx/dt (the canonical
+// u = a^2 dx/dt over a^1.5). The default, omega_matter 0, is no cosmology (the header's
+// Redshift 0, Omega0 0, OmegaLambda 0, HubbleParam 1).
+struct SnapshotCosmology {
+    double redshift = 0;
+    double omega_matter = 0;
+    double omega_lambda = 0;
+    double h = 1;
+    bool comoving() const noexcept { return omega_matter > 0; }
+};
+inline bool operator==(const SnapshotCosmology& a, const SnapshotCosmology& b) {
+    return a.redshift == b.redshift && a.omega_matter == b.omega_matter &&
+           a.omega_lambda == b.omega_lambda && a.h == b.h;
+}
+inline bool operator!=(const SnapshotCosmology& a, const SnapshotCosmology& b) { return !(a == b); }
+
 struct Snapshot {
     Bodies bodies;
     double time = 0;
     double box_size = 0;  // the periodic box's side; 0: open space
     UnitSystem units;     // from /Units; none (not known()) when the file has none
+    SnapshotCosmology cosmology;  // from /Header when its Omega0 > 0
 };
 
 // Writes atomically (see atomic_file.hpp); throws partcl::Error when the file cannot be
 // written, UsageError when the bodies are invalid (Bodies::validate), N >= 2^32, box_size is
 // negative or not finite, or units are given but not all positive. box_size > 0 is a periodic
-// box: the positions are written as they are (the caller keeps them in [0, box_size)).
+// box: the positions are written as they are (the caller keeps them in [0, box_size)). A
+// cosmology other than the default needs a periodic box, time the scale factor of its
+// redshift, Omega0 in (0, 10], OmegaLambda in [0, 10] and a positive HubbleParam (UsageError).
 void write_snapshot(const std::filesystem::path& file, const Bodies& bodies, double time,
-                    double box_size = 0, const UnitSystem& units = {});
+                    double box_size = 0, const UnitSystem& units = {},
+                    const SnapshotCosmology& cosmology = {});
 
 // Reads every /PartType0..5 group present, in type order (so GADGET files with several
 // particle types read too), converting stored floats to double. Masses come from each group's

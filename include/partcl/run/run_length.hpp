@@ -18,7 +18,8 @@ struct RunLength {
 
 // Sets the scenario's length from `length` (nothing when it gives none): N-body [run] steps
 // (end_time 0) or [run] end_time; MPS [fluid] steps or [fluid] end_time (steps 0); PIC
-// [plasma] end_time, steps x dt for steps. Throws UsageError when it gives both, or a negative
+// [plasma] end_time, steps x dt for steps; cosmology [cosmology] steps (an end time is refused:
+// the run ends at its last output redshift). Throws UsageError when it gives both, or a negative
 // or non-finite end time; the scenario's own checks (validate) judge the rest.
 void apply_run_length(Scenario& scenario, const RunLength& length);
 

@@ -11,7 +11,8 @@
 
 namespace partcl {
 
-// Reads a scenario file. A relative [bodies] snapshot path is taken relative to the file's
+// Reads a scenario file. A relative [bodies] snapshot or [cosmology] initial_file path is taken
+// relative to the file's
 // directory (and stored resolved that way); without [scenario] name, the name is the file's
 // stem. A missing or unreadable file is a UsageError.
 Scenario load_scenario(const std::filesystem::path& file);
@@ -46,10 +47,12 @@ void validate(const Scenario& scenario, const UnknownNames& unknown);
 bool operator==(const Scenario& a, const Scenario& b);
 inline bool operator!=(const Scenario& a, const Scenario& b) { return !(a == b); }
 
-// Names accepted for [fluid] setup, [plasma] setup, [plasma] deposit and [gravity] model.
+// Names accepted for [fluid] setup, [plasma] setup, [plasma] deposit, [gravity] model and
+// [cosmology] initial.
 const std::vector<std::string>& fluid_setup_names();
 const std::vector<std::string>& plasma_setup_names();
 const std::vector<std::string>& pic_deposit_names();
 const std::vector<std::string>& gravity_model_names();
+const std::vector<std::string>& cosmology_start_names();
 
 } // namespace partcl

@@ -121,7 +121,18 @@ Bodies make_initial_conditions(Context& context, const Parameters& parameters,
     std::vector<double> noise(points);
     for (double& w : noise) w = normal();
     const double volume = o.box * o.box * o.box;
-    const std::vector<double> delta = grid.times(grid.forward(noise), [&](const std::array<double, 3>& k) {
+    std::vector<double> white = grid.forward(noise);
+    if (o.fixed_amplitude) {
+        // |W_k|^2 = points, its mean; W_-k = conj(W_k) keeps the field real.
+        for (std::size_t g = 0; g < points; ++g) {
+            const double amplitude = std::hypot(white[2 * g], white[2 * g + 1]);
+            if (amplitude == 0) continue;
+            const double scale = std::sqrt(double(points)) / amplitude;
+            white[2 * g] *= scale;
+            white[2 * g + 1] *= scale;
+        }
+    }
+    const std::vector<double> delta = grid.times(white, [&](const std::array<double, 3>& k) {
         return std::array<double, 2>{std::sqrt(power(std::sqrt(k2_of(k))) * d * d * double(points) / volume), 0.0};
     });
 

@@ -23,6 +23,10 @@ struct InitialConditions {
     double redshift = 49;      // when the bodies start
     std::uint64_t seed = 1;    // the white noise's
     bool second_order = true;  // 2LPT; false: Zel'dovich
+    // Angulo & Pontzen (2016)'s fixed amplitudes: every mode of the white noise keeps its phase
+    // and takes its mean amplitude, so the field's spectrum is the linear one with no scatter
+    // from mode to mode (a small box's few large-scale modes then measure growth, not luck).
+    bool fixed_amplitude = false;
 };
 
 // The bodies: side^3 of equal mass Omega_m rho_crit box^3 / side^3 (rho_crit = 3 H0^2 / 8 pi G),
