@@ -13,14 +13,15 @@
 # and libraries partcl needs travel as .deb files and are unpacked with dpkg -x into .deps/root.
 #
 # GPU_CHECK_PARTS picks parts (default all but twogpu, ranks and parity): tests python dense ncu
-# tree treencu treepm mps pic profile run twogpu ranks parity (treepm: TreePM's parts at 64^3 to
-# 256^3 bodies on both backends, into treepm.jsonl; ranks: needs Open MPI's packages and several GPUs;
+# tree treencu treepm cosmology mps pic profile run twogpu ranks parity (treepm: TreePM's parts at
+# 64^3 to 256^3 bodies on both backends, into treepm.jsonl; cosmology: the built-in at 128^3 and
+# 256^3, its CSVs and plots; ranks: needs Open MPI's packages and several GPUs;
 # python: the pytest suite under the machine's python3, which has nanobind, numpy, pytest,
 # PyTorch and CuPy, on both backends; its log goes to log.txt).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/partcl-gpu-out}
-PARTS=${GPU_CHECK_PARTS:-tests python dense ncu tree treencu treepm mps pic profile run}
+PARTS=${GPU_CHECK_PARTS:-tests python dense ncu tree treencu treepm cosmology mps pic profile run}
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 mkdir -p "$OUT"
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/summary.txt"; }
@@ -403,18 +404,37 @@ for l in open(sys.argv[1]):
 PY
 fi
 if part treepm; then
-    log "TreePM benchmark, both backends"
+    log "TreePM benchmark, both backends, mesh factors ${GPU_CHECK_TREEPM_MESH_FACTORS:-1 2}"
     for backend in cuda opencl; do
-        PARTCL_DEVICE=gpu build-gpu/benchmarks/partcl_bench_tree_pm --backend $backend \
-            --side ${GPU_CHECK_TREEPM_SIDES:-64,128,256} --repeat 3 >>"$OUT/treepm.jsonl" 2>>"$OUT/log.txt"
+        for factor in ${GPU_CHECK_TREEPM_MESH_FACTORS:-1 2}; do
+            PARTCL_DEVICE=gpu build-gpu/benchmarks/partcl_bench_tree_pm --backend $backend \
+                --side ${GPU_CHECK_TREEPM_SIDES:-64,128,256} --mesh-factor $factor --repeat 3 \
+                >>"$OUT/treepm.jsonl" 2>>"$OUT/log.txt"
+        done
     done
     python3 - "$OUT/treepm.jsonl" <<'PY' | tee -a "$OUT/summary.txt"
 import json, sys
 for r in (json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")):
-    print(f"treepm {r['backend']:6} {r['bodies']:9} N={r['n']:9} build={r['build_seconds']*1e3:.2f} ms "
+    print(f"treepm {r['backend']:6} {r['bodies']:9} N={r['n']:9} mesh={r['mesh']:4} build={r['build_seconds']*1e3:.2f} ms "
           f"walk={r['walk_seconds']*1e3:.2f} ms mesh={r['mesh_seconds']*1e3:.2f} ms "
           f"whole={r['seconds']*1e3:.2f} ms")
 PY
+fi
+if part cosmology; then
+    # The built-in cosmology at other sizes, z = 49 to 0: diagnostics.csv and the power spectra
+    # (snapshots and checkpoints stay behind: they are large).
+    log "cosmology runs (GPU_CHECK_COSMOLOGY: side:box:backend ...)"
+    for spec in ${GPU_CHECK_COSMOLOGY:-128:100:cuda 128:100:opencl 256:200:cuda}; do
+        IFS=: read -r side box backend <<<"$spec"
+        name="cosmology-${side}-${box}-${backend}"
+        sed -e "s/^side = .*/side = $side/" -e "s/^box = .*/box = $box.0/" -e "s/^frame_every = .*/frame_every = 0/" \
+            -e "s/^checkpoint_every = .*/checkpoint_every = 0/" -e "s/^name = .*/name = \"$name\"/" \
+            examples/scenarios/cosmology.toml >"/tmp/$name.toml"
+        PARTCL_DEVICE=gpu PARTCL_BACKEND=$backend $P run "/tmp/$name.toml" --out "/tmp/$name" --quiet \
+            >"$OUT/$name.txt" 2>&1 || echo "cosmology $name failed" | tee -a "$OUT/summary.txt"
+        mkdir -p "$OUT/$name" && cp /tmp/$name/*.csv /tmp/$name/*.png "$OUT/$name/" 2>/dev/null
+        tail -3 "$OUT/$name.txt" | sed "s/^/$name: /" | tee -a "$OUT/summary.txt"
+    done
 fi
 for backend in cuda opencl; do
     part run || break

@@ -280,6 +280,7 @@ public:
         r.growth_error = growth_error;
         r.worst_growth_error = worst_growth_error;
         r.largest_scale_k = largest_k;
+        r.largest_scale_modes = largest_modes;
         return r;
     }
     std::vector<std::string> summary_lines(const RunSummary& loop, const std::string& out) const override;
@@ -336,6 +337,7 @@ private:
                 modes += double(b.modes);
                 largest_k = b.k;
             }
+        largest_modes = std::size_t(modes);
         return sum / modes;
     }
 
@@ -358,6 +360,7 @@ private:
     // at the start, the worst growth error over the rows; the latest row's growths.
     double power0 = 0, worst_growth_error = 0;
     double linear_growth = 1, power_growth = 1, growth_error = 0, largest_k = 0;
+    std::size_t largest_modes = 0;
 };
 
 std::vector<fs::path> CosmologyModel::write_with_snapshot(const fs::path& snapshot) {
@@ -367,9 +370,7 @@ std::vector<fs::path> CosmologyModel::write_with_snapshot(const fs::path& snapsh
     const double g = background.growth(a);
     std::string csv = "k,power,modes,linear,nonlinear,shot_noise\n";
     LogLogPlot plot;
-    plot.title = detail::format("%s: matter power spectrum at z = %.3g (%zu^3 bodies, %g Mpc/h)",
-                                scenario_.name.c_str(), z, std::size_t(std::llround(std::cbrt(double(n)))),
-                                scenario_.cosmology.box);
+    plot.title = detail::format("%s: P(k) at z = %.3g", scenario_.name.c_str(), z);
     plot.x_label = "k [h/Mpc]";
     plot.y_label = "P(k) [(Mpc/h)^3]";
     PlotSeries measured{"measured", {}, {}, {0, 0, 0}, true};
@@ -413,9 +414,9 @@ std::vector<std::string> CosmologyModel::summary_lines(const RunSummary& loop, c
     const CosmologyRunSummary r = results(loop);
     return {detail::format("z = %.4g in %llu steps, wall %.2f s, %.3e body-steps/s", r.redshift,
                            static_cast<unsigned long long>(r.last_step), r.wall_seconds, r.body_steps_per_second),
-            detail::format("largest scales (k <= %.3g h/Mpc): power grew %.4g times, linear theory D^2 %.4g "
-                           "(%+.2f%%; worst %.2f%% over the rows)",
-                           r.largest_scale_k, r.power_growth, r.linear_growth * r.linear_growth,
+            detail::format("largest scales (k <= %.3g h/Mpc, %zu modes): power grew %.4g times, linear theory "
+                           "D^2 %.4g (%+.2f%%; worst %.2f%% over the rows)",
+                           r.largest_scale_k, r.largest_scale_modes, r.power_growth, r.linear_growth * r.linear_growth,
                            100 * r.growth_error, 100 * r.worst_growth_error),
             detail::format("wrote diagnostics.csv, %zu snapshots with power spectra, %zu frames and "
                            "checkpoint.bin in %s",

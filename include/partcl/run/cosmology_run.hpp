@@ -49,6 +49,10 @@ struct CosmologyRunSummary : RunSummary {
     // last row); the largest |growth_error| over the rows.
     double linear_growth = 0, power_growth = 0, growth_error = 0, worst_growth_error = 0;
     double largest_scale_k = 0;  // [h/Mpc]: the largest k of the shells measured
+    // Their modes (counting k and -k): with Gaussian amplitudes the growth of few modes
+    // scatters by several percent (docs/cosmology.md, "Linear growth"); `fixed` amplitudes
+    // take most of that out.
+    std::size_t largest_scale_modes = 0;
 };
 
 class CosmologyRun {
