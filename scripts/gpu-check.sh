@@ -417,7 +417,7 @@ import json, sys
 for r in (json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")):
     print(f"treepm {r['backend']:6} {r['bodies']:9} N={r['n']:9} mesh={r['mesh']:4} build={r['build_seconds']*1e3:.2f} ms "
           f"walk={r['walk_seconds']*1e3:.2f} ms mesh={r['mesh_seconds']*1e3:.2f} ms "
-          f"whole={r['seconds']*1e3:.2f} ms")
+          f"whole={r['seconds']*1e3:.2f} ms step={r.get('step_seconds', 0)*1e3:.2f} ms")
 PY
 fi
 if part cosmology; then

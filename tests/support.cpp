@@ -324,6 +324,21 @@ fs::path nbody_checkpoint(partcl::Context& context, const fs::path& out) {
     return out / "checkpoint.bin";
 }
 
+void check_png_header(const std::string& png, std::uint32_t width, std::uint32_t height) {
+    REQUIRE(png.size() > 33);
+    CHECK(png.substr(0, 8) == "\x89PNG\r\n\x1a\n");
+    CHECK(png.substr(12, 4) == "IHDR");
+    const auto be32 = [&](std::size_t at) {
+        std::uint32_t v = 0;
+        for (std::size_t i = 0; i < 4; ++i) v = (v << 8) | static_cast<unsigned char>(png[at + i]);
+        return v;
+    };
+    CHECK(be32(16) == width);
+    CHECK(be32(20) == height);
+    CHECK(png[24] == 8);  // bit depth
+    CHECK(png[25] == 2);  // colour type RGB
+}
+
 void check_scenario_errors(const std::vector<ScenarioErrorCase>& cases) {
     for (const auto& c : cases) {
         INFO(c.what);

@@ -75,6 +75,8 @@ struct ScenarioErrorCase {
 // location) and holds every needle.
 void check_scenario_errors(const std::vector<ScenarioErrorCase>& cases);
 void write_file(const fs::path& path, const std::string& text);
+// Checks (doctest) that `png` is a PNG file's bytes: signature, IHDR of width x height, 8-bit RGB.
+void check_png_header(const std::string& png, std::uint32_t width, std::uint32_t height);
 std::string lower(std::string text);
 bool contains(const std::string& haystack, const std::string& needle);
 

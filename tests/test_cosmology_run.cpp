@@ -161,7 +161,7 @@ TEST_CASE("a short run writes snapshots with their cosmology, power spectra, fra
     }
     CHECK(power[0][5] == doctest::Approx(1e6 / 4096).epsilon(1e-6));  // V / N
     const std::string png = read_file(dir / "power_000012.png");
-    CHECK(png.compare(0, 8, std::string("\x89PNG\r\n\x1a\n", 8)) == 0);
+    check_png_header(png, 640, 480);
     CHECK(count_frames(dir.path()) == 3);
 }
 
@@ -248,6 +248,8 @@ TEST_CASE("a GADGET HDF5 file starts the run its bodies would (in Mpc/h or kpc/h
     CHECK(contains(usage_error([&] { CosmologyRun(context, s, dir / "run"); }), "BoxSize 50"));
     write_snapshot(dir / "ics.h5", bodies, a, 100, {}, {49, 0.25, 0.75, 0.7});
     CHECK(contains(usage_error([&] { CosmologyRun(context, s, dir / "run"); }), "Omega0 0.25"));
+    write_snapshot(dir / "ics.h5", bodies, 0.5, 100, {}, {1, 0.3, 0.7, 0.7});
+    CHECK(contains(usage_error([&] { CosmologyRun(context, s, dir / "run"); }), "first output redshift"));
     Bodies heavy = bodies;
     for (double& m : heavy.m) m *= 2;
     write_snapshot(dir / "ics.h5", heavy, a, 100, {}, {49, 0.3, 0.7, 0.7});

@@ -500,18 +500,7 @@ TEST_CASE("render_density writes a PNG of the requested size") {
     const fs::path file = dir / "frame.png";
     render_density(file, bodies, settings);
     const std::string png = read_file(file);
-    REQUIRE(png.size() > 33);
-    CHECK(png.substr(0, 8) == "\x89PNG\r\n\x1a\n");
-    CHECK(png.substr(12, 4) == "IHDR");
-    const auto be32 = [&](std::size_t at) {
-        std::uint32_t v = 0;
-        for (std::size_t i = 0; i < 4; ++i) v = (v << 8) | static_cast<unsigned char>(png[at + i]);
-        return v;
-    };
-    CHECK(be32(16) == 40);
-    CHECK(be32(20) == 24);
-    CHECK(png[24] == 8);  // bit depth
-    CHECK(png[25] == 2);  // colour type RGB
+    partcl_test::check_png_header(png, 40, 24);
     CHECK(temporaries(dir.path()).empty());
 }
 

@@ -59,6 +59,7 @@
 #include <partcl/models/mps/mps_validation.hpp>
 #include <partcl/models/cosmology/comoving_leapfrog.hpp>
 #include <partcl/models/cosmology/cosmology.hpp>
+#include <partcl/models/cosmology/halofit.hpp>
 #include <partcl/models/cosmology/initial_conditions.hpp>
 #include <partcl/models/nbody/bodies.hpp>
 #include <partcl/models/nbody/dense_gravity.hpp>
@@ -88,11 +89,13 @@
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/csv_log.hpp>
 #include <partcl/io/initial_conditions.hpp>
+#include <partcl/io/plot.hpp>
 #include <partcl/io/render.hpp>
 #include <partcl/io/scenario.hpp>
 #include <partcl/io/snapshot.hpp>
 #include <partcl/io/units.hpp>
 
+#include <partcl/run/cosmology_run.hpp>
 #include <partcl/run/mps_run.hpp>
 #include <partcl/run/nbody_run.hpp>
 #include <partcl/run/pic_run.hpp>

@@ -2,14 +2,10 @@
 #include <partcl/io/snapshot.hpp>
 
 #include <partcl/backend/error.hpp>
-#include <partcl/support/atomic_file.hpp>
 
-#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <new>
 #include <string>
 #include <vector>

@@ -102,6 +102,9 @@ Bodies gadget_bodies(const Scenario& s, double& a) {
             detail::shortest(c.box) + " (Mpc/h) nor that in kpc/h");
     a = snap.time;
     if (!(a >= 1e-3 && a < 1)) bad("its Time (the scale factor) " + detail::shortest(a) + " is not in [0.001, 1)");
+    if (!(1 / a - 1 > c.output_redshifts.front()))
+        bad("it starts at z = " + detail::shortest(1 / a - 1) + ", not before the first output redshift " +
+            detail::shortest(c.output_redshifts.front()));
     const SnapshotCosmology& fc = snap.cosmology;
     if (fc.comoving() && (std::abs(fc.omega_matter - c.omega_matter) > 1e-6 ||
                           std::abs(fc.omega_lambda - c.omega_lambda) > 1e-6))
@@ -153,7 +156,8 @@ public:
         const double spacing = cs.box / std::cbrt(double(n));
         TreePmOptions options;
         options.box = cs.box;
-        options.mesh = cs.mesh ? std::size_t(cs.mesh) : 2 * std::size_t(std::llround(std::cbrt(double(n))));
+        options.mesh = cs.mesh ? std::size_t(cs.mesh)
+                               : std::max<std::size_t>(8, 2 * std::size_t(std::llround(std::cbrt(double(n)))));
         options.split_cells = cs.split_cells;
         options.cut_splits = cs.cut_splits;
         options.tree.theta = cs.theta;

@@ -205,7 +205,7 @@ struct Scenario {
         // Steps from the start to the last output, spread uniformly in ln a (each interval
         // between outputs gets its share, at least one).
         std::uint64_t steps = 48;
-        std::uint64_t mesh = 0;    // PM mesh nodes per axis; 0: twice the bodies' per axis
+        std::uint64_t mesh = 0;    // PM mesh nodes per axis; 0: twice the bodies' per axis (at least 8)
         double split_cells = 1.25;  // r_s in mesh cells
         double cut_splits = 5.0;   // the short range's reach in r_s
         double theta = 0.5;        // the short-range walk's opening angle
