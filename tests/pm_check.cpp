@@ -1,5 +1,5 @@
 // nbody/particle_mesh.cl's six kernels one by one against float64 host references on fresh random
-// inputs, at a mesh of 5 nodes a side (the deposit's 4 x 4 x 4 cells all distinct, every
+// inputs, at a mesh of 5 nodes a side (the deposit's 3 x 3 x 3 cells all distinct, every
 // stencil wrapping): the run of the kernel table (tests/test_oclgrind.cpp) for that file. The
 // pipeline as a whole is tests/test_tree_pm.cpp's (against Ewald's sum).
 #include <doctest/doctest.h>
@@ -115,7 +115,7 @@ void run_typed(Precision precision) {
             const std::size_t c[3] = {g % nodes, g / nodes % nodes, g / (nodes * nodes)};
             double weight = mass[i] * h3;
             for (int a = 0; a < 3; ++a) {
-                double d = pos[a * n + i] * inverse_h - double(c[a]);
+                double d = pos[a * n + i] * inverse_h - 0.5 - double(c[a]);  // the cells' frame
                 d -= double(nodes) * std::nearbyint(d / double(nodes));  // nearest image
                 weight *= tsc(d);
             }
@@ -220,7 +220,7 @@ void run_typed(Precision precision) {
             const std::size_t c[3] = {g % nodes, g / nodes % nodes, g / (nodes * nodes)};
             double wg = 1;
             for (int a = 0; a < 3; ++a) {
-                double d = pos[a * n + i] * inverse_h - double(c[a]);
+                double d = pos[a * n + i] * inverse_h - 0.5 - double(c[a]);  // the cells' frame
                 d -= double(nodes) * std::nearbyint(d / double(nodes));
                 wg *= tsc(d);
             }

@@ -12,7 +12,10 @@
  *   pm_interpolate    g (and phi) at the bodies with the deposit's weights, added to theirs
  * The mesh: `nodes` per axis over a cube of edge nodes / inverse_h, node (i, j, k) at
  * (i, j, k) h and at index i + nodes (j + nodes k) (partcl::Fft's layout); rho and phi are
- * interleaved complex (re, im), as is each component of the field. Bodies lie in [0, nodes h) along each axis. */
+ * interleaved complex (re, im), as is each component of the field. The kernels after pm_wrap
+ * take the bodies in the cells' frame, x + h/2 wrapped into [0, nodes h) along each axis: cell c
+ * (the cell list's floor(x / h)) holds the bodies nearest node c, so a node's deposit gathers
+ * 3 x 3 x 3 cells, the triangular cloud's reach, not 4 x 4 x 4. */
 #include "common/real.h"
 
 /* Cell and fraction along one axis (the cell list bins with the same product). */
@@ -77,10 +80,9 @@ INLINE real pm_tsc(const real d)
 }
 
 /* Density at nodes [first, end): each sums the bodies within 1.5 cells of it along every axis,
- * those of the 4 x 4 x 4 cells from 2 below to 1 above its own, sorted by cell (slots
- * [cell_start[c], cell_end[c]) of cell c, c the cell's lower node; a row of cells along x is
- * one range of slots unless it wraps), positions[a * stride + s] and mass[s] of slot s. Writes
- * node g's real part at rho[2 g], its imaginary part 0. */
+ * those of the 3 x 3 x 3 cells around its own, sorted by cell (slots [cell_start[c],
+ * cell_end[c]) of cell c, c the bodies' nearest node), positions[a * stride + s] (the cells'
+ * frame) and mass[s] of slot s. Writes node g's real part at rho[2 g], its imaginary part 0. */
 KERNEL void pm_deposit(const uint first, const uint end, const uint stride,
                        GLOBAL const real* RESTRICT positions, GLOBAL const real* RESTRICT mass,
                        GLOBAL const uint* RESTRICT cell_start, GLOBAL const uint* RESTRICT cell_end,
@@ -91,20 +93,21 @@ KERNEL void pm_deposit(const uint first, const uint end, const uint stride,
     uint node[3];
     pm_coordinates(g, nodes, node);
     real sum = REAL_C(0.0);
-    for (int oz = -2; oz <= 1; ++oz) {
-        for (int oy = -2; oy <= 1; ++oy) {
+    for (int oz = -1; oz <= 1; ++oz) {
+        for (int oy = -1; oy <= 1; ++oy) {
             real wyz_sum = REAL_C(0.0);
-            for (int ox = -2; ox <= 1; ++ox) {
-                const uint c = pm_node(node[0] + nodes - 2u + (uint)(ox + 2),
-                                       node[1] + nodes - 2u + (uint)(oy + 2),
-                                       node[2] + nodes - 2u + (uint)(oz + 2), nodes);
+            for (int ox = -1; ox <= 1; ++ox) {
+                const uint c = pm_node(node[0] + nodes - 1u + (uint)(ox + 1),
+                                       node[1] + nodes - 1u + (uint)(oy + 1),
+                                       node[2] + nodes - 1u + (uint)(oz + 1), nodes);
                 for (uint s = cell_start[c]; s < cell_end[c]; ++s) {
+                    /* The body sits at (c + f - 1/2) h: o + f - 1/2 cells from the node. */
                     real fx, fy, fz;
                     (void)pm_cell(positions[s], inverse_h, nodes, &fx);
                     (void)pm_cell(positions[stride + s], inverse_h, nodes, &fy);
                     (void)pm_cell(positions[2 * stride + s], inverse_h, nodes, &fz);
-                    wyz_sum += mass[s] * pm_tsc((real)ox + fx) * pm_tsc((real)oy + fy) *
-                               pm_tsc((real)oz + fz);
+                    wyz_sum += mass[s] * pm_tsc((real)ox + fx - REAL_C(0.5)) *
+                               pm_tsc((real)oy + fy - REAL_C(0.5)) * pm_tsc((real)oz + fz - REAL_C(0.5));
                 }
             }
             sum += wyz_sum;
@@ -177,14 +180,14 @@ KERNEL void pm_interpolate(const uint n, const uint stride, GLOBAL const real* R
 {
     const uint i = global_id(0);
     if (i >= n) return;
-    /* Nearest node and the weights of it and the nodes either side, per axis. */
+    /* Nearest node (the cell, in the cells' frame) and the weights of it and the nodes either
+     * side, per axis. */
     uint near[3];
     real w[3][3];
     for (int a = 0; a < 3; ++a) {
-        const real t = positions[a * stride + i] * inverse_h;
-        const real rounded = floor(t + REAL_C(0.5));
-        const real d = t - rounded;
-        near[a] = (uint)rounded;  /* at most nodes: pm_node wraps it */
+        real d;
+        near[a] = pm_cell(positions[a * stride + i], inverse_h, nodes, &d);
+        d -= REAL_C(0.5);
         w[a][0] = REAL_C(0.5) * (REAL_C(0.5) - d) * (REAL_C(0.5) - d);
         w[a][1] = REAL_C(0.75) - d * d;
         w[a][2] = REAL_C(0.5) * (REAL_C(0.5) + d) * (REAL_C(0.5) + d);

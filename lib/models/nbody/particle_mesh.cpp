@@ -83,8 +83,9 @@ void ParticleMesh::density_spectrum(const RealBuffer& positions, const RealBuffe
     const MeshParameters& p = parameters_;
     const std::uint32_t nodes = std::uint32_t(p.nodes), points = std::uint32_t(fft_.points());
     const Real inverse_h{double(p.nodes) / p.box};
+    // The kernels' frame is x + h/2 (particle_mesh.cl), the second pass's a further h/2.
     wrap_.args(std::uint32_t(n), std::uint32_t(n), positions, Real{p.box}, nodes, inverse_h,
-               Real{pass * 0.5 * p.box / double(p.nodes)}, wrapped_)
+               Real{(pass + 1) * 0.5 * p.box / double(p.nodes)}, wrapped_)
         .launch(queue, n);
     cells_.build(queue, wrapped_, n, n);  // UsageError for NaN, naming how many
     cells_.gather(queue, wrapped_, sorted_, 3, n);
