@@ -26,7 +26,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr double pi = 3.141592653589793;
 constexpr const char* cosmology_header =
     "step,a,redshift,linear_growth,power_growth,growth_error,velocity_rms\n";
 // The growth test's scales (issue and docs/cosmology.md): linear to a few percent at z = 0.
@@ -79,10 +78,6 @@ cosmology::InitialConditions lattice_options(const Scenario::Cosmology& c) {
     return ic;
 }
 
-double critical_density() {
-    return 3 * cosmology::hubble_constant * cosmology::hubble_constant / (8 * pi * cosmology::gravitational_constant);
-}
-
 // A GADGET HDF5 file's bodies, in the run's units and velocities, and its scale factor. The file
 // is checked against the scenario: its BoxSize must be [cosmology] box in Mpc/h or in kpc/h
 // (N-GenIC's and MUSIC's usual unit), its Omega0 and OmegaLambda, when it has them, the
@@ -115,12 +110,13 @@ Bodies gadget_bodies(const Scenario& s, double& a) {
     const double velocity = std::pow(a, 1.5);  // GADGET's sqrt(a) dx/dt to u = a^2 dx/dt
     double total = 0;
     for (std::size_t i = 0; i < b.size(); ++i) {
-        const auto wrap = [&](double x) { return x - c.box * std::floor(x / c.box); };
-        b.x[i] = wrap(b.x[i] * length), b.y[i] = wrap(b.y[i] * length), b.z[i] = wrap(b.z[i] * length);
+        b.x[i] = cosmology::periodic_image(b.x[i] * length, c.box);
+        b.y[i] = cosmology::periodic_image(b.y[i] * length, c.box);
+        b.z[i] = cosmology::periodic_image(b.z[i] * length, c.box);
         b.vx[i] *= velocity, b.vy[i] *= velocity, b.vz[i] *= velocity;
         total += b.m[i];
     }
-    const double expected = c.omega_matter * critical_density() * c.box * c.box * c.box;
+    const double expected = c.omega_matter * cosmology::critical_density * c.box * c.box * c.box;
     if (std::abs(total / expected - 1) > 0.01)
         bad("its total mass " + detail::shortest(total) + " (1e10 Msun/h) is not Omega_m rho_crit box^3 = " +
             detail::shortest(expected) + ": its units or cosmology are not the scenario's");
@@ -149,7 +145,7 @@ public:
         }
         plan = plan_steps(a_start, cs.output_redshifts, cs.steps);
         if (saved) {
-            initial = saved_bodies(*saved);
+            initial = detail::bodies_from_state(saved->state, saved->mass);
             step_ = saved->step;
         }
         n = initial.size();
@@ -172,7 +168,6 @@ public:
             throw UsageError("scenario '" + scenario_.name + "': [cosmology] mesh, split_cells, cut_splits or theta: " +
                              e.what());
         }
-        mesh = options.mesh;
         bodies = std::make_unique<DeviceBodies>(context, scenario_.precision, initial);
         leapfrog = std::make_unique<cosmology::ComovingLeapfrog>(context, background, *gravity, *bodies,
                                                                  plan.a[step_]);
@@ -243,16 +238,7 @@ public:
                                {1 / a - 1, c.omega_matter, c.omega_lambda, c.h});
     }
     std::vector<fs::path> write_with_snapshot(const fs::path& snapshot) override;
-    std::vector<StateArray> state() override {
-        const Bodies& b = observe();
-        std::vector<double> position = b.x, velocity = b.vx;
-        position.insert(position.end(), b.y.begin(), b.y.end());
-        position.insert(position.end(), b.z.begin(), b.z.end());
-        velocity.insert(velocity.end(), b.vy.begin(), b.vy.end());
-        velocity.insert(velocity.end(), b.vz.begin(), b.vz.end());
-        return {detail::state_array("position", position, n, 3), detail::state_array("velocity", velocity, n, 3),
-                {"mass", {n}, b.m}};
-    }
+    std::vector<StateArray> state() override { return detail::body_state(observe()); }
     void save(Checkpoint& c) const override {
         c.device = detail::device_names(context);
         c.state = bodies->state.read(context.queue(0));
@@ -297,29 +283,16 @@ public:
     double planned_a(std::uint64_t step) const { return plan.a[std::min<std::size_t>(step, plan.a.size() - 1)]; }
 
 private:
-    static Bodies saved_bodies(const Checkpoint& c) {
-        const std::size_t count = c.mass.size();
-        Bodies b;
-        b.resize(count);
-        for (std::size_t i = 0; i < count; ++i) {
-            b.x[i] = c.state[i], b.y[i] = c.state[count + i], b.z[i] = c.state[2 * count + i];
-            b.vx[i] = c.state[3 * count + i], b.vy[i] = c.state[4 * count + i], b.vz[i] = c.state[5 * count + i];
-            b.m[i] = c.mass[i];
-        }
-        return b;
-    }
     // The bodies at this step, wrapped into the box, read once for its row, frame and snapshot.
     const Bodies& observe() {
         if (observed_step != step_ || observed.size() == 0) {
             observed = bodies->download(context.queue(0));
             const double box = scenario_.cosmology.box;
-            const auto wrap = [box](double x) {
-                const double w = x - box * std::floor(x / box);
-                return w < box ? w : 0.0;  // a tiny negative x rounds up to the box's edge
-            };
-            for (std::size_t i = 0; i < n; ++i)
-                observed.x[i] = wrap(observed.x[i]), observed.y[i] = wrap(observed.y[i]),
-                observed.z[i] = wrap(observed.z[i]);
+            for (std::size_t i = 0; i < n; ++i) {
+                observed.x[i] = cosmology::periodic_image(observed.x[i], box);
+                observed.y[i] = cosmology::periodic_image(observed.y[i], box);
+                observed.z[i] = cosmology::periodic_image(observed.z[i], box);
+            }
             observed_step = step_;
         }
         return observed;
@@ -350,7 +323,7 @@ private:
     cosmology::Background background;
     cosmology::LinearPower linear;
     StepPlan plan;
-    std::size_t n = 0, mesh = 0;
+    std::size_t n = 0;
     std::unique_ptr<TreePmGravity> gravity;
     std::unique_ptr<DeviceBodies> bodies;
     std::unique_ptr<cosmology::ComovingLeapfrog> leapfrog;
@@ -409,7 +382,7 @@ std::string CosmologyModel::title(const std::string& resumed_from) const {
     return scenario_.name + ", " + (side * side * side == n ? std::to_string(side) + "^3" : std::to_string(n)) +
            " bodies in a " + detail::shortest(c.box) + " Mpc/h box, " + start + " to z = " +
            detail::shortest(c.output_redshifts.back()) + " in " + std::to_string(c.steps) + " steps, TreePM on a " +
-           std::to_string(mesh) + "^3 mesh, " + to_string(scenario_.precision) + " on " +
+           std::to_string(gravity->options().mesh) + "^3 mesh, " + to_string(scenario_.precision) + " on " +
            detail::device_names(context) +
            (resumed_from.empty() ? "" : ", resumed from " + resumed_from + " at step " + std::to_string(first_step));
 }

@@ -28,21 +28,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using detail::bodies_from_state;
 using detail::device_names;
-
-Bodies bodies_from_state(const std::vector<double>& state, const std::vector<double>& mass) {
-    const std::size_t n = mass.size();
-    if (state.size() != 6 * n)
-        throw UsageError("checkpoint: a state of " + std::to_string(state.size()) +
-                         " values for " + std::to_string(n) + " bodies");
-    Bodies b;
-    b.resize(n);
-    std::vector<double>* fields[] = {&b.x, &b.y, &b.z, &b.vx, &b.vy, &b.vz};
-    for (std::size_t f = 0; f < 6; ++f)
-        std::copy(state.begin() + f * n, state.begin() + (f + 1) * n, fields[f]->begin());
-    b.m = mass;
-    return b;
-}
 
 // Refuses a run whose buffers cannot fit, before the bodies are even made on the host: a clear
 // message instead of an allocation failure deep in a driver.
@@ -219,17 +206,7 @@ public:
         const Bodies all = every_body();
         if (ranks_.root()) partcl::write_snapshot(file, all, time_, 0.0, unit_system(scenario_));
     }
-    std::vector<StateArray> state() override {
-        const Bodies all = every_body();
-        const std::size_t n = all.size();
-        std::vector<double> position = all.x, velocity = all.vx;
-        position.insert(position.end(), all.y.begin(), all.y.end());
-        position.insert(position.end(), all.z.begin(), all.z.end());
-        velocity.insert(velocity.end(), all.vy.begin(), all.vy.end());
-        velocity.insert(velocity.end(), all.vz.begin(), all.vz.end());
-        return {detail::state_array("position", position, n, 3),
-                detail::state_array("velocity", velocity, n, 3), {"mass", {n}, all.m}};
-    }
+    std::vector<StateArray> state() override { return detail::body_state(every_body()); }
     // One rank's checkpoint, whatever the ranks: every state-shaped vector whole, in one rank's
     // order, so a run resumes on any number of ranks.
     void save(Checkpoint& c) const override {

@@ -2,6 +2,7 @@
 // What the models of lib/run share: the names of numbered output files, the output directory,
 // the device description checkpoints keep, the checks every resume starts with, and text.
 // Private to the library.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -9,10 +10,12 @@
 #include <initializer_list>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include <partcl/support/atomic_file.hpp>
 #include <partcl/io/checkpoint.hpp>
 #include <partcl/io/scenario.hpp>
+#include <partcl/models/nbody/bodies.hpp>
 #include <partcl/run/run_model.hpp>
 #include <partcl/run/scenario.hpp>
 #include <partcl/runtime/context.hpp>
@@ -77,6 +80,23 @@ inline void check_resume_directory(const std::filesystem::path& out, const std::
                          "resume into the run's own directory or a new one");
 }
 
+// Bodies from a checkpoint's state (x | y | z | vx | vy | vz, 6N) and masses (N); UsageError for
+// a state of another length.
+inline Bodies bodies_from_state(const std::vector<double>& state, const std::vector<double>& mass) {
+    const std::size_t n = mass.size();
+    if (state.size() != 6 * n)
+        throw UsageError("checkpoint: a state of " + std::to_string(state.size()) +
+                         " values for " + std::to_string(n) + " bodies");
+    Bodies b;
+    b.resize(n);
+    std::vector<double>* fields[] = {&b.x, &b.y, &b.z, &b.vx, &b.vy, &b.vz};
+    for (std::size_t f = 0; f < 6; ++f)
+        std::copy(state.begin() + std::ptrdiff_t(f * n), state.begin() + std::ptrdiff_t((f + 1) * n),
+                  fields[f]->begin());
+    b.m = mass;
+    return b;
+}
+
 // A CSV row of `values` as %.9g.
 // A structure-of-arrays vector quantity (component k of particle i at soa[k * n + i]) as an
 // (n, components) state array.
@@ -86,6 +106,17 @@ inline StateArray state_array(std::string name, const std::vector<double>& soa, 
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t k = 0; k < components; ++k) a.values[i * components + k] = soa[k * n + i];
     return a;
+}
+
+// Bodies as RunModel::state() gives them: (N, 3) position and velocity, (N) mass.
+inline std::vector<StateArray> body_state(const Bodies& b) {
+    const std::size_t n = b.size();
+    std::vector<double> position = b.x, velocity = b.vx;
+    position.insert(position.end(), b.y.begin(), b.y.end());
+    position.insert(position.end(), b.z.begin(), b.z.end());
+    velocity.insert(velocity.end(), b.vy.begin(), b.vy.end());
+    velocity.insert(velocity.end(), b.vz.begin(), b.vz.end());
+    return {state_array("position", position, n, 3), state_array("velocity", velocity, n, 3), {"mass", {n}, b.m}};
 }
 
 inline std::string format_row(std::initializer_list<double> values) {

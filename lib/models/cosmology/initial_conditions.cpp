@@ -173,8 +173,7 @@ Bodies make_initial_conditions(Context& context, const Parameters& parameters,
     // a^2 H (f1 psi1 + f2 psi2), f2 = 2 Omega_m(a)^(6/11).
     const double f1 = background.growth_rate(a), f2 = 2 * std::pow(omega_a, 6.0 / 11.0);
     const double velocity = a * a * background.hubble(a);
-    const double rho_crit = 3 * hubble_constant * hubble_constant / (8 * pi * gravitational_constant);
-    const double mass = parameters.omega_matter * rho_crit * volume / double(points);
+    const double mass = parameters.omega_matter * critical_density * volume / double(points);
     const double spacing = o.box / double(side);
     Bodies b;
     b.resize(points);
@@ -185,9 +184,7 @@ Bodies make_initial_conditions(Context& context, const Parameters& parameters,
         for (std::size_t c = 0; c < 3; ++c) {
             const double second = o.second_order ? psi2[c][g] : 0.0;
             const double position = double(index[c]) * spacing + psi1[c][g] + second;
-            double wrapped = position - o.box * std::floor(position / o.box);
-            if (wrapped >= o.box) wrapped = 0;
-            x[c][g] = wrapped;
+            x[c][g] = periodic_image(position, o.box);
             v[c][g] = velocity * (f1 * psi1[c][g] + f2 * second);
         }
         b.m[g] = mass;

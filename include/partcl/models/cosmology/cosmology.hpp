@@ -7,10 +7,21 @@
 // Radiation is left out (it matters before z ~ 1000, long before a run starts).
 #include <cstddef>
 
+#include <cmath>
+
 namespace partcl::cosmology {
 
 inline constexpr double gravitational_constant = 43.0091;  // (Mpc/h) (km/s)^2 / (1e10 Msun/h)
 inline constexpr double hubble_constant = 100.0;           // H0 in (km/s) / (Mpc/h)
+// rho_crit = 3 H0^2 / (8 pi G), in (1e10 Msun/h) / (Mpc/h)^3.
+inline constexpr double critical_density =
+    3 * hubble_constant * hubble_constant / (8 * 3.14159265358979323846 * gravitational_constant);
+
+// The image of x in the periodic box [0, box): one that rounds onto the upper edge is 0.
+inline double periodic_image(double x, double box) noexcept {
+    const double w = x - box * std::floor(x / box);
+    return w < box ? w : 0.0;
+}
 
 struct Parameters {
     double omega_matter = 0.3;
