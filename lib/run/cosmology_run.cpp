@@ -193,9 +193,6 @@ public:
         leapfrog->step(plan.a[step_ + 1]);
         ++step_;
     }
-    bool sample_due() const override {
-        return std::binary_search(plan.outputs.begin(), plan.outputs.end(), step_);
-    }
 
     std::string csv_name() const override { return "diagnostics.csv"; }
     std::string csv_header() const override { return cosmology_header; }

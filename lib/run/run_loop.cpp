@@ -256,7 +256,7 @@ bool RunLoop::step() {
     const double next_sample = std::min(end, grid_sample), next_frame = std::min(end, grid_frame);
     m.advance(sc.by_time() ? std::min(next_sample, next_frame) : never);
     const bool last = m.finished();
-    const bool at_sample = last || due(sc.sample, next_sample) || m.sample_due();
+    const bool at_sample = last || due(sc.sample, next_sample) || snapshot_listed(sc, m.step());
     const bool at_frame = sc.frame.on() && (last || due(sc.frame, next_frame));
     if (at_sample) {
         if (sc.sample.time > 0 && m.time() >= grid_sample) ++periods_[0];

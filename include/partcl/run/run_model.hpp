@@ -64,8 +64,8 @@ struct RunSchedule {
     Every sample;             // a CSV row; at the start and the end too
     Every frame;              // at the start and the end too, when on
     Every snapshot;           // at the start too, when on
-    // Snapshots at these steps too, in increasing order (a run whose outputs fall at given
-    // times: the cosmology's redshifts); 0 is the start.
+    // Snapshots, and samples, at these steps too, in increasing order (a run whose outputs fall
+    // at given times: the cosmology's redshifts); 0 is the start.
     std::vector<std::uint64_t> snapshot_steps;
     bool snapshot_at_end = false;  // a snapshot at the end however snapshot is set
     Every checkpoint;              // at the end too
@@ -112,8 +112,6 @@ public:
     virtual std::vector<std::filesystem::path> write_with_snapshot(const std::filesystem::path& /*snapshot*/) {
         return {};
     }
-    // A sample due now besides the schedule's (the cosmology's outputs). None by default.
-    virtual bool sample_due() const { return false; }
     // The model's part of a checkpoint: all but scenario_toml, step, time, precision and
     // output_text (the loop's); appended to run_state after the loop's counters, if any.
     virtual void save(Checkpoint& checkpoint) const = 0;
