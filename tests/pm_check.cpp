@@ -1,4 +1,4 @@
-// nbody/particle_mesh.cl's six kernels one by one against float64 host references on fresh random
+// nbody/particle_mesh.cl's seven kernels one by one against float64 host references on fresh random
 // inputs, at a mesh of 5 nodes a side (the deposit's 3 x 3 x 3 cells all distinct, every
 // stencil wrapping): the run of the kernel table (tests/test_oclgrind.cpp) for that file. The
 // pipeline as a whole is tests/test_tree_pm.cpp's (against Ewald's sum).
@@ -103,10 +103,19 @@ void run_typed(Precision precision) {
     index_buffers.emplace_back(context, start);
     index_buffers.emplace_back(context, end);
     RealBuffer& rho = buffer(std::vector<double>(2 * points, -1));
-    Kernel(program, "pm_deposit")
-        .args(std::uint32_t(0), std::uint32_t(points), std::uint32_t(n), buffer(sorted), buffer(sorted_mass),
+    RealBuffer& to_below = buffer(std::vector<double>(points, -1));
+    RealBuffer& to_level = buffer(std::vector<double>(points, -1));
+    RealBuffer& to_above = buffer(std::vector<double>(points, -1));
+    RealBuffer& sorted_buffer = buffer(sorted);
+    RealBuffer& sorted_mass_buffer = buffer(sorted_mass);
+    Kernel(program, "pm_deposit_layer")
+        .args(std::uint32_t(0), std::uint32_t(points), std::uint32_t(n), sorted_buffer, sorted_mass_buffer,
               index_buffers[index_buffers.size() - 2], index_buffers.back(), std::uint32_t(nodes),
-              Real{inverse_h}, rho)
+              Real{inverse_h}, to_below, to_level, to_above)
+        .launch(queue, points);
+    Kernel(program, "pm_deposit_sum")
+        .args(std::uint32_t(0), std::uint32_t(points), std::uint32_t(nodes), Real{inverse_h}, to_below,
+              to_level, to_above, rho)
         .launch(queue, points);
     std::vector<double> expected(points, 0), magnitude(points, 0);
     const double h3 = inverse_h * inverse_h * inverse_h;
@@ -207,8 +216,11 @@ void run_typed(Precision precision) {
     RealBuffer& out_buffer = buffer(out);
     RealBuffer& pot_buffer = buffer(pot);
     const double self = double(T(0.3)), weight = 0.5;
+    // The bodies in cell order, each result written at its own index.
+    index_buffers.emplace_back(context, std::vector<std::uint32_t>(order.begin(), order.end()));
     Kernel(program, "pm_interpolate")
-        .args(std::uint32_t(n), std::uint32_t(n), buffer(pos), buffer(mass), std::uint32_t(nodes),
+        .args(std::uint32_t(n), std::uint32_t(n), sorted_buffer, sorted_mass_buffer, index_buffers.back(),
+              std::uint32_t(nodes),
               Real{inverse_h}, buffer(field[0]), buffer(field[1]), buffer(field[2]), buffer(phi),
               out_buffer, std::uint32_t(0), std::uint32_t(n), pot_buffer, std::uint32_t(1), Real{self},
               Real{weight})

@@ -1,7 +1,8 @@
 /* The long-range half of TreePM gravity on a periodic mesh (partcl::ParticleMesh,
  * include/partcl/models/nbody/particle_mesh.hpp), after Gadget-2's pm_periodic:
- *   pm_deposit        mass density at the mesh nodes, triangular-shaped clouds, the bodies sorted by cell
- *                     (a gather per node: no atomics, the same sum on every device)
+ *   pm_deposit_layer, pm_deposit_sum
+ *                     mass density at the mesh nodes, triangular-shaped clouds, the bodies sorted
+ *                     by cell (gathers per node: no atomics, the same sum on every device)
  *   (Fft forward)  pm_green  (Fft inverse)
  *                     phi_k = -4 pi G rho_k exp(-k^2 r_s^2) / k^2, divided by the square of
  *                     the TSC window (once for the deposit, once for the interpolation); the
@@ -79,40 +80,82 @@ INLINE real pm_tsc(const real d)
                            : (a < REAL_C(1.5) ? REAL_C(0.5) * outer * outer : REAL_C(0.0));
 }
 
-/* Density at nodes [first, end): each sums the bodies within 1.5 cells of it along every axis,
- * those of the 3 x 3 x 3 cells around its own, sorted by cell (slots [cell_start[c],
- * cell_end[c]) of cell c, c the bodies' nearest node), positions[a * stride + s] (the cells'
- * frame) and mass[s] of slot s. Writes node g's real part at rho[2 g], its imaginary part 0. */
-KERNEL void pm_deposit(const uint first, const uint end, const uint stride,
-                       GLOBAL const real* RESTRICT positions, GLOBAL const real* RESTRICT mass,
-                       GLOBAL const uint* RESTRICT cell_start, GLOBAL const uint* RESTRICT cell_end,
-                       const uint nodes, const real inverse_h, GLOBAL real* RESTRICT rho)
+/* The triangular-shaped cloud's weights, per axis, at the node before a body's nearest one,
+ * that node and the one after, d = the body's offset from its nearest node in cells (-1/2 to
+ * 1/2): pm_tsc(1 + d), pm_tsc(d), pm_tsc(1 - d). */
+INLINE void pm_weights(const real d, PRIVATE real* w)
+{
+    w[0] = REAL_C(0.5) * (REAL_C(0.5) - d) * (REAL_C(0.5) - d);
+    w[1] = REAL_C(0.75) - d * d;
+    w[2] = REAL_C(0.5) * (REAL_C(0.5) + d) * (REAL_C(0.5) + d);
+}
+
+/* The density's first half, per layer of cells: for each (i, j) of layer k of cells [first,
+ * end) (as node indices), the mass of the 3 x 3 cells of that layer around (i, j), weighted for
+ * node (i, j) along x and y and, along z, for each of the nodes k - 1, k and k + 1, written at
+ * to_below[g], to_level[g] and to_above[g] (g the index of (i, j, k)). Bodies sorted by cell
+ * (slots [cell_start[c], cell_end[c]) of cell c, c the bodies' nearest node), positions[a *
+ * stride + s] (the cells' frame) and mass[s] of slot s. A row's three cells are one range of
+ * slots unless the row wraps. Splitting the 27 cells of a node in two passes reads each body
+ * 9 times instead of 27. */
+KERNEL void pm_deposit_layer(const uint first, const uint end, const uint stride,
+                             GLOBAL const real* RESTRICT positions, GLOBAL const real* RESTRICT mass,
+                             GLOBAL const uint* RESTRICT cell_start, GLOBAL const uint* RESTRICT cell_end,
+                             const uint nodes, const real inverse_h, GLOBAL real* RESTRICT to_below,
+                             GLOBAL real* RESTRICT to_level, GLOBAL real* RESTRICT to_above)
 {
     const uint g = first + global_id(0);
     if (g >= end) return;
     uint node[3];
     pm_coordinates(g, nodes, node);
-    real sum = REAL_C(0.0);
-    for (int oz = -1; oz <= 1; ++oz) {
-        for (int oy = -1; oy <= 1; ++oy) {
-            real wyz_sum = REAL_C(0.0);
-            for (int ox = -1; ox <= 1; ++ox) {
-                const uint c = pm_node(node[0] + nodes - 1u + (uint)(ox + 1),
-                                       node[1] + nodes - 1u + (uint)(oy + 1),
-                                       node[2] + nodes - 1u + (uint)(oz + 1), nodes);
-                for (uint s = cell_start[c]; s < cell_end[c]; ++s) {
-                    /* The body sits at (c + f - 1/2) h: o + f - 1/2 cells from the node. */
-                    real fx, fy, fz;
-                    (void)pm_cell(positions[s], inverse_h, nodes, &fx);
-                    (void)pm_cell(positions[stride + s], inverse_h, nodes, &fy);
-                    (void)pm_cell(positions[2 * stride + s], inverse_h, nodes, &fz);
-                    wyz_sum += mass[s] * pm_tsc((real)ox + fx - REAL_C(0.5)) *
-                               pm_tsc((real)oy + fy - REAL_C(0.5)) * pm_tsc((real)oz + fz - REAL_C(0.5));
-                }
+    const uint i = node[0];
+    /* Cells lo..hi of the row without wrapping, and the one across the row's end, if any. */
+    const uint lo = i == 0u ? 0u : i - 1u, hi = i + 1u == nodes ? i : i + 1u;
+    const uint across = i == 0u ? nodes - 1u : (i + 1u == nodes ? 0u : nodes);
+    real below = REAL_C(0.0), level = REAL_C(0.0), above = REAL_C(0.0);
+    for (int oy = -1; oy <= 1; ++oy) {
+        const uint row = nodes * (pm_wrap_index(node[1] + nodes + (uint)(oy + 1) - 1u, nodes) + nodes * node[2]);
+        for (int part = 0; part < 2; ++part) {
+            if (part == 1 && across == nodes) break;
+            const uint from = cell_start[row + (part == 0 ? lo : across)];
+            const uint to = cell_end[row + (part == 0 ? hi : across)];
+            for (uint s = from; s < to; ++s) {
+                real fx, fy, fz;
+                const uint cx = pm_cell(positions[s], inverse_h, nodes, &fx);
+                (void)pm_cell(positions[stride + s], inverse_h, nodes, &fy);
+                (void)pm_cell(positions[2 * stride + s], inverse_h, nodes, &fz);
+                /* The body sits at (c + f - 1/2) h: o + f - 1/2 cells from the node, o its
+                 * cell's offset. */
+                int ox = (int)cx - (int)i;
+                ox = ox > 1 ? ox - (int)nodes : (ox < -1 ? ox + (int)nodes : ox);
+                const real wxy = mass[s] * pm_tsc((real)ox + fx - REAL_C(0.5)) *
+                                 pm_tsc((real)oy + fy - REAL_C(0.5));
+                real wz[3];
+                pm_weights(fz - REAL_C(0.5), wz);
+                below += wxy * wz[0];
+                level += wxy * wz[1];
+                above += wxy * wz[2];
             }
-            sum += wyz_sum;
         }
     }
+    to_below[g] = below;
+    to_level[g] = level;
+    to_above[g] = above;
+}
+
+/* The density at nodes [first, end) from pm_deposit_layer's parts: node (i, j, k) sums what
+ * layers k + 1, k and k - 1 gave it. Writes node g's real part at rho[2 g], its imaginary part 0. */
+KERNEL void pm_deposit_sum(const uint first, const uint end, const uint nodes, const real inverse_h,
+                           GLOBAL const real* RESTRICT to_below, GLOBAL const real* RESTRICT to_level,
+                           GLOBAL const real* RESTRICT to_above, GLOBAL real* RESTRICT rho)
+{
+    const uint g = first + global_id(0);
+    if (g >= end) return;
+    uint node[3];
+    pm_coordinates(g, nodes, node);
+    const uint layer = nodes * nodes, base = g - node[2] * layer;
+    const uint up = pm_wrap_index(node[2] + 1u, nodes), down = pm_wrap_index(node[2] + nodes - 1u, nodes);
+    const real sum = to_below[base + up * layer] + to_level[g] + to_above[base + down * layer];
     const real h3_inverse = inverse_h * inverse_h * inverse_h;
     rho[2u * g] = sum * h3_inverse;
     rho[2u * g + 1u] = REAL_C(0.0);
@@ -168,10 +211,13 @@ KERNEL void pm_gradient(const uint points, const uint nodes, const real inverse_
 }
 
 /* The field (and with `potential` 1 the potential, plus `self` m: the mesh's own potential at
- * a body of itself is removed, see particle_mesh.hpp) at bodies [0, n) with the deposit's
- * weights, added to out[out_offset + a * stride + i] and pot[i]. */
+ * a body of itself is removed, see particle_mesh.hpp) at the bodies of slots [0, n) with the
+ * deposit's weights, added to out[out_offset + a * out_stride + order[s]] and pot[order[s]]:
+ * the bodies in cell order (positions[a * stride + s], mass[s]) read neighbouring nodes, which
+ * the cache then holds, where bodies in their own order would read the mesh at random. */
 KERNEL void pm_interpolate(const uint n, const uint stride, GLOBAL const real* RESTRICT positions,
-                           GLOBAL const real* RESTRICT mass, const uint nodes, const real inverse_h,
+                           GLOBAL const real* RESTRICT mass, GLOBAL const uint* RESTRICT order,
+                           const uint nodes, const real inverse_h,
                            GLOBAL const real* RESTRICT field_x, GLOBAL const real* RESTRICT field_y,
                            GLOBAL const real* RESTRICT field_z, GLOBAL const real* RESTRICT phi,
                            GLOBAL real* RESTRICT out, const uint out_offset, const uint out_stride,
@@ -187,10 +233,7 @@ KERNEL void pm_interpolate(const uint n, const uint stride, GLOBAL const real* R
     for (int a = 0; a < 3; ++a) {
         real d;
         near[a] = pm_cell(positions[a * stride + i], inverse_h, nodes, &d);
-        d -= REAL_C(0.5);
-        w[a][0] = REAL_C(0.5) * (REAL_C(0.5) - d) * (REAL_C(0.5) - d);
-        w[a][1] = REAL_C(0.75) - d * d;
-        w[a][2] = REAL_C(0.5) * (REAL_C(0.5) + d) * (REAL_C(0.5) + d);
+        pm_weights(d - REAL_C(0.5), w[a]);
     }
     real gx = REAL_C(0.0), gy = REAL_C(0.0), gz = REAL_C(0.0), p = REAL_C(0.0);
     for (int bz = 0; bz < 3; ++bz)
@@ -204,10 +247,11 @@ KERNEL void pm_interpolate(const uint n, const uint stride, GLOBAL const real* R
                 gz += wc * field_z[2u * g];
                 if (potential) p += wc * phi[2u * g];
             }
-    out[out_offset + i] += weight * gx;
-    out[out_offset + out_stride + i] += weight * gy;
-    out[out_offset + 2u * out_stride + i] += weight * gz;
-    if (potential) pot[i] += weight * (p + self * mass[i]);
+    const uint body = order[i];
+    out[out_offset + body] += weight * gx;
+    out[out_offset + out_stride + body] += weight * gy;
+    out[out_offset + 2u * out_stride + body] += weight * gz;
+    if (potential) pot[body] += weight * (p + self * mass[i]);
 }
 
 /* The power of the density's spectrum at each point, for ParticleMesh::power_spectrum: the

@@ -47,7 +47,8 @@ ParticleMesh::ParticleMesh(Context& context, Precision precision, const MeshPara
       cells_(context, precision, mesh_cells(parameters_), cache),
       fft_(context, precision, {parameters_.nodes, parameters_.nodes, parameters_.nodes}),
       program_(mesh_program(context, precision, cache)), wrap_(program_, "pm_wrap"),
-      deposit_(program_, "pm_deposit"), green_(program_, "pm_green"), gradient_(program_, "pm_gradient"),
+      deposit_layer_(program_, "pm_deposit_layer"),
+      deposit_sum_(program_, "pm_deposit_sum"), green_(program_, "pm_green"), gradient_(program_, "pm_gradient"),
       interpolate_(program_, "pm_interpolate"), power_(program_, "pm_power") {
     const std::size_t points = fft_.points();
     mesh_ = RealBuffer(context, precision, 2 * points);
@@ -90,8 +91,12 @@ void ParticleMesh::density_spectrum(const RealBuffer& positions, const RealBuffe
     cells_.build(queue, wrapped_, n, n);  // UsageError for NaN, naming how many
     cells_.gather(queue, wrapped_, sorted_, 3, n);
     cells_.gather(queue, mass, ParticleLayout{0, n}, sorted_mass_, ParticleLayout{0, n}, 1);
-    deposit_.args(std::uint32_t(0), points, std::uint32_t(n), sorted_, sorted_mass_,
-                  cells_.cell_start(), cells_.cell_end(), nodes, inverse_h, mesh_)
+    // The field's buffers are free until the gradient: they hold the layers' parts.
+    deposit_layer_
+        .args(std::uint32_t(0), points, std::uint32_t(n), sorted_, sorted_mass_, cells_.cell_start(),
+              cells_.cell_end(), nodes, inverse_h, field_[0], field_[1], field_[2])
+        .launch(queue, points);
+    deposit_sum_.args(std::uint32_t(0), points, nodes, inverse_h, field_[0], field_[1], field_[2], mesh_)
         .launch(queue, points);
     fft_.forward(mesh_);
 }
@@ -116,7 +121,8 @@ void ParticleMesh::add(const RealBuffer& positions, const RealBuffer& mass, std:
         if (potential) fft_.inverse(mesh_);
         RealBuffer no_potential;
         interpolate_
-            .args(std::uint32_t(n), std::uint32_t(n), wrapped_, mass, nodes, inverse_h, field_[0],
+            .args(std::uint32_t(n), std::uint32_t(n), sorted_, sorted_mass_, cells_.order(), nodes,
+                  inverse_h, field_[0],
                   field_[1], field_[2], mesh_, out, std::uint32_t(out_offset), std::uint32_t(n),
                   potential ? *potential : no_potential, std::uint32_t(potential ? 1 : 0),
                   Real{p.G / (std::sqrt(pi) * p.split)}, Real{1.0 / passes})
@@ -136,9 +142,10 @@ PowerSpectrum ParticleMesh::power_spectrum(const RealBuffer& positions, const Re
     if (!(total > 0)) throw UsageError("particle mesh: a power spectrum of bodies of total mass 0");
     const std::size_t nodes = parameters_.nodes, points = fft_.points();
     density_spectrum(positions, mass, n, 0);
-    mesh_.copy_to(queue, field_[0], 2 * points);
+    RealBuffer first(context_, precision_, 2 * points);  // the deposit takes the field's buffers
+    mesh_.copy_to(queue, first, 2 * points);
     density_spectrum(positions, mass, n, 1);
-    power_.args(std::uint32_t(points), std::uint32_t(nodes), field_[0], mesh_, field_[1]).launch(queue, points);
+    power_.args(std::uint32_t(points), std::uint32_t(nodes), first, mesh_, field_[1]).launch(queue, points);
     std::vector<double> raw(points);
     field_[1].read(queue, raw.data(), points);
 

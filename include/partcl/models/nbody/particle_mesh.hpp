@@ -91,7 +91,7 @@ private:
     CellList cells_;
     Fft fft_;
     Program program_;
-    Kernel wrap_, deposit_, green_, gradient_, interpolate_, power_;
+    Kernel wrap_, deposit_layer_, deposit_sum_, green_, gradient_, interpolate_, power_;
     RealBuffer wrapped_, sorted_, sorted_mass_;
     RealBuffer mesh_;                     // density, its spectrum, the potential's, the potential
     std::array<RealBuffer, 3> field_;     // each component's spectrum, then its values
