@@ -3,16 +3,22 @@
 // meshes), for side^3 bodies on a (mesh-factor x side)^3 mesh (one body a cell by default).
 //
 //   partcl_bench_tree_pm [--device FILTER] [--backend auto|opencl|cuda] [--side 64,128,256]
-//                        [--precision float] [--theta 0.5] [--bodies uniform,clustered]
-//                        [--mesh-factor 1] [--repeat 5]
+//                        [--precision float] [--theta 0.4] [--bodies uniform,clustered]
+//                        [--mesh-factor 1] [--group-size 32] [--leaf-size 8] [--list auto]
+//                        [--errors] [--repeat 5]
 //
 // "uniform": bodies uniform in the box; "clustered": half of them in 64 Plummer clumps of
 // scale box / 200, the rest uniform (a late-time box has most bodies in halos, which the
 // short-range walk pays for). One JSON line per (bodies, side, precision) on stdout: the median
 // seconds of each part over --repeat evaluations and of the whole, of a comoving leapfrog step
-// (one evaluation, two kicks and a drift: step_seconds), and bodies per second.
+// (one evaluation, two kicks and a drift: step_seconds), and bodies per second. With --errors,
+// also the relative error of each body's acceleration against the same TreePM at theta 0 (the
+// short range summed pair by pair within the cut, the same mesh): what the walk's opening
+// criterion costs in accuracy (median and 99th percentile over all bodies).
+#include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -33,8 +39,12 @@ struct Options {
     std::vector<std::size_t> sides{64, 128};
     std::vector<Precision> precisions{Precision::float32};
     std::vector<std::string> bodies{"uniform", "clustered"};
-    double theta = 0.5;
+    std::vector<double> thetas{TreePmOptions{}.tree.theta};
     std::size_t mesh_factor = 1;  // mesh nodes per side = mesh_factor * side
+    std::vector<std::size_t> group_sizes{TreeOptions{}.group_size};
+    std::size_t leaf_size = TreeOptions{}.leaf_size;
+    std::optional<std::size_t> list_size;
+    bool errors = false;
     int repeat = 5;
 };
 
@@ -52,7 +62,11 @@ Options parse(int argc, char** argv) {
                  return b;
              },
              "Body distributions");
-    app.add_option("--theta", o.theta, "Opening angle of the short-range walk");
+    add_numbers(app, "--theta", o.thetas, "Opening angles of the short-range walk");
+    add_numbers(app, "--group-size", o.group_sizes, "Walk group sizes");
+    app.add_option("--leaf-size", o.leaf_size, "Most bodies in a leaf");
+    app.add_option("--list", o.list_size, "List size of the listed walk (default: the model's choice)");
+    app.add_flag("--errors", o.errors, "Measure each body's error against theta 0");
     app.add_option("--mesh-factor", o.mesh_factor, "Mesh nodes per side over bodies per side (1, 2)")
         ->check(CLI::Range(1, 4));
     app.add_option("--repeat", o.repeat, "Timed evaluations (the median is taken)");
@@ -87,18 +101,58 @@ Bodies make_bodies(const std::string& kind, std::size_t n, double box) {
     return b;
 }
 
-void measure(Context& context, const Options& o, const std::string& kind, std::size_t side,
-             Precision precision) {
-    const std::size_t n = side * side * side;
-    const double box = 100.0;
+TreePmOptions tree_pm_options(const Options& o, std::size_t side, double theta, std::size_t group) {
     TreePmOptions options;
-    options.box = box;
+    options.box = 100.0;
     options.mesh = o.mesh_factor * side;
-    options.tree.theta = o.theta;
+    options.tree.theta = theta;
+    options.tree.group_size = group;
+    options.tree.leaf_size = o.leaf_size;
+    options.tree.list_size = o.list_size;
+    return options;
+}
+
+// The accelerations of the bodies at theta 0 (x | y | z).
+std::vector<double> reference_accelerations(Context& context, const Options& o, std::size_t side,
+                                            Precision precision, const Bodies& host) {
+    const std::size_t n = side * side * side;
+    DeviceBodies bodies(context, precision, host);
+    TreePmGravity gravity(context, precision, {}, tree_pm_options(o, side, 0.0, o.group_sizes.front()));
+    RealBuffer out(context, precision, 3 * n);
+    out.fill(context.queue(0), 0.0);
+    gravity.accelerations(bodies.state, bodies.mass, n, out, 0);
+    std::vector<double> a(3 * n);
+    out.read(context.queue(0), a.data(), 3 * n);
+    return a;
+}
+
+void measure(Context& context, const Options& o, const std::string& kind, std::size_t side,
+             Precision precision, double theta, std::size_t group, const Bodies& host,
+             const std::vector<double>& reference) {
+    const std::size_t n = side * side * side;
+    const TreePmOptions options = tree_pm_options(o, side, theta, group);
     TreePmGravity gravity(context, precision, {}, options);
-    DeviceBodies bodies(context, precision, make_bodies(kind, n, box));
+    DeviceBodies bodies(context, precision, host);
     RealBuffer out(context, precision, 3 * n);
     Queue& queue = context.queue(0);
+    std::vector<double> errors;
+    if (!reference.empty()) {
+        out.fill(queue, 0.0);
+        gravity.accelerations(bodies.state, bodies.mass, n, out, 0);
+        std::vector<double> a(3 * n);
+        out.read(queue, a.data(), 3 * n);
+        errors.resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            double diff = 0, size = 0;
+            for (std::size_t k = 0; k < 3; ++k) {
+                const double r = reference[k * n + i];
+                diff += (a[k * n + i] - r) * (a[k * n + i] - r);
+                size += r * r;
+            }
+            errors[i] = std::sqrt(diff / size);
+        }
+        std::sort(errors.begin(), errors.end());
+    }
     const cosmology::Background background{cosmology::Parameters{}};
     cosmology::ComovingLeapfrog leapfrog(context, background, gravity, bodies, 0.5);
     std::vector<double> build, walk, mesh, whole, step;
@@ -131,9 +185,16 @@ void measure(Context& context, const Options& o, const std::string& kind, std::s
     line["bodies"] = kind;
     line["n"] = n;
     line["mesh"] = options.mesh;
-    line["theta"] = o.theta;
+    line["theta"] = theta;
+    line["group_size"] = group;
+    line["leaf_size"] = options.tree.leaf_size;
+    line["list_size"] = gravity.short_range().list_size();
     line["split_cells"] = options.split_cells;
     line["cut_splits"] = options.cut_splits;
+    if (!errors.empty()) {
+        line["error_median"] = significant(errors[n / 2], 3);
+        line["error_p99"] = significant(errors[std::min(n - 1, n * 99 / 100)], 3);
+    }
     line["build_seconds"] = significant(median(build), 4);
     line["walk_seconds"] = significant(median(walk), 4);
     line["mesh_seconds"] = significant(median(mesh), 4);
@@ -152,8 +213,16 @@ int main(int argc, char** argv) {
         for (const std::string& kind : o.bodies)
             for (std::size_t side : o.sides)
                 for (Precision precision : o.precisions) {
-                    std::cerr << "tree_pm: " << kind << ", " << side << "^3, " << to_string(precision) << "\n";
-                    measure(context, o, kind, side, precision);
+                    const std::size_t n = side * side * side;
+                    const Bodies bodies = make_bodies(kind, n, 100.0);
+                    std::vector<double> reference;
+                    if (o.errors) reference = reference_accelerations(context, o, side, precision, bodies);
+                    for (double theta : o.thetas)
+                        for (std::size_t group : o.group_sizes) {
+                            std::cerr << "tree_pm: " << kind << ", " << side << "^3, " << to_string(precision)
+                                      << ", theta " << theta << ", groups of " << group << "\n";
+                            measure(context, o, kind, side, precision, theta, group, bodies, reference);
+                        }
                 }
     } catch (const partcl::Error& e) {
         std::cerr << "partcl_bench_tree_pm: " << e.what() << "\n";

@@ -252,6 +252,10 @@ PY
     profile "MPS 3-D float 1M fluid particles" 300 \
         build-gpu/benchmarks/partcl_bench_mps --dims 3 --n 1000000 --precision float --steps 2 \
         --no-reference
+    profile "TreePM 256^3 uniform bodies, 256^3 mesh, float" 3000 build-gpu/benchmarks/partcl_bench_tree_pm \
+        --backend cuda --side 256 --bodies uniform --repeat 1
+    profile "TreePM 256^3 uniform bodies, 512^3 mesh, float" 3000 build-gpu/benchmarks/partcl_bench_tree_pm \
+        --backend cuda --side 256 --bodies uniform --mesh-factor 2 --repeat 1
     profile "tree 1M float theta 0.5" 1500 build-gpu/benchmarks/partcl_bench_tree --backend cuda \
         --n 1048576 --precision float --theta 0.5 --traversal stackless --repeat 1 --no-dense \
         --error-sample 1024
