@@ -208,7 +208,7 @@ struct Scenario {
         std::uint64_t mesh = 0;    // PM mesh nodes per axis; 0: twice the bodies' per axis (at least 8)
         double split_cells = 1.25;  // r_s in mesh cells
         double cut_splits = 5.0;   // the short range's reach in r_s
-        double theta = 0.5;        // the short-range walk's opening angle
+        double theta = 0.4;        // the short-range walk's opening angle (TreePmOptions' default)
         double softening = 1.0 / 30;  // Plummer softening in mean interparticle spacings
         std::uint64_t sample_every = 4;      // steps between diagnostics.csv rows
         std::uint64_t frame_every = 8;       // steps between density frames; 0: none

@@ -1,6 +1,7 @@
 #include <partcl/models/nbody/ewald_reference.hpp>
 
 #include <cmath>
+#include <string>
 
 #include <partcl/backend/error.hpp>
 
@@ -20,10 +21,21 @@ double wrapped(double d, double box) noexcept { return d - box * std::nearbyint(
 } // namespace
 
 PeriodicGravity ewald_gravity(const Bodies& bodies, double box, double G) {
+    std::vector<std::size_t> every(bodies.size());
+    for (std::size_t i = 0; i < every.size(); ++i) every[i] = i;
+    return ewald_gravity(bodies, box, every, G);
+}
+
+PeriodicGravity ewald_gravity(const Bodies& bodies, double box, const std::vector<std::size_t>& targets,
+                              double G) {
     if (!(box > 0) || !std::isfinite(box))
         throw UsageError("ewald_gravity: the box edge must be positive and finite");
     bodies.validate();
     const std::size_t n = bodies.size();
+    for (std::size_t i : targets)
+        if (i >= n)
+            throw UsageError("ewald_gravity: target " + std::to_string(i) + " of " + std::to_string(n) +
+                             " bodies");
     const double alpha = alpha_box / box, volume = box * box * box;
     const double reach2 = real_reach * box * real_reach * box;
 
@@ -71,16 +83,16 @@ PeriodicGravity ewald_gravity(const Bodies& bodies, double box, double G) {
     const double psi0 = -images0 - fourier0 + background + 2 * alpha / std::sqrt(pi);
 
     PeriodicGravity out;
-    out.ax.assign(n, 0);
-    out.ay.assign(n, 0);
-    out.az.assign(n, 0);
-    out.potential.assign(n, 0);
+    out.ax.assign(targets.size(), 0);
+    out.ay.assign(targets.size(), 0);
+    out.az.assign(targets.size(), 0);
+    out.potential.assign(targets.size(), 0);
     double total_mass = 0;
     for (double m : bodies.m) total_mass += m;
-    const long long count = static_cast<long long>(n);
+    const long long count = static_cast<long long>(targets.size());
 #pragma omp parallel for schedule(dynamic, 16)
-    for (long long ii = 0; ii < count; ++ii) {
-        const std::size_t i = std::size_t(ii);
+    for (long long t = 0; t < count; ++t) {
+        const std::size_t i = targets[std::size_t(t)];
         double ax = 0, ay = 0, az = 0, phi = 0;
         for (std::size_t j = 0; j < n; ++j) {
             if (j == i) continue;
@@ -118,10 +130,10 @@ PeriodicGravity ewald_gravity(const Bodies& bodies, double box, double G) {
         // The Fourier sum at r_i - r_i = 0 is already in, so psi_0 takes its other parts only.
         phi += bodies.m[i] * (psi0 + fourier0);
         phi += background * (total_mass - bodies.m[i]);
-        out.ax[i] = G * ax;
-        out.ay[i] = G * ay;
-        out.az[i] = G * az;
-        out.potential[i] = G * phi;
+        out.ax[std::size_t(t)] = G * ax;
+        out.ay[std::size_t(t)] = G * ay;
+        out.az[std::size_t(t)] = G * az;
+        out.potential[std::size_t(t)] = G * phi;
     }
     return out;
 }
