@@ -1,4 +1,4 @@
-// nbody/particle_mesh.cl's seven kernels one by one against float64 host references on fresh random
+// nbody/particle_mesh.cl's six kernels one by one against float64 host references on fresh random
 // inputs, at a mesh of 5 nodes a side (the deposit's 3 x 3 x 3 cells all distinct, every
 // stencil wrapping): the run of the kernel table (tests/test_oclgrind.cpp) for that file. The
 // pipeline as a whole is tests/test_tree_pm.cpp's (against Ewald's sum).
@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <complex>
 #include <random>
 
 #include "oclgrind_kernels.hpp"
@@ -113,9 +114,10 @@ void run_typed(Precision precision) {
               index_buffers[index_buffers.size() - 2], index_buffers.back(), std::uint32_t(nodes),
               Real{inverse_h}, to_below, to_level, to_above)
         .launch(queue, points);
+    // Into the imaginary parts (the second interlaced mesh's); the real parts stay as they were.
     Kernel(program, "pm_deposit_sum")
         .args(std::uint32_t(0), std::uint32_t(points), std::uint32_t(nodes), Real{inverse_h}, to_below,
-              to_level, to_above, rho)
+              to_level, to_above, std::uint32_t(1), rho)
         .launch(queue, points);
     std::vector<double> expected(points, 0), magnitude(points, 0);
     const double h3 = inverse_h * inverse_h * inverse_h;
@@ -134,58 +136,71 @@ void run_typed(Precision precision) {
     const auto density = rho.read(queue);
     for (std::size_t g = 0; g < points; ++g) {
         CAPTURE(g);
-        CHECK(std::fabs(density[2 * g] - expected[g]) <= 64 * eps * (magnitude[g] + h3));
-        CHECK(density[2 * g + 1] == 0);
+        CHECK(std::fabs(density[2 * g + 1] - expected[g]) <= 64 * eps * (magnitude[g] + h3));
+        CHECK(density[2 * g] == -1);
     }
 
-    // pm_green and pm_gradient on a random spectrum.
+    // pm_fields and pm_power on a random spectrum, taken as two meshes' densities' shared one.
     std::vector<double> spectrum(2 * points);
     for (double& v : spectrum) v = double(T(signed_unit(rng)));
-    const double split = double(T(0.6)), scale = double(T(-4 * pi * 0.75 / double(points)));
-    RealBuffer& green = buffer(spectrum);
-    Kernel(program, "pm_green")
-        .args(std::uint32_t(points), std::uint32_t(nodes), Real{inverse_h}, Real{split * split}, Real{scale}, green)
-        .launch(queue, points);
-    const auto greened = green.read(queue);
-    for (std::size_t g = 0; g < points; ++g) {
+    RealBuffer& spectrum_buffer = buffer(spectrum);
+    auto mirror = [&](std::size_t g) {
         const std::size_t c[3] = {g % nodes, g / nodes % nodes, g / (nodes * nodes)};
-        double k2 = 0, window = 1;
-        for (int a = 0; a < 3; ++a) {
-            const double m = frequency(c[a], nodes), k = 2 * pi * m * inverse_h / double(nodes);
-            k2 += k * k;
-            window *= sinc(pi * m / double(nodes));
-        }
-        const double factor = k2 > 0 ? scale * std::exp(-k2 * split * split) / (k2 * std::pow(window, 6))
-                                     : -scale * split * split;
-        for (int part = 0; part < 2; ++part) {
-            CAPTURE(g);
-            CHECK(std::fabs(greened[2 * g + part] - factor * spectrum[2 * g + part]) <=
-                  64 * eps * std::fabs(factor * spectrum[2 * g + part]) + 1e-300);
-        }
-    }
-    for (std::uint32_t axis = 0; axis < 3; ++axis) {
-        RealBuffer& gradient = buffer(std::vector<double>(2 * points, -1));
-        Kernel(program, "pm_gradient")
-            .args(std::uint32_t(points), std::uint32_t(nodes), Real{inverse_h}, axis, green, gradient)
+        return (nodes - c[0]) % nodes + nodes * ((nodes - c[1]) % nodes + nodes * ((nodes - c[2]) % nodes));
+    };
+    // The two densities' spectra at g: (F_g + conj F_-g) / 2 and (F_g - conj F_-g) / 2i.
+    auto split_at = [&](std::size_t g, std::complex<double>* rho) {
+        const std::complex<double> f(spectrum[2 * g], spectrum[2 * g + 1]);
+        const std::complex<double> m(spectrum[2 * mirror(g)], -spectrum[2 * mirror(g) + 1]);
+        rho[0] = 0.5 * (f + m);
+        rho[1] = (f - m) / std::complex<double>(0, 2);
+    };
+    {
+        const double split = double(T(0.6)), scale = double(T(-4 * pi * 0.75 / double(points)));
+        RealBuffer* outs[4];
+        for (RealBuffer*& o : outs) o = &buffer(std::vector<double>(2 * points, -1));
+        Kernel(program, "pm_fields")
+            .args(std::uint32_t(points), std::uint32_t(nodes), Real{inverse_h}, Real{split * split}, Real{scale},
+                  spectrum_buffer, *outs[0], *outs[1], *outs[2], *outs[3], std::uint32_t(1))
             .launch(queue, points);
-        const auto got = gradient.read(queue);
+        std::vector<double> got[4];
+        for (int o = 0; o < 4; ++o) got[o] = outs[o]->read(queue);
         for (std::size_t g = 0; g < points; ++g) {
             const std::size_t c[3] = {g % nodes, g / nodes % nodes, g / (nodes * nodes)};
-            const double k = 2 * pi * frequency(c[axis], nodes) * inverse_h / double(nodes);
-            CAPTURE(g);
-            CHECK(std::fabs(got[2 * g] - k * greened[2 * g + 1]) <= 8 * eps * std::fabs(k * greened[2 * g + 1]));
-            CHECK(std::fabs(got[2 * g + 1] + k * greened[2 * g]) <= 8 * eps * std::fabs(k * greened[2 * g]));
+            double k2 = 0, window = 1, k[3];
+            for (int a = 0; a < 3; ++a) {
+                const double m = frequency(c[a], nodes), ka = 2 * pi * m * inverse_h / double(nodes);
+                k2 += ka * ka;
+                k[a] = 2 * c[a] == nodes ? 0.0 : ka;
+                window *= sinc(pi * m / double(nodes));
+            }
+            const double factor = k2 > 0 ? scale * std::exp(-k2 * split * split) / (k2 * std::pow(window, 6))
+                                         : -scale * split * split;
+            std::complex<double> rho[2];
+            split_at(g, rho);
+            const std::complex<double> phi[2] = {factor * rho[0], factor * rho[1]}, minus_i(0, -1);
+            // Mesh 0's x, y, z then mesh 1's, two to a buffer, then the potentials.
+            std::complex<double> field[6];
+            for (int mesh = 0; mesh < 2; ++mesh)
+                for (int a = 0; a < 3; ++a) field[3 * mesh + a] = minus_i * k[a] * phi[mesh];
+            const std::complex<double> i(0, 1);
+            const std::complex<double> expected_out[4] = {field[0] + i * field[1], field[2] + i * field[3],
+                                                          field[4] + i * field[5], phi[0] + i * phi[1]};
+            const double size = std::fabs(factor) * (std::abs(rho[0]) + std::abs(rho[1])) *
+                                (1 + std::fabs(k[0]) + std::fabs(k[1]) + std::fabs(k[2]));
+            for (int o = 0; o < 4; ++o) {
+                CAPTURE(g);
+                CAPTURE(o);
+                CHECK(std::fabs(got[o][2 * g] - expected_out[o].real()) <= 64 * eps * size + 1e-300);
+                CHECK(std::fabs(got[o][2 * g + 1] - expected_out[o].imag()) <= 64 * eps * size + 1e-300);
+            }
         }
     }
-
-    // pm_power: two random spectra, the second turned back by exp(i k.s), s half a cell.
     {
-        std::vector<double> first(2 * points), second(2 * points);
-        for (double& v : first) v = double(T(signed_unit(rng)));
-        for (double& v : second) v = double(T(signed_unit(rng)));
+        // The second mesh's spectrum turned back by exp(i k.s), s half a cell, and averaged.
         RealBuffer& power = buffer(std::vector<double>(points, -1));
         Kernel(program, "pm_power")
-            .args(std::uint32_t(points), std::uint32_t(nodes), buffer(first), buffer(second), power)
+            .args(std::uint32_t(points), std::uint32_t(nodes), spectrum_buffer, power)
             .launch(queue, points);
         const auto got = power.read(queue);
         for (std::size_t g = 0; g < points; ++g) {
@@ -196,11 +211,12 @@ void run_typed(Precision precision) {
                 phase += x;
                 window *= sinc(x);
             }
-            const double re = 0.5 * (first[2 * g] + second[2 * g] * std::cos(phase) - second[2 * g + 1] * std::sin(phase));
-            const double im = 0.5 * (first[2 * g + 1] + second[2 * g] * std::sin(phase) + second[2 * g + 1] * std::cos(phase));
-            const double expected_power = (re * re + im * im) / std::pow(window, 6);
+            std::complex<double> rho[2];
+            split_at(g, rho);
+            const std::complex<double> mean = 0.5 * (rho[0] + rho[1] * std::polar(1.0, phase));
+            const double expected_power = std::norm(mean) / std::pow(window, 6);
             CAPTURE(g);
-            CHECK(std::fabs(got[g] - expected_power) <= 64 * eps * (2 / std::pow(window, 6)));
+            CHECK(std::fabs(got[g] - expected_power) <= 64 * eps * (4 / std::pow(window, 6)));
         }
     }
 
@@ -216,13 +232,15 @@ void run_typed(Precision precision) {
     RealBuffer& out_buffer = buffer(out);
     RealBuffer& pot_buffer = buffer(pot);
     const double self = double(T(0.3)), weight = 0.5;
+    const std::uint32_t part[4] = {1, 0, 1, 1};  // which half of each buffer: x, y, z, phi
     // The bodies in cell order, each result written at its own index.
     index_buffers.emplace_back(context, std::vector<std::uint32_t>(order.begin(), order.end()));
     Kernel(program, "pm_interpolate")
         .args(std::uint32_t(n), std::uint32_t(n), sorted_buffer, sorted_mass_buffer, index_buffers.back(),
               std::uint32_t(nodes),
-              Real{inverse_h}, buffer(field[0]), buffer(field[1]), buffer(field[2]), buffer(phi),
-              out_buffer, std::uint32_t(0), std::uint32_t(n), pot_buffer, std::uint32_t(1), Real{self},
+              Real{inverse_h}, buffer(field[0]), buffer(field[1]), buffer(field[2]), buffer(phi), part[0],
+              part[1], part[2], part[3], out_buffer, std::uint32_t(0), std::uint32_t(n), pot_buffer,
+              std::uint32_t(1), Real{self},
               Real{weight})
         .launch(queue, n);
     const auto got_out = out_buffer.read(queue), got_pot = pot_buffer.read(queue);
@@ -236,8 +254,8 @@ void run_typed(Precision precision) {
                 d -= double(nodes) * std::nearbyint(d / double(nodes));
                 wg *= tsc(d);
             }
-            for (int a = 0; a < 3; ++a) sum[a] += wg * field[a][2 * g];
-            sum[3] += wg * phi[2 * g];
+            for (int a = 0; a < 3; ++a) sum[a] += wg * field[a][2 * g + part[a]];
+            sum[3] += wg * phi[2 * g + part[3]];
             size += wg;
         }
         CAPTURE(i);

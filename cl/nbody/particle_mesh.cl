@@ -3,13 +3,13 @@
  *   pm_deposit_layer, pm_deposit_sum
  *                     mass density at the mesh nodes, triangular-shaped clouds, the bodies sorted
  *                     by cell (gathers per node: no atomics, the same sum on every device)
- *   (Fft forward)  pm_green  (Fft inverse)
+ *   (Fft forward)  pm_fields  (Fft inverse, three times)
  *                     phi_k = -4 pi G rho_k exp(-k^2 r_s^2) / k^2, divided by the square of
  *                     the TSC window (once for the deposit, once for the interpolation); the
  *                     k = 0 mode the erfc kernel's mean, 4 pi G r_s^2 rho_mean (the mean
- *                     density itself is the background: no force)
- *   pm_gradient  (Fft inverse, per axis)
- *                     g = -grad phi at the nodes, spectrally: g_a,k = -i k_a phi_k
+ *                     density itself is the background: no force); g = -grad phi at the
+ *                     nodes, spectrally: g_a,k = -i k_a phi_k. Both interlaced meshes at once:
+ *                     their densities share one transform, their six field components three
  *   pm_interpolate    g (and phi) at the bodies with the deposit's weights, added to theirs
  * The mesh: `nodes` per axis over a cube of edge nodes / inverse_h, node (i, j, k) at
  * (i, j, k) h and at index i + nodes (j + nodes k) (partcl::Fft's layout); rho and phi are
@@ -144,10 +144,12 @@ KERNEL void pm_deposit_layer(const uint first, const uint end, const uint stride
 }
 
 /* The density at nodes [first, end) from pm_deposit_layer's parts: node (i, j, k) sums what
- * layers k + 1, k and k - 1 gave it. Writes node g's real part at rho[2 g], its imaginary part 0. */
+ * layers k + 1, k and k - 1 gave it. Writes node g's at rho[2 g + part]: the two interlaced
+ * meshes' densities, real fields both, share one complex transform as its real (part 0) and
+ * imaginary (part 1) halves. */
 KERNEL void pm_deposit_sum(const uint first, const uint end, const uint nodes, const real inverse_h,
                            GLOBAL const real* RESTRICT to_below, GLOBAL const real* RESTRICT to_level,
-                           GLOBAL const real* RESTRICT to_above, GLOBAL real* RESTRICT rho)
+                           GLOBAL const real* RESTRICT to_above, const uint part, GLOBAL real* RESTRICT rho)
 {
     const uint g = first + global_id(0);
     if (g >= end) return;
@@ -157,8 +159,7 @@ KERNEL void pm_deposit_sum(const uint first, const uint end, const uint nodes, c
     const uint up = pm_wrap_index(node[2] + 1u, nodes), down = pm_wrap_index(node[2] + nodes - 1u, nodes);
     const real sum = to_below[base + up * layer] + to_level[g] + to_above[base + down * layer];
     const real h3_inverse = inverse_h * inverse_h * inverse_h;
-    rho[2u * g] = sum * h3_inverse;
-    rho[2u * g + 1u] = REAL_C(0.0);
+    rho[2u * g + part] = sum * h3_inverse;
 }
 
 /* sin(x) / x, 1 at 0. */
@@ -167,20 +168,48 @@ INLINE real pm_sinc(const real x)
     return x != REAL_C(0.0) ? sin(x) / x : REAL_C(1.0);
 }
 
-/* The density's spectrum into the long-range potential's, divided by the points for the
- * unnormalised inverse transform. `scale` = -4 pi G / points; `split2` = r_s^2. */
-KERNEL void pm_green(const uint points, const uint nodes, const real inverse_h, const real split2,
-                     const real scale, GLOBAL real* RESTRICT data)
+/* Node g's mirror, the point of wave vector -k. */
+INLINE uint pm_mirror(const PRIVATE uint* index, const uint nodes)
+{
+    return pm_node(nodes - index[0], nodes - index[1], nodes - index[2], nodes);
+}
+
+/* The two interlaced meshes' density spectra from their shared transform F (density 0 + i
+ * density 1): rho_0,k = (F_k + conj F_-k) / 2, rho_1,k = (F_k - conj F_-k) / 2i. */
+INLINE void pm_split(GLOBAL const real* RESTRICT spectrum, const uint g, const uint mirror,
+                     PRIVATE real* rho0, PRIVATE real* rho1)
+{
+    const real a = spectrum[2u * g], b = spectrum[2u * g + 1u];
+    const real c = spectrum[2u * mirror], d = spectrum[2u * mirror + 1u];
+    rho0[0] = REAL_C(0.5) * (a + c);
+    rho0[1] = REAL_C(0.5) * (b - d);
+    rho1[0] = REAL_C(0.5) * (b + d);
+    rho1[1] = REAL_C(0.5) * (c - a);
+}
+
+/* The densities' shared spectrum into the six components of the two meshes' fields, packed two
+ * real fields to a complex one for three inverse transforms: out0 = g0x + i g0y, out1 = g0z +
+ * i g1x, out2 = g1y + i g1z (X + i Y of spectra X, Y transforms back to x + i y for real x,
+ * y); with `potential` 1 also phi0 + i phi1 into phi. For each mesh phi_k = -4 pi G rho_k
+ * exp(-k^2 r_s^2) / k^2, divided by the square of the TSC window (once for the deposit, once
+ * for the interpolation) and by the points for the unnormalised inverse transform (`scale` =
+ * -4 pi G / points, `split2` = r_s^2), and g_a,k = -i k_a phi_k (the Nyquist frequency's
+ * derivative, whose sign the grid cannot tell, is 0). */
+KERNEL void pm_fields(const uint points, const uint nodes, const real inverse_h, const real split2,
+                      const real scale, GLOBAL const real* RESTRICT spectrum, GLOBAL real* RESTRICT out0,
+                      GLOBAL real* RESTRICT out1, GLOBAL real* RESTRICT out2, GLOBAL real* RESTRICT phi,
+                      const uint potential)
 {
     const uint g = global_id(0);
     if (g >= points) return;
     uint index[3];
     pm_coordinates(g, nodes, index);
-    real k2 = REAL_C(0.0), window = REAL_C(1.0);
+    real k2 = REAL_C(0.0), window = REAL_C(1.0), k[3];
     for (int a = 0; a < 3; ++a) {
         const real m = (real)index[a] - (2u * index[a] > nodes ? (real)nodes : REAL_C(0.0));
-        const real k = REAL_C(6.283185307179586) * m * inverse_h / (real)nodes;
-        k2 += k * k;
+        const real ka = REAL_C(6.283185307179586) * m * inverse_h / (real)nodes;
+        k2 += ka * ka;
+        k[a] = 2u * index[a] == nodes ? REAL_C(0.0) : ka;
         window *= pm_sinc(REAL_C(3.141592653589793) * m / (real)nodes);
     }
     const real w3 = window * window * window;
@@ -188,31 +217,30 @@ KERNEL void pm_green(const uint points, const uint nodes, const real inverse_h, 
      * 4 pi G r_s^2 rho_mean, which the tree's sum cut at a finite radius does not give and
      * Ewald's convention (zero mean over the box) counts; it moves no body. */
     const real factor = k2 > REAL_C(0.0) ? scale * exp(-k2 * split2) / (k2 * w3 * w3) : -scale * split2;
-    data[2u * g] *= factor;
-    data[2u * g + 1u] *= factor;
-}
-
-/* One component of the field's spectrum from the potential's: g_a,k = -i k_a phi_k (the
- * Nyquist frequency's derivative, whose sign the grid cannot tell, is 0). */
-KERNEL void pm_gradient(const uint points, const uint nodes, const real inverse_h, const uint axis,
-                        GLOBAL const real* RESTRICT spectrum, GLOBAL real* RESTRICT out)
-{
-    const uint g = global_id(0);
-    if (g >= points) return;
-    uint index[3];
-    pm_coordinates(g, nodes, index);
-    const uint i = index[axis];
-    const real m = 2u * i == nodes ? REAL_C(0.0)
-                                   : (real)i - (2u * i > nodes ? (real)nodes : REAL_C(0.0));
-    const real k = REAL_C(6.283185307179586) * m * inverse_h / (real)nodes;
-    const real re = spectrum[2u * g], im = spectrum[2u * g + 1u];
-    out[2u * g] = k * im;
-    out[2u * g + 1u] = -k * re;
+    real rho0[2], rho1[2];
+    pm_split(spectrum, g, pm_mirror(index, nodes), rho0, rho1);
+    const real p0r = factor * rho0[0], p0i = factor * rho0[1];
+    const real p1r = factor * rho1[0], p1i = factor * rho1[1];
+    /* -i k (re + i im) = k im - i k re, per mesh and axis. */
+    const real g0xr = k[0] * p0i, g0xi = -k[0] * p0r, g0yr = k[1] * p0i, g0yi = -k[1] * p0r;
+    const real g0zr = k[2] * p0i, g0zi = -k[2] * p0r, g1xr = k[0] * p1i, g1xi = -k[0] * p1r;
+    const real g1yr = k[1] * p1i, g1yi = -k[1] * p1r, g1zr = k[2] * p1i, g1zi = -k[2] * p1r;
+    /* X + i Y = (Xr - Yi) + i (Xi + Yr). */
+    out0[2u * g] = g0xr - g0yi;
+    out0[2u * g + 1u] = g0xi + g0yr;
+    out1[2u * g] = g0zr - g1xi;
+    out1[2u * g + 1u] = g0zi + g1xr;
+    out2[2u * g] = g1yr - g1zi;
+    out2[2u * g + 1u] = g1yi + g1zr;
+    if (potential) {
+        phi[2u * g] = p0r - p1i;
+        phi[2u * g + 1u] = p0i + p1r;
+    }
 }
 
 /* The field (and with `potential` 1 the potential, plus `self` m: the mesh's own potential at
  * a body of itself is removed, see particle_mesh.hpp) at the bodies of slots [0, n) with the
- * deposit's weights, added to out[out_offset + a * out_stride + order[s]] and pot[order[s]]:
+ * deposit's weights, each component the real (part 0) or imaginary (part 1) half of its buffer, added to out[out_offset + a * out_stride + order[s]] and pot[order[s]]:
  * the bodies in cell order (positions[a * stride + s], mass[s]) read neighbouring nodes, which
  * the cache then holds, where bodies in their own order would read the mesh at random. */
 KERNEL void pm_interpolate(const uint n, const uint stride, GLOBAL const real* RESTRICT positions,
@@ -220,6 +248,7 @@ KERNEL void pm_interpolate(const uint n, const uint stride, GLOBAL const real* R
                            const uint nodes, const real inverse_h,
                            GLOBAL const real* RESTRICT field_x, GLOBAL const real* RESTRICT field_y,
                            GLOBAL const real* RESTRICT field_z, GLOBAL const real* RESTRICT phi,
+                           const uint part_x, const uint part_y, const uint part_z, const uint part_phi,
                            GLOBAL real* RESTRICT out, const uint out_offset, const uint out_stride,
                            GLOBAL real* RESTRICT pot, const uint potential, const real self,
                            const real weight)
@@ -242,10 +271,10 @@ KERNEL void pm_interpolate(const uint n, const uint stride, GLOBAL const real* R
                 const real wc = w[0][bx] * w[1][by] * w[2][bz];
                 const uint g = pm_node(near[0] + nodes - 1u + (uint)bx, near[1] + nodes - 1u + (uint)by,
                                        near[2] + nodes - 1u + (uint)bz, nodes);
-                gx += wc * field_x[2u * g];
-                gy += wc * field_y[2u * g];
-                gz += wc * field_z[2u * g];
-                if (potential) p += wc * phi[2u * g];
+                gx += wc * field_x[2u * g + part_x];
+                gy += wc * field_y[2u * g + part_y];
+                gz += wc * field_z[2u * g + part_z];
+                if (potential) p += wc * phi[2u * g + part_phi];
             }
     const uint body = order[i];
     out[out_offset + body] += weight * gx;
@@ -255,11 +284,12 @@ KERNEL void pm_interpolate(const uint n, const uint stride, GLOBAL const real* R
 }
 
 /* The power of the density's spectrum at each point, for ParticleMesh::power_spectrum: the
- * two interlaced meshes' spectra (the second's bodies shifted by half a cell along every axis,
- * so its spectrum is the first's times exp(-i k.s)) averaged once the second is turned back by
- * exp(+i k.s), then |.|^2 over the TSC window squared. Writes out[g] (reals). */
-KERNEL void pm_power(const uint points, const uint nodes, GLOBAL const real* RESTRICT first,
-                     GLOBAL const real* RESTRICT second, GLOBAL real* RESTRICT out)
+ * two interlaced meshes' spectra, split from their shared transform (pm_split; the second's
+ * bodies shifted by half a cell along every axis, so its spectrum is the first's times
+ * exp(-i k.s)), averaged once the second is turned back by exp(+i k.s), then |.|^2 over the
+ * TSC window squared. Writes out[g] (reals). */
+KERNEL void pm_power(const uint points, const uint nodes, GLOBAL const real* RESTRICT spectrum,
+                     GLOBAL real* RESTRICT out)
 {
     const uint g = global_id(0);
     if (g >= points) return;
@@ -272,10 +302,11 @@ KERNEL void pm_power(const uint points, const uint nodes, GLOBAL const real* RES
         phase += x;
         window *= pm_sinc(x);
     }
+    real first[2], second[2];
+    pm_split(spectrum, g, pm_mirror(index, nodes), first, second);
     const real c = cos(phase), s = sin(phase);
-    const real re2 = second[2u * g], im2 = second[2u * g + 1u];
-    const real re = REAL_C(0.5) * (first[2u * g] + re2 * c - im2 * s);
-    const real im = REAL_C(0.5) * (first[2u * g + 1u] + re2 * s + im2 * c);
+    const real re = REAL_C(0.5) * (first[0] + second[0] * c - second[1] * s);
+    const real im = REAL_C(0.5) * (first[1] + second[0] * s + second[1] * c);
     const real w3 = window * window * window;
     out[g] = (re * re + im * im) / (w3 * w3);
 }

@@ -48,7 +48,7 @@ ParticleMesh::ParticleMesh(Context& context, Precision precision, const MeshPara
       fft_(context, precision, {parameters_.nodes, parameters_.nodes, parameters_.nodes}),
       program_(mesh_program(context, precision, cache)), wrap_(program_, "pm_wrap"),
       deposit_layer_(program_, "pm_deposit_layer"),
-      deposit_sum_(program_, "pm_deposit_sum"), green_(program_, "pm_green"), gradient_(program_, "pm_gradient"),
+      deposit_sum_(program_, "pm_deposit_sum"), fields_(program_, "pm_fields"),
       interpolate_(program_, "pm_interpolate"), power_(program_, "pm_power") {
     const std::size_t points = fft_.points();
     mesh_ = RealBuffer(context, precision, 2 * points);
@@ -58,8 +58,11 @@ ParticleMesh::ParticleMesh(Context& context, Precision precision, const MeshPara
 void ParticleMesh::reserve(std::size_t n) {
     if (n <= capacity_) return;
     wrapped_ = RealBuffer(context_, precision_, 3 * n);
-    sorted_ = RealBuffer(context_, precision_, 3 * n);
-    sorted_mass_ = RealBuffer(context_, precision_, n);
+    for (int pass = 0; pass < passes; ++pass) {
+        sorted_[pass] = RealBuffer(context_, precision_, 3 * n);
+        sorted_mass_[pass] = RealBuffer(context_, precision_, n);
+    }
+    first_order_ = Buffer<std::uint32_t>(context_, n);
     capacity_ = n;
 }
 
@@ -77,9 +80,7 @@ void ParticleMesh::check(const RealBuffer& positions, const RealBuffer& mass, st
         throw UsageError("particle mesh: more than 2^32 - 1 elements in one buffer");
 }
 
-void ParticleMesh::density_spectrum(const RealBuffer& positions, const RealBuffer& mass,
-                                    std::size_t n, int pass) {
-    reserve(n);
+void ParticleMesh::deposit(const RealBuffer& positions, const RealBuffer& mass, std::size_t n, int pass) {
     Queue& queue = context_.queue(0);
     const MeshParameters& p = parameters_;
     const std::uint32_t nodes = std::uint32_t(p.nodes), points = std::uint32_t(fft_.points());
@@ -89,15 +90,23 @@ void ParticleMesh::density_spectrum(const RealBuffer& positions, const RealBuffe
                Real{(pass + 1) * 0.5 * p.box / double(p.nodes)}, wrapped_)
         .launch(queue, n);
     cells_.build(queue, wrapped_, n, n);  // UsageError for NaN, naming how many
-    cells_.gather(queue, wrapped_, sorted_, 3, n);
-    cells_.gather(queue, mass, ParticleLayout{0, n}, sorted_mass_, ParticleLayout{0, n}, 1);
-    // The field's buffers are free until the gradient: they hold the layers' parts.
+    cells_.gather(queue, wrapped_, sorted_[pass], 3, n);
+    cells_.gather(queue, mass, ParticleLayout{0, n}, sorted_mass_[pass], ParticleLayout{0, n}, 1);
+    if (pass == 0) cells_.order().copy_to(queue, first_order_, n);  // the second build replaces it
+    // The field's buffers are free until pm_fields: they hold the layers' parts.
     deposit_layer_
-        .args(std::uint32_t(0), points, std::uint32_t(n), sorted_, sorted_mass_, cells_.cell_start(),
-              cells_.cell_end(), nodes, inverse_h, field_[0], field_[1], field_[2])
+        .args(std::uint32_t(0), points, std::uint32_t(n), sorted_[pass], sorted_mass_[pass],
+              cells_.cell_start(), cells_.cell_end(), nodes, inverse_h, field_[0], field_[1], field_[2])
         .launch(queue, points);
-    deposit_sum_.args(std::uint32_t(0), points, nodes, inverse_h, field_[0], field_[1], field_[2], mesh_)
+    deposit_sum_
+        .args(std::uint32_t(0), points, nodes, inverse_h, field_[0], field_[1], field_[2],
+              std::uint32_t(pass), mesh_)
         .launch(queue, points);
+}
+
+void ParticleMesh::density_spectrum(const RealBuffer& positions, const RealBuffer& mass, std::size_t n) {
+    reserve(n);
+    for (int pass = 0; pass < passes; ++pass) deposit(positions, mass, n, pass);
     fft_.forward(mesh_);
 }
 
@@ -109,22 +118,25 @@ void ParticleMesh::add(const RealBuffer& positions, const RealBuffer& mass, std:
     const MeshParameters& p = parameters_;
     const std::uint32_t nodes = std::uint32_t(p.nodes), points = std::uint32_t(fft_.points());
     const Real inverse_h{double(p.nodes) / p.box};
+    density_spectrum(positions, mass, n);
+    if (potential && potential_.size() == 0) potential_ = RealBuffer(context_, precision_, 2 * fft_.points());
+    RealBuffer& phi = potential ? potential_ : mesh_;  // mesh_ only stands in: nothing is written
+    fields_.args(points, nodes, inverse_h, Real{p.split * p.split}, Real{-4 * pi * p.G / double(points)},
+                 mesh_, field_[0], field_[1], field_[2], phi, std::uint32_t(potential ? 1 : 0))
+        .launch(queue, points);
+    for (RealBuffer& f : field_) fft_.inverse(f);
+    if (potential) fft_.inverse(potential_);
+    // The six components, two to a buffer as pm_fields packed them: mesh 0's x, y, z, then mesh 1's.
+    const std::uint32_t buffer_of[2][3] = {{0, 0, 1}, {1, 2, 2}}, part_of[2][3] = {{0, 1, 0}, {1, 0, 1}};
+    RealBuffer no_potential;
     for (int pass = 0; pass < passes; ++pass) {
-        density_spectrum(positions, mass, n, pass);
-        green_.args(points, nodes, inverse_h, Real{p.split * p.split},
-                    Real{-4 * pi * p.G / double(points)}, mesh_)
-            .launch(queue, points);
-        for (std::uint32_t axis = 0; axis < 3; ++axis) {
-            gradient_.args(points, nodes, inverse_h, axis, mesh_, field_[axis]).launch(queue, points);
-            fft_.inverse(field_[axis]);
-        }
-        if (potential) fft_.inverse(mesh_);
-        RealBuffer no_potential;
+        const std::uint32_t* b = buffer_of[pass];
+        const std::uint32_t* c = part_of[pass];
         interpolate_
-            .args(std::uint32_t(n), std::uint32_t(n), sorted_, sorted_mass_, cells_.order(), nodes,
-                  inverse_h, field_[0],
-                  field_[1], field_[2], mesh_, out, std::uint32_t(out_offset), std::uint32_t(n),
-                  potential ? *potential : no_potential, std::uint32_t(potential ? 1 : 0),
+            .args(std::uint32_t(n), std::uint32_t(n), sorted_[pass], sorted_mass_[pass],
+                  pass == 0 ? first_order_ : cells_.order(), nodes, inverse_h, field_[b[0]], field_[b[1]],
+                  field_[b[2]], phi, c[0], c[1], c[2], std::uint32_t(pass), out, std::uint32_t(out_offset),
+                  std::uint32_t(n), potential ? *potential : no_potential, std::uint32_t(potential ? 1 : 0),
                   Real{p.G / (std::sqrt(pi) * p.split)}, Real{1.0 / passes})
             .launch(queue, n);
     }
@@ -141,13 +153,10 @@ PowerSpectrum ParticleMesh::power_spectrum(const RealBuffer& positions, const Re
     for (double x : m) total += x, squares += x * x;
     if (!(total > 0)) throw UsageError("particle mesh: a power spectrum of bodies of total mass 0");
     const std::size_t nodes = parameters_.nodes, points = fft_.points();
-    density_spectrum(positions, mass, n, 0);
-    RealBuffer first(context_, precision_, 2 * points);  // the deposit takes the field's buffers
-    mesh_.copy_to(queue, first, 2 * points);
-    density_spectrum(positions, mass, n, 1);
-    power_.args(std::uint32_t(points), std::uint32_t(nodes), first, mesh_, field_[1]).launch(queue, points);
+    density_spectrum(positions, mass, n);
+    power_.args(std::uint32_t(points), std::uint32_t(nodes), mesh_, field_[0]).launch(queue, points);
     std::vector<double> raw(points);
-    field_[1].read(queue, raw.data(), points);
+    field_[0].read(queue, raw.data(), points);
 
     // delta_k (continuous normalisation) = h^3 DFT(rho) / rho_mean: P = V |DFT(rho)|^2 /
     // (rho_mean^2 N^2), N the mesh's points.

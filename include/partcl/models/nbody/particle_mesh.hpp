@@ -7,10 +7,11 @@
 // (the TSC window deconvolved for the deposit and the interpolation; at k = 0 the mean of the
 // short range's erfc kernel over the mean density, 4 pi G r_s^2 rho_mean, which the tree's sum,
 // cut at a finite radius, leaves out of the potential; the mean density itself is the
-// background), each component of g = -grad phi spectrally (-i k phi_k, an inverse
-// transform each), then g and phi at the bodies with the deposit's weights. All of it twice,
-// the second time on a mesh shifted by half a cell along every axis, and the two averaged
-// (interlacing: the aliased images of odd order cancel). TSC and interlacing each cut the
+// background), each component of g = -grad phi spectrally (-i k phi_k), then g and phi at the
+// bodies with the deposit's weights. All of it twice, the second time on a mesh shifted by half
+// a cell along every axis, and the two averaged (interlacing: the aliased images of odd order
+// cancel). The two meshes' fields being real, they share transforms: both densities one
+// forward transform, the six field components three inverse ones. TSC and interlacing each cut the
 // force's error near r_s several times over cloud-in-cell on one mesh (docs/cosmology.md). The exp(-k^2 r_s^2)
 // leaves the part of each pair's force that the tree's erfc(r / 2 r_s) / r leaves out
 // (ShortRangeSplit): together Newton's periodic gravity.
@@ -81,9 +82,12 @@ private:
                const RealBuffer* out = nullptr, std::size_t out_offset = 0,
                const RealBuffer* potential = nullptr) const;
     void reserve(std::size_t n);
-    // The density of the bodies shifted by `pass` half cells along every axis, into mesh_, and
-    // its spectrum there (wrapped_ keeps the shifted positions).
-    void density_spectrum(const RealBuffer& positions, const RealBuffer& mass, std::size_t n, int pass);
+    // The density of the bodies shifted by `pass` half cells along every axis into mesh_'s real
+    // (pass 0) or imaginary (pass 1) parts, the bodies in that mesh's cell order kept in
+    // sorted_[pass] and sorted_mass_[pass] (pass 0's order in first_order_).
+    void deposit(const RealBuffer& positions, const RealBuffer& mass, std::size_t n, int pass);
+    // Both meshes' densities and their shared spectrum, in mesh_.
+    void density_spectrum(const RealBuffer& positions, const RealBuffer& mass, std::size_t n);
 
     Context& context_;
     Precision precision_;
@@ -91,10 +95,13 @@ private:
     CellList cells_;
     Fft fft_;
     Program program_;
-    Kernel wrap_, deposit_layer_, deposit_sum_, green_, gradient_, interpolate_, power_;
-    RealBuffer wrapped_, sorted_, sorted_mass_;
-    RealBuffer mesh_;                     // density, its spectrum, the potential's, the potential
-    std::array<RealBuffer, 3> field_;     // each component's spectrum, then its values
+    Kernel wrap_, deposit_layer_, deposit_sum_, fields_, interpolate_, power_;
+    RealBuffer wrapped_;
+    std::array<RealBuffer, 2> sorted_, sorted_mass_;
+    Buffer<std::uint32_t> first_order_;
+    RealBuffer mesh_;                     // both meshes' densities (re, im), then their spectrum
+    std::array<RealBuffer, 3> field_;     // two field components each, as spectra, then values
+    RealBuffer potential_;                // both meshes' potentials, made when first asked for
     std::size_t capacity_ = 0;
 };
 
