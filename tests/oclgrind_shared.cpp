@@ -192,13 +192,26 @@ void run_cell_list_typed(Precision precision) {
             Buffer<std::uint32_t> sorted(context, got), start(context, count), end(context, count);
             Kernel b(program, "cell_list_bounds");
             b.args(std::uint32_t(n), std::uint32_t(0), count, sorted, start, end);
-            b.launch(queue, count, 8).wait();
+            b.launch(queue, count + 1, 8).wait();
             const auto s = start.read(queue), e = end.read(queue);
             for (std::uint32_t c = 0; c < count; ++c) {
                 CAPTURE(c);
                 const auto lo = std::lower_bound(got.begin(), got.end(), c) - got.begin();
                 const auto hi = std::upper_bound(got.begin(), got.end(), c) - got.begin();
                 CHECK((s[c] == std::uint32_t(lo) && e[c] == std::uint32_t(hi)));  // empty cells too
+            }
+            // A range of cells alone (a device's): the cells outside it keep what they held.
+            const std::uint32_t first = count / 3, last = 2 * count / 3, untouched = 0xdeadbeefu;
+            Buffer<std::uint32_t> part_start(context, std::vector<std::uint32_t>(count, untouched)),
+                part_end(context, std::vector<std::uint32_t>(count, untouched));
+            b.args(std::uint32_t(n), first, last, sorted, part_start, part_end);
+            b.launch(queue, last - first + 1, 8).wait();
+            const auto ps = part_start.read(queue), pe = part_end.read(queue);
+            for (std::uint32_t c = 0; c < count; ++c) {
+                CAPTURE(c);
+                const bool inside = c >= first && c < last;
+                CHECK(ps[c] == (inside ? s[c] : untouched));
+                CHECK(pe[c] == (inside ? e[c] : untouched));
             }
             // The sorted keys pass the order check; the unsorted ones raise its bit.
             const std::vector<std::uint32_t> raw = keys.read(queue);

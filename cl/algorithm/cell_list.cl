@@ -52,14 +52,18 @@ INLINE uint cell_list_lower_bound(GLOBAL const uint* keys, const uint n, const u
     return low;
 }
 
+/* The ranges of cells [first_cell, end_cell), from end_cell - first_cell + 1 work-items: item i
+ * searches cell c = first_cell + i, whose first slot is also the end of cell c - 1, so one
+ * search serves two bounds. */
 KERNEL void cell_list_bounds(const uint n, const uint first_cell, const uint end_cell,
                              GLOBAL const uint* keys, GLOBAL uint* cell_start,
                              GLOBAL uint* cell_end)
 {
     const uint c = first_cell + global_id(0);
-    if (c >= end_cell) return;
-    cell_start[c] = cell_list_lower_bound(keys, n, c);
-    cell_end[c] = cell_list_lower_bound(keys, n, c + 1u);
+    if (c > end_cell) return;
+    const uint bound = cell_list_lower_bound(keys, n, c);
+    if (c < end_cell) cell_start[c] = bound;
+    if (c > first_cell) cell_end[c - 1u] = bound;
 }
 
 /* starts[s] = the first sorted slot of slab s, the cells [s * plane, (s + 1) * plane) (one value

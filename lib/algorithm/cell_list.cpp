@@ -168,7 +168,7 @@ void CellList::find_bounds(Queue& queue, std::size_t first, std::size_t end) {
     if (end <= first) return;
     bounds_kernel_.args(std::uint32_t(size_), std::uint32_t(first), std::uint32_t(end), keys_,
                         start_, end_);
-    bounds_kernel_.launch(queue, end - first, 64);
+    bounds_kernel_.launch(queue, end - first + 1, 64);
 }
 
 void CellList::sort(Queue& queue, const RealBuffer& positions, std::size_t stride,
