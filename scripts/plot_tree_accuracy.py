@@ -10,31 +10,22 @@ with dense gravity's time on the same device as a dotted line where measured. On
 device, N, precision, leaf size, traversal and walk (group size and list size; groups of 1 are
 the per-body walk). Needs matplotlib
 (apt-get install python3-matplotlib)."""
-import json
 import sys
 from collections import defaultdict
 
-import matplotlib
+import bench_lines  # scripts/, beside this file
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+plt = bench_lines.pyplot()
 
 
 def main(argv):
     if len(argv) < 3:
         sys.exit(__doc__)
     curves = defaultdict(list)
-    for path in argv[2:]:
-        with open(path) as f:
-            for line in f:
-                if not line.strip():
-                    continue
-                r = json.loads(line)
-                if r.get("bench") != "tree":
-                    continue
-                key = (r["device"], r["n"], r["precision"], r["traversal"], r.get("group_size", 1),
-                       r.get("list_size", 0), r.get("leaf_size", 8))
-                curves[key].append(r)
+    for r in bench_lines.records(argv[2:], "tree"):
+        key = (r["device"], r["n"], r["precision"], r["traversal"], r.get("group_size", 1),
+               r.get("list_size", 0), r.get("leaf_size", 8))
+        curves[key].append(r)
     if not curves:
         sys.exit("no tree benchmark lines in " + ", ".join(argv[2:]))
     fig, (err_ax, speed_ax) = plt.subplots(1, 2, figsize=(11, 4), dpi=120)
@@ -61,17 +52,9 @@ def main(argv):
             dense[(device, n, precision)] = times[0]
             speed_ax.axhline(times[0], linestyle=":", color=line.get_color(), label=f"dense, N = {n}")
     err_ax.axhline(1e-3, color="grey", linewidth=0.8)
-    err_ax.set_xlabel("opening angle θ")
-    err_ax.set_ylabel("|a_tree − a_direct| / |a_direct|")
-    err_ax.grid(True, which="both", alpha=0.3)
-    err_ax.legend(fontsize=7)
-    speed_ax.set_xlabel("opening angle θ")
-    speed_ax.set_ylabel("build + walk time (s)")
-    speed_ax.grid(True, which="both", alpha=0.3)
-    speed_ax.legend(fontsize=7)
-    fig.suptitle("Tree gravity on a Plummer sphere: accuracy and walk time per walk")
-    fig.tight_layout()
-    fig.savefig(argv[1])
+    bench_lines.theta_axis(err_ax, "|a_tree − a_direct| / |a_direct|")
+    bench_lines.theta_axis(speed_ax, "build + walk time (s)")
+    bench_lines.save(fig, "Tree gravity on a Plummer sphere: accuracy and walk time per walk", argv[1])
 
 
 if __name__ == "__main__":

@@ -9,32 +9,30 @@ TreePM at theta 0 (the walk's own error), with the bounds TreePM is held to (med
 percentile 1e-2). Right: one comoving leapfrog step (step_seconds), with issue 21's goal of
 0.1 s. One curve per device, bodies, mesh and group size; lines without errors are left out.
 Needs matplotlib (apt-get install python3-matplotlib)."""
-import json
 import sys
 from collections import defaultdict
 
-import matplotlib
+import bench_lines  # scripts/, beside this file
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+plt = bench_lines.pyplot()
+
+
+def walk_curves(paths):
+    """(device, backend, bodies, n, mesh, group size) -> {theta: line}, the lines with errors."""
+    curves = defaultdict(dict)
+    for r in bench_lines.records(paths, "tree_pm"):
+        if "error_median" in r:
+            key = (r["device"], r["backend"], r["bodies"], r["n"], r["mesh"], r["group_size"])
+            curves[key][r["theta"]] = r  # a repeated angle: the later line
+    if not curves:
+        sys.exit("no tree_pm lines with errors in " + ", ".join(paths))
+    return curves
 
 
 def main(argv):
     if len(argv) < 3:
         sys.exit(__doc__)
-    curves = defaultdict(dict)
-    for path in argv[2:]:
-        with open(path) as f:
-            for line in f:
-                if not line.strip():
-                    continue
-                r = json.loads(line)
-                if r.get("bench") != "tree_pm" or "error_median" not in r:
-                    continue
-                key = (r["device"], r["backend"], r["bodies"], r["n"], r["mesh"], r["group_size"])
-                curves[key][r["theta"]] = r  # a repeated angle: the later line
-    if not curves:
-        sys.exit("no tree_pm lines with errors in " + ", ".join(argv[2:]))
+    curves = walk_curves(argv[2:])
     fig, (err_ax, time_ax) = plt.subplots(1, 2, figsize=(11, 4), dpi=120)
     for (device, backend, bodies, n, mesh, group), by_theta in sorted(curves.items()):
         rows = [by_theta[t] for t in sorted(by_theta)]
@@ -50,19 +48,12 @@ def main(argv):
         time_ax.plot(theta, [1e3 * r["step_seconds"] for r in rows], "o-", color=line.get_color(), label=label)
     err_ax.axhline(1e-3, color="grey", linewidth=0.8)
     err_ax.axhline(1e-2, color="grey", linewidth=0.8, linestyle="--")
-    err_ax.set_xlabel("opening angle θ")
-    err_ax.set_ylabel("|a − a(θ = 0)| / |a(θ = 0)|")
-    err_ax.grid(True, which="both", alpha=0.3)
-    err_ax.legend(fontsize=6)
+    bench_lines.theta_axis(err_ax, "|a − a(θ = 0)| / |a(θ = 0)|", legend_size=6)
     time_ax.axhline(100, color="grey", linewidth=0.8)
-    time_ax.set_xlabel("opening angle θ")
-    time_ax.set_ylabel("comoving leapfrog step (ms)")
     time_ax.set_ylim(bottom=0)
-    time_ax.grid(True, alpha=0.3)
-    time_ax.legend(fontsize=6)
-    fig.suptitle("TreePM: the short-range walk's error and the step time against the opening angle")
-    fig.tight_layout()
-    fig.savefig(argv[1])
+    bench_lines.theta_axis(time_ax, "comoving leapfrog step (ms)", legend_size=6, log=False)
+    bench_lines.save(fig, "TreePM: the short-range walk's error and the step time against the opening angle",
+                     argv[1])
 
 
 if __name__ == "__main__":
