@@ -6,6 +6,7 @@
 //                        [--precision float] [--theta 0.4] [--bodies uniform,clustered]
 //                        [--mesh-factor 1] [--group-size 32] [--leaf-size 8] [--list auto]
 //                        [--errors] [--repeat 5]
+//   partcl_bench_tree_pm --evolve STEPS [--rebuild-every 1,2,4] [--side 128] [--box 100] ...
 //
 // "uniform": bodies uniform in the box; "clustered": half of them in 64 Plummer clumps of
 // scale box / 200, the rest uniform (a late-time box has most bodies in halos, which the
@@ -14,7 +15,15 @@
 // (one evaluation, two kicks and a drift: step_seconds), and bodies per second. With --errors,
 // also the relative error of each body's acceleration against the same TreePM at theta 0 (the
 // short range summed pair by pair within the cut, the same mesh): what the walk's opening
-// criterion costs in accuracy (median and 99th percentile over all bodies).
+// criterion costs in accuracy (median and 99th percentile over all bodies). refit_seconds:
+// the tree refitted in place of a build (TreeOptions::rebuild_every).
+//
+// --evolve: what refitting the tree between builds saves in a real run, where bodies move and
+// refitted nodes grow. side^3 bodies from 2LPT at z = 49 in a box of --box Mpc/h (softening
+// 1/30 of the spacing, as the cosmology scenario) evolve to z = 0 in STEPS steps uniform in
+// ln a, once per --rebuild-every value, each run from the same bodies. One JSON line per run:
+// the mean step and the means of its first and last quarters (late steps move clustered
+// bodies farthest), and how far the bodies end from the first run's (median, 90th percentile).
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -46,6 +55,9 @@ struct Options {
     std::optional<std::size_t> list_size;
     bool errors = false;
     int repeat = 5;
+    std::size_t evolve = 0;  // steps of --evolve; 0: the static measurements
+    std::vector<std::size_t> rebuild_every{1, 2, 4};
+    double box = 100;
 };
 
 Options parse(int argc, char** argv) {
@@ -70,6 +82,9 @@ Options parse(int argc, char** argv) {
     app.add_option("--mesh-factor", o.mesh_factor, "Mesh nodes per side over bodies per side (1, 2)")
         ->check(CLI::Range(1, 4));
     app.add_option("--repeat", o.repeat, "Timed evaluations (the median is taken)");
+    app.add_option("--evolve", o.evolve, "Steps of a run from z = 49 to 0 (0: time static bodies)");
+    add_numbers(app, "--rebuild-every", o.rebuild_every, "--evolve: evaluations per tree build");
+    app.add_option("--box", o.box, "--evolve: the box's edge, Mpc/h")->check(CLI::Range(1.0, 1e5));
     parse_or_exit(app, argc, argv);
     o.repeat = std::max(1, o.repeat);
     return o;
@@ -155,10 +170,14 @@ void measure(Context& context, const Options& o, const std::string& kind, std::s
     }
     const cosmology::Background background{cosmology::Parameters{}};
     cosmology::ComovingLeapfrog leapfrog(context, background, gravity, bodies, 0.5);
-    std::vector<double> build, walk, mesh, whole, step;
+    std::vector<double> build, refit, walk, mesh, whole, step;
     for (int r = 0; r <= o.repeat; ++r) {  // the first untimed: programs built, buffers made
         const double b = block_seconds(1, [&] {
             gravity.short_range().build(bodies.state, bodies.mass, n);
+            queue.finish();
+        });
+        const double f = block_seconds(1, [&] {
+            gravity.short_range().refit(bodies.state, bodies.mass, n);
             queue.finish();
         });
         const double w = block_seconds(1, [&] { gravity.short_range().evaluate(out, 0); });
@@ -176,7 +195,7 @@ void measure(Context& context, const Options& o, const std::string& kind, std::s
             queue.finish();
         });
         if (r == 0) continue;
-        build.push_back(b), walk.push_back(w), mesh.push_back(m), whole.push_back(t), step.push_back(s);
+        build.push_back(b), refit.push_back(f), walk.push_back(w), mesh.push_back(m), whole.push_back(t), step.push_back(s);
     }
     const Device& device = context.device(0);
     nlohmann::ordered_json line = json_head("tree_pm", device);
@@ -196,6 +215,7 @@ void measure(Context& context, const Options& o, const std::string& kind, std::s
         line["error_p99"] = significant(errors[std::min(n - 1, n * 99 / 100)], 3);
     }
     line["build_seconds"] = significant(median(build), 4);
+    line["refit_seconds"] = significant(median(refit), 4);
     line["walk_seconds"] = significant(median(walk), 4);
     line["mesh_seconds"] = significant(median(mesh), 4);
     line["seconds"] = significant(median(whole), 4);
@@ -204,12 +224,90 @@ void measure(Context& context, const Options& o, const std::string& kind, std::s
     print_json_line(line);
 }
 
+// --evolve: one run per rebuild_every value from the same 2LPT bodies.
+void evolve(Context& context, const Options& o, std::size_t side, Precision precision) {
+    const std::size_t n = side * side * side;
+    const cosmology::Parameters cosmos;
+    cosmology::InitialConditions ic;
+    ic.side = side;
+    ic.box = o.box;
+    const Bodies initial = cosmology::make_initial_conditions(context, cosmos, ic);
+    const cosmology::Background background{cosmos};
+    const double a0 = cosmology::scale_factor(ic.redshift);
+    const GravityParameters parameters{cosmology::gravitational_constant, o.box / double(side) / 30};
+    Queue& queue = context.queue(0);
+    std::vector<double> first_positions;
+    for (std::size_t every : o.rebuild_every) {
+        std::cerr << "tree_pm: evolve " << side << "^3, " << to_string(precision) << ", rebuild every "
+                  << every << "\n";
+        TreePmOptions options = tree_pm_options(o, side, o.thetas.front(), o.group_sizes.front());
+        options.box = o.box;
+        options.tree.rebuild_every = every;
+        TreePmGravity gravity(context, precision, parameters, options);
+        DeviceBodies bodies(context, precision, initial);
+        cosmology::ComovingLeapfrog leapfrog(context, background, gravity, bodies, a0);
+        std::vector<double> steps;
+        for (std::size_t s = 1; s <= o.evolve; ++s) {
+            const double a1 = s == o.evolve ? 1.0 : a0 * std::exp(std::log(1 / a0) * double(s) / double(o.evolve));
+            steps.push_back(block_seconds(1, [&] {
+                leapfrog.step(a1);
+                queue.finish();
+            }));
+        }
+        std::vector<double> positions(3 * n);
+        bodies.state.read(queue, positions.data(), 3 * n);
+        if (first_positions.empty()) first_positions = positions;
+        // How far each body ends from where the first run put it (nearest image): in halos
+        // any change of rounding grows chaotically, so the median says more than the largest.
+        std::vector<double> apart(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            double d2 = 0;
+            for (std::size_t k = 0; k < 3; ++k) {
+                const double d = positions[k * n + i] - first_positions[k * n + i];
+                const double wrapped = d - o.box * std::nearbyint(d / o.box);
+                d2 += wrapped * wrapped;
+            }
+            apart[i] = std::sqrt(d2);
+        }
+        std::sort(apart.begin(), apart.end());
+        const auto mean = [&](std::size_t begin, std::size_t end) {
+            double sum = 0;
+            for (std::size_t i = begin; i < end; ++i) sum += steps[i];
+            return sum / double(std::max<std::size_t>(1, end - begin));
+        };
+        const std::size_t quarter = std::max<std::size_t>(1, o.evolve / 4);
+        const Device& device = context.device(0);
+        nlohmann::ordered_json line = json_head("tree_pm_evolve", device);
+        line["backend"] = to_string(device.backend());
+        line["precision"] = to_string(precision);
+        line["n"] = n;
+        line["box"] = o.box;
+        line["mesh"] = options.mesh;
+        line["theta"] = options.tree.theta;
+        line["group_size"] = options.tree.group_size;
+        line["rebuild_every"] = every;
+        line["steps"] = o.evolve;
+        line["step_seconds_mean"] = significant(mean(0, o.evolve), 4);
+        line["first_quarter_seconds"] = significant(mean(0, quarter), 4);
+        line["last_quarter_seconds"] = significant(mean(o.evolve - quarter, o.evolve), 4);
+        line["spacing_mpc"] = significant(o.box / double(side), 4);
+        line["apart_median_mpc"] = significant(apart[n / 2], 3);
+        line["apart_p90_mpc"] = significant(apart[n * 9 / 10], 3);
+        print_json_line(line);
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     const Options o = parse(argc, argv);
     try {
         Context context = first_device_context(o.device, o.backend);
+        if (o.evolve > 0) {
+            for (std::size_t side : o.sides)
+                for (Precision precision : o.precisions) evolve(context, o, side, precision);
+            return 0;
+        }
         for (const std::string& kind : o.bodies)
             for (std::size_t side : o.sides)
                 for (Precision precision : o.precisions) {

@@ -166,41 +166,61 @@ TEST_CASE("a short run writes snapshots with their cosmology, power spectra, fra
 }
 
 TEST_CASE("a resumed cosmological run ends bitwise as the uninterrupted one") {
-    const Scenario s = parse_scenario(small_box, "small.toml");
-    TempDir whole("cosmology-whole"), parts("cosmology-parts");
-    Context& context = test_context();
-    CosmologyRun uninterrupted(context, s, whole.path());
-    const CosmologyRunSummary a = uninterrupted.run();
-    struct Stop {};
-    {
-        CosmologyRun first(context, s, parts.path());
-        first.on_progress([](const RunProgress& p) {
-            if (p.step == 6) throw Stop{};
-        });
-        CHECK_THROWS_AS(first.run(), Stop);
-    }
-    CHECK(read_checkpoint(parts / "checkpoint.bin").step == 4);
-    CosmologyRun resumed = CosmologyRun::resume(context, parts / "checkpoint.bin", parts.path());
-    CHECK(resumed.first_step() == 4);
-    const CosmologyRunSummary b = resumed.run();
-    CHECK(read_file(whole / "checkpoint.bin") == read_file(parts / "checkpoint.bin"));
-    CHECK(read_file(whole / "diagnostics.csv") == read_file(parts / "diagnostics.csv"));
-    for (const char* file : {"snapshot_000012.h5", "power_000012.csv", "frame_000012.png"})
-        CHECK(read_file(whole / file) == read_file(parts / file));
-    CHECK(std::memcmp(&a.growth_error, &b.growth_error, sizeof(double)) == 0);
+    // Also with the tree built every third evaluation: the checkpoint at step 4 (evaluation 4
+    // of 0..4) holds a tree refitted once since its build, which the resumed run refits again.
+    for (const std::string rebuild_every : {"1", "3"}) {
+        CAPTURE(rebuild_every);
+        std::string toml = small_box;
+        toml.insert(toml.find("[render]"), "rebuild_every = " + rebuild_every + "\n");
+        const Scenario s = parse_scenario(toml, "small.toml");
+        TempDir whole("cosmology-whole"), parts("cosmology-parts");
+        Context& context = test_context();
+        CosmologyRun uninterrupted(context, s, whole.path());
+        const CosmologyRunSummary a = uninterrupted.run();
+        struct Stop {};
+        {
+            CosmologyRun first(context, s, parts.path());
+            first.on_progress([](const RunProgress& p) {
+                if (p.step == 6) throw Stop{};
+            });
+            CHECK_THROWS_AS(first.run(), Stop);
+        }
+        const Checkpoint at4 = read_checkpoint(parts / "checkpoint.bin");
+        CHECK(at4.step == 4);
+        CHECK(at4.tree_order.size() == 16 * 16 * 16);
+        CHECK(at4.run_state == std::vector<double>{rebuild_every == "1" ? 0.0 : 1.0});
+        if (rebuild_every == "3") {  // a refitted order that is no permutation is refused
+            Checkpoint bad = at4;
+            bad.tree_order[1] = bad.tree_order[0];
+            TempDir bad_dir("cosmology-bad-order");
+            write_checkpoint(bad_dir / "checkpoint.bin", bad);
+            CHECK(contains(usage_error([&] {
+                               CosmologyRun::resume(context, bad_dir / "checkpoint.bin", bad_dir.path());
+                           }),
+                           "not a permutation"));
+        }
+        CosmologyRun resumed = CosmologyRun::resume(context, parts / "checkpoint.bin", parts.path());
+        CHECK(resumed.first_step() == 4);
+        const CosmologyRunSummary b = resumed.run();
+        CHECK(read_file(whole / "checkpoint.bin") == read_file(parts / "checkpoint.bin"));
+        CHECK(read_file(whole / "diagnostics.csv") == read_file(parts / "diagnostics.csv"));
+        for (const char* file : {"snapshot_000012.h5", "power_000012.csv", "frame_000012.png"})
+            CHECK(read_file(whole / file) == read_file(parts / file));
+        CHECK(std::memcmp(&a.growth_error, &b.growth_error, sizeof(double)) == 0);
 
-    // Nothing to do at the end; an end time is no length for a cosmological run; other steps
-    // put the checkpoint's a where the run's own steps did not land.
-    CHECK(contains(usage_error([&] { CosmologyRun::resume(context, whole / "checkpoint.bin", whole.path()); }),
-                   "nothing to do"));
-    CHECK(contains(usage_error([&] {
-                       CosmologyRun::resume(context, parts / "checkpoint.bin", parts.path(), RunLength{0, 2.0});
-                   }),
-                   "output redshift"));
-    CHECK(contains(usage_error([&] {
-                       CosmologyRun::resume(context, whole / "checkpoint.bin", whole.path(), RunLength{40, 0});
-                   }),
-                   "does not land"));
+        // Nothing to do at the end; an end time is no length for a cosmological run; other steps
+        // put the checkpoint's a where the run's own steps did not land.
+        CHECK(contains(usage_error([&] { CosmologyRun::resume(context, whole / "checkpoint.bin", whole.path()); }),
+                       "nothing to do"));
+        CHECK(contains(usage_error([&] {
+                           CosmologyRun::resume(context, parts / "checkpoint.bin", parts.path(), RunLength{0, 2.0});
+                       }),
+                       "output redshift"));
+        CHECK(contains(usage_error([&] {
+                           CosmologyRun::resume(context, whole / "checkpoint.bin", whole.path(), RunLength{40, 0});
+                       }),
+                       "does not land"));
+    }
 }
 
 TEST_CASE("a GADGET HDF5 file starts the run its bodies would (in Mpc/h or kpc/h)") {

@@ -117,6 +117,7 @@ void check_same_checkpoint(const Checkpoint& a, const Checkpoint& b) {
     for (std::size_t i = 0; i < a.series.size(); ++i) CHECK(same_bits(a.series[i], b.series[i]));
     CHECK(a.output_text == b.output_text);
     CHECK(same_bits(a.run_state, b.run_state));
+    CHECK(a.tree_order == b.tree_order);
 }
 
 // A PIC run's checkpoint: 3 particles in 2-D (positions | velocities), no masses, species
@@ -164,10 +165,10 @@ TEST_CASE("checkpoints round-trip exactly") {
     const Checkpoint c = sample_checkpoint();
     const std::string bytes = encode_checkpoint(c);
 
-    // The documented header: magic, version 2, reserved 0, payload size; SHA-1 at the end.
+    // The documented header: magic, version 3, reserved 0, payload size; SHA-1 at the end.
     REQUIRE(bytes.size() > 44);
     CHECK(bytes.substr(0, 8) == "PARTCLCK");
-    CHECK(bytes.substr(8, 8) == std::string("\x02\0\0\0\0\0\0\0", 8));
+    CHECK(bytes.substr(8, 8) == std::string("\x03\0\0\0\0\0\0\0", 8));
     std::uint64_t payload = 0;
     for (int i = 0; i < 8; ++i)
         payload |= std::uint64_t(static_cast<unsigned char>(bytes[std::size_t(16 + i)])) << (8 * i);
@@ -190,19 +191,26 @@ TEST_CASE("checkpoints round-trip exactly") {
     const Checkpoint fluid = sample_fluid_checkpoint();
     check_same_checkpoint(decode_checkpoint(encode_checkpoint(fluid), "memory"), fluid);
 
-    // Version 1 (before PIC and MPS runs had checkpoints) still reads: the same payload without
-    // its last four items (three empty vectors' and one empty string's counts, 32 bytes), under
-    // a version-1 header and its own SHA-1.
-    {
-        const std::string v2 = encode_checkpoint(c);
-        std::string payload = v2.substr(24, v2.size() - 24 - 20 - 32);
-        std::string v1 = v2.substr(0, 24);
-        v1[8] = 1;
-        for (int i = 0; i < 8; ++i) v1[std::size_t(16 + i)] = char((payload.size() >> (8 * i)) & 0xff);
-        v1 += payload;
-        v1 += sha1_digest(payload.data(), payload.size());
-        check_same_checkpoint(decode_checkpoint(v1, "v1"), c);
+    // Version 1 (before PIC and MPS runs had checkpoints) and version 2 (before the tree
+    // order) still read: the same payload without its last five items (four empty vectors' and
+    // one empty string's counts, 40 bytes) or its last (8 bytes), under the older header and
+    // its own SHA-1.
+    for (const auto& [older, cut] : {std::pair<char, std::size_t>{1, 40}, {2, 8}}) {
+        CAPTURE(int(older));
+        const std::string v3 = encode_checkpoint(c);
+        std::string payload = v3.substr(24, v3.size() - 24 - 20 - cut);
+        std::string old = v3.substr(0, 24);
+        old[8] = older;
+        for (int i = 0; i < 8; ++i) old[std::size_t(16 + i)] = char((payload.size() >> (8 * i)) & 0xff);
+        old += payload;
+        old += sha1_digest(payload.data(), payload.size());
+        check_same_checkpoint(decode_checkpoint(old, "older"), c);
     }
+    // A cosmological run's tree order round-trips.
+    Checkpoint cosmological = c;
+    cosmological.tree_order = {2, 0, 0xffffffffu};
+    cosmological.run_state = {1};
+    check_same_checkpoint(decode_checkpoint(encode_checkpoint(cosmological), "memory"), cosmological);
 
     // The scenario inside reads back as the scenario.
     CHECK(parse_scenario(read_checkpoint(file).scenario_toml, "ck") == builtin_scenario("kepler"));
@@ -231,7 +239,7 @@ TEST_CASE("damaged checkpoints are UsageErrors naming the file") {
     check_file("magic.ck", magic, "magic");
     check_file("text.ck", "[scenario]\nname = \"x\"\n", "magic");
     std::string version = bytes;
-    version[8] = 3;
+    version[8] = 4;
     check_file("version.ck", version, "version");
     // Well formed, checksum and all, but not a state a run can continue from.
     Checkpoint nan_time = sample_checkpoint();

@@ -7,8 +7,11 @@
 #include <cfloat>
 #include <cmath>
 
+#include <partcl/io/initial_conditions.hpp>
+#include <partcl/models/nbody/device_bodies.hpp>
 #include <partcl/models/nbody/tree_gravity.hpp>
 
+#include "io_check.hpp"
 #include "support.hpp"
 #include "tree_check.hpp"
 
@@ -35,8 +38,8 @@ Built build_tree(Precision precision, const Bodies& b, GravityParameters p, Tree
 // second moments about that centre; its radius r at least its farthest body's distance and at
 // most its box's farthest corner's; crit2 = (r / theta)^2 (1 + 8 eps); and the kd-tree
 // property, the split: along some axis every body of the left child lies at or below every
-// body of the right one.
-void check_tree(const TreeSnapshot& t, const Bodies& b, TreeOptions o, Precision precision) {
+// body of the right one (unless split_checked is false: a refitted tree's bodies have moved).
+void check_tree(const TreeSnapshot& t, const Bodies& b, TreeOptions o, Precision precision, bool split_checked = true) {
     const std::size_t n = b.size(), nodes = t.nodes();
     const double eps = epsilon(precision);
     REQUIRE(t.n == n);
@@ -120,7 +123,7 @@ void check_tree(const TreeSnapshot& t, const Bodies& b, TreeOptions o, Precision
             CHECK(crit2 == (precision == Precision::float64 ? DBL_MAX : double(FLT_MAX)));
         else
             CHECK(std::abs(crit2 - radius * radius / (o.theta * o.theta) * (1 + 8 * eps)) <= 8 * eps * crit2);
-        if (k < nodes / 2 && t.node[3 * nodes + 2 * k] > 0 && t.node[3 * nodes + 2 * k + 1] > 0) {
+        if (split_checked && k < nodes / 2 && t.node[3 * nodes + 2 * k] > 0 && t.node[3 * nodes + 2 * k + 1] > 0) {
             bool split = false;
             for (int a = 0; a < 3; ++a) split = split || hi(2 * k, a) <= lo(2 * k + 1, a);
             CHECK(split);
@@ -260,6 +263,81 @@ TEST_CASE("the device walks its tree as the host reference walk does") {
                     }
                 }
     }
+}
+
+TEST_CASE("a refitted tree keeps its order and is exact for its bodies where they moved") {
+    // rebuild_every 3: build, refit, refit, build. Each refit's tree must be the built tree's
+    // order with every node recomputed from the moved bodies (check_tree without the split,
+    // which moving bodies break), and its walk the host's over it. A model restored from the
+    // order after the first refit repeats that refit bit for bit (a resumed run's first
+    // evaluation).
+    const std::uint32_t seed = fresh_seed();
+    Context& context = test_context();
+    const GravityParameters p{1.0, 0.01};
+    for (Precision precision : {Precision::float32, Precision::float64})
+        for (std::size_t n : {1, 5, 1000, 1023}) {
+            INFO("seed " << seed << ", N " << n << ", " << std::string(to_string(precision)));
+            TreeOptions o{0.6, 4};
+            o.rebuild_every = 3;
+            TreeGravity gravity(context, precision, p, o, memory_cache());
+            RealBuffer acc(context, precision, 3 * n), pot(context, precision, n);
+            Random random(seed + n);
+            Bodies b = random_bodies(n, seed);
+            std::vector<std::uint32_t> built_perm;
+            for (int evaluation = 0; evaluation < 4; ++evaluation) {
+                CAPTURE(evaluation);
+                if (evaluation > 0)  // up to a tenth of the cube's edge along each axis
+                    for (auto* v : {&b.x, &b.y, &b.z})
+                        for (double& value : *v) value += random.uniform(-0.2, 0.2);
+                const Bodies r = rounded(b, precision);
+                DeviceBodies bodies(context, precision, r);
+                gravity.accelerations(bodies.state, bodies.mass, n, acc, 0, &pot);
+                const TreeSnapshot t = gravity.snapshot();
+                const bool refitted = evaluation % 3 != 0;
+                CHECK(gravity.order().age == std::size_t(evaluation % 3));
+                check_tree(t, r, o, precision, !refitted);
+                if (!refitted) {
+                    built_perm = t.perm;
+                    continue;
+                }
+                CHECK(t.perm == built_perm);
+                if (precision == Precision::float64) {
+                    const Forces want = host_traversal(t, r, p, o.group_size);
+                    const Reference ref = reference_forces(r, p);
+                    const double bound = 4 * (1 + o.theta) * (1 + o.theta) * DBL_EPSILON * (std::sqrt(double(n)) + 8);
+                    const std::vector<double> got = acc.read(context.queue(0));
+                    for (std::size_t i = 0; i < n; ++i)
+                        for (int a = 0; a < 3; ++a)
+                            CHECK(std::abs(got[a * n + i] - want.acc[a * n + i]) <= bound * ref.magnitude.acc[i]);
+                }
+                if (evaluation == 1) {
+                    TreeGravity resumed(context, precision, p, o, memory_cache());
+                    resumed.restore(gravity.order());
+                    RealBuffer again(context, precision, 3 * n);
+                    resumed.accelerations(bodies.state, bodies.mass, n, again, 0);
+                    CHECK(resumed.order().age == 1);
+                    CHECK(same_bits(again.read(context.queue(0)), acc.read(context.queue(0))));
+                }
+            }
+        }
+}
+
+TEST_CASE("refit and restore refuse what they cannot take") {
+    Context& context = test_context();
+    TreeOptions o;
+    o.rebuild_every = 2;
+    TreeGravity gravity(context, Precision::float32, {}, o, memory_cache());
+    const Bodies b = random_bodies(10, 1);
+    DeviceBodies bodies(context, Precision::float32, b);
+    CHECK_THROWS_WITH_AS(gravity.refit(bodies.state, bodies.mass, 10), doctest::Contains("before build"), UsageError);
+    gravity.build(bodies.state, bodies.mass, 10);
+    CHECK_THROWS_WITH_AS(gravity.refit(bodies.state, bodies.mass, 9), doctest::Contains("build it anew"), UsageError);
+    CHECK_THROWS_WITH_AS(gravity.restore({{0, 1, 1}, 1}), doctest::Contains("body 1 twice"), UsageError);
+    CHECK_THROWS_WITH_AS(gravity.restore({{0, 3, 1}, 1}), doctest::Contains("body 3 out of range"), UsageError);
+    CHECK_THROWS_WITH_AS(gravity.restore({{0, 2, 1}, 2}), doctest::Contains("rebuilt every 2"), UsageError);
+    o.rebuild_every = 0;
+    CHECK_THROWS_WITH_AS(TreeGravity(context, Precision::float32, {}, o, memory_cache()),
+                         doctest::Contains("rebuild_every"), UsageError);
 }
 
 } // TEST_SUITE tree

@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char magic[8] = {'P', 'A', 'R', 'T', 'C', 'L', 'C', 'K'};
-constexpr std::uint32_t version = 2;  // 1: without the PIC and MPS items, still read
+constexpr std::uint32_t version = 3;  // 1: without the PIC and MPS items, 2: without the tree order; still read
 constexpr std::size_t header_size = 24;
 constexpr std::size_t digest_size = 20;
 
@@ -140,6 +140,7 @@ std::string encode_checkpoint(const Checkpoint& c) {
     for (const auto& v : c.series) payload.vector(v);
     payload.string(c.output_text);
     payload.vector(c.run_state);
+    payload.vector(c.tree_order);
 
     Encoder file;
     file.bytes().append(magic, sizeof magic);
@@ -166,7 +167,7 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& source
     Decoder header(bytes, 8, header_size, source);
     const std::uint64_t words = header.u64("the header");
     const std::uint32_t file_version = std::uint32_t(words & 0xffffffffu);
-    if (file_version != version && file_version != 1)
+    if (file_version < 1 || file_version > version)
         fail("format version " + std::to_string(file_version) + ", this partcl reads versions 1 to " +
              std::to_string(version));
     if ((words >> 32) != 0)
@@ -211,6 +212,7 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& source
         c.output_text = in.string("the output text");
         c.run_state = in.vector("the run state");
     }
+    if (file_version >= 3) c.tree_order = in.vector_u32("the tree order");
     if (!in.done()) in.damaged("unexpected bytes at the end of the payload");
     const std::size_t n = c.particle_types.size();
     if (n == 0 && c.state.size() != 6 * c.mass.size())

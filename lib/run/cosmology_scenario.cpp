@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include <partcl/models/nbody/gravity_options.hpp>
+
 #include "run/model_tables.hpp"
 
 namespace partcl {
@@ -129,6 +131,14 @@ const std::vector<Field>& cosmology_table() {
          [](const S& s) { return in_range(s.cosmology.cut_splits, 1, 16); }, "the short range's reach in r_s"},
         {"cosmology", "theta", RealRef([](S& s) -> double& { return s.cosmology.theta; }),
          [](const S& s) { return in_range(s.cosmology.theta, 0, 1.5); }, "the short-range walk's opening angle"},
+        {"cosmology", "rebuild_every", CountRef([](S& s) -> std::uint64_t& { return s.cosmology.rebuild_every; }),
+         [](const S& s) {
+             const std::uint64_t k = s.cosmology.rebuild_every;
+             return TreeOptions::valid_rebuild_every(k) ? ok()
+                                                        : "must be in 1.." + std::to_string(TreeOptions::max_rebuild_every) +
+                                                              " (got " + std::to_string(k) + ")";
+         },
+         "evaluations per tree build, refitted in between"},
         {"cosmology", "softening", RealRef([](S& s) -> double& { return s.cosmology.softening; }),
          [](const S& s) { return in_range(s.cosmology.softening, 0, 1); }, "Plummer, in mean interparticle spacings"},
         {"cosmology", "omega_matter", RealRef([](S& s) -> double& { return s.cosmology.omega_matter; }),

@@ -3,7 +3,7 @@
 //
 // File format (all integers little-endian, doubles as their IEEE-754 bits, little-endian):
 //   offset 0   8 bytes   magic "PARTCLCK"
-//          8   u32       format version (2; version 1 files are read too)
+//          8   u32       format version (3; versions 1 and 2 are read too)
 //         12   u32       reserved, 0
 //         16   u64       payload size P in bytes
 //         24   P bytes   payload
@@ -14,14 +14,17 @@
 //   u64 count of integrator vectors, each a vector; vector integrator scalars,
 //   vector scheduler_weights, vector initial_diagnostics,
 //   (version 2 on) u64 count + that many u32 particle_types, u64 count of series, each a
-//   vector, string output_text, vector run_state
-// Version 1 files (N-body only, without the last four) are read as well.
+//   vector, string output_text, vector run_state, (version 3 on) u64 count + that many u32
+//   tree_order
+// Version 1 files (N-body only, without the last five) and version 2 files (without the tree
+// order) are read as well.
 //
 // One format serves every run that resumes: N-body (run/nbody_run.hpp: state 6N, mass N,
 // output_text energy.csv, the other version 2 items empty), PIC (run/pic_run.hpp: state D N positions | D N velocities, mass
 // empty, particle_types the species, series, output_text) and MPS (run/mps_run.hpp: state d N positions |
 // d N velocities in the device's particle order, mass empty, particle_types the MpsType of
-// each, output_text, run_state).
+// each, output_text, run_state) and cosmology (run/cosmology_run.hpp: state 6N comoving
+// positions and canonical velocities, mass N, run_state and tree_order).
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -49,7 +52,11 @@ struct Checkpoint {
     std::vector<std::uint32_t> particle_types;
     std::vector<std::vector<double>> series;  // PIC: the measurements made every step so far
     std::string output_text;                  // the run's CSV as written up to the checkpoint
-    std::vector<double> run_state;            // MPS: the loop's counters (run_loop.cpp), its sums
+    std::vector<double> run_state;            // MPS: the loop's counters (run_loop.cpp), its sums;
+                                              // cosmology: {the tree order's age}
+    // Cosmology runs: the short-range tree's order (TreeGravity::Order, tree position -> body)
+    // that the last evaluation used, so that a resumed run refits the tree as it was.
+    std::vector<std::uint32_t> tree_order;
 };
 
 // Writes atomically (temporary file, fsync, rename); throws partcl::Error on failure, with

@@ -116,6 +116,10 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
     if (!TreeOptions::valid_leaf_size(options_.leaf_size))
         throw UsageError("tree gravity: leaf_size must be in [1, 2^20] (got " +
                          std::to_string(options_.leaf_size) + ")");
+    if (!TreeOptions::valid_rebuild_every(options_.rebuild_every))
+        throw UsageError("tree gravity: rebuild_every must be in [1, " +
+                         std::to_string(TreeOptions::max_rebuild_every) + "] (got " +
+                         std::to_string(options_.rebuild_every) + ")");
     const std::size_t g = options_.group_size;
     if (!TreeOptions::valid_group_size(g))
         throw UsageError("tree gravity: group_size must be a power of two in [1, " +
@@ -244,7 +248,7 @@ void TreeGravity::reserve(std::size_t n) {
     }
 }
 
-void TreeGravity::build(const RealBuffer& positions, const RealBuffer& mass, std::size_t n) {
+void TreeGravity::check_inputs(const RealBuffer& positions, const RealBuffer& mass, std::size_t n) const {
     if (n == 0) throw UsageError("TreeGravity: no bodies (N = 0)");
     for (const RealBuffer* b : {&positions, &mass})
         if (b->precision() != precision_)
@@ -255,14 +259,21 @@ void TreeGravity::build(const RealBuffer& positions, const RealBuffer& mass, std
     // The kernels index 4n sorted reals with 32-bit integers.
     if (positions.size() > 0xffffffffull || n >= (std::size_t(1) << 30))
         throw UsageError("TreeGravity: at most 2^30 - 1 bodies and 2^32 - 1 elements in a buffer");
-    // Inputs may come from work on any device's queue; the build reads them on device 0's.
-    if (context_.size() > 1) walk_.share_inputs();
+}
+
+void TreeGravity::set_size(std::size_t n) {
     reserve(n);
     n_ = n;
     levels_ = levels_for(n, options_.leaf_size);
+}
+
+void TreeGravity::build(const RealBuffer& positions, const RealBuffer& mass, std::size_t n) {
+    check_inputs(positions, mass, n);
+    // Inputs may come from work on any device's queue; the build reads them on device 0's.
+    if (context_.size() > 1) walk_.share_inputs();
+    set_size(n);
     Queue& queue = context_.queue(0);
     const std::uint32_t un = std::uint32_t(n), nodes = std::uint32_t(std::size_t(2) << levels_);
-    const Real theta{options_.theta};
 
     const std::uint32_t partials = std::uint32_t(std::min(root_partials, (n + root_group - 1) / root_group));
     kernels_[k_root_box].args(un, un, std::uint32_t(0), positions, partials, std::uint32_t(0), root_box_, un, perm_)
@@ -286,13 +297,66 @@ void TreeGravity::build(const RealBuffer& positions, const RealBuffer& mass, std
     if (first_finished < levels_)
         kernels_[k_finish].args(un, std::uint32_t(first_finished), std::uint32_t(levels_), nodes, positions, perm_, box_)
             .launch(queue, (std::size_t(1) << first_finished) * finish_size_, finish_size_);
-    kernels_[k_gather].args(un, positions, mass, perm_, sorted_).launch(queue, n);
+    fit(positions, mass);
+    age_ = 0;
+    rebuild_next_ = false;
+}
+
+void TreeGravity::fit(const RealBuffer& positions, const RealBuffer& mass) {
+    Queue& queue = context_.queue(0);
+    const std::uint32_t un = std::uint32_t(n_), nodes = std::uint32_t(std::size_t(2) << levels_);
+    const Real theta{options_.theta};
+    kernels_[k_gather].args(un, positions, mass, perm_, sorted_).launch(queue, n_);
     const std::uint32_t leaf_count = std::uint32_t(1) << levels_;
     kernels_[k_leaves].args(un, leaf_count, nodes, sorted_, node_, box_, theta).launch(queue, leaf_count);
     for (std::size_t level = levels_; level-- > 0;) {
         const std::uint32_t count = std::uint32_t(1) << level;
         kernels_[k_nodes].args(count, nodes, node_, box_, theta).launch(queue, count);
     }
+}
+
+void TreeGravity::refit(const RealBuffer& positions, const RealBuffer& mass, std::size_t n) {
+    check_inputs(positions, mass, n);
+    if (n_ == 0) throw UsageError("TreeGravity: refit() before build()");
+    if (n != n_)
+        throw UsageError("TreeGravity: refit() of " + std::to_string(n) + " bodies, the tree holds " +
+                         std::to_string(n_) + ": build it anew");
+    if (context_.size() > 1) walk_.share_inputs();
+    fit(positions, mass);
+    ++age_;
+}
+
+TreeGravity::Order TreeGravity::order() {
+    Order o;
+    if (n_ == 0) return o;
+    o.perm.resize(n_);
+    perm_.read(context_.queue(0), o.perm.data(), n_);
+    o.age = age_;
+    return o;
+}
+
+void TreeGravity::restore(const Order& o) {
+    if (o.perm.empty() || o.age == 0) {
+        rebuild_next_ = true;
+        return;
+    }
+    const std::size_t n = o.perm.size();
+    if (o.age >= options_.rebuild_every)
+        throw UsageError("TreeGravity: a tree order refitted " + std::to_string(o.age) +
+                         " times, where the tree is rebuilt every " + std::to_string(options_.rebuild_every) +
+                         " evaluations");
+    if (n >= (std::size_t(1) << 30)) throw UsageError("TreeGravity: a tree order of more than 2^30 - 1 bodies");
+    std::vector<bool> seen(n);
+    for (std::uint32_t b : o.perm) {
+        if (b >= n || seen[b])
+            throw UsageError("TreeGravity: the tree order is not a permutation of its " + std::to_string(n) +
+                             " bodies (body " + std::to_string(b) + (b >= n ? " out of range)" : " twice)"));
+        seen[b] = true;
+    }
+    set_size(n);
+    perm_.write(context_.queue(0), o.perm.data(), n).wait();
+    age_ = o.age - 1;
+    rebuild_next_ = false;
 }
 
 void TreeGravity::prepare_walk(const RealBuffer& out, const RealBuffer* potential) {
@@ -445,7 +509,10 @@ void TreeGravity::accelerations(const RealBuffer& positions, const RealBuffer& m
                                 std::size_t n, RealBuffer& out, std::size_t out_offset,
                                 RealBuffer* potential) {
     if (n == 0) return;
-    build(positions, mass, n);
+    if (n != n_ || rebuild_next_ || age_ + 1 >= options_.rebuild_every)
+        build(positions, mass, n);
+    else
+        refit(positions, mass, n);
     evaluate(out, out_offset, potential);
 }
 

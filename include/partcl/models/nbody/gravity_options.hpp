@@ -61,6 +61,12 @@ struct TreeOptions {
     // work-item walking alone tests them all itself (faster on every device measured;
     // docs/performance.md).
     std::optional<std::size_t> list_size = std::nullopt;
+    // Evaluations per build, >= 1: TreeGravity::accelerations() builds the tree every
+    // rebuild_every-th evaluation and in between refits it (keeps which bodies each node holds
+    // and recomputes the nodes from where they are now), for a fraction of a build. A refitted
+    // node is exact for its bodies, so every opening keeps its bound; nodes only grow as their
+    // bodies drift apart, and the walk opens more of them.
+    std::size_t rebuild_every = 1;
     // Set by TreePM: the periodic short-range sum instead of Newton's in open space.
     std::optional<ShortRangeSplit> short_range = std::nullopt;
 
@@ -73,6 +79,10 @@ struct TreeOptions {
     }
     static constexpr bool valid_group_size(std::size_t g) noexcept {
         return g >= 1 && g <= max_group_size && (g & (g - 1)) == 0;
+    }
+    static constexpr std::size_t max_rebuild_every = 1000;
+    static constexpr bool valid_rebuild_every(std::size_t k) noexcept {
+        return k >= 1 && k <= max_rebuild_every;
     }
 };
 

@@ -1,7 +1,7 @@
 #pragma once
 // TreeGravity: Barnes-Hut gravity over a kd-tree stored as a binary heap, built on the device
-// every evaluation (cl/nbody/tree_build.cl) and walked by groups of neighbouring bodies
-// (cl/nbody/tree_force.cl), in O(N log N). The tree splits each node at the median along the
+// every evaluation or every few and refitted in between (cl/nbody/tree_build.cl), and walked by
+// groups of neighbouring bodies (cl/nbody/tree_force.cl), in O(N log N). The tree splits each node at the median along the
 // widest side of its cell until a leaf holds at most `leaf_size` bodies; a node acts as its
 // mass at its centre of mass plus its quadrupole when r / d < theta, r being a radius about
 // the centre of mass that holds the node's bodies and d the distance to the target
@@ -51,7 +51,7 @@ public:
     TreeGravity(Context& context, Precision precision, GravityParameters parameters = {},
                 TreeOptions options = {}, ProgramCache& cache = ProgramCache::global());
 
-    // build() then evaluate().
+    // build() (or refit(), as TreeOptions::rebuild_every says) then evaluate().
     void accelerations(const RealBuffer& positions, const RealBuffer& mass, std::size_t n,
                        RealBuffer& out, std::size_t out_offset,
                        RealBuffer* potential = nullptr) override;
@@ -61,6 +61,24 @@ public:
     // the inputs); evaluate() walks the latest tree on every device and waits for the forces.
     void build(const RealBuffer& positions, const RealBuffer& mass, std::size_t n);
     void evaluate(RealBuffer& out, std::size_t out_offset, RealBuffer* potential = nullptr);
+    // Recomputes the latest tree's nodes (masses, moments, boxes, radii) for its bodies at new
+    // positions, each node keeping the bodies it holds, on device 0's queue: a fraction of a
+    // build. UsageError before a build or for another number of bodies.
+    void refit(const RealBuffer& positions, const RealBuffer& mass, std::size_t n);
+
+    // What accelerations() depends on besides the bodies, for checkpoints: the latest tree's
+    // order (tree position -> body; empty before a build) and its age, the evaluations since
+    // it was built (0: built by the latest).
+    struct Order {
+        std::vector<std::uint32_t> perm;
+        std::size_t age = 0;
+    };
+    Order order();  // blocks
+    // Makes the next accelerations() repeat the evaluation `order` was taken after, as a
+    // leapfrog resumed from a checkpoint evaluates the positions its last step ended at again:
+    // a build where that evaluation built, else a refit of `order.perm`. UsageError for a perm
+    // that is not a permutation or an age of rebuild_every or more.
+    void restore(const Order& order);
 
     const GravityParameters& parameters() const noexcept override { return parameters_; }
     // Direct-summation equivalent: n^2 per evaluation, so interactions per second compare with
@@ -115,6 +133,11 @@ public:
 
 private:
     void reserve(std::size_t n);
+    // UsageError for inputs build() and refit() cannot take.
+    void check_inputs(const RealBuffer& positions, const RealBuffer& mass, std::size_t n) const;
+    void set_size(std::size_t n);  // n_, levels_ and the buffers for n bodies
+    // The nodes of the current order from the bodies (gather, leaves, then level by level).
+    void fit(const RealBuffer& positions, const RealBuffer& mass);
     // (Re)builds the walk kernels for trees of up to `levels` levels (the listed walk's stack).
     void build_walk(std::size_t levels);
     // Work-items of device d's walk launch per work-group.
@@ -153,6 +176,8 @@ private:
     // A slice and its potentials copied into device 0's memory for the scatter (separate memories).
     RealBuffer received_, potential_received_;
     std::size_t n_ = 0, capacity_ = 0, node_capacity_ = 0, levels_ = 0, walk_levels_ = 0;
+    std::size_t age_ = 0;          // evaluations since the latest build
+    bool rebuild_next_ = false;    // restore(): the next accelerations() builds
     std::size_t finish_size_ = 0;  // tree_finish's work-group: finish_group or the device's largest
     Buffer<std::uint32_t> perm_, perm_scratch_, values_, node_keys_;
     RealBuffer keys_buffer_, sorted_, node_, box_, root_box_;
