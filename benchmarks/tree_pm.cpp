@@ -6,7 +6,8 @@
 //                        [--precision float] [--theta 0.4] [--bodies uniform,clustered]
 //                        [--mesh-factor 1] [--group-size 32] [--leaf-size 8] [--list auto]
 //                        [--errors] [--repeat 5]
-//   partcl_bench_tree_pm --evolve STEPS [--rebuild-every 1,2,4] [--side 128] [--box 100] ...
+//   partcl_bench_tree_pm --evolve STEPS [--rebuild-every 1,2,4] [--rebuild-growth 0] [--side 128]
+//                        [--box 100] ...
 //
 // "uniform": bodies uniform in the box; "clustered": half of them in 64 Plummer clumps of
 // scale box / 200, the rest uniform (a late-time box has most bodies in halos, which the
@@ -21,8 +22,8 @@
 // --evolve: what refitting the tree between builds saves in a real run, where bodies move and
 // refitted nodes grow. side^3 bodies from 2LPT at z = 49 in a box of --box Mpc/h (softening
 // 1/30 of the spacing, as the cosmology scenario) evolve to z = 0 in STEPS steps uniform in
-// ln a, once per --rebuild-every value, each run from the same bodies. One JSON line per run:
-// the mean step and the means of its first and last quarters (late steps move clustered
+// ln a, once per --rebuild-every and --rebuild-growth value, each run from the same bodies. One
+// JSON line per run: the builds, the mean step and the means of its first and last quarters (late steps move clustered
 // bodies farthest), and how far the bodies end from the first run's (median, 90th percentile).
 #include <algorithm>
 #include <cmath>
@@ -57,6 +58,7 @@ struct Options {
     int repeat = 5;
     std::size_t evolve = 0;  // steps of --evolve; 0: the static measurements
     std::vector<std::size_t> rebuild_every{1, 2, 4};
+    std::vector<double> rebuild_growth{0};
     double box = 100;
 };
 
@@ -84,6 +86,7 @@ Options parse(int argc, char** argv) {
     app.add_option("--repeat", o.repeat, "Timed evaluations (the median is taken)");
     app.add_option("--evolve", o.evolve, "Steps of a run from z = 49 to 0 (0: time static bodies)");
     add_numbers(app, "--rebuild-every", o.rebuild_every, "--evolve: evaluations per tree build");
+    add_numbers(app, "--rebuild-growth", o.rebuild_growth, "--evolve: leaf growth that makes a refit a build");
     app.add_option("--box", o.box, "--evolve: the box's edge, Mpc/h")->check(CLI::Range(1.0, 1e5));
     parse_or_exit(app, argc, argv);
     o.repeat = std::max(1, o.repeat);
@@ -237,64 +240,69 @@ void evolve(Context& context, const Options& o, std::size_t side, Precision prec
     const GravityParameters parameters{cosmology::gravitational_constant, o.box / double(side) / 30};
     Queue& queue = context.queue(0);
     std::vector<double> first_positions;
-    for (std::size_t every : o.rebuild_every) {
-        std::cerr << "tree_pm: evolve " << side << "^3, " << to_string(precision) << ", rebuild every "
-                  << every << "\n";
-        TreePmOptions options = tree_pm_options(o, side, o.thetas.front(), o.group_sizes.front());
-        options.box = o.box;
-        options.tree.rebuild_every = every;
-        TreePmGravity gravity(context, precision, parameters, options);
-        DeviceBodies bodies(context, precision, initial);
-        cosmology::ComovingLeapfrog leapfrog(context, background, gravity, bodies, a0);
-        std::vector<double> steps;
-        for (std::size_t s = 1; s <= o.evolve; ++s) {
-            const double a1 = s == o.evolve ? 1.0 : a0 * std::exp(std::log(1 / a0) * double(s) / double(o.evolve));
-            steps.push_back(block_seconds(1, [&] {
-                leapfrog.step(a1);
-                queue.finish();
-            }));
-        }
-        std::vector<double> positions(3 * n);
-        bodies.state.read(queue, positions.data(), 3 * n);
-        if (first_positions.empty()) first_positions = positions;
-        // How far each body ends from where the first run put it (nearest image): in halos
-        // any change of rounding grows chaotically, so the median says more than the largest.
-        std::vector<double> apart(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            double d2 = 0;
-            for (std::size_t k = 0; k < 3; ++k) {
-                const double d = positions[k * n + i] - first_positions[k * n + i];
-                const double wrapped = d - o.box * std::nearbyint(d / o.box);
-                d2 += wrapped * wrapped;
+    for (std::size_t every : o.rebuild_every)
+        for (double growth : o.rebuild_growth) {
+            if (every == 1 && growth != o.rebuild_growth.front()) continue;  // growth needs refits
+            std::cerr << "tree_pm: evolve " << side << "^3, " << to_string(precision) << ", rebuild every "
+                      << every << ", growth " << growth << "\n";
+            TreePmOptions options = tree_pm_options(o, side, o.thetas.front(), o.group_sizes.front());
+            options.box = o.box;
+            options.tree.rebuild_every = every;
+            options.tree.rebuild_growth = growth;
+            TreePmGravity gravity(context, precision, parameters, options);
+            DeviceBodies bodies(context, precision, initial);
+            cosmology::ComovingLeapfrog leapfrog(context, background, gravity, bodies, a0);
+            std::vector<double> steps;
+            for (std::size_t s = 1; s <= o.evolve; ++s) {
+                const double a1 = s == o.evolve ? 1.0 : a0 * std::exp(std::log(1 / a0) * double(s) / double(o.evolve));
+                steps.push_back(block_seconds(1, [&] {
+                    leapfrog.step(a1);
+                    queue.finish();
+                }));
             }
-            apart[i] = std::sqrt(d2);
+            std::vector<double> positions(3 * n);
+            bodies.state.read(queue, positions.data(), 3 * n);
+            if (first_positions.empty()) first_positions = positions;
+            // How far each body ends from where the first run put it (nearest image): in halos
+            // any change of rounding grows chaotically, so the median says more than the largest.
+            std::vector<double> apart(n);
+            for (std::size_t i = 0; i < n; ++i) {
+                double d2 = 0;
+                for (std::size_t k = 0; k < 3; ++k) {
+                    const double d = positions[k * n + i] - first_positions[k * n + i];
+                    const double wrapped = d - o.box * std::nearbyint(d / o.box);
+                    d2 += wrapped * wrapped;
+                }
+                apart[i] = std::sqrt(d2);
+            }
+            std::sort(apart.begin(), apart.end());
+            const auto mean = [&](std::size_t begin, std::size_t end) {
+                double sum = 0;
+                for (std::size_t i = begin; i < end; ++i) sum += steps[i];
+                return sum / double(std::max<std::size_t>(1, end - begin));
+            };
+            const std::size_t quarter = std::max<std::size_t>(1, o.evolve / 4);
+            const Device& device = context.device(0);
+            nlohmann::ordered_json line = json_head("tree_pm_evolve", device);
+            line["backend"] = to_string(device.backend());
+            line["precision"] = to_string(precision);
+            line["n"] = n;
+            line["box"] = o.box;
+            line["mesh"] = options.mesh;
+            line["theta"] = options.tree.theta;
+            line["group_size"] = options.tree.group_size;
+            line["rebuild_every"] = every;
+            line["rebuild_growth"] = growth;
+            line["steps"] = o.evolve;
+            line["builds"] = gravity.short_range().builds();
+            line["step_seconds_mean"] = significant(mean(0, o.evolve), 4);
+            line["first_quarter_seconds"] = significant(mean(0, quarter), 4);
+            line["last_quarter_seconds"] = significant(mean(o.evolve - quarter, o.evolve), 4);
+            line["spacing_mpc"] = significant(o.box / double(side), 4);
+            line["apart_median_mpc"] = significant(apart[n / 2], 3);
+            line["apart_p90_mpc"] = significant(apart[n * 9 / 10], 3);
+            print_json_line(line);
         }
-        std::sort(apart.begin(), apart.end());
-        const auto mean = [&](std::size_t begin, std::size_t end) {
-            double sum = 0;
-            for (std::size_t i = begin; i < end; ++i) sum += steps[i];
-            return sum / double(std::max<std::size_t>(1, end - begin));
-        };
-        const std::size_t quarter = std::max<std::size_t>(1, o.evolve / 4);
-        const Device& device = context.device(0);
-        nlohmann::ordered_json line = json_head("tree_pm_evolve", device);
-        line["backend"] = to_string(device.backend());
-        line["precision"] = to_string(precision);
-        line["n"] = n;
-        line["box"] = o.box;
-        line["mesh"] = options.mesh;
-        line["theta"] = options.tree.theta;
-        line["group_size"] = options.tree.group_size;
-        line["rebuild_every"] = every;
-        line["steps"] = o.evolve;
-        line["step_seconds_mean"] = significant(mean(0, o.evolve), 4);
-        line["first_quarter_seconds"] = significant(mean(0, quarter), 4);
-        line["last_quarter_seconds"] = significant(mean(o.evolve - quarter, o.evolve), 4);
-        line["spacing_mpc"] = significant(o.box / double(side), 4);
-        line["apart_median_mpc"] = significant(apart[n / 2], 3);
-        line["apart_p90_mpc"] = significant(apart[n * 9 / 10], 3);
-        print_json_line(line);
-    }
 }
 
 } // namespace

@@ -322,6 +322,49 @@ TEST_CASE("a refitted tree keeps its order and is exact for its bodies where the
         }
 }
 
+TEST_CASE("a refit whose leaves grew past rebuild_growth is a build") {
+    // Bodies moved by a millionth of the cube keep their leaves' radii within a few percent:
+    // refitted. Moved by a tenth of it, the leaves swell: built anew (age 0, one more build).
+    // A model restored after the kept refit repeats it bit for bit, growth measure included.
+    const std::uint32_t seed = fresh_seed();
+    INFO("seed " << seed);
+    Context& context = test_context();
+    const std::size_t n = 2000;
+    TreeOptions o{0.6, 8};
+    o.rebuild_every = 8;
+    o.rebuild_growth = 0.05;
+    TreeGravity gravity(context, Precision::float64, {}, o, memory_cache());
+    RealBuffer acc(context, Precision::float64, 3 * n);
+    Bodies b = random_bodies(n, seed);
+    Random random(seed);
+    const auto evaluate = [&](double step) {
+        for (auto* v : {&b.x, &b.y, &b.z})
+            for (double& value : *v) value += random.uniform(-step, step);
+        DeviceBodies bodies(context, Precision::float64, b);
+        gravity.accelerations(bodies.state, bodies.mass, n, acc, 0);
+        return bodies.state.read(context.queue(0));
+    };
+    evaluate(0);
+    CHECK(gravity.builds() == 1);
+    const std::vector<double> kept = evaluate(1e-6);
+    CHECK(gravity.builds() == 1);
+    const TreeGravity::Order order = gravity.order();
+    CHECK(order.age == 1);
+    CHECK(order.leaf_radii > 0);
+    const std::vector<double> refitted = acc.read(context.queue(0));
+    TreeGravity resumed(context, Precision::float64, {}, o, memory_cache());
+    resumed.restore(order);
+    RealBuffer state(context, Precision::float64, kept.size()), again(context, Precision::float64, 3 * n);
+    state.write(context.queue(0), kept);
+    resumed.accelerations(state, DeviceBodies(context, Precision::float64, b).mass, n, again, 0);
+    CHECK(resumed.builds() == 0);
+    CHECK(same_bits(again.read(context.queue(0)), refitted));
+    evaluate(0.2);
+    CHECK(gravity.builds() == 2);
+    CHECK(gravity.order().age == 0);
+    CHECK_THROWS_WITH_AS(resumed.restore({order.perm, 1, std::nan("")}), doctest::Contains("radii"), UsageError);
+}
+
 TEST_CASE("refit and restore refuse what they cannot take") {
     Context& context = test_context();
     TreeOptions o;
@@ -338,6 +381,10 @@ TEST_CASE("refit and restore refuse what they cannot take") {
     o.rebuild_every = 0;
     CHECK_THROWS_WITH_AS(TreeGravity(context, Precision::float32, {}, o, memory_cache()),
                          doctest::Contains("rebuild_every"), UsageError);
+    o.rebuild_every = 2;
+    o.rebuild_growth = -0.5;
+    CHECK_THROWS_WITH_AS(TreeGravity(context, Precision::float32, {}, o, memory_cache()),
+                         doctest::Contains("rebuild_growth"), UsageError);
 }
 
 } // TEST_SUITE tree

@@ -158,6 +158,7 @@ public:
         options.cut_splits = cs.cut_splits;
         options.tree.theta = cs.theta;
         options.tree.rebuild_every = cs.rebuild_every;
+        options.tree.rebuild_growth = cs.rebuild_growth;
         try {
             gravity = std::make_unique<TreePmGravity>(
                 context, scenario_.precision,
@@ -244,17 +245,18 @@ public:
         c.initial_diagnostics = {power0, worst_growth_error, plan.a[0]};
         TreeGravity::Order order = gravity->short_range().order();
         c.tree_order = std::move(order.perm);
-        c.run_state = {double(order.age)};
+        c.run_state = {double(order.age), order.leaf_radii};
     }
     void restore(const Checkpoint& c) {
         // Version 2 checkpoints hold no order: the tree is built anew, as it then was each step.
         const double age = c.run_state.empty() ? 0 : c.run_state[0];
-        if (c.run_state.size() > 1 || !(age >= 0 && age < 1e6 && age == std::floor(age)) ||
+        const double leaf_radii = c.run_state.size() > 1 ? c.run_state[1] : 0;
+        if (c.run_state.size() > 2 || !(age >= 0 && age < 1e6 && age == std::floor(age)) ||
             (!c.tree_order.empty() && c.tree_order.size() != n))
             throw UsageError("checkpoint of a cosmological run: its tree order (" +
                              std::to_string(c.tree_order.size()) + " bodies, age " + detail::shortest(age) +
                              ") does not fit its " + std::to_string(n) + " bodies");
-        gravity->short_range().restore({c.tree_order, std::size_t(age)});
+        gravity->short_range().restore({c.tree_order, std::size_t(age), leaf_radii});
         first_step = c.step;
         power0 = c.initial_diagnostics[0];
         worst_growth_error = c.initial_diagnostics[1];

@@ -139,6 +139,9 @@ const std::vector<Field>& cosmology_table() {
                                                               " (got " + std::to_string(k) + ")";
          },
          "evaluations per tree build, refitted in between"},
+        {"cosmology", "rebuild_growth", RealRef([](S& s) -> double& { return s.cosmology.rebuild_growth; }),
+         [](const S& s) { return in_range(s.cosmology.rebuild_growth, 0, 1e6); },
+         "a refit whose leaves' radii grew more than this fraction is a build"},
         {"cosmology", "softening", RealRef([](S& s) -> double& { return s.cosmology.softening; }),
          [](const S& s) { return in_range(s.cosmology.softening, 0, 1); }, "Plummer, in mean interparticle spacings"},
         {"cosmology", "omega_matter", RealRef([](S& s) -> double& { return s.cosmology.omega_matter; }),

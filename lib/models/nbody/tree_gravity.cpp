@@ -5,6 +5,7 @@
 #include <limits>
 #include <utility>
 
+#include <partcl/algorithm/reduce.hpp>
 #include <partcl/runtime/marker.hpp>
 
 namespace partcl {
@@ -120,6 +121,9 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
         throw UsageError("tree gravity: rebuild_every must be in [1, " +
                          std::to_string(TreeOptions::max_rebuild_every) + "] (got " +
                          std::to_string(options_.rebuild_every) + ")");
+    if (!TreeOptions::valid_rebuild_growth(options_.rebuild_growth))
+        throw UsageError("tree gravity: rebuild_growth must be in [0, 1e6] (got " +
+                         std::to_string(options_.rebuild_growth) + ")");
     const std::size_t g = options_.group_size;
     if (!TreeOptions::valid_group_size(g))
         throw UsageError("tree gravity: group_size must be a power of two in [1, " +
@@ -300,6 +304,20 @@ void TreeGravity::build(const RealBuffer& positions, const RealBuffer& mass, std
     fit(positions, mass);
     age_ = 0;
     rebuild_next_ = false;
+    ++builds_;
+    if (measures_growth()) leaf_radii_ = leaf_radii();
+}
+
+bool TreeGravity::measures_growth() const noexcept {
+    return options_.rebuild_every > 1 && options_.rebuild_growth > 0;
+}
+
+double TreeGravity::leaf_radii() {
+    Queue& queue = context_.queue(0);
+    const std::size_t leaves = this->leaves(), nodes = 2 * leaves;
+    if (radii_.size() < leaves) radii_ = RealBuffer(context_, precision_, leaves);
+    box_.copy_to(queue, radii_, leaves, 6 * nodes + leaves);
+    return reduce_sum(queue, radii_, leaves);
 }
 
 void TreeGravity::fit(const RealBuffer& positions, const RealBuffer& mass) {
@@ -332,6 +350,7 @@ TreeGravity::Order TreeGravity::order() {
     o.perm.resize(n_);
     perm_.read(context_.queue(0), o.perm.data(), n_);
     o.age = age_;
+    o.leaf_radii = leaf_radii_;
     return o;
 }
 
@@ -346,6 +365,8 @@ void TreeGravity::restore(const Order& o) {
                          " times, where the tree is rebuilt every " + std::to_string(options_.rebuild_every) +
                          " evaluations");
     if (n >= (std::size_t(1) << 30)) throw UsageError("TreeGravity: a tree order of more than 2^30 - 1 bodies");
+    if (!(o.leaf_radii >= 0 && o.leaf_radii < HUGE_VAL))
+        throw UsageError("TreeGravity: a tree order whose leaves' radii sum to " + std::to_string(o.leaf_radii));
     std::vector<bool> seen(n);
     for (std::uint32_t b : o.perm) {
         if (b >= n || seen[b])
@@ -356,6 +377,7 @@ void TreeGravity::restore(const Order& o) {
     set_size(n);
     perm_.write(context_.queue(0), o.perm.data(), n).wait();
     age_ = o.age - 1;
+    leaf_radii_ = o.leaf_radii;
     rebuild_next_ = false;
 }
 
@@ -509,10 +531,13 @@ void TreeGravity::accelerations(const RealBuffer& positions, const RealBuffer& m
                                 std::size_t n, RealBuffer& out, std::size_t out_offset,
                                 RealBuffer* potential) {
     if (n == 0) return;
-    if (n != n_ || rebuild_next_ || age_ + 1 >= options_.rebuild_every)
+    if (n != n_ || rebuild_next_ || age_ + 1 >= options_.rebuild_every) {
         build(positions, mass, n);
-    else
+    } else {
         refit(positions, mass, n);
+        if (measures_growth() && leaf_radii() > (1 + options_.rebuild_growth) * leaf_radii_)
+            build(positions, mass, n);
+    }
     evaluate(out, out_offset, potential);
 }
 

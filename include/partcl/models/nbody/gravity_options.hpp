@@ -67,6 +67,11 @@ struct TreeOptions {
     // node is exact for its bodies, so every opening keeps its bound; nodes only grow as their
     // bodies drift apart, and the walk opens more of them.
     std::size_t rebuild_every = 1;
+    // With rebuild_every > 1, >= 0: a refit whose leaves' radii add up to more than
+    // (1 + rebuild_growth) times the built tree's is replaced by a build. Clustered bodies
+    // loosen their nodes fastest, and a loose tree's walk soon costs more than a build; 0:
+    // refit regardless.
+    double rebuild_growth = 0;
     // Set by TreePM: the periodic short-range sum instead of Newton's in open space.
     std::optional<ShortRangeSplit> short_range = std::nullopt;
 
@@ -84,6 +89,7 @@ struct TreeOptions {
     static constexpr bool valid_rebuild_every(std::size_t k) noexcept {
         return k >= 1 && k <= max_rebuild_every;
     }
+    static constexpr bool valid_rebuild_growth(double g) noexcept { return g >= 0 && g <= 1e6; }
 };
 
 } // namespace partcl

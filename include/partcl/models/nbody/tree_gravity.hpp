@@ -72,8 +72,10 @@ public:
     struct Order {
         std::vector<std::uint32_t> perm;
         std::size_t age = 0;
+        double leaf_radii = 0;  // the built tree's sum of leaf radii (TreeOptions::rebuild_growth)
     };
     Order order();  // blocks
+    std::size_t builds() const noexcept { return builds_; }  // since construction
     // Makes the next accelerations() repeat the evaluation `order` was taken after, as a
     // leapfrog resumed from a checkpoint evaluates the positions its last step ended at again:
     // a build where that evaluation built, else a refit of `order.perm`. UsageError for a perm
@@ -138,6 +140,10 @@ private:
     void set_size(std::size_t n);  // n_, levels_ and the buffers for n bodies
     // The nodes of the current order from the bodies (gather, leaves, then level by level).
     void fit(const RealBuffer& positions, const RealBuffer& mass);
+    // Whether refits are measured against rebuild_growth, and the measure: the leaves' radii
+    // summed on device 0 (blocks).
+    bool measures_growth() const noexcept;
+    double leaf_radii();
     // (Re)builds the walk kernels for trees of up to `levels` levels (the listed walk's stack).
     void build_walk(std::size_t levels);
     // Work-items of device d's walk launch per work-group.
@@ -177,6 +183,9 @@ private:
     RealBuffer received_, potential_received_;
     std::size_t n_ = 0, capacity_ = 0, node_capacity_ = 0, levels_ = 0, walk_levels_ = 0;
     std::size_t age_ = 0;          // evaluations since the latest build
+    std::size_t builds_ = 0;
+    double leaf_radii_ = 0;        // of the latest build, where measures_growth()
+    RealBuffer radii_;             // the leaves' radii, summed
     bool rebuild_next_ = false;    // restore(): the next accelerations() builds
     std::size_t finish_size_ = 0;  // tree_finish's work-group: finish_group or the device's largest
     Buffer<std::uint32_t> perm_, perm_scratch_, values_, node_keys_;
