@@ -209,8 +209,8 @@ struct Scenario {
         double split_cells = 1.25;  // r_s in mesh cells
         double cut_splits = 5.0;   // the short range's reach in r_s
         double theta = 0.4;        // the short-range walk's opening angle (TreePmOptions' default)
-        std::uint64_t rebuild_every = 1;  // evaluations per tree build, refitted in between
-        double rebuild_growth = 0;        // a refit whose leaves grew more is a build (TreeOptions)
+        std::uint64_t rebuild_every = 16;  // most evaluations per tree build, refitted in between
+        double rebuild_growth = 0.02;      // a refit whose leaves grew more is a build (TreePmOptions' defaults)
         double softening = 1.0 / 30;  // Plummer softening in mean interparticle spacings
         std::uint64_t sample_every = 4;      // steps between diagnostics.csv rows
         std::uint64_t frame_every = 8;       // steps between density frames; 0: none
