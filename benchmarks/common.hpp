@@ -105,6 +105,12 @@ inline double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
+// The value below which a fraction p of v lies (p in [0, 1]; v not empty).
+inline double percentile(std::vector<double> v, double p) {
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, std::size_t(p * double(v.size())))];
+}
+
 // Wall time of `count` runs of `run` in a row, after a pause (in which another side's idle
 // threads stop spinning).
 template <class F>

@@ -93,11 +93,6 @@ Options parse(int argc, char** argv) {
     return o;
 }
 
-double percentile(std::vector<double> v, double p) {
-    std::sort(v.begin(), v.end());
-    return v[std::min(v.size() - 1, std::size_t(p * double(v.size())))];
-}
-
 } // namespace
 
 int main(int argc, char** argv) {

@@ -1,6 +1,7 @@
 // TreePM gravity's evaluation time (models/nbody/tree_pm_gravity.hpp) by part: the tree's build,
 // its short-range walk and the mesh (deposit, transforms, interpolation, both interlaced
-// meshes), for side^3 bodies on a (mesh-factor x side)^3 mesh (one body a cell by default).
+// meshes), for side^3 bodies on a (mesh-factor x side)^3 mesh (one body a cell by default) in
+// a box of edge --box (100).
 //
 //   partcl_bench_tree_pm [--device FILTER] [--backend auto|opencl|cuda] [--side 64,128,256]
 //                        [--precision float] [--theta 0.4] [--bodies uniform,clustered]
@@ -24,7 +25,8 @@
 // 1/30 of the spacing, as the cosmology scenario) evolve to z = 0 in STEPS steps uniform in
 // ln a, once per --rebuild-every and --rebuild-growth value, each run from the same bodies. One
 // JSON line per run: the builds, the mean step and the means of its first and last quarters (late steps move clustered
-// bodies farthest), and how far the bodies end from the first run's (median, 90th percentile).
+// bodies farthest), each step's seconds, and how far the bodies end from the first run's
+// (median, 90th percentile).
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -87,7 +89,7 @@ Options parse(int argc, char** argv) {
     app.add_option("--evolve", o.evolve, "Steps of a run from z = 49 to 0 (0: time static bodies)");
     add_numbers(app, "--rebuild-every", o.rebuild_every, "--evolve: evaluations per tree build");
     add_numbers(app, "--rebuild-growth", o.rebuild_growth, "--evolve: leaf growth that makes a refit a build");
-    app.add_option("--box", o.box, "--evolve: the box's edge, Mpc/h")->check(CLI::Range(1.0, 1e5));
+    app.add_option("--box", o.box, "The box's edge (--evolve: in Mpc/h)")->check(CLI::Range(1.0, 1e5));
     parse_or_exit(app, argc, argv);
     o.repeat = std::max(1, o.repeat);
     return o;
@@ -121,7 +123,7 @@ Bodies make_bodies(const std::string& kind, std::size_t n, double box) {
 
 TreePmOptions tree_pm_options(const Options& o, std::size_t side, double theta, std::size_t group) {
     TreePmOptions options;
-    options.box = 100.0;
+    options.box = o.box;
     options.mesh = o.mesh_factor * side;
     options.tree.theta = theta;
     options.tree.group_size = group;
@@ -130,18 +132,21 @@ TreePmOptions tree_pm_options(const Options& o, std::size_t side, double theta, 
     return options;
 }
 
-// The accelerations of the bodies at theta 0 (x | y | z).
-std::vector<double> reference_accelerations(Context& context, const Options& o, std::size_t side,
-                                            Precision precision, const Bodies& host) {
-    const std::size_t n = side * side * side;
-    DeviceBodies bodies(context, precision, host);
-    TreePmGravity gravity(context, precision, {}, tree_pm_options(o, side, 0.0, o.group_sizes.front()));
-    RealBuffer out(context, precision, 3 * n);
+// One evaluation's accelerations of the bodies (x | y | z).
+std::vector<double> accelerations(Context& context, TreePmGravity& gravity, DeviceBodies& bodies) {
+    const std::size_t n = bodies.size();
+    RealBuffer out(context, bodies.precision(), 3 * n);
     out.fill(context.queue(0), 0.0);
     gravity.accelerations(bodies.state, bodies.mass, n, out, 0);
-    std::vector<double> a(3 * n);
-    out.read(context.queue(0), a.data(), 3 * n);
-    return a;
+    return out.read(context.queue(0));
+}
+
+// The accelerations of the bodies at theta 0.
+std::vector<double> reference_accelerations(Context& context, const Options& o, std::size_t side,
+                                            Precision precision, const Bodies& host) {
+    DeviceBodies bodies(context, precision, host);
+    TreePmGravity gravity(context, precision, {}, tree_pm_options(o, side, 0.0, o.group_sizes.front()));
+    return accelerations(context, gravity, bodies);
 }
 
 void measure(Context& context, const Options& o, const std::string& kind, std::size_t side,
@@ -155,10 +160,7 @@ void measure(Context& context, const Options& o, const std::string& kind, std::s
     Queue& queue = context.queue(0);
     std::vector<double> errors;
     if (!reference.empty()) {
-        out.fill(queue, 0.0);
-        gravity.accelerations(bodies.state, bodies.mass, n, out, 0);
-        std::vector<double> a(3 * n);
-        out.read(queue, a.data(), 3 * n);
+        const std::vector<double> a = accelerations(context, gravity, bodies);
         errors.resize(n);
         for (std::size_t i = 0; i < n; ++i) {
             double diff = 0, size = 0;
@@ -169,7 +171,6 @@ void measure(Context& context, const Options& o, const std::string& kind, std::s
             }
             errors[i] = std::sqrt(diff / size);
         }
-        std::sort(errors.begin(), errors.end());
     }
     const cosmology::Background background{cosmology::Parameters{}};
     cosmology::ComovingLeapfrog leapfrog(context, background, gravity, bodies, 0.5);
@@ -214,8 +215,8 @@ void measure(Context& context, const Options& o, const std::string& kind, std::s
     line["split_cells"] = options.split_cells;
     line["cut_splits"] = options.cut_splits;
     if (!errors.empty()) {
-        line["error_median"] = significant(errors[n / 2], 3);
-        line["error_p99"] = significant(errors[std::min(n - 1, n * 99 / 100)], 3);
+        line["error_median"] = significant(median(errors), 3);
+        line["error_p99"] = significant(percentile(errors, 0.99), 3);
     }
     line["build_seconds"] = significant(median(build), 4);
     line["refit_seconds"] = significant(median(refit), 4);
@@ -275,7 +276,7 @@ void evolve(Context& context, const Options& o, std::size_t side, Precision prec
                 }
                 apart[i] = std::sqrt(d2);
             }
-            std::sort(apart.begin(), apart.end());
+    
             const auto mean = [&](std::size_t begin, std::size_t end) {
                 double sum = 0;
                 for (std::size_t i = begin; i < end; ++i) sum += steps[i];
@@ -299,8 +300,11 @@ void evolve(Context& context, const Options& o, std::size_t side, Precision prec
             line["first_quarter_seconds"] = significant(mean(0, quarter), 4);
             line["last_quarter_seconds"] = significant(mean(o.evolve - quarter, o.evolve), 4);
             line["spacing_mpc"] = significant(o.box / double(side), 4);
-            line["apart_median_mpc"] = significant(apart[n / 2], 3);
-            line["apart_p90_mpc"] = significant(apart[n * 9 / 10], 3);
+            line["apart_median_mpc"] = significant(median(apart), 3);
+            line["apart_p90_mpc"] = significant(percentile(apart, 0.9), 3);
+            nlohmann::ordered_json each = nlohmann::ordered_json::array();
+            for (double t : steps) each.push_back(significant(t, 4));
+            line["each_step_seconds"] = each;
             print_json_line(line);
         }
 }
@@ -320,7 +324,7 @@ int main(int argc, char** argv) {
             for (std::size_t side : o.sides)
                 for (Precision precision : o.precisions) {
                     const std::size_t n = side * side * side;
-                    const Bodies bodies = make_bodies(kind, n, 100.0);
+                    const Bodies bodies = make_bodies(kind, n, o.box);
                     std::vector<double> reference;
                     if (o.errors) reference = reference_accelerations(context, o, side, precision, bodies);
                     for (double theta : o.thetas)

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Plots each step's time of TreePM runs from z = 49 to 0 with the short-range tree built every
+step, refitted on a fixed schedule, or refitted until its leaves grew (partcl_bench_tree_pm
+--evolve: lines with each_step_seconds).
+
+    scripts/plot_tree_pm_refit.py OUT.png BENCH.jsonl [BENCH.jsonl ...]
+
+One curve per (device, backend, bodies, rebuild_every, rebuild_growth), against the step's
+index, with issue 21's goal of 0.1 s a step; the legend gives each run's mean and builds.
+Needs matplotlib (apt-get install python3-matplotlib)."""
+import sys
+
+import bench_lines  # scripts/, beside this file
+
+plt = bench_lines.pyplot()
+
+
+def label(r):
+    if r["rebuild_every"] == 1:
+        tree = "built every step"
+    elif r["rebuild_growth"] > 0:
+        tree = f"refitted, built where leaves grew {100 * r['rebuild_growth']:g}%"
+    else:
+        tree = f"built every {r['rebuild_every']} steps"
+    return (f"{r['backend']}, {tree}: mean {1000 * r['step_seconds_mean']:.0f} ms, "
+            f"{r['builds']} builds")
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    runs = [r for r in bench_lines.records(sys.argv[2:], "tree_pm_evolve") if "each_step_seconds" in r]
+    if not runs:
+        sys.exit("no tree_pm_evolve lines with each_step_seconds in " + ", ".join(sys.argv[2:]))
+    fig, ax = plt.subplots(figsize=(9, 5))
+    for r in runs:
+        steps = r["each_step_seconds"]
+        ax.plot(range(1, len(steps) + 1), [1000 * t for t in steps], lw=1, label=label(r))
+    ax.axhline(100, color="black", ls="--", lw=1, label="goal: 0.1 s a step")
+    ax.set_xlabel("step (uniform in ln a, z = 49 to 0)")
+    ax.set_ylabel("step time [ms]")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    first = runs[0]
+    side = round(first["n"] ** (1 / 3))
+    bench_lines.save(fig, f"TreePM steps, {side}^3 bodies in {first['box']:g} Mpc/h, {first['mesh']}^3 mesh, "
+                     f"theta {first['theta']:g}\n{first['device']}", sys.argv[1])
+
+
+main()
