@@ -81,6 +81,7 @@ class Tree final : public Gravity {
 public:
     Tree(ContextPtr context, Precision precision, GravityParameters parameters, TreeOptions options)
         : Gravity(std::move(context), precision), model_(*context_, precision, parameters, options) {}
+    std::size_t builds() const noexcept { return model_.builds(); }
 
 private:
     GravityModel& model() const override { return model_; }
@@ -119,23 +120,32 @@ void bind_gravity(nb::module_& m) {
             nb::arg("softening") = 0.0);
 
     nb::class_<Tree, Gravity>(m, "TreeGravity",
-                              "Barnes-Hut on a kd-tree built on the device each evaluation.")
+                              "Barnes-Hut on a kd-tree built on the device, each evaluation or every few.")
         .def(
             "__init__",
             [](Tree* self, ContextPtr context, const std::string& precision, double G,
-               double softening, double theta, std::size_t leaf_size, std::size_t group_size) {
+               double softening, double theta, std::size_t leaf_size, std::size_t group_size,
+               std::size_t rebuild_every, double rebuild_growth) {
                 TreeOptions options;
                 options.theta = theta;
                 options.leaf_size = leaf_size;
                 options.group_size = group_size;
+                options.rebuild_every = rebuild_every;
+                options.rebuild_growth = rebuild_growth;
                 nb::gil_scoped_release release;
                 new (self) Tree(std::move(context), parse_precision(precision),
                                 GravityParameters{G, softening}, options);
             },
             nb::arg("context"), nb::arg("precision") = "float", nb::arg("G") = 1.0,
             nb::arg("softening") = 0.0, nb::arg("theta") = 0.5, nb::arg("leaf_size") = 8,
-            nb::arg("group_size") = 32,
-            "theta: opening angle in [0, 1] (0: every node opened, direct summation).");
+            nb::arg("group_size") = 32, nb::arg("rebuild_every") = 1, nb::arg("rebuild_growth") = 0.0,
+            "theta: opening angle in [0, 1] (0: every node opened, direct summation). "
+            "rebuild_every: evaluations per build of the tree; in between, calls with the same "
+            "number of bodies refit it (keep which bodies each node holds, recompute the nodes "
+            "where they are now). rebuild_growth > 0: a refit whose leaves' radii grew by more "
+            "than this fraction is a build.")
+        .def_prop_ro("builds", [](const Tree& t) { return t.builds(); },
+                     "Trees built so far (refits not counted).");
 }
 
 } // namespace partcl::python

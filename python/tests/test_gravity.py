@@ -74,6 +74,24 @@ def test_tree_error_falls_with_the_opening_angle(ctx, rng):
     assert errors[1] < 5e-3
 
 
+def test_tree_refitted_between_builds_keeps_its_accuracy(ctx, rng):
+    # Built every third call, refitted in between: the bodies drift a little each call, and each
+    # call's forces stay as close to the direct sum as a fresh tree's.
+    x, m = plummer(rng, 3000)
+    precision = "double" if "double" in precisions(ctx) else "float"
+    refitted = partcl.TreeGravity(ctx, precision=precision, softening=0.01, theta=0.5, rebuild_every=3)
+    fresh = partcl.TreeGravity(ctx, precision=precision, softening=0.01, theta=0.5)
+    for call in range(4):
+        x = x + rng.normal(scale=0.01, size=x.shape)
+        acc, _ = direct_sum(x, m, G=1.0, eps=0.01)
+        got = np.median(relative_error(refitted.accelerations(x, m), acc))
+        want = np.median(relative_error(fresh.accelerations(x, m), acc))
+        assert got < 1.5 * want + 1e-6
+    assert (refitted.builds, fresh.builds) == (2, 4)
+    with pytest.raises(partcl.UsageError, match="rebuild_every"):
+        partcl.TreeGravity(ctx, rebuild_every=0)
+
+
 def test_inputs_are_checked_and_converted(ctx):
     gravity = partcl.DenseGravity(ctx)
     with pytest.raises(partcl.UsageError, match="3 positions but 2 masses"):
