@@ -190,9 +190,20 @@ void run_cell_list_typed(Precision precision) {
             // Bounds of the host-sorted keys; gathers by a random permutation.
             std::sort(got.begin(), got.end());
             Buffer<std::uint32_t> sorted(context, got), start(context, count), end(context, count);
-            Kernel b(program, "cell_list_bounds");
-            b.args(std::uint32_t(n), std::uint32_t(0), count, sorted, start, end);
-            b.launch(queue, count + 1, 8).wait();
+            // Blocks of 4 cells: the cells of a block are searched between its first slot and
+            // the next block's.
+            const std::uint32_t shift = 2;
+            Kernel blocks_kernel(program, "cell_list_block_bounds"), b(program, "cell_list_bounds");
+            Buffer<std::uint32_t> blocks_start(context, count / 4 + 2);
+            const auto bounds = [&](std::uint32_t first, std::uint32_t last, Buffer<std::uint32_t>& to_start,
+                                    Buffer<std::uint32_t>& to_end) {
+                const std::uint32_t blocks = ((last - first) >> shift) + 1;
+                blocks_kernel.args(std::uint32_t(n), first, shift, blocks, sorted, blocks_start);
+                blocks_kernel.launch(queue, blocks + 1, 8).wait();
+                b.args(first, last, shift, blocks_start, sorted, to_start, to_end);
+                b.launch(queue, last - first + 1, 8).wait();
+            };
+            bounds(0, count, start, end);
             const auto s = start.read(queue), e = end.read(queue);
             for (std::uint32_t c = 0; c < count; ++c) {
                 CAPTURE(c);
@@ -204,8 +215,7 @@ void run_cell_list_typed(Precision precision) {
             const std::uint32_t first = count / 3, last = 2 * count / 3, untouched = 0xdeadbeefu;
             Buffer<std::uint32_t> part_start(context, std::vector<std::uint32_t>(count, untouched)),
                 part_end(context, std::vector<std::uint32_t>(count, untouched));
-            b.args(std::uint32_t(n), first, last, sorted, part_start, part_end);
-            b.launch(queue, last - first + 1, 8).wait();
+            bounds(first, last, part_start, part_end);
             const auto ps = part_start.read(queue), pe = part_end.read(queue);
             for (std::uint32_t c = 0; c < count; ++c) {
                 CAPTURE(c);

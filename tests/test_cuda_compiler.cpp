@@ -118,7 +118,7 @@ TEST_CASE("the cell list and MPS kernels compile in 2-D and 3-D, with every entr
             options.precision = precision;
             options.define("CELL_LIST_DIMENSIONS", dims);
             const cuda::Ptx cells = compile_fresh(Source::builtin("algorithm/cell_list.cl"), options);
-            for (const char* entry : {"cell_list_keys", "cell_list_bounds", "cell_list_gather_real",
+            for (const char* entry : {"cell_list_keys", "cell_list_block_bounds", "cell_list_bounds", "cell_list_gather_real",
                                       "cell_list_gather_uint"})
                 CHECK(has_entry(cells, entry));
             BuildOptions mps;

@@ -2,7 +2,8 @@
  * are in cell_list.h):
  *   cell_list_keys     each particle's cell, and a report of particles outside the grid or NaN
  *   (sort_by_key on the host side: cells ascending, particle indices carried along, stable)
- *   cell_list_bounds   each cell's first and one-past-last sorted slot (of a range of cells)
+ *   cell_list_block_bounds, cell_list_bounds   each cell's first and one-past-last sorted slot
+ *                      (of a range of cells)
  *   cell_list_sorted   a report of keys out of order (particles given as already sorted)
  *   cell_list_slab_starts   where each slab (layer of cells) begins among the sorted slots
  *   cell_list_gather_real / _uint   reorder particle data into the sorted order
@@ -40,10 +41,10 @@ KERNEL void cell_list_keys(const uint n, const uint stride, GLOBAL const real* p
 
 /* keys sorted. Cell c's first slot is the first whose key is not below c, its end the first
  * whose key is above c, found by binary search, so an empty cell's range is empty and sits
- * where its particles would: a row of cells is one range of slots (cell_list.h). */
-INLINE uint cell_list_lower_bound(GLOBAL const uint* keys, const uint n, const uint key)
+ * where its particles would: a row of cells is one range of slots (cell_list.h). The first
+ * slot in [low, high) whose key is not below `key`, given that it lies there. */
+INLINE uint cell_list_lower_bound(GLOBAL const uint* keys, uint low, uint high, const uint key)
 {
-    uint low = 0u, high = n;
     while (low < high) {
         const uint middle = low + (high - low) / 2u;
         if (keys[middle] < key) low = middle + 1u;
@@ -52,16 +53,31 @@ INLINE uint cell_list_lower_bound(GLOBAL const uint* keys, const uint n, const u
     return low;
 }
 
+/* The first slots of every 2^block_shift-th cell from first_cell, block b = item b, for b up
+ * to blocks: cell_list_bounds then searches each cell between its block's two. A search of the
+ * whole keys per cell made as many dependent reads as the keys have halvings (24 for 16M
+ * particles); within a block of 256 cells a few. */
+KERNEL void cell_list_block_bounds(const uint n, const uint first_cell, const uint block_shift,
+                                   const uint blocks, GLOBAL const uint* keys,
+                                   GLOBAL uint* block_start)
+{
+    const uint b = global_id(0);
+    if (b > blocks) return;
+    block_start[b] = cell_list_lower_bound(keys, 0u, n, first_cell + (b << block_shift));
+}
+
 /* The ranges of cells [first_cell, end_cell), from end_cell - first_cell + 1 work-items: item i
  * searches cell c = first_cell + i, whose first slot is also the end of cell c - 1, so one
- * search serves two bounds. */
-KERNEL void cell_list_bounds(const uint n, const uint first_cell, const uint end_cell,
+ * search serves two bounds; it lies between the first slots of the blocks (of 2^block_shift
+ * cells, cell_list_block_bounds) that begin at or before c and after it. */
+KERNEL void cell_list_bounds(const uint first_cell, const uint end_cell, const uint block_shift, GLOBAL const uint* block_start,
                              GLOBAL const uint* keys, GLOBAL uint* cell_start,
                              GLOBAL uint* cell_end)
 {
-    const uint c = first_cell + global_id(0);
+    const uint i = global_id(0), c = first_cell + i;
     if (c > end_cell) return;
-    const uint bound = cell_list_lower_bound(keys, n, c);
+    const uint b = i >> block_shift;
+    const uint bound = cell_list_lower_bound(keys, block_start[b], block_start[b + 1u], c);
     if (c < end_cell) cell_start[c] = bound;
     if (c > first_cell) cell_end[c - 1u] = bound;
 }
@@ -73,7 +89,7 @@ KERNEL void cell_list_slab_starts(const uint slabs, const uint plane, const uint
 {
     const uint s = global_id(0);
     if (s > slabs) return;
-    starts[s] = s < slabs ? cell_list_lower_bound(keys, n, s * plane) : n;
+    starts[s] = s < slabs ? cell_list_lower_bound(keys, 0u, n, s * plane) : n;
 }
 
 KERNEL void cell_list_sorted(const uint n, GLOBAL const uint* keys, GLOBAL uint* status)

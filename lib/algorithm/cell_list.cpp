@@ -10,6 +10,8 @@ namespace {
 // Bits of the status word of cell_list_keys and cell_list_sorted (cl/algorithm/cell_list.cl).
 constexpr std::uint32_t nan_bit = 2;  // 1: outside the grid
 constexpr std::uint32_t unsorted_bit = 4;
+// Cells per block of the bounds' two-level search (cell_list_block_bounds): 2^8.
+constexpr std::size_t block_shift = 8;
 
 Program build_cell_list(const Context& context, Precision precision, int dimensions,
                         ProgramCache& cache) {
@@ -52,7 +54,8 @@ CellList::CellList(Context& context, Precision precision, const CellGrid& grid,
                    ProgramCache& cache, std::optional<OnDevice> home)
     : context_(context), home_(home), precision_(precision), grid_(grid),
       program_(build_cell_list(context, precision, grid.dimensions, cache)),
-      keys_kernel_(program_, "cell_list_keys"), bounds_kernel_(program_, "cell_list_bounds"),
+      keys_kernel_(program_, "cell_list_keys"), block_bounds_kernel_(program_, "cell_list_block_bounds"),
+      bounds_kernel_(program_, "cell_list_bounds"),
       sorted_kernel_(program_, "cell_list_sorted"),
       slab_starts_kernel_(program_, "cell_list_slab_starts"),
       gather_real_(program_, "cell_list_gather_real"),
@@ -166,7 +169,13 @@ void CellList::check(Queue& queue) {
 
 void CellList::find_bounds(Queue& queue, std::size_t first, std::size_t end) {
     if (end <= first) return;
-    bounds_kernel_.args(std::uint32_t(size_), std::uint32_t(first), std::uint32_t(end), keys_,
+    // Block b's first slot for b up to `blocks`, the block after the last boundary's.
+    const std::size_t blocks = ((end - first) >> block_shift) + 1;
+    if (block_start_.size() < blocks + 1) block_start_ = buffer(blocks + 1);
+    block_bounds_kernel_.args(std::uint32_t(size_), std::uint32_t(first), std::uint32_t(block_shift),
+                              std::uint32_t(blocks), keys_, block_start_);
+    block_bounds_kernel_.launch(queue, blocks + 1, 64);
+    bounds_kernel_.args(std::uint32_t(first), std::uint32_t(end), std::uint32_t(block_shift), block_start_, keys_,
                         start_, end_);
     bounds_kernel_.launch(queue, end - first + 1, 64);
 }

@@ -135,10 +135,11 @@ private:
     Precision precision_;
     CellGrid grid_;
     Program program_;
-    Kernel keys_kernel_, bounds_kernel_, sorted_kernel_, slab_starts_kernel_, gather_real_,
+    Kernel keys_kernel_, block_bounds_kernel_, bounds_kernel_, sorted_kernel_, slab_starts_kernel_, gather_real_,
         gather_uint_;
     SortByKey sort_;
     Buffer<std::uint32_t> keys_, order_, start_, end_, status_, slab_starts_;
+    Buffer<std::uint32_t> block_start_;  // find_bounds(): every block's first slot
     RealBuffer checked_;  // the positions of the last sort or index, until check()
     std::size_t checked_stride_ = 0;
     std::size_t size_ = 0;
