@@ -129,6 +129,9 @@ TreePmOptions tree_pm_options(const Options& o, std::size_t side, double theta, 
     options.tree.group_size = group;
     options.tree.leaf_size = o.leaf_size;
     options.tree.list_size = o.list_size;
+    // Built every evaluation: static bodies never loosen a refitted tree, which would flatter
+    // it (refit_seconds times the refit; --evolve sets its own).
+    options.tree.rebuild_every = 1;
     return options;
 }
 
