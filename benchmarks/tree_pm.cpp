@@ -24,9 +24,9 @@
 // refitted nodes grow. side^3 bodies from 2LPT at z = 49 in a box of --box Mpc/h (softening
 // 1/30 of the spacing, as the cosmology scenario) evolve to z = 0 in STEPS steps uniform in
 // ln a, once per --rebuild-every and --rebuild-growth value, each run from the same bodies. One
-// JSON line per run: the builds, the mean step and the means of its first and last quarters (late steps move clustered
-// bodies farthest), each step's seconds, and how far the bodies end from the first run's
-// (median, 90th percentile).
+// JSON line per run: the builds, the mean step and the means of its first and last quarters
+// (late steps move clustered bodies farthest), each step's seconds, and how far the bodies end
+// from the first run's (median, 90th percentile).
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -231,7 +231,7 @@ void measure(Context& context, const Options& o, const std::string& kind, std::s
     print_json_line(line);
 }
 
-// --evolve: one run per rebuild_every value from the same 2LPT bodies.
+// --evolve: one run per rebuild_every and rebuild_growth value from the same 2LPT bodies.
 void evolve(Context& context, const Options& o, std::size_t side, Precision precision) {
     const std::size_t n = side * side * side;
     const cosmology::Parameters cosmos;
@@ -250,7 +250,6 @@ void evolve(Context& context, const Options& o, std::size_t side, Precision prec
             std::cerr << "tree_pm: evolve " << side << "^3, " << to_string(precision) << ", rebuild every "
                       << every << ", growth " << growth << "\n";
             TreePmOptions options = tree_pm_options(o, side, o.thetas.front(), o.group_sizes.front());
-            options.box = o.box;
             options.tree.rebuild_every = every;
             options.tree.rebuild_growth = growth;
             TreePmGravity gravity(context, precision, parameters, options);
@@ -279,7 +278,6 @@ void evolve(Context& context, const Options& o, std::size_t side, Precision prec
                 }
                 apart[i] = std::sqrt(d2);
             }
-    
             const auto mean = [&](std::size_t begin, std::size_t end) {
                 double sum = 0;
                 for (std::size_t i = begin; i < end; ++i) sum += steps[i];

@@ -39,7 +39,8 @@ Built build_tree(Precision precision, const Bodies& b, GravityParameters p, Tree
 // most its box's farthest corner's; crit2 = (r / theta)^2 (1 + 8 eps); and the kd-tree
 // property, the split: along some axis every body of the left child lies at or below every
 // body of the right one (unless split_checked is false: a refitted tree's bodies have moved).
-void check_tree(const TreeSnapshot& t, const Bodies& b, TreeOptions o, Precision precision, bool split_checked = true) {
+void check_tree(const TreeSnapshot& t, const Bodies& b, TreeOptions o, Precision precision,
+                bool split_checked = true) {
     const std::size_t n = b.size(), nodes = t.nodes();
     const double eps = epsilon(precision);
     REQUIRE(t.n == n);
@@ -123,7 +124,8 @@ void check_tree(const TreeSnapshot& t, const Bodies& b, TreeOptions o, Precision
             CHECK(crit2 == (precision == Precision::float64 ? DBL_MAX : double(FLT_MAX)));
         else
             CHECK(std::abs(crit2 - radius * radius / (o.theta * o.theta) * (1 + 8 * eps)) <= 8 * eps * crit2);
-        if (split_checked && k < nodes / 2 && t.node[3 * nodes + 2 * k] > 0 && t.node[3 * nodes + 2 * k + 1] > 0) {
+        if (split_checked && k < nodes / 2 && t.node[3 * nodes + 2 * k] > 0 &&
+            t.node[3 * nodes + 2 * k + 1] > 0) {
             bool split = false;
             for (int a = 0; a < 3; ++a) split = split || hi(2 * k, a) <= lo(2 * k + 1, a);
             CHECK(split);
@@ -206,6 +208,23 @@ Forces host_traversal(const TreeSnapshot& t, const Bodies& b, GravityParameters 
     return f;
 }
 
+// In double, the device's walk against the host's over the same tree, relative to the
+// magnitude sums (which bound the node terms too, within (1 + theta)^2).
+void check_as_host_walk(const Forces& got, const Forces& want, const Reference& r, double theta) {
+    const std::size_t n = got.pot.size();
+    const double bound = 4 * (1 + theta) * (1 + theta) * DBL_EPSILON * (std::sqrt(double(n)) + 8);
+    for (std::size_t i = 0; i < n; ++i) {
+        CAPTURE(i);
+        double d2 = 0;
+        for (int a = 0; a < 3; ++a) {
+            const double d = got.acc[a * n + i] - want.acc[a * n + i];
+            d2 += d * d;
+        }
+        CHECK(std::sqrt(d2) <= bound * r.magnitude.acc[i]);
+        CHECK(std::abs(got.pot[i] - want.pot[i]) <= bound * r.magnitude.pot[i]);
+    }
+}
+
 } // namespace
 
 TEST_SUITE("tree") {
@@ -247,20 +266,7 @@ TEST_CASE("the device walks its tree as the host reference walk does") {
                     const Built built =
                         build_tree(precision, b, p, {theta, 4, traversal, group_size, list_size});
                     const Forces want = host_traversal(built.tree, b, p, group_size);
-                    // Against the host walk, relative to the magnitude sums (which bound the
-                    // node terms too, within (1 + theta)^2).
-                    const double bound =
-                        4 * (1 + theta) * (1 + theta) * DBL_EPSILON * (std::sqrt(double(n)) + 8);
-                    for (std::size_t i = 0; i < n; ++i) {
-                        CAPTURE(i);
-                        double d2 = 0;
-                        for (int a = 0; a < 3; ++a) {
-                            const double d = built.forces.acc[a * n + i] - want.acc[a * n + i];
-                            d2 += d * d;
-                        }
-                        CHECK(std::sqrt(d2) <= bound * r.magnitude.acc[i]);
-                        CHECK(std::abs(built.forces.pot[i] - want.pot[i]) <= bound * r.magnitude.pot[i]);
-                    }
+                    check_as_host_walk(built.forces, want, r, theta);
                 }
     }
 }
@@ -301,15 +307,9 @@ TEST_CASE("a refitted tree keeps its order and is exact for its bodies where the
                     continue;
                 }
                 CHECK(t.perm == built_perm);
-                if (precision == Precision::float64) {
-                    const Forces want = host_traversal(t, r, p, o.group_size);
-                    const Reference ref = reference_forces(r, p);
-                    const double bound = 4 * (1 + o.theta) * (1 + o.theta) * DBL_EPSILON * (std::sqrt(double(n)) + 8);
-                    const std::vector<double> got = acc.read(context.queue(0));
-                    for (std::size_t i = 0; i < n; ++i)
-                        for (int a = 0; a < 3; ++a)
-                            CHECK(std::abs(got[a * n + i] - want.acc[a * n + i]) <= bound * ref.magnitude.acc[i]);
-                }
+                if (precision == Precision::float64)
+                    check_as_host_walk({acc.read(context.queue(0)), pot.read(context.queue(0))},
+                                       host_traversal(t, r, p, o.group_size), reference_forces(r, p), o.theta);
                 if (evaluation == 1) {
                     TreeGravity resumed(context, precision, p, o, memory_cache());
                     resumed.restore(gravity.order());

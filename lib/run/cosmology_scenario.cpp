@@ -140,7 +140,11 @@ const std::vector<Field>& cosmology_table() {
          },
          "evaluations per tree build, refitted in between"},
         {"cosmology", "rebuild_growth", RealRef([](S& s) -> double& { return s.cosmology.rebuild_growth; }),
-         [](const S& s) { return in_range(s.cosmology.rebuild_growth, 0, 1e6); },
+         [](const S& s) {
+             const double g = s.cosmology.rebuild_growth;
+             if (!std::isfinite(g)) return finite(g);
+             return TreeOptions::valid_rebuild_growth(g) ? ok() : "must be in [0, 1e6] (got " + format_number(g) + ")";
+         },
          "a refit whose leaves' radii grew more than this fraction is a build"},
         {"cosmology", "softening", RealRef([](S& s) -> double& { return s.cosmology.softening; }),
          [](const S& s) { return in_range(s.cosmology.softening, 0, 1); }, "Plummer, in mean interparticle spacings"},

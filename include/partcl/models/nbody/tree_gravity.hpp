@@ -1,13 +1,14 @@
 #pragma once
-// TreeGravity: Barnes-Hut gravity over a kd-tree stored as a binary heap, built on the device
-// every evaluation or every few and refitted in between (cl/nbody/tree_build.cl), and walked by
-// groups of neighbouring bodies (cl/nbody/tree_force.cl), in O(N log N). The tree splits each node at the median along the
-// widest side of its cell until a leaf holds at most `leaf_size` bodies; a node acts as its
-// mass at its centre of mass plus its quadrupole when r / d < theta, r being a radius about
-// the centre of mass that holds the node's bodies and d the distance to the target
-// (drons/nbody's lambda_crit = 1 / theta). A group of at most `group_size` bodies walks one path, taking d as the distance
-// to the group's box: a node is taken whole only where every body of the group would take it.
-// theta = 0 opens every node: the sum is then the direct one, in another order.
+// TreeGravity: Barnes-Hut gravity over a kd-tree stored as a binary heap, built on the device every
+// evaluation or every few and refitted in between (cl/nbody/tree_build.cl), and walked by groups of
+// neighbouring bodies (cl/nbody/tree_force.cl), in O(N log N). The tree splits each node at the
+// median along the widest side of its cell until a leaf holds at most `leaf_size` bodies; a node
+// acts as its mass at its centre of mass plus its quadrupole when r / d < theta, r being a radius
+// about the centre of mass that holds the node's bodies and d the distance to the target
+// (drons/nbody's lambda_crit = 1 / theta). A group of at most `group_size` bodies walks one path,
+// taking d as the distance to the group's box: a node is taken whole only where every body of the
+// group would take it. theta = 0 opens every node: the sum is then the direct one, in another
+// order.
 // On a context of several devices the tree is built once, on device 0, and read by every device
 // (copied to each where memories are separate: Mirror); the walk is one MultiDeviceLaunch
 // ("tree walk") cut by ranges of groups. Device 0 writes its
