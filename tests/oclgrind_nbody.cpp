@@ -327,7 +327,9 @@ namespace {
 // theta = 0.6 every output is written and finite. Both in open space and as TreePM's
 // short-range walk (TREE_SHORT_RANGE: nearest images in a box of 2.5 about bodies spanning 2,
 // so images of both sides count; r_s 0.2, cut 1), whose direct sum is over those images with
-// erfc(r / 2 r_s) / r.
+// erfc(r / 2 r_s) / r. At theta 0.6 also with the relative criterion (without the potential),
+// reading each body's |a| made by tree_reference from random accelerations, with an accuracy
+// large enough to take nodes whole that theta opens.
 template <class T>
 void run_tree_force_typed(Precision precision) {
     Context& context = test_context();
@@ -347,11 +349,13 @@ void run_tree_force_typed(Precision precision) {
             const DeviceTree<T>& t = keep.back();
             for (int stackless : {0, 1})
                 for (int potential : {0, 1})
+                  for (int relative : {0, 1})
                     for (const auto& walk : walks) {
+                        if (relative && (theta == 0 || potential)) continue;
                         const std::size_t group_size = walk.first, list_size = walk.second;
                         INFO("seed " << seed << ", N " << n << ", short range " << short_range << ", theta " << theta << ", stackless "
                                      << stackless << ", potential " << potential << ", group " << group_size
-                                     << ", list " << list_size);
+                                     << ", list " << list_size << ", relative " << relative);
                         std::size_t group_levels = 0;
                         while ((std::size_t(1) << group_levels) * group_size < n) ++group_levels;
                         const std::size_t groups = std::size_t(1) << group_levels;
@@ -369,11 +373,30 @@ void run_tree_force_typed(Precision precision) {
                         Buffer<T>& acc = outputs[outputs.size() - 2];
                         Buffer<T>& pot = outputs.back();
                         acc.write(queue, std::vector<T>(6 * n, T(-999))).wait();  // not fill: in the experiment above, a fill before the kernels brought the reports back
+                        outputs.emplace_back(context, relative ? 3 * n : 0);
+                        outputs.emplace_back(context, relative ? n : 0);
+                        Buffer<T>& pulls = outputs[outputs.size() - 2];
+                        Buffer<T>& reference = outputs.back();
+                        if (relative) {
+                            Random random(seed + 1);
+                            std::vector<T> pull(3 * n);
+                            for (T& v : pull) v = T(random.uniform(-2, 2));
+                            pulls.write(queue, pull).wait();
+                            Kernel(program, "tree_reference")
+                                .args(std::uint32_t(n), pulls, std::uint32_t(0), std::uint32_t(n), reference)
+                                .launch(queue, n, 8)
+                                .wait();
+                            const auto magnitude = reference.read(queue);
+                            for (std::size_t i = 0; i < n; ++i) {
+                                const double want = std::hypot(double(pull[i]), double(pull[n + i]), double(pull[2 * n + i]));
+                                CHECK(std::fabs(double(magnitude[i]) - want) <= 4 * eps * want);
+                            }
+                        }
                         Kernel(program, "tree_gravity")
                             .args(std::uint32_t(n), std::uint32_t(t.nodes / 2), std::uint32_t(groups), std::uint32_t(0),
                                   std::uint32_t(groups), Real{eps2}, Real{G}, t.node, t.sorted, t.perm, acc,
                                   std::uint32_t(3 * n), std::uint32_t(n), pot, std::uint32_t(0), t.box,
-                                  Real{box}, Real{0.5 / split}, Real{cut})
+                                  Real{box}, Real{0.5 / split}, Real{cut}, reference, Real{relative ? 0.5 / G : 0.0})
                             .launch(queue, groups * group_size, list_size ? group_size : 8)
                             .wait();
                         const auto a = acc.read(queue);

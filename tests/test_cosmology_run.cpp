@@ -168,8 +168,11 @@ TEST_CASE("a short run writes snapshots with their cosmology, power spectra, fra
 TEST_CASE("a resumed cosmological run ends bitwise as the uninterrupted one") {
     // Also with the tree built every third evaluation: the checkpoint at step 4 (evaluation 4
     // of 0..4) holds a tree refitted once since its build, which the resumed run refits again.
-    // And rebuilt where the leaves grew by 2%, which refits some steps and builds others.
-    for (const std::string rebuild_every : {"1", "3", "4\nrebuild_growth = 0.02"}) {
+    // And rebuilt where the leaves grew by 2%, which refits some steps and builds others. The
+    // relative criterion (on by default) reads the |a| the checkpoint keeps; without it the
+    // checkpoint keeps none.
+    for (const std::string rebuild_every :
+         {"1", "3", "4\nrebuild_growth = 0.02", "3\nrelative_accuracy = 0"}) {
         CAPTURE(rebuild_every);
         std::string toml = small_box;
         toml.insert(toml.find("[render]"), "rebuild_every = " + rebuild_every + "\n");
@@ -189,7 +192,8 @@ TEST_CASE("a resumed cosmological run ends bitwise as the uninterrupted one") {
         const Checkpoint at4 = read_checkpoint(parts / "checkpoint.bin");
         CHECK(at4.step == 4);
         CHECK(at4.tree_order.size() == 16 * 16 * 16);
-        CHECK(at4.run_state.size() == 2);
+        const bool relative = rebuild_every.find("relative_accuracy = 0") == std::string::npos;
+        CHECK(at4.run_state.size() == (relative ? 2 + at4.tree_order.size() : 2));
         if (rebuild_every.size() == 1) CHECK(at4.run_state[0] == (rebuild_every == "1" ? 0.0 : 1.0));
         if (rebuild_every == "3") {  // a refitted order that is no permutation is refused
             Checkpoint bad = at4;
@@ -200,6 +204,20 @@ TEST_CASE("a resumed cosmological run ends bitwise as the uninterrupted one") {
                                CosmologyRun::resume(context, bad_dir / "checkpoint.bin", bad_dir.path());
                            }),
                            "not a permutation"));
+            bad = at4;
+            bad.run_state.pop_back();  // one reference |a| short
+            write_checkpoint(bad_dir / "checkpoint.bin", bad);
+            CHECK(contains(usage_error([&] {
+                               CosmologyRun::resume(context, bad_dir / "checkpoint.bin", bad_dir.path());
+                           }),
+                           "reference accelerations"));
+            bad = at4;
+            bad.run_state.back() = -1;
+            write_checkpoint(bad_dir / "checkpoint.bin", bad);
+            CHECK(contains(usage_error([&] {
+                               CosmologyRun::resume(context, bad_dir / "checkpoint.bin", bad_dir.path());
+                           }),
+                           "reference |a|"));
         }
         CosmologyRun resumed = CosmologyRun::resume(context, parts / "checkpoint.bin", parts.path());
         CHECK(resumed.first_step() == 4);

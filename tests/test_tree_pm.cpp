@@ -82,7 +82,10 @@ TreePmResult tree_pm(Precision precision, const Bodies& b, TreePmOptions options
     DeviceBodies bodies(context, precision, b);
     const std::size_t n = b.size();
     RealBuffer acc(context, precision, 3 * n), pot(context, precision, n);
-    gravity.accelerations(bodies.state, bodies.mass, n, acc, 0, &pot);
+    // Twice: the second reads the first's |a|, as every evaluation after a run's first does,
+    // so the relative criterion (TreePmOptions' default) takes part.
+    for (int evaluation = 0; evaluation < 2; ++evaluation)
+        gravity.accelerations(bodies.state, bodies.mass, n, acc, 0, &pot);
     return {acc.read(context.queue(0)), pot.read(context.queue(0))};
 }
 
@@ -124,7 +127,8 @@ TEST_CASE("the Ewald reference: a close pair is Newton's, a pair half a box apar
 }
 
 TEST_CASE("TreePM against Ewald: random and clustered bodies, float and double") {
-    // The issue's bound at the default parameters (r_s 1.25 cells, cut 5 r_s, theta 0.4):
+    // The issue's bound at the default parameters (r_s 1.25 cells, cut 5 r_s, theta 0.4, the
+    // relative criterion):
     // median relative error <= 1e-3, 99th percentile <= 1e-2 (measured: median 1e-4 to 4e-4).
     const std::uint32_t seed = partcl_test::fresh_seed();
     CAPTURE(seed);

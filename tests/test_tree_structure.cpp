@@ -133,16 +133,33 @@ void check_tree(const TreeSnapshot& t, const Bodies& b, TreeOptions o, Precision
     }
 }
 
+// The relative criterion as the walk applies it: each body's reference |a| and the accuracy
+// (TreeOptions::relative_accuracy; 0: theta alone).
+struct Relative {
+    std::vector<double> reference;
+    double accuracy = 0;
+};
+
+// What a host walk took: per body, the sum of the remainder bounds 4 G m r^3 / (d - r)^5 of the
+// nodes it took whole (d its own distance from their centres, r their radii), and the
+// interactions of all bodies (nodes and bodies acting on each).
+struct Taken {
+    std::vector<double> bound;
+    std::size_t interactions = 0;
+};
+
 // The group walk of tree_force.cl on the host, in double, over the device's own tree: what the
 // device must compute from that tree, to rounding. Groups of at most group_size bodies are the
 // tree positions [p n / 2^L, (p + 1) n / 2^L) with L = levels_for(n, group_size); each walks
 // once, deciding with the distance from a node's centre of mass to the group's box.
-Forces host_traversal(const TreeSnapshot& t, const Bodies& b, GravityParameters p, std::size_t group_size) {
+Forces host_traversal(const TreeSnapshot& t, const Bodies& b, GravityParameters p, std::size_t group_size,
+                      const Relative& relative = {}, Taken* taken = nullptr) {
     const std::size_t n = b.size(), nodes = t.nodes(), leaves = nodes / 2;
     const std::size_t groups = std::size_t(1) << TreeGravity::levels_for(n, group_size);
     const double eps2 = p.softening * p.softening;
     const std::vector<double>* axes[3] = {&b.x, &b.y, &b.z};
     Forces f{std::vector<double>(3 * n, 0.0), std::vector<double>(n, 0.0)};
+    if (taken) *taken = {std::vector<double>(n, 0.0), 0};
     for (std::size_t g = 0; g < groups; ++g) {
         const std::size_t first = g * n / groups, last = (g + 1) * n / groups;
         if (first == last) continue;
@@ -154,9 +171,12 @@ Forces host_traversal(const TreeSnapshot& t, const Bodies& b, GravityParameters 
                 hi[a] = std::max(hi[a], (*axes[a])[t.perm[j]]);
             }
         }
-        // What acts on the group: nodes taken whole (mass, centre of mass, second moments)
-        // and bodies met one by one (no moments).
-        std::vector<std::array<double, 10>> sources;
+        double weakest = DBL_MAX;
+        if (relative.accuracy > 0)
+            for (std::size_t j = first; j < last; ++j) weakest = std::min(weakest, relative.reference[t.perm[j]]);
+        // What acts on the group: nodes taken whole (mass, centre of mass, second moments,
+        // radius) and bodies met one by one (no moments, radius -1).
+        std::vector<std::array<double, 11>> sources;
         std::vector<std::size_t> stack{1};
         while (!stack.empty()) {
             const std::size_t k = stack.back();
@@ -168,28 +188,36 @@ Forces host_traversal(const TreeSnapshot& t, const Bodies& b, GravityParameters 
                 const double gap = std::max({lo[a] - c, c - hi[a], 0.0});
                 d2 += gap * gap;
             }
-            if (d2 > t.node[4 * nodes + k]) {
-                std::array<double, 10> source;
+            const double radius = t.box[6 * nodes + k], d = std::sqrt(d2);
+            const bool within_estimate = relative.accuracy > 0 && d > radius &&
+                                         t.node[3 * nodes + k] * std::pow(radius, 3) <=
+                                             relative.accuracy / p.G * weakest * std::pow(d, 5);
+            if (d2 > t.node[4 * nodes + k] || within_estimate) {
+                std::array<double, 11> source;
                 for (int c = 0; c < 4; ++c) source[c] = t.node[c * nodes + k];
                 for (int c = 0; c < 6; ++c) source[4 + c] = t.node[(5 + c) * nodes + k];
+                source[10] = radius;
                 sources.push_back(source);
             } else if (k >= leaves) {
                 for (std::size_t j = t.begin(k); j < t.end(k); ++j) {
                     const std::size_t body = t.perm[j];
-                    sources.push_back({b.x[body], b.y[body], b.z[body], b.m[body], 0, 0, 0, 0, 0, 0});
+                    sources.push_back({b.x[body], b.y[body], b.z[body], b.m[body], 0, 0, 0, 0, 0, 0, -1});
                 }
             } else {
                 stack.push_back(2 * k + 1);
                 stack.push_back(2 * k);
             }
         }
+        if (taken) taken->interactions += (last - first) * sources.size();
         for (std::size_t j = first; j < last; ++j) {
             const std::size_t i = t.perm[j];
             double s[3] = {0, 0, 0}, sp = 0;
-            for (const auto& [x, y, z, m, sxx, syy, szz, sxy, sxz, syz] : sources) {
+            for (const auto& [x, y, z, m, sxx, syy, szz, sxy, sxz, syz, radius] : sources) {
                 const double d[3] = {x - b.x[i], y - b.y[i], z - b.z[i]};
                 const double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
                 if (r2 == 0) continue;  // only a body meets itself: nodes are farther
+                if (taken && radius >= 0)
+                    taken->bound[i] += 4 * p.G * m * std::pow(radius, 3) / std::pow(std::sqrt(r2) - radius, 5);
                 const double R2 = r2 + eps2, R = std::sqrt(R2);
                 const double sd[3] = {sxx * d[0] + sxy * d[1] + sxz * d[2],
                                       sxy * d[0] + syy * d[1] + syz * d[2],
@@ -362,7 +390,65 @@ TEST_CASE("a refit whose leaves grew past rebuild_growth is a build") {
     evaluate(0.2);
     CHECK(gravity.builds() == 2);
     CHECK(gravity.order().age == 0);
-    CHECK_THROWS_WITH_AS(resumed.restore({order.perm, 1, std::nan("")}), doctest::Contains("radii"), UsageError);
+    CHECK_THROWS_WITH_AS(resumed.restore({order.perm, 1, std::nan(""), {}}), doctest::Contains("radii"), UsageError);
+}
+
+TEST_CASE("the relative criterion takes nodes whole within its bound of the previous |a|") {
+    // In double, unsoftened: the first evaluation has no reference and theta decides; the
+    // second reads |a| from the first. The device must walk as the host does over the same
+    // tree and reference, cost fewer interactions than theta alone, and every body's error
+    // against the direct sum must lie within the remainder bounds of the nodes it took whole.
+    // A model restored from the order after the second evaluation repeats it bit for bit.
+    const std::uint32_t seed = fresh_seed();
+    Context& context = test_context();
+    const Precision precision = Precision::float64;
+    const GravityParameters p{0.75, 0};
+    const std::pair<std::size_t, std::size_t> walks[] = {{1, 0}, {32, 0}, {32, 128}};
+    for (std::size_t n : {7, 1000, 3000}) {
+        const Bodies b = plummer(n, seed + std::uint32_t(n));
+        const Reference r = reference_forces(b, p);
+        for (const auto& [group_size, list_size] : walks)
+            for (double accuracy : {1e-4, 1e-2}) {
+                INFO("seed " << seed << ", N " << n << ", group " << group_size << ", list " << list_size
+                             << ", accuracy " << accuracy);
+                TreeOptions o{0.3, 4, TreeTraversal::stackless, group_size, list_size};
+                o.relative_accuracy = accuracy;
+                TreeGravity gravity(context, precision, p, o, memory_cache());
+                DeviceBodies bodies(context, precision, b);
+                RealBuffer acc(context, precision, 3 * n), pot(context, precision, n);
+                gravity.accelerations(bodies.state, bodies.mass, n, acc, 0, &pot);
+                CHECK(gravity.order().reference.empty());
+                const std::vector<double> first = acc.read(context.queue(0));
+                Relative relative{std::vector<double>(n), accuracy};
+                for (std::size_t i = 0; i < n; ++i)
+                    relative.reference[i] = std::hypot(first[i], first[n + i], first[2 * n + i]);
+                gravity.accelerations(bodies.state, bodies.mass, n, acc, 0, &pot);
+                const Forces got{acc.read(context.queue(0)), pot.read(context.queue(0))};
+                const TreeSnapshot t = gravity.snapshot();
+                Taken by_theta, by_both;
+                host_traversal(t, b, p, group_size, {}, &by_theta);
+                check_as_host_walk(got, host_traversal(t, b, p, group_size, relative, &by_both), r, 1.0);
+                // Fewer interactions: larger nodes taken whole (the smaller accuracy may add none).
+                CHECK(by_both.interactions <= by_theta.interactions);
+                if (accuracy == 1e-2 && n > 7) CHECK(by_both.interactions < by_theta.interactions);
+                const double rounding = 8 * DBL_EPSILON * (std::sqrt(double(n)) + 8);
+                for (std::size_t i = 0; i < n; ++i) {
+                    CAPTURE(i);
+                    double error2 = 0;
+                    for (int a = 0; a < 3; ++a) error2 += std::pow(got.acc[a * n + i] - r.exact.acc[a * n + i], 2);
+                    CHECK(std::sqrt(error2) <= by_both.bound[i] + rounding * r.magnitude.acc[i]);
+                }
+                const TreeGravity::Order order = gravity.order();
+                REQUIRE(order.reference.size() == n);
+                for (std::size_t i = 0; i < n; ++i)
+                    CHECK(std::abs(order.reference[i] - relative.reference[i]) <= 4 * DBL_EPSILON * relative.reference[i]);
+                TreeGravity resumed(context, precision, p, o, memory_cache());
+                resumed.restore(order);
+                RealBuffer again(context, precision, 3 * n);
+                resumed.accelerations(bodies.state, bodies.mass, n, again, 0);
+                CHECK(same_bits(again.read(context.queue(0)), got.acc));
+            }
+    }
 }
 
 TEST_CASE("refit and restore refuse what they cannot take") {
@@ -375,9 +461,18 @@ TEST_CASE("refit and restore refuse what they cannot take") {
     CHECK_THROWS_WITH_AS(gravity.refit(bodies.state, bodies.mass, 10), doctest::Contains("before build"), UsageError);
     gravity.build(bodies.state, bodies.mass, 10);
     CHECK_THROWS_WITH_AS(gravity.refit(bodies.state, bodies.mass, 9), doctest::Contains("build it anew"), UsageError);
-    CHECK_THROWS_WITH_AS(gravity.restore({{0, 1, 1}, 1}), doctest::Contains("body 1 twice"), UsageError);
-    CHECK_THROWS_WITH_AS(gravity.restore({{0, 3, 1}, 1}), doctest::Contains("body 3 out of range"), UsageError);
-    CHECK_THROWS_WITH_AS(gravity.restore({{0, 2, 1}, 2}), doctest::Contains("rebuilt every 2"), UsageError);
+    CHECK_THROWS_WITH_AS(gravity.restore({{0, 1, 1}, 1, 0, {}}), doctest::Contains("body 1 twice"), UsageError);
+    CHECK_THROWS_WITH_AS(gravity.restore({{0, 3, 1}, 1, 0, {}}), doctest::Contains("body 3 out of range"), UsageError);
+    CHECK_THROWS_WITH_AS(gravity.restore({{0, 2, 1}, 2, 0, {}}), doctest::Contains("rebuilt every 2"), UsageError);
+    CHECK_THROWS_WITH_AS(gravity.restore({{0, 2, 1}, 1, 0, {1, 2}}), doctest::Contains("2 reference |a|"), UsageError);
+    CHECK_THROWS_WITH_AS(gravity.restore({{0, 2, 1}, 1, 0, {1, -2, 3}}), doctest::Contains("reference |a|"), UsageError);
+    CHECK_THROWS_WITH_AS(gravity.restore({{}, 0, 0, {1, INFINITY}}), doctest::Contains("reference |a|"), UsageError);
+    for (double accuracy : {-0.1, 2.0, double(NAN)}) {
+        TreeOptions bad;
+        bad.relative_accuracy = accuracy;
+        CHECK_THROWS_WITH_AS(TreeGravity(context, Precision::float32, {}, bad, memory_cache()),
+                             doctest::Contains("relative_accuracy"), UsageError);
+    }
     o.rebuild_every = 0;
     CHECK_THROWS_WITH_AS(TreeGravity(context, Precision::float32, {}, o, memory_cache()),
                          doctest::Contains("rebuild_every"), UsageError);

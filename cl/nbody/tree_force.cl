@@ -56,6 +56,15 @@
  *                   group, where 2 (radius + the group box's half diagonal) + cut < box / 2, so
  *                   only such a node is skipped or taken whole (larger ones are opened, their
  *                   bodies taking their own images). Needs cut < box / 2.
+ * relative > 0:   a relative opening criterion (Gadget-2's, for the quadrupole), as a second
+ *                   way to take a node whole: `reference` holds |a| of every body (by body
+ *                   index) from an earlier evaluation, and a node also acts whole where the size
+ *                   of the first term its expansion leaves out, m r^3 / g^5 (g its centre's
+ *                   distance from the group's box; G left out), is at most relative * the
+ *                   group's smallest reference |a| (relative = the accuracy / G). Where bodies
+ *                   pull hard (halos) that takes nodes theta would open; where pulls nearly
+ *                   cancel (uniform regions) theta decides. g > r keeps every body of the group
+ *                   outside the node.
  * TREE_POTENTIAL 1: also write the potential.
  * TREE_SOFTENED  1: eps2 is a normal number (real_rsqrt_normal applies).
  *
@@ -180,23 +189,32 @@
                            inv_r3 * (REAL_C(1.5) * fb * dsd * inv_r2 - REAL_C(0.5) * fa * trace)); \
     }
 
+/* Whether node k (radius rk, mass mk) at squared distance g2 from the group's box lies outside
+ * its radius and leaves out a term of at most `bound`, m r^3 / g^5 (the relative criterion). */
+INLINE int tree_within_estimate(const real g2, const real rk, const real mk, const real bound)
+{
+    const real g = sqrt(g2);
+    return g > rk && mk * rk * rk * rk <= bound * g2 * g2 * g;
+}
+
 /* Distance from coordinate c to the group box's side [lo, hi]: 0 inside. */
 INLINE real tree_gap(const real c, const real lo, const real hi)
 {
     return max(max(lo - c, c - hi), REAL_C(0.0));
 }
 
-/* Whether every point of the group's box [lo, hi] is far enough from centre of mass c for its
- * node (of opening distance crit2) to act whole. */
-INLINE int tree_takes_whole(const real cx, const real cy, const real cz, const real crit2,
-                            const real lox, const real loy, const real loz, const real hix,
-                            const real hiy, const real hiz)
+/* Squared distance from centre of mass c to the group's box [lo, hi]. */
+INLINE real tree_gap2(const real cx, const real cy, const real cz, const real lox,
+                      const real loy, const real loz, const real hix, const real hiy,
+                      const real hiz)
 {
     const real gx = tree_gap(cx, lox, hix), gy = tree_gap(cy, loy, hiy), gz = tree_gap(cz, loz, hiz);
-    return gx * gx + gy * gy + gz * gz > crit2;
+    return gx * gx + gy * gy + gz * gz;
 }
-#define TREE_TAKES_WHOLE(x, y, z, crit2k) \
-    tree_takes_whole((x), (y), (z), (crit2k), glox, gloy, gloz, ghix, ghiy, ghiz)
+/* Whether node k at squared distance g2 from every point of the group's box acts whole: beyond
+ * its opening distance, or within the relative criterion's estimate. */
+#define TREE_TAKES_WHOLE(k, g2, mk) \
+    ((g2) > crit2[k] || (bound > REAL_C(0.0) && tree_within_estimate((g2), radius[k], (mk), bound)))
 
 /* The bodies of tree positions [first, end) one by one (pairs at zero separation skipped). */
 #define TREE_INTERACT_BODIES(first, end)                                               \
@@ -205,7 +223,7 @@ INLINE int tree_takes_whole(const real cx, const real cy, const real cz, const r
         TREE_INTERACT(bj.x, bj.y, bj.z, bj.w, r2 > REAL_C(0.0));                       \
     }
 
-/* What the group does with node k (of mass > 0, centre of mass (ckx, cky, ckz)): 1 takes it
+/* What the group does with node k (of mass mk > 0, centre of mass (ckx, cky, ckz)): 1 takes it
  * whole, 2 takes its bodies one by one (a leaf), 3 opens it, 0 skips it (short range: every
  * body beyond the cut). Short range first moves the centre to its image nearest the group. */
 #if TREE_SHORT_RANGE
@@ -222,12 +240,15 @@ INLINE int tree_takes_whole(const real cx, const real cy, const real cz, const r
             const real gx = tree_gap(ckx, glox, ghix), gy = tree_gap(cky, gloy, ghiy); \
             const real gz = tree_gap(ckz, gloz, ghiz);                                 \
             const real g2 = gx * gx + gy * gy + gz * gz, reach = cut + rk;             \
-            outcome = g2 > reach * reach ? 0u : (g2 > crit2[k] ? 1u : inner);          \
+            outcome = g2 > reach * reach ? 0u : (TREE_TAKES_WHOLE(k, g2, mk) ? 1u : inner); \
         }                                                                              \
     }
 #else
 #define TREE_OUTCOME(k, ckx, cky, ckz, outcome)                                        \
-    outcome = TREE_TAKES_WHOLE(ckx, cky, ckz, crit2[k]) ? 1u : ((k) >= leaves ? 2u : 3u)
+    {                                                                                  \
+        const real g2 = tree_gap2(ckx, cky, ckz, glox, gloy, gloz, ghix, ghiy, ghiz);  \
+        outcome = TREE_TAKES_WHOLE(k, g2, mk) ? 1u : ((k) >= leaves ? 2u : 3u);        \
+    }
 #endif
 
 /* Visits node k: accumulates what it contributes and says whether to open it (1) or move on
@@ -266,7 +287,8 @@ KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const u
                          GLOBAL real* RESTRICT acc, const uint acc_offset, const uint stride,
                          GLOBAL real* RESTRICT pot, const uint tree_order,
                          GLOBAL const real* RESTRICT box_radius, const real box,
-                         const real half_inverse_split, const real cut)
+                         const real half_inverse_split, const real cut,
+                         GLOBAL const real* RESTRICT reference, const real relative)
 {
     const uint item = global_id(0);
     const uint group = first_group + item / TREE_WALK_GROUP, lane = item % TREE_WALK_GROUP;
@@ -299,9 +321,16 @@ KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const u
         ghiy = max(ghiy, bj.y);
         ghiz = max(ghiz, bj.z);
     }
+    GLOBAL const real* RESTRICT radius = box_radius + 6 * nodes;
+    /* The relative criterion's bound for the group: its weakest-pulled body decides. */
+    real bound = REAL_C(0.0);
+    if (relative > REAL_C(0.0)) {
+        real weakest = reference[perm[first]];
+        for (uint j = first + 1; j < last; ++j) weakest = min(weakest, reference[perm[j]]);
+        bound = relative * weakest;
+    }
 #if TREE_SHORT_RANGE
     const real inverse_box = REAL_C(1.0) / box, cut2 = cut * cut;
-    GLOBAL const real* RESTRICT radius = box_radius + 6 * nodes;
     const real gcx = REAL_C(0.5) * (glox + ghix), gcy = REAL_C(0.5) * (gloy + ghiy);
     const real gcz = REAL_C(0.5) * (gloz + ghiz);
     const real hx = ghix - gcx, hy = ghiy - gcy, hz = ghiz - gcz;
@@ -309,7 +338,6 @@ KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const u
     const real local_radius =
         REAL_C(0.5) * (REAL_C(0.5) * box - cut) - sqrt(hx * hx + hy * hy + hz * hz);
 #else
-    (void)box_radius;
     (void)box;
     (void)half_inverse_split;
     (void)cut;
@@ -471,4 +499,16 @@ KERNEL void tree_scatter(const uint count, const uint first, GLOBAL const uint* 
 #if TREE_POTENTIAL
     pot[b] = pot_slice[j];
 #endif
+}
+
+/* |a| of each body from accelerations x | y | z (`stride` apart from acc_offset): the relative
+ * criterion's reference for the next evaluation. */
+KERNEL void tree_reference(const uint n, GLOBAL const real* RESTRICT acc, const uint acc_offset,
+                           const uint stride, GLOBAL real* RESTRICT reference)
+{
+    const uint b = global_id(0);
+    if (b >= n) return;
+    const real x = acc[acc_offset + b], y = acc[acc_offset + stride + b];
+    const real z = acc[acc_offset + 2 * stride + b];
+    reference[b] = sqrt(x * x + y * y + z * z);
 }

@@ -159,6 +159,7 @@ public:
         options.tree.theta = cs.theta;
         options.tree.rebuild_every = cs.rebuild_every;
         options.tree.rebuild_growth = cs.rebuild_growth;
+        options.tree.relative_accuracy = cs.relative_accuracy;
         try {
             gravity = std::make_unique<TreePmGravity>(
                 context, scenario_.precision,
@@ -246,17 +247,23 @@ public:
         TreeGravity::Order order = gravity->short_range().order();
         c.tree_order = std::move(order.perm);
         c.run_state = {double(order.age), order.leaf_radii};
+        c.run_state.insert(c.run_state.end(), order.reference.begin(), order.reference.end());
     }
     void restore(const Checkpoint& c) {
         // Version 2 checkpoints hold no order: the tree is built anew, as it then was each step.
         const double age = c.run_state.empty() ? 0 : c.run_state[0];
         const double leaf_radii = c.run_state.size() > 1 ? c.run_state[1] : 0;
-        if (c.run_state.size() > 2 || !(age >= 0 && age < 1e6 && age == std::floor(age)) ||
+        // Then each body's |a| the relative criterion read, where it did.
+        const std::size_t references = c.run_state.size() > 2 ? c.run_state.size() - 2 : 0;
+        if ((references != 0 && references != n) || !(age >= 0 && age < 1e6 && age == std::floor(age)) ||
             (!c.tree_order.empty() && c.tree_order.size() != n))
             throw UsageError("checkpoint of a cosmological run: its tree order (" +
                              std::to_string(c.tree_order.size()) + " bodies, age " + detail::shortest(age) +
-                             ") does not fit its " + std::to_string(n) + " bodies");
-        gravity->short_range().restore({c.tree_order, std::size_t(age), leaf_radii});
+                             ", " + std::to_string(references) + " reference accelerations) does not fit its " +
+                             std::to_string(n) + " bodies");
+        std::vector<double> reference(c.run_state.begin() + std::ptrdiff_t(c.run_state.size() - references),
+                                      c.run_state.end());
+        gravity->short_range().restore({c.tree_order, std::size_t(age), leaf_radii, std::move(reference)});
         first_step = c.step;
         power0 = c.initial_diagnostics[0];
         worst_growth_error = c.initial_diagnostics[1];

@@ -146,6 +146,13 @@ const std::vector<Field>& cosmology_table() {
              return TreeOptions::valid_rebuild_growth(g) ? ok() : "must be in [0, 1e6] (got " + format_number(g) + ")";
          },
          "a refit whose leaves' radii grew more than this fraction is a build"},
+        {"cosmology", "relative_accuracy", RealRef([](S& s) -> double& { return s.cosmology.relative_accuracy; }),
+         [](const S& s) {
+             const double a = s.cosmology.relative_accuracy;
+             if (!std::isfinite(a)) return finite(a);
+             return TreeOptions::valid_relative_accuracy(a) ? ok() : "must be in [0, 1] (got " + format_number(a) + ")";
+         },
+         "a node also acts whole where its error bound is below this times the body's |a|; 0: theta alone"},
         {"cosmology", "softening", RealRef([](S& s) -> double& { return s.cosmology.softening; }),
          [](const S& s) { return in_range(s.cosmology.softening, 0, 1); }, "Plummer, in mean interparticle spacings"},
         {"cosmology", "omega_matter", RealRef([](S& s) -> double& { return s.cosmology.omega_matter; }),

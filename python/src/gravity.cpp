@@ -125,8 +125,9 @@ void bind_gravity(nb::module_& m) {
             "__init__",
             [](Tree* self, ContextPtr context, const std::string& precision, double G,
                double softening, double theta, std::size_t leaf_size, std::size_t group_size,
-               std::size_t rebuild_every, double rebuild_growth) {
+               std::size_t rebuild_every, double rebuild_growth, double relative_accuracy) {
                 TreeOptions options;
+                options.relative_accuracy = relative_accuracy;
                 options.theta = theta;
                 options.leaf_size = leaf_size;
                 options.group_size = group_size;
@@ -139,11 +140,14 @@ void bind_gravity(nb::module_& m) {
             nb::arg("context"), nb::arg("precision") = "float", nb::arg("G") = 1.0,
             nb::arg("softening") = 0.0, nb::arg("theta") = 0.5, nb::arg("leaf_size") = 8,
             nb::arg("group_size") = 32, nb::arg("rebuild_every") = 1, nb::arg("rebuild_growth") = 0.0,
+            nb::arg("relative_accuracy") = 0.0,
             "theta: opening angle in [0, 1] (0: every node opened, direct summation). "
             "rebuild_every: evaluations per build of the tree; in between, calls with the same "
             "number of bodies refit it (keep which bodies each node holds, recompute the nodes "
             "where they are now). rebuild_growth > 0: a refit whose leaves' radii grew by more "
-            "than this fraction is a build.")
+            "than this fraction is a build. relative_accuracy > 0: from the second call with the "
+            "same number of bodies a node also acts whole where the first term its expansion "
+            "leaves out, G m r^3 / d^5, is at most this times the |a| of the previous call.")
         .def_prop_ro("builds", [](const Tree& t) { return t.builds(); },
                      "Trees built so far (refits not counted).");
 }

@@ -92,6 +92,28 @@ def test_tree_refitted_between_builds_keeps_its_accuracy(ctx, rng):
         partcl.TreeGravity(ctx, rebuild_every=0)
 
 
+def test_relative_criterion_trades_a_bounded_error_for_work(ctx, rng):
+    # From the second call on, nodes whose left-out term is small beside the previous call's
+    # |a| act whole: on a Plummer sphere the error grows with the accuracy asked, and at 1e-3
+    # stays near theta's own.
+    x, m = plummer(rng, 3000)
+    precision = "double" if "double" in precisions(ctx) else "float"
+    acc, _ = direct_sum(x, m, G=1.0, eps=0.01)
+    errors = []
+    for accuracy in (0.0, 1e-3, 3e-2):
+        tree = partcl.TreeGravity(ctx, precision=precision, softening=0.01, theta=0.4,
+                                  relative_accuracy=accuracy)
+        first = np.median(relative_error(tree.accelerations(x, m), acc))
+        second = np.median(relative_error(tree.accelerations(x, m), acc))
+        if accuracy == 0.0:
+            assert second == first
+        errors.append(second)
+    assert errors[0] <= errors[1] < errors[2]
+    assert errors[1] < 2.5 * errors[0] + 1e-6
+    with pytest.raises(partcl.UsageError, match="relative_accuracy"):
+        partcl.TreeGravity(ctx, relative_accuracy=-1.0)
+
+
 def test_inputs_are_checked_and_converted(ctx):
     gravity = partcl.DenseGravity(ctx)
     with pytest.raises(partcl.UsageError, match="3 positions but 2 masses"):

@@ -53,7 +53,9 @@ struct Checkpoint {
     std::vector<std::vector<double>> series;  // PIC: the measurements made every step so far
     std::string output_text;                  // the run's CSV as written up to the checkpoint
     std::vector<double> run_state;            // MPS: the loop's counters (run_loop.cpp), its sums;
-                                              // cosmology: {the tree order's age, its leaf radii}
+                                              // cosmology: {the tree order's age, its leaf radii,
+                                              // then each body's |a| the walk's relative criterion
+                                              // read last, where it did}
     // Cosmology runs: the short-range tree's order (TreeGravity::Order, tree position -> body)
     // that the last evaluation used, so that a resumed run refits the tree as it was.
     std::vector<std::uint32_t> tree_order;

@@ -106,8 +106,8 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
                          TreeOptions options, ProgramCache& cache)
     : context_(context), cache_(cache), precision_(precision), parameters_(parameters),
       options_(options), sort_(context, cache), walk_(context, "tree walk"), node_mirror_(context),
-      sorted_mirror_(context), perm_mirror_(context), box_mirror_(context), slices_(context.size()),
-      potential_slices_(context.size()) {
+      sorted_mirror_(context), perm_mirror_(context), box_mirror_(context),
+      reference_mirror_(context), slices_(context.size()), potential_slices_(context.size()) {
     if (!(parameters_.softening >= 0) || !(parameters_.G > 0))
         throw UsageError("gravity: G must be positive and the softening non-negative");
     if (!TreeOptions::valid_theta(options_.theta))
@@ -124,6 +124,9 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
     if (!TreeOptions::valid_rebuild_growth(options_.rebuild_growth))
         throw UsageError("tree gravity: rebuild_growth must be in [0, 1e6] (got " +
                          std::to_string(options_.rebuild_growth) + ")");
+    if (!TreeOptions::valid_relative_accuracy(options_.relative_accuracy))
+        throw UsageError("tree gravity: relative_accuracy must be in [0, 1] (got " +
+                         std::to_string(options_.relative_accuracy) + ")");
     const std::size_t g = options_.group_size;
     if (!TreeOptions::valid_group_size(g))
         throw UsageError("tree gravity: group_size must be a power of two in [1, " +
@@ -217,6 +220,7 @@ void TreeGravity::build_walk(std::size_t levels) {
         const Program program = build_program(context_, Source::builtin("nbody/tree_force.cl"), o, cache_);
         for (std::size_t d = 0; d < context_.size(); ++d) walks_.emplace_back(program, "tree_gravity");
         scatters_.emplace_back(program, "tree_scatter");
+        if (!potential) reference_kernel_.emplace(program, "tree_reference");
     }
     walk_levels_ = levels;
 }
@@ -266,6 +270,7 @@ void TreeGravity::check_inputs(const RealBuffer& positions, const RealBuffer& ma
 }
 
 void TreeGravity::set_size(std::size_t n) {
+    if (n != reference_size_) next_reference_ = used_reference_ = -1;  // |a| of other bodies
     reserve(n);
     n_ = n;
     levels_ = levels_for(n, options_.leaf_size);
@@ -351,15 +356,26 @@ TreeGravity::Order TreeGravity::order() {
     perm_.read(context_.queue(0), o.perm.data(), n_);
     o.age = age_;
     o.leaf_radii = leaf_radii_;
+    if (used_reference_ >= 0) {
+        o.reference.resize(n_);
+        references_[used_reference_].read(context_.queue(0), o.reference.data(), n_);
+    }
     return o;
 }
 
 void TreeGravity::restore(const Order& o) {
+    for (double a : o.reference)
+        if (!(a >= 0 && a < HUGE_VAL))
+            throw UsageError("TreeGravity: a reference |a| of " + std::to_string(a) + " in a tree order");
     if (o.perm.empty() || o.age == 0) {
         rebuild_next_ = true;
+        restore_reference(o.reference);
         return;
     }
     const std::size_t n = o.perm.size();
+    if (!o.reference.empty() && o.reference.size() != n)
+        throw UsageError("TreeGravity: a tree order of " + std::to_string(n) + " bodies with " +
+                         std::to_string(o.reference.size()) + " reference |a|");
     if (o.age >= options_.rebuild_every)
         throw UsageError("TreeGravity: a tree order refitted " + std::to_string(o.age) +
                          " times, where the tree is rebuilt every " + std::to_string(options_.rebuild_every) +
@@ -379,6 +395,30 @@ void TreeGravity::restore(const Order& o) {
     age_ = o.age - 1;
     leaf_radii_ = o.leaf_radii;
     rebuild_next_ = false;
+    restore_reference(o.reference);
+}
+
+void TreeGravity::restore_reference(const std::vector<double>& reference) {
+    next_reference_ = used_reference_ = -1;
+    if (reference.empty()) return;
+    RealBuffer& into = references_[0];
+    if (into.size() < reference.size()) into = RealBuffer(context_, precision_, reference.size());
+    into.write(context_.queue(0), reference.data(), reference.size());
+    next_reference_ = 0;
+    reference_size_ = reference.size();
+}
+
+void TreeGravity::remember(const RealBuffer& acc, std::size_t offset) {
+    if (options_.relative_accuracy == 0 || n_ == 0) return;
+    if (acc.precision() != precision_ || acc.size() < offset + 3 * n_)
+        throw UsageError("TreeGravity::remember: accelerations of another precision or too short for " +
+                         std::to_string(n_) + " bodies");
+    const int into = used_reference_ == 0 ? 1 : 0;  // keep the one the latest walk read
+    if (references_[into].size() < n_) references_[into] = RealBuffer(context_, precision_, n_);
+    reference_kernel_->args(std::uint32_t(n_), acc, std::uint32_t(offset), std::uint32_t(n_), references_[into])
+        .launch(context_.queue(0), n_);
+    next_reference_ = into;
+    reference_size_ = n_;
 }
 
 void TreeGravity::prepare_walk(const RealBuffer& out, const RealBuffer* potential) {
@@ -392,8 +432,14 @@ void TreeGravity::prepare_walk(const RealBuffer& out, const RealBuffer* potentia
     node_mirror_.update(node_, node_fields * (std::size_t(2) << levels_));
     sorted_mirror_.update(sorted_, 4 * n_);
     perm_mirror_.update(perm_, n_);
-    // The short-range walk reads the nodes' radii (the last of the box arrays).
-    if (options_.short_range) box_mirror_.update(box_, 7 * (std::size_t(2) << levels_));
+    // The radii are the last of the box arrays.
+    if (walk_reads_radii()) box_mirror_.update(box_, 7 * (std::size_t(2) << levels_));
+    used_reference_ = options_.relative_accuracy > 0 ? next_reference_ : -1;
+    if (used_reference_ >= 0) reference_mirror_.update(references_[used_reference_], n_);
+}
+
+bool TreeGravity::walk_reads_radii() const noexcept {
+    return options_.short_range || options_.relative_accuracy > 0;
 }
 
 void TreeGravity::reserve_slices(Range range, const Partition& partition, bool potential) {
@@ -432,8 +478,10 @@ void TreeGravity::run_walk(Range range, const Partition& partition, RealBuffer& 
                direct ? out : slices_[d], std::uint32_t(direct ? out_offset : 0),
                std::uint32_t(direct ? stride : tree_begin(end) - tree_begin(begin)), *pot,
                std::uint32_t(direct && !tree_order ? 0 : 1),
-               options_.short_range ? box_mirror_.on(d) : node_mirror_.on(d), Real{split.box},
-               Real{0.5 / split.split}, Real{split.cut});
+               walk_reads_radii() ? box_mirror_.on(d) : node_mirror_.on(d), Real{split.box},
+               Real{0.5 / split.split}, Real{split.cut},
+               used_reference_ >= 0 ? reference_mirror_.on(d) : node_mirror_.on(d),
+               Real{used_reference_ >= 0 ? options_.relative_accuracy / parameters_.G : 0.0});
         return k.launch(context_.queue(d), r.size() * g, walk_local(d, k));
     });
 }
@@ -531,6 +579,12 @@ void TreeGravity::accelerations(const RealBuffer& positions, const RealBuffer& m
                                 std::size_t n, RealBuffer& out, std::size_t out_offset,
                                 RealBuffer* potential) {
     if (n == 0) return;
+    update(positions, mass, n);
+    evaluate(out, out_offset, potential);
+    remember(out, out_offset);
+}
+
+void TreeGravity::update(const RealBuffer& positions, const RealBuffer& mass, std::size_t n) {
     if (n != n_ || rebuild_next_ || age_ + 1 >= options_.rebuild_every) {
         build(positions, mass, n);
     } else {
@@ -538,7 +592,6 @@ void TreeGravity::accelerations(const RealBuffer& positions, const RealBuffer& m
         if (measures_growth() && leaf_radii() > (1 + options_.rebuild_growth) * leaf_radii_)
             build(positions, mass, n);
     }
-    evaluate(out, out_offset, potential);
 }
 
 } // namespace partcl

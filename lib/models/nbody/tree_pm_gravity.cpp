@@ -34,8 +34,10 @@ void TreePmGravity::accelerations(const RealBuffer& positions, const RealBuffer&
                                   std::size_t n, RealBuffer& out, std::size_t out_offset,
                                   RealBuffer* potential) {
     if (n == 0) return;
-    tree_.accelerations(positions, mass, n, out, out_offset, potential);
+    tree_.update(positions, mass, n);
+    tree_.evaluate(out, out_offset, potential);
     mesh_.add(positions, mass, n, out, out_offset, potential);
+    tree_.remember(out, out_offset);  // the whole force: the relative criterion's reference
 }
 
 } // namespace partcl

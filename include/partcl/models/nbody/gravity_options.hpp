@@ -72,6 +72,14 @@ struct TreeOptions {
     // loosen their nodes fastest, and a loose tree's walk soon costs more than a build; 0:
     // refit regardless.
     double rebuild_growth = 0;
+    // A relative opening criterion (Gadget-2's, for a quadrupole), >= 0 (0: theta alone). Where
+    // an earlier evaluation left each body's |a| (TreeGravity::remember; accelerations() does
+    // it), a node of mass m within radius r of its centre also acts whole at distances d > r
+    // where the first term its expansion leaves out, G m r^3 / d^5, is at most
+    // relative_accuracy times the smallest |a| of the group walking. Bodies pulled hard (in
+    // halos) then take whole nodes theta would open; where pulls nearly cancel theta still
+    // decides, so it only takes work away (docs/nbody.md has what it saves and costs).
+    double relative_accuracy = 0;
     // Set by TreePM: the periodic short-range sum instead of Newton's in open space.
     std::optional<ShortRangeSplit> short_range = std::nullopt;
 
@@ -90,6 +98,7 @@ struct TreeOptions {
         return k >= 1 && k <= max_rebuild_every;
     }
     static constexpr bool valid_rebuild_growth(double g) noexcept { return g >= 0 && g <= 1e6; }
+    static constexpr bool valid_relative_accuracy(double a) noexcept { return a >= 0 && a <= 1; }
 };
 
 } // namespace partcl

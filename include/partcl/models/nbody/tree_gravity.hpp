@@ -52,10 +52,16 @@ public:
     TreeGravity(Context& context, Precision precision, GravityParameters parameters = {},
                 TreeOptions options = {}, ProgramCache& cache = ProgramCache::global());
 
-    // build() (or refit(), as TreeOptions::rebuild_every says) then evaluate().
+    // update(), evaluate(), then remember() the result.
     void accelerations(const RealBuffer& positions, const RealBuffer& mass, std::size_t n,
                        RealBuffer& out, std::size_t out_offset,
                        RealBuffer* potential = nullptr) override;
+    // build() or refit(), as TreeOptions::rebuild_every and rebuild_growth say.
+    void update(const RealBuffer& positions, const RealBuffer& mass, std::size_t n);
+    // Keeps |a| of each of the latest tree's bodies from `acc` (x | y | z, n apart from
+    // `offset`) for the relative criterion (TreeOptions::relative_accuracy) of the evaluations
+    // that follow; nothing without it. TreePM passes the whole force, mesh included.
+    void remember(const RealBuffer& acc, std::size_t offset);
 
     // The two halves of accelerations(), for benchmarks that time them apart. build() enqueues
     // the tree of n bodies on device 0's queue (after every queue's work, which may have written
@@ -74,13 +80,16 @@ public:
         std::vector<std::uint32_t> perm;
         std::size_t age = 0;
         double leaf_radii = 0;  // the built tree's sum of leaf radii (TreeOptions::rebuild_growth)
+        // Each body's |a| that the latest evaluation's relative criterion read (empty: none).
+        std::vector<double> reference;
     };
     Order order();  // blocks
     std::size_t builds() const noexcept { return builds_; }  // since construction
     // Makes the next accelerations() repeat the evaluation `order` was taken after, as a
     // leapfrog resumed from a checkpoint evaluates the positions its last step ended at again:
-    // a build where that evaluation built, else a refit of `order.perm`. UsageError for a perm
-    // that is not a permutation or an age of rebuild_every or more.
+    // a build where that evaluation built, else a refit of `order.perm`, reading the same
+    // reference |a|. UsageError for a perm that is not a permutation, an age of rebuild_every or
+    // more, or a reference of another size or not finite and >= 0.
     void restore(const Order& order);
 
     const GravityParameters& parameters() const noexcept override { return parameters_; }
@@ -147,6 +156,10 @@ private:
     double leaf_radii();
     // (Re)builds the walk kernels for trees of up to `levels` levels (the listed walk's stack).
     void build_walk(std::size_t levels);
+    // Whether the walk reads the nodes' radii (short range, relative criterion).
+    bool walk_reads_radii() const noexcept;
+    // restore()'s reference |a| as the next walk's (none where empty).
+    void restore_reference(const std::vector<double>& reference);
     // Work-items of device d's walk launch per work-group.
     std::size_t walk_local(std::size_t d, const Kernel& walk) const;
     // evaluate()'s checks and the walk's kernels and inputs on every device.
@@ -172,11 +185,19 @@ private:
     std::vector<Kernel> kernels_;  // the build's, on device 0, indexed by the enum in tree_gravity.cpp
     // [potential * devices + d]: the walk on device d; scatters_[potential]: on device 0.
     std::vector<Kernel> walks_, scatters_;
+    std::optional<Kernel> reference_kernel_;  // tree_reference, on device 0
     MultiDeviceLaunch walk_;
     // What the walk reads, on every device (copies where memories are separate).
     Mirror<RealBuffer> node_mirror_, sorted_mirror_;
     Mirror<Buffer<std::uint32_t>> perm_mirror_;
-    Mirror<RealBuffer> box_mirror_;  // short range only
+    Mirror<RealBuffer> box_mirror_;  // walk_reads_radii() only
+    // The relative criterion's |a| of each body, two buffers so that remember() keeps the one
+    // the latest evaluation read (order()); indices into them, -1 for none: the next walk's and
+    // the latest walk's.
+    RealBuffer references_[2];
+    int next_reference_ = -1, used_reference_ = -1;
+    std::size_t reference_size_ = 0;  // the bodies they hold |a| of
+    Mirror<RealBuffer> reference_mirror_;
     // [d], d > 0: device d's results in tree order (x | y | z) and its potentials, in its own
     // memory where memories are separate.
     std::vector<RealBuffer> slices_, potential_slices_;
