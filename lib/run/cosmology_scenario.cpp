@@ -152,7 +152,7 @@ const std::vector<Field>& cosmology_table() {
              if (!std::isfinite(a)) return finite(a);
              return TreeOptions::valid_relative_accuracy(a) ? ok() : "must be in [0, 1] (got " + format_number(a) + ")";
          },
-         "a node also acts whole where its error bound is below this times the body's |a|; 0: theta alone"},
+         "a node also acts whole where the term its expansion leaves out is below this fraction of the group's |a|; 0: theta alone"},
         {"cosmology", "softening", RealRef([](S& s) -> double& { return s.cosmology.softening; }),
          [](const S& s) { return in_range(s.cosmology.softening, 0, 1); }, "Plummer, in mean interparticle spacings"},
         {"cosmology", "omega_matter", RealRef([](S& s) -> double& { return s.cosmology.omega_matter; }),
