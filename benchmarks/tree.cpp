@@ -7,6 +7,8 @@
 //                     [--theta 0.2,0.35,0.5,0.7,0.9] [--leaf-size 8]
 //                     [--traversal stackless,nested] [--group-size 1,32] [--list auto,0,128]
 //                     [--repeat 3] [--no-dense] [--error-sample 16384] [--split]
+//   partcl_bench_tree --evolve STEPS [--dt 0.01] [--relative-accuracy 0,0.001]
+//                     [--rebuild-every 1,4] [--rebuild-growth 0.05] [--n ...] [--theta ...]
 //
 // One JSON line per (device, precision, N, theta, traversal, group size, list size) on
 // stdout; progress on stderr. --split times one context of all the selected devices instead of
@@ -20,6 +22,17 @@
 // "dense_seconds" one DenseGravity evaluation, "speedup" dense over build + force. Errors are
 // per body |a_tree - a_exact| / |a_exact| over the first --error-sample bodies (independent
 // draws, so a fair sample; 0: all): "median_error" and "p99_error" (99th percentile).
+//
+// --evolve: what a step of a run costs, where the tree need not be built from nothing each
+// time: the Plummer sphere advanced STEPS leapfrog steps of --dt (N-body units: the crossing
+// time is about 1) once per (theta, relative accuracy, rebuild every, rebuild growth) and
+// first traversal, group and list size, with TreeGravity::accelerations() as a run calls it
+// (refitting between builds as TreeOptions say, the relative criterion reading the previous
+// evaluation's |a|). One "tree_evolve" line each: every step's seconds (host clock, waited
+// for), their mean over the steps after the first ("step_seconds_mean": the first builds from
+// nothing and walks by theta alone), "bodies_per_second" = n over that mean, the builds, and
+// the errors of one more evaluation at the final positions (the run's next step's) against
+// the float64 reference there.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -33,6 +46,7 @@
 #include <partcl/io/initial_conditions.hpp>
 #include <partcl/models/nbody/dense_gravity.hpp>
 #include <partcl/models/nbody/dense_reference.hpp>
+#include <partcl/models/nbody/nbody_system.hpp>
 #include <partcl/models/nbody/tree_gravity.hpp>
 #include <partcl/partcl.hpp>
 
@@ -60,6 +74,11 @@ struct Options {
     bool dense = true;
     std::size_t sample = 16384;  // targets whose error is measured (0: all)
     bool split = false;          // one context of all the selected devices
+    std::size_t evolve = 0;      // leapfrog steps of a run (0: time single evaluations)
+    double dt = 0.01;
+    std::vector<double> relative_accuracy{0};
+    std::vector<std::size_t> rebuild_every{1};
+    std::vector<double> rebuild_growth{0};
 };
 
 Options parse(int argc, char** argv) {
@@ -86,11 +105,131 @@ Options parse(int argc, char** argv) {
     app.add_flag("!--no-dense", o.dense, "Skip the dense comparison");
     app.add_option("--error-sample", o.sample, "Bodies whose error is measured (0: all)");
     app.add_flag("--split", o.split, "Time one context of all the selected devices, the walk split over them");
+    app.add_option("--evolve", o.evolve, "Leapfrog steps of a run (0: time single evaluations)");
+    app.add_option("--dt", o.dt, "--evolve: the step")->check(CLI::PositiveNumber);
+    add_numbers(app, "--relative-accuracy", o.relative_accuracy, "--evolve: relative opening criteria (0: theta alone)");
+    add_numbers(app, "--rebuild-every", o.rebuild_every, "--evolve: evaluations per tree build");
+    add_numbers(app, "--rebuild-growth", o.rebuild_growth, "--evolve: leaf growth that makes a refit a build");
     parse_or_exit(app, argc, argv);
     o.repeat = std::max(1, o.repeat);
     // The per-body walk first: the others are compared with it.
     std::sort(o.group_sizes.begin(), o.group_sizes.end());
     return o;
+}
+
+// Each of the first m bodies' |a - exact| / |exact|: `a` holds n bodies (x | y | z), `exact` m.
+std::vector<double> relative_errors(const std::vector<double>& a, const std::vector<double>& exact,
+                                    std::size_t n, std::size_t m) {
+    std::vector<double> errors(m);
+    for (std::size_t i = 0; i < m; ++i) {
+        double d2 = 0, e2 = 0;
+        for (std::size_t k = 0; k < 3; ++k) {
+            const double d = a[k * n + i] - exact[k * m + i];
+            d2 += d * d;
+            e2 += exact[k * m + i] * exact[k * m + i];
+        }
+        errors[i] = std::sqrt(d2 / e2);
+    }
+    return errors;
+}
+
+// The float64 accelerations of the first m of `b`'s bodies from all of them.
+std::vector<double> exact_accelerations(const Bodies& b, std::size_t m) {
+    const std::size_t n = b.size();
+    std::vector<double> exact(3 * m);
+    reference::dense_gravity<double>(n, b.x.data(), b.y.data(), b.z.data(), b.m.data(),
+                                     softening * softening, 1.0, 0, m, exact.data(),
+                                     exact.data() + m, exact.data() + 2 * m, nullptr);
+    return exact;
+}
+
+// Leapfrog steps of `bodies` under `tree`, as a run takes them: each step's seconds.
+std::vector<double> run_steps(Context& context, TreeGravity& tree, DeviceBodies& bodies, std::size_t count,
+                              double dt) {
+    NBodySystem system(context, tree, bodies);
+    VectorOps ops(context, bodies.state.precision());
+    auto integrator = make_integrator("leapfrog", ops, bodies.state.size());
+    const Derivative f = system.derivative();
+    std::vector<double> steps;
+    double t = 0;
+    for (std::size_t s = 0; s < count; ++s)
+        steps.push_back(block_seconds(1, [&] {
+            t += integrator->step(f, t, bodies.state, dt);
+            context.finish();
+        }));
+    return steps;
+}
+
+// --evolve: one run per (theta, relative accuracy, rebuild every, rebuild growth) from the same
+// Plummer sphere.
+void evolve(Context& context, const Options& o, const Bodies& initial, Precision precision, std::size_t m) {
+    const std::size_t n = initial.size();
+    const Device& device = context.device(0);
+    Queue& queue = context.queue(0);
+    const GravityParameters p{1.0, softening};
+    for (double theta : o.thetas)
+        for (double relative : o.relative_accuracy)
+            for (std::size_t every : o.rebuild_every)
+                for (double growth : o.rebuild_growth) {
+                    if (every == 1 && growth != o.rebuild_growth.front()) continue;  // growth needs refits
+                    std::cerr << device.info().name << " " << to_string(precision) << " N=" << n
+                              << " evolve " << o.evolve << " steps, theta " << theta << ", relative accuracy "
+                              << relative << ", rebuild every " << every << ", growth " << growth << "...\n";
+                    TreeOptions options{theta, o.leaf_size, o.traversals.front(), o.group_sizes.back(),
+                                        o.list_sizes.front()};
+                    options.relative_accuracy = relative;
+                    options.rebuild_every = every;
+                    options.rebuild_growth = growth;
+                    // Untimed first: two steps with these options compile every program the
+                    // timed run's steps use (the second is the first to refit and read |a|).
+                    {
+                        TreeGravity warm(context, precision, p, options);
+                        DeviceBodies bodies(context, precision, initial);
+                        run_steps(context, warm, bodies, 2, o.dt);
+                    }
+                    TreeGravity tree(context, precision, p, options);
+                    DeviceBodies bodies(context, precision, initial);
+                    const std::vector<double> steps = run_steps(context, tree, bodies, o.evolve, o.dt);
+                    // The run's next evaluation, its tree and reference as they are.
+                    RealBuffer acc(context, precision, 3 * n);
+                    tree.accelerations(bodies.state, bodies.mass, n, acc, 0);
+                    const std::vector<double> a = acc.read(queue);
+                    const std::vector<double> state = bodies.state.read(queue);
+                    Bodies end = initial;
+                    std::copy_n(state.begin(), n, end.x.begin());
+                    std::copy_n(state.begin() + std::ptrdiff_t(n), n, end.y.begin());
+                    std::copy_n(state.begin() + std::ptrdiff_t(2 * n), n, end.z.begin());
+                    std::cerr << "float64 reference at the run's end, " << m << " targets...\n";
+                    const std::vector<double> errors = relative_errors(a, exact_accelerations(end, m), n, m);
+                    double later = 0;
+                    for (std::size_t s = 1; s < steps.size(); ++s) later += steps[s];
+                    later /= double(std::max<std::size_t>(1, steps.size() - 1));
+                    auto line = json_head("tree_evolve", device);
+                    line["backend"] = to_string(device.backend());
+                    line["n"] = n;
+                    line["precision"] = to_string(precision);
+                    line["theta"] = significant(theta, 6);
+                    line["relative_accuracy"] = significant(relative, 6);
+                    line["rebuild_every"] = every;
+                    line["rebuild_growth"] = significant(growth, 6);
+                    line["leaf_size"] = o.leaf_size;
+                    line["traversal"] = to_string(options.traversal);
+                    line["group_size"] = options.group_size;
+                    line["list_size"] = tree.list_size();
+                    line["steps"] = o.evolve;
+                    line["dt"] = significant(o.dt, 6);
+                    line["builds"] = tree.builds();
+                    line["first_step_seconds"] = significant(steps.empty() ? 0.0 : steps.front(), 6);
+                    line["step_seconds_mean"] = significant(later, 6);
+                    line["bodies_per_second"] = significant(later > 0 ? double(n) / later : 0.0, 4);
+                    line["error_targets"] = m;
+                    line["median_error"] = significant(median(errors), 4);
+                    line["p99_error"] = significant(percentile(errors, 0.99), 4);
+                    nlohmann::ordered_json each = nlohmann::ordered_json::array();
+                    for (double seconds : steps) each.push_back(significant(seconds, 4));
+                    line["each_step_seconds"] = each;
+                    print_json_line(line);
+                }
 }
 
 } // namespace
@@ -104,11 +243,11 @@ int main(int argc, char** argv) {
             const Bodies b = plummer_sphere(n, 1.0, 1.0, 1.0, random);
             // The bodies are independent draws, so the first `m` are a fair sample of targets.
             const std::size_t m = o.sample ? std::min(n, o.sample) : n;
-            std::cerr << "float64 reference, N=" << n << ", " << m << " targets...\n";
-            std::vector<double> exact(3 * m);
-            reference::dense_gravity<double>(n, b.x.data(), b.y.data(), b.z.data(), b.m.data(),
-                                             softening * softening, 1.0, 0, m, exact.data(),
-                                             exact.data() + m, exact.data() + 2 * m, nullptr);
+            std::vector<double> exact;
+            if (!o.evolve) {
+                std::cerr << "float64 reference, N=" << n << ", " << m << " targets...\n";
+                exact = exact_accelerations(b, m);
+            }
             std::vector<std::vector<Device>> contexts;
             if (o.split) contexts.push_back(devices);
             else
@@ -120,6 +259,10 @@ int main(int argc, char** argv) {
                     if (precision == Precision::float64 &&
                         !std::all_of(chosen.begin(), chosen.end(), [](const Device& d) { return d.info().fp64; }))
                         continue;
+                    if (o.evolve) {
+                        evolve(context, o, b, precision, m);
+                        continue;
+                    }
                     const GravityParameters p{1.0, softening};
                     DeviceBodies bodies(context, precision, b);
                     RealBuffer acc(context, precision, 3 * n);
@@ -155,16 +298,7 @@ int main(int argc, char** argv) {
                                         median_seconds(o.repeat, [&] { tree.evaluate(acc, 0); });
                                     if (group_size == 1) per_body_force_seconds = force_seconds;
                                     const std::vector<double> a = acc.read(context.queue(0));
-                                    std::vector<double> errors(m);
-                                    for (std::size_t i = 0; i < m; ++i) {
-                                        double d2 = 0, e2 = 0;
-                                        for (std::size_t k = 0; k < 3; ++k) {
-                                            const double d = a[k * n + i] - exact[k * m + i];
-                                            d2 += d * d;
-                                            e2 += exact[k * m + i] * exact[k * m + i];
-                                        }
-                                        errors[i] = std::sqrt(d2 / e2);
-                                    }
+                                    const std::vector<double> errors = relative_errors(a, exact, n, m);
                                     const double total = build_seconds + force_seconds;
                                     auto line = json_head("tree", device);
                                     line["backend"] = to_string(device.backend());
