@@ -13,7 +13,7 @@
 # and libraries partcl needs travel as .deb files and are unpacked with dpkg -x into .deps/root.
 #
 # GPU_CHECK_PARTS picks parts (default all but twogpu, ranks and parity): tests python dense ncu
-# tree treencu treepm cosmology mps pic profile run twogpu ranks parity (treepm: TreePM's parts at
+# tree treesteps treencu treepm cosmology mps pic profile run twogpu ranks parity (treepm: TreePM's parts at
 # 64^3 to 256^3 bodies on both backends, into treepm.jsonl; cosmology: the built-in at 128^3 and
 # 256^3, its CSVs and plots; ranks: needs Open MPI's packages and several GPUs;
 # python: the pytest suite under the machine's python3, which has nanobind, numpy, pytest,
@@ -152,6 +152,26 @@ elif [ -n "$NCU" ]; then
 else
     log "no Nsight Compute on this machine"
 fi
+# A run's steps (the tree refitted between builds, the relative criterion), not single cold
+# evaluations: docs/performance.md "A run's tree step". Both backends at 1M, CUDA then
+# OpenCL at 16M, into tree_steps.jsonl.
+if part treesteps; then
+    log "tree steps: Plummer runs, 1M and 16M, float, leaf 4, groups of 128"
+    T=build-gpu/benchmarks/partcl_bench_tree
+    A="--group-size 128 --leaf-size 4 --error-sample 2048"
+    for b in cuda opencl; do
+        PARTCL_DEVICE=gpu timeout 100 $T --backend $b --evolve 24 --n 1048576 --theta 0.75,0.8,0.85 \
+            --relative-accuracy 0,0.001,0.003 --rebuild-every 1,64 --rebuild-growth 0.02 $A \
+            >>"$OUT/tree_steps.jsonl" 2>>"$OUT/log.txt"
+    done
+    PARTCL_DEVICE=gpu timeout 200 $T --backend cuda --evolve 16 --n 16777216 --theta 0.75,0.85 \
+        --relative-accuracy 0,0.001,0.003 --rebuild-every 1,64 --rebuild-growth 0.05 $A \
+        >>"$OUT/tree_steps.jsonl" 2>>"$OUT/log.txt"
+    PARTCL_DEVICE=gpu timeout 90 $T --backend opencl --evolve 16 --n 16777216 --theta 0.85 \
+        --relative-accuracy 0,0.003 --rebuild-every 1,64 --rebuild-growth 0.05 $A \
+        >>"$OUT/tree_steps.jsonl" 2>>"$OUT/log.txt"
+    python3 scripts/plot_tree_steps.py "$OUT/tree_steps.png" "$OUT/tree_steps.jsonl" | tee -a "$OUT/summary.txt"
+fi
 if part tree; then
     log "tree benchmark (Plummer, float): per-body walk against group walks, alone and listed"
     T=build-gpu/benchmarks/partcl_bench_tree
@@ -206,14 +226,18 @@ fi
 # What limits the tree walk: Nsight Compute's throughput, occupancy, warp-state and instruction
 # sections for one walk at N = 1M.
 if part treencu && [ -n "$NCU" ]; then
-    log "Nsight Compute: tree walk, CUDA, N = 1M, float, theta 0.7, groups of 64, list 64"
-    PARTCL_DEVICE=gpu timeout 300 "$NCU" --kernel-name tree_gravity --launch-skip 1 --launch-count 1 \
-        --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
-        --section InstructionStats --section MemoryWorkloadAnalysis \
-        build-gpu/benchmarks/partcl_bench_tree --backend cuda --n 1048576 --precision float \
-        --theta 0.7 --group-size 64 --list 64 --repeat 1 --no-dense --error-sample 256 2>&1 \
-        | grep -vE "^\{|^\[|^==PROF==" | tee -a "$OUT/ncu.txt" | grep -E "Throughput|Warp Cycles|Issued|Occupancy|Registers|Shared Memory|Stall|Executed Ipc" \
-        | tee -a "$OUT/summary.txt"
+    # The walk at the 1M goal's settings and at 16M: what bounds it (issue or memory).
+    for n in 1048576 16777216; do
+        log "Nsight Compute: tree walk, CUDA, N = $n, float, theta 0.85, leaf 4, groups of 128"
+        PARTCL_DEVICE=gpu timeout 300 "$NCU" --kernel-name tree_gravity --launch-skip 1 --launch-count 1 \
+            --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
+            --section InstructionStats --section MemoryWorkloadAnalysis --section SchedulerStats \
+            build-gpu/benchmarks/partcl_bench_tree --backend cuda --n $n --precision float \
+            --theta 0.85 --leaf-size 4 --group-size 128 --repeat 1 --no-dense --error-sample 256 2>&1 \
+            | grep -vE "^\{|^\[|^==PROF==" | tee -a "$OUT/ncu.txt" \
+            | grep -E "Duration|Throughput|Warp Cycles|Issued|Occupancy|Registers|Shared Memory|Hit Rate|fused" \
+            | tee -a "$OUT/summary.txt"
+    done
 fi
 # Where a model step's time goes: GPU time per kernel over a few steps (Nsight Compute, one
 # metric, so one pass per launch), summed by kernel name.
