@@ -165,11 +165,13 @@
  * (short range: the terms in 1 / R^3, 3 / R^5, 15 / R^7 times A, B, C, and m / R times erfc).
  * Its remainder is the third-order term: at most 4 m r^3 / (|d| - r)^5 for bodies within r
  * of c (the fourth derivatives of 1 / R are at most 24 / R^5 <= 24 / |d|^5). The centre is
- * already the image the group takes (TREE_OUTCOME). */
+ * already the image the group takes (TREE_OUTCOME). Each product is added onto a running sum
+ * (eps2 first, the accumulators last) so that it compiles to a fused multiply-add: the walk is
+ * bound by the instructions it issues (docs/performance.md). */
 #define TREE_INTERACT_NODE(xj, yj, zj, mj, sxx, syy, szz, sxy, sxz, syz)         \
     {                                                                          \
         const real dx = (xj) - tx, dy = (yj) - ty, dz = (zj) - tz;             \
-        const real r2e = dx * dx + dy * dy + dz * dz + eps2;                   \
+        const real r2e = eps2 + dx * dx + dy * dy + dz * dz;                   \
         const real inv_r = tree_rsqrt(r2e);                                    \
         TREE_SPLIT_FACTORS(r2e * inv_r);                                       \
         const real inv_r2 = inv_r * inv_r;                                     \
@@ -182,9 +184,9 @@
         const real s = (mj) * inv_r3 * fa +                                    \
                        inv_r5 * (REAL_C(7.5) * fc * dsd * inv_r2 - REAL_C(1.5) * fb * trace); \
         const real t = REAL_C(3.0) * fb * inv_r5;                              \
-        sx += s * dx - t * sdx;                                                \
-        sy += s * dy - t * sdy;                                                \
-        sz += s * dz - t * sdz;                                                \
+        sx = sx + s * dx - t * sdx;                                            \
+        sy = sy + s * dy - t * sdy;                                            \
+        sz = sz + s * dz - t * sdz;                                            \
         TREE_ADD_POTENTIAL((mj) * inv_r * erfc_u +                             \
                            inv_r3 * (REAL_C(1.5) * fb * dsd * inv_r2 - REAL_C(0.5) * fa * trace)); \
     }
