@@ -122,21 +122,39 @@ void MpsFluid::place(const MpsParticles& own) {
 
     // To each other rank, its ghosts among this rank's own particles: those below its slabs,
     // then those above, each in this rank's order.
+    // Lists 2 q (below q) and 2 q + 1 (above q). Each slab's lists are found once, as offsets
+    // into `lists` by slab, so one pass over the particles fills them all: O(N) at any number
+    // of ranks, where a pass per list would be O(N K).
     const std::vector<Traveller> mine = travellers(own);
-    std::vector<Traveller> sent;
-    std::vector<std::size_t> send_counts(ranks, 0);
-    std::vector<std::uint64_t> counts(2 * ranks, 0);  // [2 q]: below q, [2 q + 1]: above q
-    for (std::size_t q = 0; q < ranks; ++q) {
-        if (q == me) continue;
-        for (int side = 0; side < 2; ++side) {
-            const Range ghosts = side == 0 ? below_of(q) : above_of(q);
-            const std::size_t before = sent.size();
-            for (std::size_t i = 0; i < mine.size(); ++i)
-                if (slab[i] >= ghosts.begin && slab[i] < ghosts.end) sent.push_back(mine[i]);
-            counts[2 * q + std::size_t(side)] = sent.size() - before;
-        }
-        send_counts[q] = std::size_t(counts[2 * q] + counts[2 * q + 1]) * sizeof(Traveller);
+    std::vector<std::size_t> lists_from(std::size_t(slabs) + 1, 0);
+    std::vector<std::uint32_t> lists;
+    auto each_list = [&](auto&& visit) {
+        for (std::size_t q = 0; q < ranks; ++q)
+            if (q != me)
+                for (std::size_t side = 0; side < 2; ++side) {
+                    const Range ghosts = side == 0 ? below_of(q) : above_of(q);
+                    for (std::size_t s = ghosts.begin; s < ghosts.end; ++s) visit(s, std::uint32_t(2 * q + side));
+                }
+    };
+    each_list([&](std::size_t s, std::uint32_t) { ++lists_from[s + 1]; });
+    for (std::size_t s = 1; s <= slabs; ++s) lists_from[s] += lists_from[s - 1];
+    lists.resize(lists_from[slabs]);
+    {
+        std::vector<std::size_t> fill(lists_from.begin(), lists_from.end() - 1);
+        each_list([&](std::size_t s, std::uint32_t list) { lists[fill[s]++] = list; });
     }
+    std::vector<std::uint64_t> counts(2 * ranks, 0);  // [2 q]: below q, [2 q + 1]: above q
+    for (std::size_t i = 0; i < mine.size(); ++i)
+        for (std::size_t k = lists_from[slab[i]]; k < lists_from[slab[i] + 1]; ++k) ++counts[lists[k]];
+    // Each list in this rank's order, the lists in order of their numbers.
+    std::vector<std::size_t> at_list(2 * ranks + 1, 0);
+    for (std::size_t l = 0; l < 2 * ranks; ++l) at_list[l + 1] = at_list[l] + std::size_t(counts[l]);
+    std::vector<Traveller> sent(at_list.back());
+    for (std::size_t i = 0; i < mine.size(); ++i)
+        for (std::size_t k = lists_from[slab[i]]; k < lists_from[slab[i] + 1]; ++k) sent[at_list[lists[k]]++] = mine[i];
+    std::vector<std::size_t> send_counts(ranks, 0);
+    for (std::size_t q = 0; q < ranks; ++q)
+        send_counts[q] = std::size_t(counts[2 * q] + counts[2 * q + 1]) * sizeof(Traveller);
     // What each rank sends here: counts[2 p], counts[2 p + 1] of rank p's message.
     std::vector<std::uint64_t> arriving(2 * ranks, 0);
     {
