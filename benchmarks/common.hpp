@@ -3,6 +3,7 @@
 // lists) and median timings.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -109,6 +110,30 @@ inline double median(std::vector<double> v) {
 inline double percentile(std::vector<double> v, double p) {
     std::sort(v.begin(), v.end());
     return v[std::min(v.size() - 1, std::size_t(p * double(v.size())))];
+}
+
+// Each of the first m bodies' |a - exact| / |exact|: `a` holds n bodies' vectors (x | y | z, n
+// apart), `exact` m bodies' (m apart).
+inline std::vector<double> relative_errors(const std::vector<double>& a, std::size_t n,
+                                           const std::vector<double>& exact, std::size_t m) {
+    std::vector<double> errors(m);
+    for (std::size_t i = 0; i < m; ++i) {
+        double d2 = 0, e2 = 0;
+        for (std::size_t k = 0; k < 3; ++k) {
+            const double d = a[k * n + i] - exact[k * m + i];
+            d2 += d * d;
+            e2 += exact[k * m + i] * exact[k * m + i];
+        }
+        errors[i] = std::sqrt(d2 / e2);
+    }
+    return errors;
+}
+
+// Each step's seconds, to 4 digits, as a JSON array ("each_step_seconds").
+inline nlohmann::ordered_json seconds_array(const std::vector<double>& seconds) {
+    nlohmann::ordered_json each = nlohmann::ordered_json::array();
+    for (double t : seconds) each.push_back(significant(t, 4));
+    return each;
 }
 
 // Wall time of `count` runs of `run` in a row, after a pause (in which another side's idle

@@ -117,22 +117,6 @@ Options parse(int argc, char** argv) {
     return o;
 }
 
-// Each of the first m bodies' |a - exact| / |exact|: `a` holds n bodies (x | y | z), `exact` m.
-std::vector<double> relative_errors(const std::vector<double>& a, const std::vector<double>& exact,
-                                    std::size_t n, std::size_t m) {
-    std::vector<double> errors(m);
-    for (std::size_t i = 0; i < m; ++i) {
-        double d2 = 0, e2 = 0;
-        for (std::size_t k = 0; k < 3; ++k) {
-            const double d = a[k * n + i] - exact[k * m + i];
-            d2 += d * d;
-            e2 += exact[k * m + i] * exact[k * m + i];
-        }
-        errors[i] = std::sqrt(d2 / e2);
-    }
-    return errors;
-}
-
 // The float64 accelerations of the first m of `b`'s bodies from all of them.
 std::vector<double> exact_accelerations(const Bodies& b, std::size_t m) {
     const std::size_t n = b.size();
@@ -200,7 +184,7 @@ void evolve(Context& context, const Options& o, const Bodies& initial, Precision
                     std::copy_n(state.begin() + std::ptrdiff_t(n), n, end.y.begin());
                     std::copy_n(state.begin() + std::ptrdiff_t(2 * n), n, end.z.begin());
                     std::cerr << "float64 reference at the run's end, " << m << " targets...\n";
-                    const std::vector<double> errors = relative_errors(a, exact_accelerations(end, m), n, m);
+                    const std::vector<double> errors = relative_errors(a, n, exact_accelerations(end, m), m);
                     double later = 0;
                     for (std::size_t s = 1; s < steps.size(); ++s) later += steps[s];
                     later /= double(std::max<std::size_t>(1, steps.size() - 1));
@@ -225,9 +209,7 @@ void evolve(Context& context, const Options& o, const Bodies& initial, Precision
                     line["error_targets"] = m;
                     line["median_error"] = significant(median(errors), 4);
                     line["p99_error"] = significant(percentile(errors, 0.99), 4);
-                    nlohmann::ordered_json each = nlohmann::ordered_json::array();
-                    for (double seconds : steps) each.push_back(significant(seconds, 4));
-                    line["each_step_seconds"] = each;
+                    line["each_step_seconds"] = seconds_array(steps);
                     print_json_line(line);
                 }
 }
@@ -298,7 +280,7 @@ int main(int argc, char** argv) {
                                         median_seconds(o.repeat, [&] { tree.evaluate(acc, 0); });
                                     if (group_size == 1) per_body_force_seconds = force_seconds;
                                     const std::vector<double> a = acc.read(context.queue(0));
-                                    const std::vector<double> errors = relative_errors(a, exact, n, m);
+                                    const std::vector<double> errors = relative_errors(a, n, exact, m);
                                     const double total = build_seconds + force_seconds;
                                     auto line = json_head("tree", device);
                                     line["backend"] = to_string(device.backend());

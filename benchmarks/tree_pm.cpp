@@ -161,22 +161,6 @@ std::vector<double> reference_accelerations(Context& context, const Options& o, 
     return accelerations(context, gravity, bodies);
 }
 
-// Each body's relative error of a (x | y | z) against the reference.
-std::vector<double> relative_errors(const std::vector<double>& a, const std::vector<double>& reference) {
-    const std::size_t n = a.size() / 3;
-    std::vector<double> errors(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        double diff = 0, size = 0;
-        for (std::size_t k = 0; k < 3; ++k) {
-            const double r = reference[k * n + i];
-            diff += (a[k * n + i] - r) * (a[k * n + i] - r);
-            size += r * r;
-        }
-        errors[i] = std::sqrt(diff / size);
-    }
-    return errors;
-}
-
 void measure(Context& context, const Options& o, const std::string& kind, std::size_t side,
              Precision precision, double theta, std::size_t group, double relative_accuracy,
              const Bodies& host, const std::vector<double>& reference) {
@@ -190,7 +174,7 @@ void measure(Context& context, const Options& o, const std::string& kind, std::s
     if (!reference.empty()) {
         // The second evaluation: the relative criterion reads the first's |a|.
         if (relative_accuracy > 0) accelerations(context, gravity, bodies);
-        errors = relative_errors(accelerations(context, gravity, bodies), reference);
+        errors = relative_errors(accelerations(context, gravity, bodies), n, reference, n);
     }
     const cosmology::Background background{cosmology::Parameters{}};
     cosmology::ComovingLeapfrog leapfrog(context, background, gravity, bodies, 0.5);
@@ -298,8 +282,8 @@ void evolve(Context& context, const Options& o, std::size_t side, Precision prec
                 std::copy_n(positions.begin(), n, end.x.begin());
                 std::copy_n(positions.begin() + std::ptrdiff_t(n), n, end.y.begin());
                 std::copy_n(positions.begin() + std::ptrdiff_t(2 * n), n, end.z.begin());
-                errors = relative_errors(accelerations(context, gravity, bodies),
-                                         reference_accelerations(context, o, side, precision, end, parameters));
+                errors = relative_errors(accelerations(context, gravity, bodies), n,
+                                         reference_accelerations(context, o, side, precision, end, parameters), n);
             }
             if (first_positions.empty()) first_positions = positions;
             // How far each body ends from where the first run put it (nearest image): in halos
@@ -344,9 +328,7 @@ void evolve(Context& context, const Options& o, std::size_t side, Precision prec
                 line["error_median"] = significant(median(errors), 3);
                 line["error_p99"] = significant(percentile(errors, 0.99), 3);
             }
-            nlohmann::ordered_json each = nlohmann::ordered_json::array();
-            for (double t : steps) each.push_back(significant(t, 4));
-            line["each_step_seconds"] = each;
+            line["each_step_seconds"] = seconds_array(steps);
             print_json_line(line);
         }
 }
