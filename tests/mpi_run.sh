@@ -3,10 +3,11 @@
 #   mpi_run.sh MPIEXEC PARTCL [mpiexec flags...]
 # For fixed-step (leapfrog), adaptive (dopri5 to an end time), multistep (adams4) and implicit
 # (rkgl6) N-body runs with dense gravity, leapfrog and dopri5 with tree gravity (theta 0.5
-# and 0), and the 2-D and 3-D MPS dam breaks, the run on 2 and 3 ranks must leave its CSV,
-# checkpoint.bin and every frame byte for byte as the one-rank run, and every snapshot's
-# contents (h5diff: the files' bytes differ in HDF5's own object headers); and a run
-# checkpointed on 3 ranks and resumed on 2 (tree: 2, then 3; MPS: 3, then 2) must end as the
+# and 0; leapfrog also with the tree refitted between builds and the relative criterion), and
+# the 2-D and 3-D MPS dam breaks, the run on 2 and 3 ranks must leave its CSV, checkpoint.bin
+# and every frame byte for byte as the one-rank run, and every snapshot's contents (h5diff: the
+# files' bytes differ in HDF5's own object headers); and a run checkpointed on 3 ranks and
+# resumed on 2 (tree: 2, then 3; the refitted tree and MPS: 3, then 2) must end as the
 # uninterrupted one-rank run.
 # devices.csv differs by design (each rank's devices and times); on K ranks it holds the rows of
 # ranks 0 to K-1.
@@ -32,6 +33,27 @@ same() {  # same DIR_A DIR_B: every file but devices.csv alike
 . "$(dirname "$0")/mpi_run_ranks.sh"
 
 MPI_FLAGS="$*"
+# A tree refitted between builds and opened by the relative criterion, sampled on steps that are
+# not the checkpoints' (a sample must leave the tree as the steps left it).
+cat >"$work/tree_refit.toml" <<EOF
+[scenario]
+name = "tree_refit"
+[bodies]
+initial = "galaxies"
+n = 900
+seed = 42
+[gravity]
+model = "tree"
+softening = 0.04
+theta = 0.6
+rebuild_every = 8
+rebuild_growth = 0.02
+relative_accuracy = 0.003
+[run]
+steps = 20
+diagnostics_every = 3
+checkpoint_every = 7
+EOF
 for case in \
   "leapfrog galaxies --n 700 --steps 12 --frame-every 6 --snapshot-every 6" \
   "dopri5 plummer --n 300 --integrator dopri5 --end-time 0.05" \
@@ -39,6 +61,7 @@ for case in \
   "rkgl6 plummer --n 200 --integrator rkgl6 --steps 4" \
   "tree galaxies --n 900 --gravity tree --steps 20 --snapshot-every 10" \
   "tree_dopri5 plummer --n 400 --gravity tree --theta 0 --integrator dopri5 --end-time 0.05" \
+  "tree_refit $work/tree_refit.toml" \
   "dambreak dambreak --steps 800" \
   "dambreak3d dambreak3d --steps 100"; do
   set -f
@@ -70,6 +93,13 @@ for file in energy.csv checkpoint.bin; do
   cmp -s "$work/tree.1/$file" "$work/tree_resumed/$file" || { echo "differs after the tree resume: $file"; failed=1; }
 done
 echo "tree resume: 2 ranks, then 3, compared"
+# The refitted tree: checkpointed at step 10 on 3 ranks, resumed to step 20 on 2.
+run_ranks 3 "$work/tree_refit_resumed" "$work/tree_refit.toml" --steps 10
+run_ranks 2 "$work/tree_refit_resumed" --resume "$work/tree_refit_resumed/checkpoint.bin" --steps 20
+for file in energy.csv checkpoint.bin; do
+  cmp -s "$work/tree_refit.1/$file" "$work/tree_refit_resumed/$file" || { echo "differs after the refitted tree's resume: $file"; failed=1; }
+done
+echo "refitted tree resume: 3 ranks, then 2, compared"
 # MPS: checkpointed at step 400 on 3 ranks, resumed to step 800 on 2, against the same on one
 # rank (front.csv keeps the row the first run wrote at its end, so not the uninterrupted run's).
 run_ranks 1 "$work/mps_resumed.1" dambreak --steps 400

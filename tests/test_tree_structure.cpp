@@ -6,6 +6,7 @@
 #include <array>
 #include <cfloat>
 #include <cmath>
+#include <memory>
 
 #include <partcl/io/initial_conditions.hpp>
 #include <partcl/models/nbody/device_bodies.hpp>
@@ -448,6 +449,63 @@ TEST_CASE("the relative criterion takes nodes whole within its bound of the prev
                 resumed.accelerations(bodies.state, bodies.mass, n, again, 0);
                 CHECK(same_bits(again.read(context.queue(0)), got.acc));
             }
+    }
+}
+
+TEST_CASE("continuation(): the next evaluation after restore() is the one the model would do next") {
+    // A run's evaluations at moving positions, the tree refitted between builds (every 3rd
+    // builds) and opened by the relative criterion, so that each depends on the ones before.
+    // After the 2nd and 3rd (the next a refit, then a build): a model restored from
+    // continuation() and the same model after an evaluation elsewhere that it undid with
+    // restore() evaluate the rest as the uninterrupted model does, bit for bit.
+    const std::uint32_t seed = fresh_seed();
+    INFO("seed " << seed);
+    Context& context = test_context();
+    const Precision precision = Precision::float64;
+    const GravityParameters p{1.0, 0.01};
+    TreeOptions o{0.5, 4, TreeTraversal::stackless, 32, std::nullopt};
+    o.rebuild_every = 3;
+    o.relative_accuracy = 1e-2;
+    const std::size_t n = 2000, evaluations = 6;
+    const Bodies b = plummer(n, seed);
+    std::vector<std::unique_ptr<DeviceBodies>> at;  // the positions of each evaluation, drifting
+    for (std::size_t k = 0; k <= evaluations; ++k) {
+        Bodies moved = b;
+        for (std::size_t i = 0; i < n; ++i) {
+            moved.x[i] += 0.01 * double(k) * b.vx[i];
+            moved.y[i] += 0.01 * double(k) * b.vy[i];
+            moved.z[i] += 0.01 * double(k) * b.vz[i];
+        }
+        at.push_back(std::make_unique<DeviceBodies>(context, precision, moved));
+    }
+    RealBuffer acc(context, precision, 3 * n), pot(context, precision, n);
+    auto evaluate = [&](TreeGravity& gravity, std::size_t k) {
+        gravity.accelerations(at[k]->state, at[k]->mass, n, acc, 0);
+        return acc.read(context.queue(0));
+    };
+    TreeGravity whole(context, precision, p, o, memory_cache());
+    std::vector<std::vector<double>> want;
+    std::vector<TreeGravity::Order> after;  // continuation() after each evaluation
+    for (std::size_t k = 0; k < evaluations; ++k) {
+        want.push_back(evaluate(whole, k));
+        after.push_back(whole.continuation());
+    }
+    CHECK(whole.builds() == 2);
+    for (std::size_t cut : {1, 2}) {
+        INFO("continued after evaluation " << cut);
+        CHECK(after[cut].perm.empty() == (cut == 2));  // after the 3rd the next builds
+        CHECK(after[cut].reference.size() == n);
+        TreeGravity resumed(context, precision, p, o, memory_cache());
+        resumed.restore(after[cut]);
+        TreeGravity undone(context, precision, p, o, memory_cache());
+        for (std::size_t k = 0; k <= cut; ++k) evaluate(undone, k);
+        const TreeGravity::Order before = undone.continuation();
+        undone.accelerations(at[evaluations]->state, at[evaluations]->mass, n, acc, 0, &pot);
+        undone.restore(before);
+        for (std::size_t k = cut + 1; k < evaluations; ++k) {
+            CHECK(same_bits(evaluate(resumed, k), want[k]));
+            CHECK(same_bits(evaluate(undone, k), want[k]));
+        }
     }
 }
 

@@ -139,6 +139,11 @@ bool integrator_adapts_step(const std::string& name) {
     return m && m->engine == Engine::explicit_runge_kutta && butcher_tableau(m->name).adaptive();
 }
 
+bool integrator_iterates(const std::string& name) {
+    const Method* m = find(name);
+    return m && m->engine == Engine::implicit_runge_kutta;
+}
+
 std::size_t integrator_work_vectors(const std::string& name) {
     const Method* m = find(name);
     if (!m) return 1;

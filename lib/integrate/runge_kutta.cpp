@@ -69,14 +69,24 @@ std::size_t ExplicitRungeKutta::work_vectors(const ButcherTableau& tableau) {
     return s + (s > 1 ? 1 : 0) + (tableau.adaptive() ? 2 : 0);
 }
 
+// A first-same-as-last pair's kept first stage travels with a checkpoint, so that a resumed run
+// evaluates where the uninterrupted one would (splitting.cpp says why); one without it (older
+// checkpoints) evaluates it again.
 IntegratorState ExplicitRungeKutta::save() const {
     if (!adaptive()) return {};
-    return {{}, {next_}};
+    IntegratorState s{{}, {next_}};
+    if (first_stage_valid_) s.vectors.push_back(k_.front().read(ops_.context().queue(0)));
+    return s;
 }
 
 void ExplicitRungeKutta::restore(const IntegratorState& s) {
     next_ = adaptive() && !s.scalars.empty() ? s.scalars.at(0) : 0.0;
-    first_stage_valid_ = false;
+    first_stage_valid_ = adaptive() && tableau_.first_same_as_last() && s.vectors.size() == 1;
+    if (!first_stage_valid_) return;
+    if (s.vectors[0].size() != n_)
+        throw UsageError(name_ + ": checkpoint holds a first stage of " + std::to_string(s.vectors[0].size()) +
+                         " values for a state of " + std::to_string(n_));
+    k_.front().write(ops_.context().queue(0), s.vectors[0]);
 }
 
 void ExplicitRungeKutta::stages(const Derivative& f, double t, const RealBuffer& y, double h,

@@ -20,6 +20,22 @@ public:
     std::string name() const override { return name_; }
     int order() const override { return method_.order; }
     void reset() override { valid_ = false; }
+    // The kept derivative (whose second half is the acceleration) travels with a checkpoint, so that a resumed run evaluates the
+    // forces exactly where the uninterrupted one would (a model whose evaluation depends on
+    // the one before, as a refitted tree does, then resumes bit for bit too). A checkpoint
+    // without it (older ones) evaluates it again.
+    IntegratorState save() const override {
+        if (!valid_) return {};
+        return {{a_.read(ops_.context().queue(0))}, {}};
+    }
+    void restore(const IntegratorState& s) override {
+        valid_ = s.vectors.size() == 1;
+        if (!valid_) return;
+        if (s.vectors[0].size() != n_)
+            throw UsageError(name_ + ": checkpoint holds a derivative of " + std::to_string(s.vectors[0].size()) +
+                             " values for a state of " + std::to_string(n_));
+        a_.write(ops_.context().queue(0), s.vectors[0]);
+    }
 
     double step(const Derivative& f, double t, RealBuffer& y, double dt) override {
         const std::size_t h = n_ / 2;

@@ -132,26 +132,13 @@ const std::vector<Field>& cosmology_table() {
         {"cosmology", "theta", RealRef([](S& s) -> double& { return s.cosmology.theta; }),
          [](const S& s) { return in_range(s.cosmology.theta, 0, 1.5); }, "the short-range walk's opening angle"},
         {"cosmology", "rebuild_every", CountRef([](S& s) -> std::uint64_t& { return s.cosmology.rebuild_every; }),
-         [](const S& s) {
-             const std::uint64_t k = s.cosmology.rebuild_every;
-             return TreeOptions::valid_rebuild_every(k) ? ok()
-                                                        : "must be in 1.." + std::to_string(TreeOptions::max_rebuild_every) +
-                                                              " (got " + std::to_string(k) + ")";
-         },
+         [](const S& s) { return check_rebuild_every(s.cosmology.rebuild_every); },
          "evaluations per tree build, refitted in between"},
         {"cosmology", "rebuild_growth", RealRef([](S& s) -> double& { return s.cosmology.rebuild_growth; }),
-         [](const S& s) {
-             const double g = s.cosmology.rebuild_growth;
-             if (!std::isfinite(g)) return finite(g);
-             return TreeOptions::valid_rebuild_growth(g) ? ok() : "must be in [0, 1e6] (got " + format_number(g) + ")";
-         },
+         [](const S& s) { return check_rebuild_growth(s.cosmology.rebuild_growth); },
          "a refit whose leaves' radii grew more than this fraction is a build"},
         {"cosmology", "relative_accuracy", RealRef([](S& s) -> double& { return s.cosmology.relative_accuracy; }),
-         [](const S& s) {
-             const double a = s.cosmology.relative_accuracy;
-             if (!std::isfinite(a)) return finite(a);
-             return TreeOptions::valid_relative_accuracy(a) ? ok() : "must be in [0, 1] (got " + format_number(a) + ")";
-         },
+         [](const S& s) { return check_relative_accuracy(s.cosmology.relative_accuracy); },
          "a node also acts whole where the term its expansion leaves out is below this fraction of the group's |a|; 0: theta alone"},
         {"cosmology", "softening", RealRef([](S& s) -> double& { return s.cosmology.softening; }),
          [](const S& s) { return in_range(s.cosmology.softening, 0, 1); }, "Plummer, in mean interparticle spacings"},

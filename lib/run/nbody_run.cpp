@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <fstream>
 #include <numeric>
+#include <optional>
 
 namespace partcl {
 
@@ -94,10 +95,13 @@ std::vector<double> state_block(const std::vector<double>& all, Range block, std
 }
 
 std::string format_tree(const Scenario& s) {
-    char text[128];
-    std::snprintf(text, sizeof text, "%g, leaves of %llu, %s, groups of %llu", s.tree.theta,
-                  static_cast<unsigned long long>(s.tree.leaf_size), to_string(s.tree.traversal),
-                  static_cast<unsigned long long>(s.tree.group_size));
+    std::string text = detail::format("%g, leaves of %llu, %s, groups of %llu", s.tree.theta,
+                                      static_cast<unsigned long long>(s.tree.leaf_size), to_string(s.tree.traversal),
+                                      static_cast<unsigned long long>(s.tree.group_size));
+    if (s.tree.relative_accuracy > 0) text += detail::format(", relative %g", s.tree.relative_accuracy);
+    if (s.tree.rebuild_every > 1)
+        text += detail::format(", built every %llu", static_cast<unsigned long long>(s.tree.rebuild_every)) +
+                (s.tree.rebuild_growth > 0 ? detail::format(" or at %g%% growth", 100 * s.tree.rebuild_growth) : "");
     return text;
 }
 
@@ -120,6 +124,17 @@ public:
         } else {
             auto model = std::make_unique<TreeGravity>(context, p, scenario_.gravity, scenario_.tree);
             TreeGravity& tree = *model;
+            // A tree refitted between builds, or opened by the |a| of the step before, depends
+            // on the evaluations before: its order goes into checkpoints.
+            if (scenario_.tree.rebuild_every > 1 || scenario_.tree.relative_accuracy > 0) {
+                if (integrator_iterates(scenario_.integrator))
+                    throw UsageError("[gravity] rebuild_every > 1 or relative_accuracy > 0 make each tree evaluation "
+                                     "depend on the ones before, and the implicit integrator '" +
+                                     scenario_.integrator + "' iterates to a fixed point that such forces "
+                                     "do not have: take an explicit method, or rebuild_every = 1 and "
+                                     "relative_accuracy = 0");
+                tree_gravity = &tree;
+            }
             gravity = std::move(model);
             if (ranks_.size() > 1) {
                 local_gravity = std::move(gravity);
@@ -178,7 +193,12 @@ public:
     std::string csv_name() const override { return "energy.csv"; }
     std::string csv_header() const override { return energy_header; }
     std::string sample() override {
+        // The diagnostics' evaluation leaves the tree as the steps left it, so that how often
+        // a run samples changes nothing of its bodies.
+        std::optional<TreeGravity::Order> before;
+        if (tree_gravity) before = tree_gravity->continuation();
         std::vector<double> potential = system->potentials();
+        if (before) tree_gravity->restore(*before);
         if (host.size() != bodies->size()) host = bodies->download(context.queue(0));
         else bodies->download_motion(context.queue(0), host);  // masses never change
         // Over several ranks every rank measures every body, in one rank's order: the same
@@ -218,6 +238,13 @@ public:
         for (std::vector<double>& v : c.integrator.vectors) v = whole(v);
         if (dense_gravity) c.scheduler_weights = dense_gravity->scheduler().weights();
         c.initial_diagnostics = {e0, render.extent};
+        if (tree_gravity) {
+            // Every rank's tree is the one of all bodies, the same on each.
+            TreeGravity::Order order = tree_gravity->continuation();
+            c.tree_order = std::move(order.perm);
+            c.run_state = {double(order.age), order.leaf_radii};
+            c.run_state.insert(c.run_state.end(), order.reference.begin(), order.reference.end());
+        }
     }
 
     std::string title(const std::string& resumed_from) const override {
@@ -293,6 +320,7 @@ public:
         if (ranks_.size() > 1)
             for (std::vector<double>& v : state.vectors) v = state_block(v, block, everyone.total());
         integrator->restore(state);
+        if (tree_gravity) restore_tree(c);
         step_ = c.step;
         time_ = c.time;
         dt = c.dt;
@@ -303,6 +331,22 @@ public:
     void set_extent(double extent) { render.extent = extent; }
 
 private:
+    // The tree's order from a checkpoint: {age, leaf radii, then each body's |a|} in run_state
+    // and the order itself, as save() wrote them (TreeGravity::continuation). A checkpoint
+    // without them (written without refits and the relative criterion) builds anew.
+    void restore_tree(const Checkpoint& c) {
+        const std::size_t n = everyone.total();
+        const double age = c.run_state.empty() ? 0 : c.run_state[0];
+        const double leaf_radii = c.run_state.size() > 1 ? c.run_state[1] : 0;
+        const std::size_t references = c.run_state.size() > 2 ? c.run_state.size() - 2 : 0;
+        if ((references != 0 && references != n) || !(age >= 0 && age < 1e6 && age == std::floor(age)) ||
+            (!c.tree_order.empty() && c.tree_order.size() != n))
+            throw UsageError("checkpoint of an N-body run: its tree order (" + std::to_string(c.tree_order.size()) +
+                             " bodies, age " + detail::shortest(age) + ", " + std::to_string(references) +
+                             " reference accelerations) does not fit its " + std::to_string(n) + " bodies");
+        tree_gravity->restore({c.tree_order, std::size_t(age), leaf_radii,
+                               std::vector<double>(c.run_state.end() - std::ptrdiff_t(references), c.run_state.end())});
+    }
     // A vector of `components` values of each of this rank's bodies (SoA; 6: state-shaped),
     // whole: every rank's block in rank order.
     std::vector<double> whole(const std::vector<double>& mine, std::size_t components = 6) const {
@@ -340,6 +384,7 @@ private:
     std::unique_ptr<GravityModel> local_gravity;  // over several ranks: the rank's own model
     std::unique_ptr<GravityModel> gravity;
     DenseGravity* dense_gravity = nullptr;  // the model when dense (its scheduler's weights)
+    TreeGravity* tree_gravity = nullptr;    // the tree when its order goes into checkpoints
     std::uint64_t sweeps_ = 0;  // implicit methods' fixed-point sweeps in this run
     std::unique_ptr<DeviceBodies> bodies;
     std::unique_ptr<NBodySystem> system;

@@ -32,6 +32,22 @@ std::string check_G(const S& s) {
 
 } // namespace
 
+std::string check_rebuild_every(std::uint64_t k) {
+    return TreeOptions::valid_rebuild_every(k)
+               ? ok()
+               : "must be in 1.." + std::to_string(TreeOptions::max_rebuild_every) + " (got " + std::to_string(k) + ")";
+}
+
+std::string check_rebuild_growth(double g) {
+    if (!std::isfinite(g)) return finite(g);
+    return TreeOptions::valid_rebuild_growth(g) ? ok() : "must be in [0, 1e6] (got " + format_number(g) + ")";
+}
+
+std::string check_relative_accuracy(double a) {
+    if (!std::isfinite(a)) return finite(a);
+    return TreeOptions::valid_relative_accuracy(a) ? ok() : "must be in [0, 1] (got " + format_number(a) + ")";
+}
+
 const std::vector<Field>& gravity_table() {
     static const std::vector<Field> fields = of_model("nbody", {
         {"gravity", "model",
@@ -73,6 +89,15 @@ const std::vector<Field>& gravity_table() {
                               "] (got " + std::to_string(g) + ")";
          },
          "tree: most bodies walking the tree together"},
+        {"gravity", "rebuild_every", CountRef([](S& s) -> std::uint64_t& { return s.tree.rebuild_every; }),
+         [](const S& s) { return check_rebuild_every(s.tree.rebuild_every); },
+         "tree: evaluations per tree build, refitted in between"},
+        {"gravity", "rebuild_growth", RealRef([](S& s) -> double& { return s.tree.rebuild_growth; }),
+         [](const S& s) { return check_rebuild_growth(s.tree.rebuild_growth); },
+         "tree: a refit whose leaves' radii grew more than this fraction is a build (0: never)"},
+        {"gravity", "relative_accuracy", RealRef([](S& s) -> double& { return s.tree.relative_accuracy; }),
+         [](const S& s) { return check_relative_accuracy(s.tree.relative_accuracy); },
+         "tree: a node also acts whole where the term its expansion leaves out is below this fraction of the group's |a| of the step before; 0: theta alone"},
     });
     return fields;
 }

@@ -82,6 +82,10 @@ const std::vector<std::string>& integrator_names();
 // Whether the named integrator adapts its step (the embedded pairs) rather than taking dt every
 // step; false for an unknown name.
 bool integrator_adapts_step(const std::string& name);
+// Whether the named integrator solves its stages by fixed-point iteration (the implicit
+// methods): it converges only where the derivative depends on the state alone, not on the
+// evaluations before. False for an unknown name.
+bool integrator_iterates(const std::string& name);
 // State-sized vectors the named integrator keeps besides y (for memory estimates before a run).
 std::size_t integrator_work_vectors(const std::string& name);
 

@@ -20,7 +20,8 @@
 // order) are read as well.
 //
 // One format serves every run that resumes: N-body (run/nbody_run.hpp: state 6N, mass N,
-// output_text energy.csv, the other version 2 items empty), PIC (run/pic_run.hpp: state D N positions | D N velocities, mass
+// output_text energy.csv, a tree that refits or opens by the relative criterion its run_state
+// and tree_order as cosmology's, the other version 2 items empty), PIC (run/pic_run.hpp: state D N positions | D N velocities, mass
 // empty, particle_types the species, series, output_text) and MPS (run/mps_run.hpp: state d N positions |
 // d N velocities in the device's particle order, mass empty, particle_types the MpsType of
 // each, output_text, run_state) and cosmology (run/cosmology_run.hpp: state 6N comoving
@@ -55,9 +56,11 @@ struct Checkpoint {
     std::vector<double> run_state;            // MPS: the loop's counters (run_loop.cpp), its sums;
                                               // cosmology: {the tree order's age, its leaf radii,
                                               // then each body's |a| the walk's relative criterion
-                                              // read last, where it did}
+                                              // read last, where it did}; N-body: the same of
+                                              // the tree's continuation()
     // Cosmology runs: the short-range tree's order (TreeGravity::Order, tree position -> body)
-    // that the last evaluation used, so that a resumed run refits the tree as it was.
+    // that the last evaluation used, so that a resumed run refits the tree as it was; N-body
+    // runs: the order the next evaluation refits (TreeGravity::continuation).
     std::vector<std::uint32_t> tree_order;
 };
 

@@ -44,7 +44,8 @@ void DistributedTreeGravity::accelerations(const RealBuffer& positions, const Re
     Context& context = local_.context();
     const Precision precision = local_.precision();
     Queue& queue = context.queue(0);
-    local_.build(sources_.positions(), sources_.mass(), total);
+    // Every rank holds the same bodies, so each builds or refits as the others do.
+    local_.update(sources_.positions(), sources_.mass(), total);
     // The speeds time the walk alone: a build that every rank does whole, counted in, would make
     // a rank with more groups look faster and take still more (the cut would run away).
     queue.finish();
@@ -69,6 +70,15 @@ void DistributedTreeGravity::accelerations(const RealBuffer& positions, const Re
     wait_seconds_ += seconds_since(start);
     start = std::chrono::steady_clock::now();
     send_results(first, count, n, out, out_offset, potential);
+    if (local_.options().relative_accuracy > 0) {
+        // The relative criterion reads every body's |a|, as on one rank: each rank's own
+        // block of the results, gathered whole.
+        if (own_.size() < 3 * n) own_ = RealBuffer(context, precision, 3 * std::max<std::size_t>(n, 1));
+        if (all_.size() < 3 * total) all_ = RealBuffer(context, precision, 3 * total);
+        if (n > 0) out.copy_to(queue, own_, 3 * n, out_offset, 0);
+        blocks.gather(queue, own_, n, all_, total, 3);
+        local_.remember(all_, 0);
+    }
     exchange_seconds_ += seconds_since(start);
 }
 

@@ -9,7 +9,9 @@
 //
 // Every body's result is the walk of its group over the same tree, so the accelerations are one
 // rank's bit for bit at any opening angle, whatever the cut (ranks on devices of the same
-// shapes, which build the same tree). What it does not spread is the build and the memory: every
+// shapes, which build the same tree). The tree is refitted between builds as TreeOptions say,
+// and the relative criterion reads every body's |a| from the latest evaluation, gathered to
+// every rank, so both keep that equality. What it does not spread is the build and the memory: every
 // rank holds and builds the tree of all N bodies, O(N) a rank, which bounds it to what one
 // device holds (docs/scaling.md weighs this against locally essential trees).
 
@@ -67,6 +69,9 @@ private:
     // The results for this rank's bodies as they arrived, and the bodies they are for.
     Buffer<std::uint32_t> arrived_bodies_;
     RealBuffer arrived_values_, arrived_potentials_;
+    // With the relative criterion: this rank's accelerations, and every rank's, in the global
+    // order (what TreeGravity::remember reads).
+    RealBuffer own_, all_;
     double walk_seconds_ = 0, wait_seconds_ = 0, exchange_seconds_ = 0;
     double bytes_received_ = 0;  // by the exchanges
 };

@@ -91,6 +91,12 @@ public:
     // reference |a|. UsageError for a perm that is not a permutation, an age of rebuild_every or
     // more, or a reference of another size or not finite and >= 0.
     void restore(const Order& order);
+    // The order that makes the next accelerations() after restore() the one this model would
+    // do next (a build or a refit one evaluation older, reading the |a| the latest evaluation
+    // remembered), rather than a repeat of the latest: for runs whose integrators keep their
+    // last derivative in a checkpoint, and around an evaluation that must leave the model as
+    // it was (a run's diagnostics). Blocks.
+    Order continuation();
 
     const GravityParameters& parameters() const noexcept override { return parameters_; }
     // Direct-summation equivalent: n^2 per evaluation, so interactions per second compare with
