@@ -19,6 +19,7 @@
 
 #include "models.hpp"
 #include "output.hpp"
+#include "tree_checkpoint.hpp"
 
 namespace partcl {
 
@@ -244,26 +245,11 @@ public:
         c.state = bodies->state.read(context.queue(0));
         c.mass = bodies->mass.read(context.queue(0));
         c.initial_diagnostics = {power0, worst_growth_error, plan.a[0]};
-        TreeGravity::Order order = gravity->short_range().order();
-        c.tree_order = std::move(order.perm);
-        c.run_state = {double(order.age), order.leaf_radii};
-        c.run_state.insert(c.run_state.end(), order.reference.begin(), order.reference.end());
+        detail::put_tree_order(gravity->short_range().order(), c);
     }
     void restore(const Checkpoint& c) {
         // Version 2 checkpoints hold no order: the tree is built anew, as it then was each step.
-        const double age = c.run_state.empty() ? 0 : c.run_state[0];
-        const double leaf_radii = c.run_state.size() > 1 ? c.run_state[1] : 0;
-        // Then each body's |a| the relative criterion read, where it did.
-        const std::size_t references = c.run_state.size() > 2 ? c.run_state.size() - 2 : 0;
-        if ((references != 0 && references != n) || !(age >= 0 && age < 1e6 && age == std::floor(age)) ||
-            (!c.tree_order.empty() && c.tree_order.size() != n))
-            throw UsageError("checkpoint of a cosmological run: its tree order (" +
-                             std::to_string(c.tree_order.size()) + " bodies, age " + detail::shortest(age) +
-                             ", " + std::to_string(references) + " reference accelerations) does not fit its " +
-                             std::to_string(n) + " bodies");
-        std::vector<double> reference(c.run_state.begin() + std::ptrdiff_t(c.run_state.size() - references),
-                                      c.run_state.end());
-        gravity->short_range().restore({c.tree_order, std::size_t(age), leaf_radii, std::move(reference)});
+        gravity->short_range().restore(detail::tree_order_of(c, n, "a cosmological run"));
         first_step = c.step;
         power0 = c.initial_diagnostics[0];
         worst_growth_error = c.initial_diagnostics[1];

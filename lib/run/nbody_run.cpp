@@ -16,6 +16,7 @@
 
 #include "models.hpp"
 #include "output.hpp"
+#include "tree_checkpoint.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -240,10 +241,7 @@ public:
         c.initial_diagnostics = {e0, render.extent};
         if (tree_gravity) {
             // Every rank's tree is the one of all bodies, the same on each.
-            TreeGravity::Order order = tree_gravity->continuation();
-            c.tree_order = std::move(order.perm);
-            c.run_state = {double(order.age), order.leaf_radii};
-            c.run_state.insert(c.run_state.end(), order.reference.begin(), order.reference.end());
+            detail::put_tree_order(tree_gravity->continuation(), c);
         }
     }
 
@@ -320,7 +318,9 @@ public:
         if (ranks_.size() > 1)
             for (std::vector<double>& v : state.vectors) v = state_block(v, block, everyone.total());
         integrator->restore(state);
-        if (tree_gravity) restore_tree(c);
+        // A checkpoint without the tree's order (written without refits and the relative
+        // criterion) builds anew.
+        if (tree_gravity) tree_gravity->restore(detail::tree_order_of(c, everyone.total(), "an N-body run"));
         step_ = c.step;
         time_ = c.time;
         dt = c.dt;
@@ -331,22 +331,6 @@ public:
     void set_extent(double extent) { render.extent = extent; }
 
 private:
-    // The tree's order from a checkpoint: {age, leaf radii, then each body's |a|} in run_state
-    // and the order itself, as save() wrote them (TreeGravity::continuation). A checkpoint
-    // without them (written without refits and the relative criterion) builds anew.
-    void restore_tree(const Checkpoint& c) {
-        const std::size_t n = everyone.total();
-        const double age = c.run_state.empty() ? 0 : c.run_state[0];
-        const double leaf_radii = c.run_state.size() > 1 ? c.run_state[1] : 0;
-        const std::size_t references = c.run_state.size() > 2 ? c.run_state.size() - 2 : 0;
-        if ((references != 0 && references != n) || !(age >= 0 && age < 1e6 && age == std::floor(age)) ||
-            (!c.tree_order.empty() && c.tree_order.size() != n))
-            throw UsageError("checkpoint of an N-body run: its tree order (" + std::to_string(c.tree_order.size()) +
-                             " bodies, age " + detail::shortest(age) + ", " + std::to_string(references) +
-                             " reference accelerations) does not fit its " + std::to_string(n) + " bodies");
-        tree_gravity->restore({c.tree_order, std::size_t(age), leaf_radii,
-                               std::vector<double>(c.run_state.end() - std::ptrdiff_t(references), c.run_state.end())});
-    }
     // A vector of `components` values of each of this rank's bodies (SoA; 6: state-shaped),
     // whole: every rank's block in rank order.
     std::vector<double> whole(const std::vector<double>& mine, std::size_t components = 6) const {

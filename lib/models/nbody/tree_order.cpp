@@ -8,15 +8,20 @@
 namespace partcl {
 
 TreeGravity::Order TreeGravity::order() {
+    return read_order(n_ > 0, age_, used_reference_);
+}
+
+TreeGravity::Order TreeGravity::read_order(bool perm, std::size_t age, int reference) {
     Order o;
-    if (n_ == 0) return o;
-    o.perm.resize(n_);
-    perm_.read(context_.queue(0), o.perm.data(), n_);
-    o.age = age_;
-    o.leaf_radii = leaf_radii_;
-    if (used_reference_ >= 0) {
-        o.reference.resize(n_);
-        references_[used_reference_].read(context_.queue(0), o.reference.data(), n_);
+    if (perm) {
+        o.perm.resize(n_);
+        perm_.read(context_.queue(0), o.perm.data(), n_);
+        o.age = age;
+        o.leaf_radii = leaf_radii_;
+    }
+    if (reference >= 0) {
+        o.reference.resize(reference_size_);
+        references_[std::size_t(reference)].read(context_.queue(0), o.reference.data(), reference_size_);
     }
     return o;
 }
@@ -67,18 +72,8 @@ void TreeGravity::restore_reference(const std::vector<double>& reference) {
 }
 
 TreeGravity::Order TreeGravity::continuation() {
-    Order o;
-    if (n_ > 0 && !rebuild_next_ && age_ + 1 < options_.rebuild_every) {
-        o.perm.resize(n_);
-        perm_.read(context_.queue(0), o.perm.data(), n_);
-        o.age = age_ + 1;
-        o.leaf_radii = leaf_radii_;
-    }
-    if (next_reference_ >= 0 && options_.relative_accuracy > 0) {
-        o.reference.resize(reference_size_);
-        references_[next_reference_].read(context_.queue(0), o.reference.data(), reference_size_);
-    }
-    return o;
+    return read_order(n_ > 0 && !rebuild_next_ && age_ + 1 < options_.rebuild_every, age_ + 1,
+                      options_.relative_accuracy > 0 ? next_reference_ : -1);
 }
 
 } // namespace partcl

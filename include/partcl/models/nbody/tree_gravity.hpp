@@ -166,6 +166,9 @@ private:
     bool walk_reads_radii() const noexcept;
     // restore()'s reference |a| as the next walk's (none where empty).
     void restore_reference(const std::vector<double>& reference);
+    // An order of the latest tree: its perm and leaf radii where `perm`, with `age`, and the
+    // |a| of references_[reference] where reference >= 0 (order() and continuation()).
+    Order read_order(bool perm, std::size_t age, int reference);
     // Work-items of device d's walk launch per work-group.
     std::size_t walk_local(std::size_t d, const Kernel& walk) const;
     // evaluate()'s checks and the walk's kernels and inputs on every device.
