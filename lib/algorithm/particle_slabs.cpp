@@ -16,8 +16,8 @@ std::size_t with_room(std::size_t size) { return size + size / 8; }
 
 ParticleSlabs::ParticleSlabs(Context& context, Precision precision, const CellGrid& grid,
                              std::uint32_t width, std::vector<SlabField> reals,
-                             std::vector<SlabField> uints, ProgramCache& cache)
-    : context_(context), precision_(precision), grid_(grid), width_(width),
+                             std::vector<SlabField> uints, SlabEnds ends, ProgramCache& cache)
+    : context_(context), precision_(precision), grid_(grid), width_(width), ends_(ends),
       own_(context.size(), 0), below_(context.size(), 0), above_(context.size(), 0),
       first_slab_(context.size() + 1, 0), slab_starts_(context.size()), direct_(context),
       into_runs_(context), runs_home_(context), ghosts_(context), carried_(context) {
@@ -197,16 +197,24 @@ void ParticleSlabs::place(const std::vector<std::vector<std::uint32_t>>& sent) {
         const auto& starts = slab_starts_[owner[slab]];
         return std::size_t(starts[slab + 1] - starts[slab]);
     };
-    // Ghost slabs [lo, first) and [end, hi) around each device's own, for devices with particles.
-    std::vector<Range> lower(devices), upper(devices);
+    // Each device's ghost slabs, below its own and above them (ascending, so the local layout
+    // stays in cell order), for devices with particles.
+    std::vector<std::vector<std::uint32_t>> lower(devices), upper(devices);
+    std::vector<Range> visited(devices);
     for (std::size_t t = 0; t < devices; ++t) {
         below_[t] = above_[t] = 0;
         if (own_[t] == 0) continue;
         const std::uint32_t first = first_slab_[t], end = first_slab_[t + 1];
-        lower[t] = {first >= width_ ? first - width_ : 0, first};
-        upper[t] = {end, std::min<std::size_t>(std::size_t(end) + width_, slabs)};
-        for (std::size_t slab = lower[t].begin; slab < lower[t].end; ++slab) below_[t] += slab_count(slab);
-        for (std::size_t slab = upper[t].begin; slab < upper[t].end; ++slab) above_[t] += slab_count(slab);
+        std::vector<std::uint32_t> near = ghost_slabs(first, end, slabs);
+        std::uint32_t lo = first, hi = end;
+        for (std::uint32_t slab : near) {
+            (slab < first ? lower[t] : upper[t]).push_back(slab);
+            lo = std::min(lo, slab);
+            hi = std::max(hi, slab + 1);
+        }
+        visited[t] = {lo, hi};
+        for (std::uint32_t slab : lower[t]) below_[t] += slab_count(slab);
+        for (std::uint32_t slab : upper[t]) above_[t] += slab_count(slab);
     }
     // Each device's own slabs in order: runs of slabs no other device sends into are copied
     // from its sorted particles as they are; runs that receive are gathered from every sender
@@ -244,9 +252,8 @@ void ParticleSlabs::place(const std::vector<std::vector<std::uint32_t>>& sent) {
             a = b;
         }
         for (const bool above : {false, true}) {
-            const Range range = above ? upper[t] : lower[t];
             std::size_t slot = above ? below_[t] + own_[t] : 0;
-            for (std::size_t slab = range.begin; slab < range.end; ++slab) {
+            for (const std::uint32_t slab : above ? upper[t] : lower[t]) {
                 const std::size_t o = owner[slab], n = slab_count(slab);
                 if (n == 0) continue;
                 const std::size_t from = below_[o] + slab_starts_[o][slab];
@@ -305,13 +312,27 @@ void ParticleSlabs::place(const std::vector<std::vector<std::uint32_t>>& sent) {
     }
     const std::size_t plane = grid_.dimensions == 3 ? std::size_t(grid_.cells[0]) * grid_.cells[1]
                                                     : grid_.cells[0];
-    for (std::size_t t = 0; t < devices; ++t) {
-        const Range visited = own_[t] ? Range{(lower[t].empty() ? first_slab_[t] : lower[t].begin) * plane,
-                                              (upper[t].empty() ? first_slab_[t + 1] : upper[t].end) * plane}
-                                      : Range{0, 0};
-        cells_[t]->index(context_.queue(t), reals_[0].local[t], totals[t], totals[t], visited);
-    }
+    for (std::size_t t = 0; t < devices; ++t)
+        cells_[t]->index(context_.queue(t), reals_[0].local[t], totals[t], totals[t],
+                         Range{visited[t].begin * plane, visited[t].end * plane});
     for (std::size_t t = 0; t < devices; ++t) cells_[t]->check(context_.queue(t));
+}
+
+std::vector<std::uint32_t> ParticleSlabs::ghost_slabs(std::uint32_t first, std::uint32_t end,
+                                                      std::uint32_t slabs) const {
+    std::vector<std::uint32_t> near;
+    for (std::uint32_t j = 1; j <= width_; ++j) {
+        // Below `first` and from `end` on, wrapped around the grid where it is periodic.
+        const std::int64_t candidates[2] = {std::int64_t(first) - j, std::int64_t(end) + j - 1};
+        for (std::int64_t slab : candidates) {
+            if (ends_ == SlabEnds::periodic) slab = ((slab % slabs) + slabs) % slabs;
+            if (slab < 0 || slab >= slabs || (slab >= first && slab < end)) continue;
+            near.push_back(std::uint32_t(slab));
+        }
+    }
+    std::sort(near.begin(), near.end());
+    near.erase(std::unique(near.begin(), near.end()), near.end());
+    return near;
 }
 
 Partition ParticleSlabs::owners() const {

@@ -11,8 +11,9 @@
 //   3. fills each device's ghost slots with the particles of the `width` slabs on either side of
 //      its own, copied from their owners (a Halo);
 // so that a kernel on device d finds every neighbour within `width` cells of its own particles
-// through cells(d). Device d's slots are [ghosts below | its own | ghosts above]; arrays in that
-// local layout (local(f, d), and a model's own through fit() and exchange()) hold component k of
+// through cells(d). Device d's slots are [ghosts below | its own | ghosts above] (with periodic
+// slabs, the ghosts across the boundary go below or above by their slab's index, so the slots
+// stay in cell order); arrays in that local layout (local(f, d), and a model's own through fit() and exchange()) hold component k of
 // slot i at k * total(d) + i.
 //
 // Order: the devices' own particles, one device after another, are the particles in the order
@@ -42,6 +43,11 @@
 
 namespace partcl {
 
+// Whether the slabs wrap: periodic, the first slab's neighbour below is the last one, and the
+// ghosts of a device at either end include the slabs across the boundary (with their own
+// coordinates: kernels wrap as they do on one device).
+enum class SlabEnds { open, periodic };
+
 struct SlabField {
     std::size_t components = 1;
     bool carried = false;  // kept in next() by arrange(): the model does not write it
@@ -53,7 +59,7 @@ public:
     // either side of a device's own, at least the reach of the kernels' neighbour search.
     ParticleSlabs(Context& context, Precision precision, const CellGrid& grid,
                   std::uint32_t width, std::vector<SlabField> reals, std::vector<SlabField> uints,
-                  ProgramCache& cache = ProgramCache::global());
+                  SlabEnds ends = SlabEnds::open, ProgramCache& cache = ProgramCache::global());
 
     // Every particle to device 0, in the given order (component k of particle i at k * n + i
     // of each field), sorted by cell there at once: UsageError for particles outside the grid.
@@ -126,6 +132,9 @@ private:
     // Step 1 on every device: the particles of next() sorted into grouped, and where each slab
     // begins among them.
     std::vector<std::vector<std::uint32_t>> sort_own();
+    // The ghost slabs of a device owning slabs [first, end) of `slabs`, ascending.
+    std::vector<std::uint32_t> ghost_slabs(std::uint32_t first, std::uint32_t end,
+                                           std::uint32_t slabs) const;
     // Steps 2 and 3 from those starts, and the cells of the local slots.
     void place(const std::vector<std::vector<std::uint32_t>>& starts);
     // One device: the sort straight into the local layout.
@@ -140,6 +149,7 @@ private:
     Precision precision_;
     CellGrid grid_;
     std::uint32_t width_;
+    SlabEnds ends_;
     std::size_t n_ = 0;
     std::vector<Field<RealBuffer>> reals_;
     std::vector<Field<Buffer<std::uint32_t>>> uints_;

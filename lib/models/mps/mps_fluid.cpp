@@ -110,7 +110,7 @@ MpsFluid::MpsFluid(Context& context, Precision precision, const MpsParameters& p
              cell_reach,
              {SlabField{std::size_t(parameters.dimensions)},
               SlabField{std::size_t(parameters.dimensions)}},
-             {SlabField{1, true}}, cache),
+             {SlabField{1, true}}, SlabEnds::open, cache),
       predict_launch_(context, "mps predict"), collide_launch_(context, "mps collide"),
       pressure_launch_(context, "mps pressure"), correct_launch_(context, "mps correct"),
       max_speed_launch_(context, "mps max speed") {
