@@ -190,9 +190,11 @@ Forces host_traversal(const TreeSnapshot& t, const Bodies& b, GravityParameters 
                 d2 += gap * gap;
             }
             const double radius = t.box[6 * nodes + k], d = std::sqrt(d2);
+            // The kernel's estimate: the first term left out, m r^3 / d^5, over (1 - r / d)^2.
             const bool within_estimate = relative.accuracy > 0 && d > radius &&
                                          t.node[3 * nodes + k] * std::pow(radius, 3) <=
-                                             relative.accuracy / p.G * weakest * std::pow(d, 5);
+                                             relative.accuracy / p.G * weakest * std::pow(d, 3) *
+                                                 (d - radius) * (d - radius);
             if (d2 > t.node[4 * nodes + k] || within_estimate) {
                 std::array<double, 11> source;
                 for (int c = 0; c < 4; ++c) source[c] = t.node[c * nodes + k];
