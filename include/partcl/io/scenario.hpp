@@ -211,7 +211,7 @@ struct Scenario {
         double theta = 0.4;        // the short-range walk's opening angle (TreePmOptions' default)
         std::uint64_t rebuild_every = 16;  // most evaluations per tree build, refitted in between
         double rebuild_growth = 0.02;      // a refit whose leaves grew more is a build (TreePmOptions' defaults)
-        double relative_accuracy = 0.007;  // the walk's relative criterion (TreePmOptions' default)
+        double relative_accuracy = 0.015;  // the walk's relative criterion (TreePmOptions' default)
         double softening = 1.0 / 30;  // Plummer softening in mean interparticle spacings
         std::uint64_t sample_every = 4;      // steps between diagnostics.csv rows
         std::uint64_t frame_every = 8;       // steps between density frames; 0: none
