@@ -62,10 +62,9 @@
  *                   of the first term its expansion leaves out, m r^3 / g^5 (g its centre's
  *                   distance from the group's box; G left out), over (1 - r / g)^2, is at most
  *                   relative * the group's smallest reference |a| (relative = the accuracy /
- *                   G). Where bodies
- *                   pull hard (halos) that takes nodes theta would open; where pulls nearly
- *                   cancel (uniform regions) theta decides. g > r keeps every body of the group
- *                   outside the node.
+ *                   G). Where bodies pull hard (halos) that takes nodes theta would open; where
+ *                   pulls nearly cancel (uniform regions) theta decides. g > r keeps every body
+ *                   of the group outside the node.
  * TREE_POTENTIAL 1: also write the potential.
  * TREE_SOFTENED  1: eps2 is a normal number (real_rsqrt_normal applies).
  *

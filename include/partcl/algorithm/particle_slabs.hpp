@@ -13,8 +13,8 @@
 // so that a kernel on device d finds every neighbour within `width` cells of its own particles
 // through cells(d). Device d's slots are [ghosts below | its own | ghosts above] (with periodic
 // slabs, the ghosts across the boundary go below or above by their slab's index, so the slots
-// stay in cell order); arrays in that local layout (local(f, d), and a model's own through fit() and exchange()) hold component k of
-// slot i at k * total(d) + i.
+// stay in cell order); arrays in that local layout (local(f, d), and a model's own through fit()
+// and exchange()) hold component k of slot i at k * total(d) + i.
 //
 // Order: the devices' own particles, one device after another, are the particles in the order
 // one device holds them (sorted by cell, stably from the previous order, which the sources'

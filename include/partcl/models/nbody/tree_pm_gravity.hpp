@@ -37,7 +37,7 @@ struct TreePmOptions {
     // bodies cluster, where a loose tree's walk would cost more than the build saved. The
     // relative criterion takes whole the nodes that halos' strong pulls can afford, where theta
     // 0.4 would open them for the sake of uniform regions' weak ones; at 0.015 a 256^3 run's
-    // step meets its 0.1 s on the H200 with the walk's error at z = 0 a quarter of the bounds
+    // step meets its 0.1 s on the H200 with the walk's error at z = 0 a fifth of the bounds
     // TreePM is held to (docs/cosmology.md).
     TreeOptions tree = [] {
         TreeOptions t;
