@@ -17,12 +17,12 @@
 //
 // --split runs one context of all the selected devices, the model's launches spread over them
 // (POCL_DEVICES="pthread pthread" --split: two PoCL devices on the same cores, the overhead of
-// the split). "split_kernel_share" is the split launches' kernel time (deposit, field, push;
-// summed over devices) per step over the step's time: on one device, the rest is what stays on
-// device 0 (cell sort and reorder, FFT Poisson solve) and the host's overhead. "sort_share" and
-// "fft_share" time those two alone on device 0 (a CellList build and the three gathers of the
-// model's particles, already in cell order as in a step; a forward and an inverse transform of
-// the grid) over the step's time.
+// the split). "split_kernel_share" is the split launches' kernel time (deposit, push; summed
+// over devices) per step over the step's time: on one device, the rest is the cell sort and
+// reorder, the FFT Poisson solve and field (device 0) and the host's overhead. "sort_share" and
+// "fft_share" time those two alone on device 0 (a CellList build and the three gathers of all
+// the model's particles, already in cell order as in a step; a forward and an inverse transform
+// of the grid) over the step's time.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

@@ -20,10 +20,12 @@
  * [0, n_k dx) (the cell list refuses others; the push wraps them back).
  *
  * The deposits, the field and the push each compute one range [first, end) of their items
- * (particles or nodes), so that the host can spread a launch over several devices
- * (partcl::MultiDeviceLaunch). Those writing per item write item i of their range at
- * out[out_offset + c * out_stride + (i - first)] (partcl::PartitionedOutput's layout): the
- * destination itself on one device, a slice of each device's own on the others. Every item is
+ * (particles or nodes), so that the host can spread a launch over several devices: each device
+ * holds the particles of its slabs of cells and the ghosts of the slab on either side
+ * (partcl::ParticleSlabs, whose cell list indexes the cells by their place in the whole grid),
+ * deposits the nodes of its slabs and pushes its own particles. Those writing per item write
+ * item i of their range at out[out_offset + c * out_stride + (i - first)]
+ * (partcl::PartitionedOutput's layout, and the push's own slots of the next step). Every item is
  * computed the same way whichever range it falls in.
  *
  * Over several MPI ranks (ElectrostaticPic on a communicator) each rank holds a slab of planes
@@ -231,7 +233,7 @@ KERNEL void pic_field(const uint first, const uint end, GLOBAL const real* phi, 
  * set in `wrap` (all but the slab axis over several ranks), for the particles of [first, end).
  * A NaN stays NaN (the cell list reports it at the next sort). The new positions and
  * velocities go to their own arrays (the same as the old ones is allowed: each work-item reads
- * its particle before writing it). */
+ * its particle before writing it); in 1-D the positions' y component (the cell list's) is 0. */
 KERNEL void pic_push(const uint first, const uint end, const uint stride,
                      GLOBAL const real* positions, GLOBAL const real* velocities,
                      GLOBAL const uint* species, GLOBAL const real* species_charge_over_mass,
@@ -268,6 +270,10 @@ KERNEL void pic_push(const uint first, const uint end, const uint stride,
         new_velocities[at] = v;
         new_positions[at] = x;
     }
+#if PIC_DIMENSIONS == 1
+    /* The cell list's y: one layer of cells. */
+    new_positions[out_offset + out_stride + (s - first)] = REAL_C(0.0);
+#endif
 }
 
 /* Over several ranks: flags[i] = 1 for the particles of [0, n) whose coordinate along the slab
@@ -309,5 +315,8 @@ KERNEL void pic_partition(const uint n, const uint stride, GLOBAL const real* po
         new_positions[k * new_stride + at] = positions[k * stride + i];
         new_velocities[k * new_stride + at] = velocities[k * stride + i];
     }
+#if PIC_DIMENSIONS == 1
+    new_positions[new_stride + at] = REAL_C(0.0);  /* the cell list's y */
+#endif
     new_species[at] = species[i];
 }

@@ -203,8 +203,9 @@ void ParticleSlabs::place(const std::vector<std::vector<std::uint32_t>>& sent) {
     std::vector<Range> visited(devices);
     for (std::size_t t = 0; t < devices; ++t) {
         below_[t] = above_[t] = 0;
-        if (own_[t] == 0) continue;
         const std::uint32_t first = first_slab_[t], end = first_slab_[t + 1];
+        // Slabs without particles still have ghosts: a grid model's nodes there read them.
+        if (first == end) continue;
         std::vector<std::uint32_t> near = ghost_slabs(first, end, slabs);
         std::uint32_t lo = first, hi = end;
         for (std::uint32_t slab : near) {
@@ -341,6 +342,15 @@ Partition ParticleSlabs::owners() const {
     return Partition(std::move(offsets));
 }
 
+void ParticleSlabs::set_own(std::size_t d, std::size_t n) {
+    if (d >= devices()) throw UsageError("ParticleSlabs::set_own: no device " + std::to_string(d));
+    if (n_ - own_[d] + n > 0xffffffffull / 3) throw UsageError("ParticleSlabs: too many particles");
+    n_ = n_ - own_[d] + n;
+    own_[d] = n;
+    for (auto& f : reals_) grow(f.next[d], f.spec.components * n, d);
+    for (auto& f : uints_) grow(f.next[d], n, d);
+}
+
 void ParticleSlabs::fit(std::vector<RealBuffer>& arrays, std::size_t components) const {
     arrays.resize(devices());
     for (std::size_t d = 0; d < devices(); ++d) {
@@ -380,6 +390,15 @@ std::vector<double> ParticleSlabs::read_next(std::size_t field) const {
 
 std::vector<std::uint32_t> ParticleSlabs::read_next_uint(std::size_t field) const {
     return read<std::uint32_t>(uints_.at(field).next, 1, false, {0, n_});
+}
+
+std::vector<double> ParticleSlabs::read_local(std::size_t field) const {
+    const auto& f = reals_.at(field);
+    return read<double>(f.local, f.spec.components, true, {0, n_});
+}
+
+std::vector<std::uint32_t> ParticleSlabs::read_local_uint(std::size_t field) const {
+    return read<std::uint32_t>(uints_.at(field).local, 1, true, {0, n_});
 }
 
 std::vector<double> ParticleSlabs::read_own(const std::vector<RealBuffer>& arrays,

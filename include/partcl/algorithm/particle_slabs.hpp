@@ -94,6 +94,12 @@ public:
     Buffer<std::uint32_t>& next_uint(std::size_t field, std::size_t d) {
         return uints_.at(field).next.at(d);
     }
+    // Device d's next() holds `n` particles from now on (component k of particle i at k * n + i),
+    // which the model writes there before the next arrange(): for a model that removes some
+    // particles and adds others between arrange()s (MPI ranks exchanging those that left their
+    // slabs). Its next() arrays grown, their contents undefined; local() and the counts of
+    // ghosts stale until the next arrange().
+    void set_own(std::size_t d, std::size_t n);
     // Per device, grows a model's array to `components` times total(d), in the device's own
     // memory where memories are separate (contents undefined).
     void fit(std::vector<RealBuffer>& arrays, std::size_t components) const;
@@ -105,6 +111,10 @@ public:
     // arrays; each particle's cell at the last sort.
     std::vector<double> read_next(std::size_t field) const;
     std::vector<std::uint32_t> read_next_uint(std::size_t field) const;
+    // Host copies of a field's own slots of local(), in the one-device order: the particles as
+    // the last arrange() sorted them.
+    std::vector<double> read_local(std::size_t field) const;
+    std::vector<std::uint32_t> read_local_uint(std::size_t field) const;
     std::vector<double> read_own(const std::vector<RealBuffer>& arrays,
                                  std::size_t components) const;
     std::vector<std::uint32_t> cell_keys() const;

@@ -75,6 +75,17 @@ bool can_deposit(const DeviceInfo& device, Precision precision, PicDeposit depos
            device.backend == Backend::cuda || device.has_extension("cl_khr_int64_base_atomics");
 }
 
+// The cell list's grid: the PIC cells (cell c's lower corner is node c) of the local grid, in
+// 2-D or 3-D (it sorts in those only: a 1-D run has one layer of cells along y).
+CellGrid cell_grid(const PicGrid& grid, std::uint32_t slab_cells) {
+    CellGrid cells;
+    cells.dimensions = std::max(grid.dimensions, 2);
+    cells.cell_size = grid.spacing;
+    cells.cells = grid.nodes;
+    cells.cells[std::size_t(grid.dimensions - 1)] = slab_cells;
+    return cells;
+}
+
 } // namespace
 
 void require_deposit(const DeviceInfo& device, Precision precision, PicDeposit deposit) {
@@ -92,7 +103,12 @@ ElectrostaticPic::ElectrostaticPic(Context& context, Precision precision, const 
     : context_(context), precision_(precision),
       grid_(checked(grid, context.device(0).info(), precision, particles.size())),
       species_(std::move(species)), deposit_(deposit), ranks_(&ranks),
-      planes_(rank_planes(grid_, ranks)), n_(particles.size()), total_(particles.size()),
+      planes_(rank_planes(grid_, ranks)), total_(particles.size()),
+      // One cell of ghosts: a node's charge comes from the cells on either side of it.
+      slabs_(context, precision, cell_grid(grid_, local_planes(1)), 1,
+             {SlabField{std::size_t(std::max(grid_.dimensions, 2))},
+              SlabField{std::size_t(grid_.dimensions)}},
+             {SlabField{1, true}}, SlabEnds::periodic, cache),
       fft_(ranks, context, precision, fft_shape(grid_), planes_),
       program_([&] {
           for (const Device& device : context.devices()) require_precision(device.info(), precision);
@@ -101,12 +117,13 @@ ElectrostaticPic::ElectrostaticPic(Context& context, Precision precision, const 
           options.define("PIC_DIMENSIONS", grid_.dimensions);
           return build_program(context, Source::builtin("pic/pic.cl"), options, cache);
       }()),
-      poisson_(program_, "pic_poisson"), leaving_(program_, "pic_leaving"),
-      partition_(program_, "pic_partition"), deposit_launch_(context, "pic deposit"),
-      field_launch_(context, "pic field"), push_launch_(context, "pic push"),
-      rho_parts_(context, 1), field_parts_(context, std::size_t(grid_.dimensions)),
-      position_parts_(context, std::size_t(grid_.dimensions)),
-      velocity_parts_(context, std::size_t(grid_.dimensions)), grid_sum_(context, precision, cache) {
+      poisson_(program_, "pic_poisson"), field_kernel_(program_, "pic_field"),
+      deposit_launch_(context, "pic deposit"), push_launch_(context, "pic push"),
+      rho_parts_(context, 1), grid_sum_(context, precision, cache), field_spread_(context),
+      species_density_on_(context), species_qm_on_(context), fields_(context.size()),
+      flags_(context.size()), offsets_(context.size()), kept_species_(context.size()),
+      pack_species_(context.size()), kept_r_(context.size()), kept_v_(context.size()),
+      pack_(context.size()) {
     const int d = grid_.dimensions;
     for (const Device& device : context.devices()) require_deposit(device.info(), precision, deposit_);
     bool atomics = true;
@@ -115,8 +132,9 @@ ElectrostaticPic::ElectrostaticPic(Context& context, Precision precision, const 
     for (std::size_t k = 0; k < context.size(); ++k) {
         if (atomics) deposit_atomic_.emplace_back(program_, "pic_deposit_atomic");
         deposit_gather_.emplace_back(program_, "pic_deposit_gather");
-        field_kernel_.emplace_back(program_, "pic_field");
         push_.emplace_back(program_, "pic_push");
+        leaving_.emplace_back(program_, "pic_leaving");
+        partition_.emplace_back(program_, "pic_partition");
     }
     if (species_.empty()) throw UsageError("pic: no species");
     for (std::size_t s = 0; s < species_.size(); ++s) {
@@ -126,33 +144,24 @@ ElectrostaticPic::ElectrostaticPic(Context& context, Precision precision, const 
             throw UsageError("pic: species " + std::to_string(s) +
                              " needs a finite charge and a positive, finite mass and weight");
     }
+    const std::size_t n = particles.size();
     if (particles.dimensions != d)
         throw UsageError("pic: " + std::to_string(particles.dimensions) +
                          "-D particles given to a " + std::to_string(d) + "-D grid");
-    if (n_ == 0) throw UsageError("pic: no particles");
-    if (n_ > 0xffffffffull / 3) throw UsageError("pic: more than 2^32 / 3 particles");
-    if (particles.position.size() != d * n_ || particles.velocity.size() != d * n_)
-        throw UsageError("pic: " + std::to_string(n_) + " particles need " +
-                         std::to_string(d * n_) + " position and velocity components");
-    for (std::size_t i = 0; i < d * n_; ++i)
+    if (n == 0) throw UsageError("pic: no particles");
+    if (n > 0xffffffffull / 3) throw UsageError("pic: more than 2^32 / 3 particles");
+    if (particles.position.size() != d * n || particles.velocity.size() != d * n)
+        throw UsageError("pic: " + std::to_string(n) + " particles need " +
+                         std::to_string(d * n) + " position and velocity components");
+    for (std::size_t i = 0; i < d * n; ++i)
         if (!std::isfinite(particles.position[i]) || !std::isfinite(particles.velocity[i]))
-            throw UsageError("pic: particle " + std::to_string(i % n_) +
+            throw UsageError("pic: particle " + std::to_string(i % n) +
                              " has a position or velocity that is NaN or infinite");
-    for (std::size_t i = 0; i < n_; ++i)
+    for (std::size_t i = 0; i < n; ++i)
         if (particles.species[i] >= species_.size())
             throw UsageError("pic: particle " + std::to_string(i) + " is of species " +
                              std::to_string(particles.species[i]) + ", but there are " +
                              std::to_string(species_.size()));
-
-    // The cell list's grid: the PIC cells (cell c's lower corner is node c) of the local grid.
-    // It sorts in 2-D or 3-D only, so a 1-D run keeps a y component of zeros in its position
-    // buffers.
-    CellGrid cells;
-    cells.dimensions = std::max(d, 2);
-    cells.cell_size = grid_.spacing;
-    cells.cells = grid_.nodes;
-    cells.cells[std::size_t(slab_axis())] = local_planes(1);
-    cells_ = std::make_unique<CellList>(context, precision, cells, cache);
 
     // A coordinate inside the box in double can round to its upper edge in float (x = L - 1e-9
     // becomes L): that is the periodic image 0, as the push maps it (cl/pic/pic.cl), and the
@@ -161,25 +170,21 @@ ElectrostaticPic::ElectrostaticPic(Context& context, Precision precision, const 
     PicParticles mine = particles;
     for (int k = 0; k < d; ++k) {
         const double length = double(grid_.nodes[k]) * grid_.spacing;
-        for (std::size_t i = 0; i < n_; ++i) {
-            double& x = mine.position[std::size_t(k) * n_ + i];
-            if (x >= 0 && x < length && cells_->cell_coordinate(x, k) >= double(grid_.nodes[k]))
+        for (std::size_t i = 0; i < n; ++i) {
+            double& x = mine.position[std::size_t(k) * n + i];
+            if (x >= 0 && x < length && slabs_.cells(0).cell_coordinate(x, k) >= double(grid_.nodes[k]))
                 x = 0;
         }
     }
     if (several()) mine = take_slab(mine);
-    n_ = mine.size();
-    capacity_ = several() ? n_ + n_ / 4 + 64 : n_;
+    const std::size_t m = mine.size();
+    std::vector<double> position = mine.position;
+    position.resize(std::size_t(std::max(d, 2)) * m, 0.0);  // a 1-D run's y components: 0
 
-    const std::size_t components = std::size_t(std::max(d, 2));
     auto real_buffer = [&](std::size_t size) { return RealBuffer(context, precision, size); };
-    r_ = real_buffer(components * capacity_), r_b_ = real_buffer(components * capacity_);
-    v_ = real_buffer(d * capacity_), v_b_ = real_buffer(d * capacity_);
     work_ = real_buffer(2 * plane_points() * local_planes(2));
-    field_ = real_buffer(d * plane_points() * local_planes(1));
+    fields_[0] = real_buffer(d * plane_points() * local_planes(1));
     spectrum_ = real_buffer(std::max<std::size_t>(fft_.spectrum_reals(), 1));
-    species_index_ = Buffer<std::uint32_t>(context, capacity_);
-    species_index_b_ = Buffer<std::uint32_t>(context, capacity_);
     std::vector<double> density, qm;
     const double volume = std::pow(grid_.spacing, d);
     for (const PicSpecies& p : species_) {
@@ -191,15 +196,10 @@ ElectrostaticPic::ElectrostaticPic(Context& context, Precision precision, const 
     auto& queue = context.queue(0);
     species_density_.write(queue, density);
     species_qm_.write(queue, qm);
-    r_.fill(queue, 0);
-    r_b_.fill(queue, 0);
-    for (int k = 0; k < d && n_ > 0; ++k) {
-        r_.write(queue, mine.position.data() + std::size_t(k) * n_, n_, std::size_t(k) * capacity_);
-        v_.write(queue, mine.velocity.data() + std::size_t(k) * n_, n_, std::size_t(k) * capacity_);
-    }
-    if (n_ > 0) species_index_.write(queue, mine.species);
-    queue.finish();
-    solve_field();  // particles outside the box: UsageError from the cell list here
+    species_density_on_.update(species_density_, density.size());
+    species_qm_on_.update(species_qm_, qm.size());
+    slabs_.upload(m, {position, mine.velocity}, {mine.species});  // outside the box: UsageError
+    solve_field();
 }
 
 std::size_t ElectrostaticPic::plane_points() const noexcept { return fft_.plane_points(); }
@@ -218,6 +218,20 @@ Kernel& ElectrostaticPic::grid_args(Kernel& kernel, std::uint32_t first, std::si
         .arg(first + 3, Real{1 / grid_.spacing});
 }
 
+std::size_t ElectrostaticPic::slab_nodes() const {
+    const CellGrid& cells = slabs_.grid();
+    return cells.count() / cells.cells[std::size_t(cells.dimensions - 1)];
+}
+
+Range ElectrostaticPic::nodes_of(std::size_t d) const {
+    const Range slabs = slabs_.slabs(d);
+    return {slabs.begin * slab_nodes(), slabs.end * slab_nodes()};
+}
+
+const RealBuffer& ElectrostaticPic::field_on(std::size_t d) const {
+    return context_.shares_memory() ? fields_[0] : fields_[d];
+}
+
 void ElectrostaticPic::set_deposit(PicDeposit deposit) {
     for (const Device& device : context_.devices())
         require_deposit(device.info(), precision_, deposit);
@@ -228,7 +242,7 @@ void ElectrostaticPic::set_weights(const std::vector<double>& weights) {
     if (weights.size() != context_.size())
         throw UsageError("pic: " + std::to_string(weights.size()) + " weights for a context of " +
                          std::to_string(context_.size()) + " devices");
-    for (MultiDeviceLaunch* launch : {&deposit_launch_, &field_launch_, &push_launch_})
+    for (MultiDeviceLaunch* launch : {&deposit_launch_, &push_launch_})
         launch->scheduler() = Scheduler(weights);
 }
 
@@ -239,35 +253,43 @@ void ElectrostaticPic::restore_clock(double time, std::size_t steps) noexcept {
 
 void ElectrostaticPic::deposit(RealBuffer& rho) {
     const std::size_t points = plane_points() * local_planes(1);
+    const Partition owners = slabs_.owners();
     if (deposit_ == PicDeposit::atomic) {
         // Each device adds its particles into a grid of its own (concurrent atomics from
         // several devices on one buffer are undefined); the grids are added in device order.
         grid_sum_.resize(2 * points);  // on first use: the gather deposit needs none
-        const Partition particles = deposit_launch_.split(n_, group);
-        deposit_launch_.run(particles, [&](std::size_t k, Range r) {
+        deposit_launch_.run(owners, [&](std::size_t k, Range) {
             Queue& queue = context_.queue(k);
             RealBuffer& part = grid_sum_.part(k);
             part.fill(queue, 0);
             Kernel& kernel = deposit_atomic_.at(k);
-            kernel.args(std::uint32_t(r.begin), std::uint32_t(r.end), std::uint32_t(capacity_), r_,
-                        species_index_, species_density_);
+            const std::size_t below = slabs_.below(k), own = slabs_.own(k);
+            kernel.args(std::uint32_t(below), std::uint32_t(below + own),
+                        std::uint32_t(slabs_.total(k)), slabs_.local(0, k), slabs_.local_uint(0, k),
+                        species_density_on_.on(k));
             grid_args(kernel, 6, 1).arg(10, part);
-            return kernel.launch(queue, r.size(), group);
+            return kernel.launch(queue, own, group);
         });
-        grid_sum_.sum_into(rho, particles);
+        grid_sum_.sum_into(rho, owners);
         if (several()) fold_charge(rho);
         return;
     }
-    // Nodes split; the output's items are the interleaved array's reals, two per node.
-    const Partition nodes = deposit_launch_.split(points, group);
-    std::vector<std::size_t> reals = nodes.offsets();
-    for (std::size_t& offset : reals) offset *= 2;
-    rho_parts_.assign(Partition(std::move(reals)), rho, {0, 2 * points});
+    // Each device the nodes of its slabs; the output's items are the interleaved array's
+    // reals, two per node.
+    std::vector<std::size_t> node_ends{0}, real_ends{0};
+    for (std::size_t k = 0; k < context_.size(); ++k) {
+        node_ends.push_back(nodes_of(k).end);
+        real_ends.push_back(2 * nodes_of(k).end);
+    }
+    const Partition nodes(std::move(node_ends));
+    rho_parts_.assign(Partition(std::move(real_ends)), rho, {0, 2 * points});
     deposit_launch_.run(nodes, [&](std::size_t k, Range r) {
         const OutputPart<RealBuffer> out = rho_parts_.part(k);
+        const CellList& cells = slabs_.cells(k);
         Kernel& kernel = deposit_gather_[k];
-        kernel.args(std::uint32_t(r.begin), std::uint32_t(r.end), std::uint32_t(capacity_), r_,
-                    species_index_, species_density_, cells_->cell_start(), cells_->cell_end());
+        kernel.args(std::uint32_t(r.begin), std::uint32_t(r.end), std::uint32_t(slabs_.total(k)),
+                    slabs_.local(0, k), slabs_.local_uint(0, k), species_density_on_.on(k),
+                    cells.cell_start(), cells.cell_end());
         grid_args(kernel, 8, 1).arg(12, out.buffer).arg(13, std::uint32_t(out.offset));
         return kernel.launch(context_.queue(k), r.size(), group);
     });
@@ -276,16 +298,8 @@ void ElectrostaticPic::deposit(RealBuffer& rho) {
 }
 
 void ElectrostaticPic::solve_field() {
-    const int d = grid_.dimensions;
     auto& queue = context_.queue(0);
-
-    cells_->build(queue, r_, capacity_, n_);
-    cells_->gather(queue, r_, r_b_, d, capacity_);
-    cells_->gather(queue, v_, v_b_, d, capacity_);
-    cells_->gather(queue, species_index_, species_index_b_);
-    std::swap(r_, r_b_);
-    std::swap(v_, v_b_);
-    std::swap(species_index_, species_index_b_);
+    slabs_.arrange(push_launch_.scheduler().weights());  // particles outside the box: UsageError
 
     deposit(work_);  // rho: this rank's planes, transformed into the spectrum and back
     fft_.forward(work_, spectrum_);
@@ -301,53 +315,63 @@ void ElectrostaticPic::solve_field() {
     fft_.inverse(spectrum_, work_);
     if (several()) fetch_potential_ghosts();
 
+    // The field of the rank's own planes, on device 0: a light kernel, whose output every
+    // device reads in parts.
     const std::size_t points = plane_points() * planes().size();
     const std::size_t stride = plane_points() * local_planes(1);
-    const Partition nodes = field_launch_.split(points, group);
-    field_parts_.assign(nodes, field_, {0, stride});
-    field_launch_.run(nodes, [&](std::size_t k, Range r) {
-        const OutputPart<RealBuffer> out = field_parts_.part(k);
-        Kernel& kernel = field_kernel_[k];
-        kernel.args(std::uint32_t(r.begin), std::uint32_t(r.end), work_);
-        grid_args(kernel, 3, 2)
-            .arg(7, out.buffer)
-            .arg(8, std::uint32_t(out.offset))
-            .arg(9, std::uint32_t(out.stride));
-        return kernel.launch(context_.queue(k), r.size(), group);
-    });
-    field_parts_.gather();
+    field_kernel_.args(std::uint32_t(0), std::uint32_t(points), work_);
+    grid_args(field_kernel_, 3, 2)
+        .arg(7, fields_[0])
+        .arg(8, std::uint32_t(0))
+        .arg(9, std::uint32_t(stride));
+    field_kernel_.launch(queue, points, group);
     if (several()) fetch_field_ghosts();
+    spread_field();
+}
+
+void ElectrostaticPic::spread_field() {
+    if (context_.size() == 1 || context_.shares_memory()) return;
+    // Device d's particles lie in its slabs' cells and reach the nodes of those planes and of
+    // the plane above (the first one, across the periodic boundary).
+    const std::size_t d = std::size_t(grid_.dimensions), per_slab = slab_nodes();
+    const std::size_t slabs = slabs_.grid().cells[std::size_t(slabs_.grid().dimensions - 1)];
+    const std::size_t size = d * plane_points() * local_planes(1);
+    std::vector<SlotCopy> pieces;
+    for (std::size_t k = 1; k < context_.size(); ++k) {
+        const Range own = slabs_.slabs(k);
+        if (slabs_.own(k) == 0) continue;
+        if (fields_[k].size() < size || fields_[k].precision() != precision_)
+            fields_[k] = RealBuffer(context_, precision_, size, OnDevice{k});
+        const std::size_t end = std::min(own.end + 1, slabs);
+        pieces.push_back({0, own.begin * per_slab, k, own.begin * per_slab, (end - own.begin) * per_slab});
+        if (own.end + 1 > slabs && own.begin > 0) pieces.push_back({0, 0, k, 0, per_slab});
+    }
+    field_spread_.plan(std::move(pieces));
+    field_spread_.exchange(fields_, std::vector<std::size_t>(context_.size(), size / d), d);
 }
 
 void ElectrostaticPic::step(double dt) {
     if (!std::isfinite(dt)) throw UsageError("pic: the time step must be finite");
-    // Out of place, into the second buffers: several devices may not write one buffer. Their
-    // y components (1-D runs keep zeros there for the cell list) are never written.
-    const Partition particles = push_launch_.split(n_, group);
-    position_parts_.assign(particles, r_b_, {0, capacity_});
-    velocity_parts_.assign(particles, v_b_, {0, capacity_});
     const Real dt_v{steps_ == 0 ? dt / 2 : dt}, dt_x{dt};
     // Over several ranks the slab axis is not wrapped: particles leaving the slab migrate.
     const std::uint32_t wrap = several() ? (1u << slab_axis()) - 1u : 7u;
-    push_launch_.run(particles, [&](std::size_t k, Range r) {
-        const OutputPart<RealBuffer> x = position_parts_.part(k), v = velocity_parts_.part(k);
+    // Each device its own particles, into its next arrays (the species carried there).
+    push_launch_.run(slabs_.owners(), [&](std::size_t k, Range) {
+        const std::size_t below = slabs_.below(k), own = slabs_.own(k);
         Kernel& kernel = push_[k];
-        kernel.args(std::uint32_t(r.begin), std::uint32_t(r.end), std::uint32_t(capacity_), r_, v_,
-                    species_index_, species_qm_, field_);
+        kernel.args(std::uint32_t(below), std::uint32_t(below + own),
+                    std::uint32_t(slabs_.total(k)), slabs_.local(0, k), slabs_.local(1, k),
+                    slabs_.local_uint(0, k), species_qm_on_.on(k), field_on(k));
         grid_args(kernel, 8, 1)
             .arg(12, dt_v)
             .arg(13, dt_x)
-            .arg(14, x.buffer)
-            .arg(15, v.buffer)
-            .arg(16, std::uint32_t(x.offset))
-            .arg(17, std::uint32_t(x.stride))
+            .arg(14, slabs_.next(0, k))
+            .arg(15, slabs_.next(1, k))
+            .arg(16, std::uint32_t(0))
+            .arg(17, std::uint32_t(own))
             .arg(18, wrap);
-        return kernel.launch(context_.queue(k), r.size(), group);
+        return kernel.launch(context_.queue(k), own, group);
     });
-    position_parts_.gather();
-    velocity_parts_.gather();
-    std::swap(r_, r_b_);
-    std::swap(v_, v_b_);
     if (several()) migrate();
     solve_field();  // a NaN position: UsageError from the cell list
     time_ += dt;
@@ -356,20 +380,16 @@ void ElectrostaticPic::step(double dt) {
 
 PicParticles ElectrostaticPic::particles() const {
     const int d = grid_.dimensions;
-    auto& queue = context_.queue(0);
+    const std::size_t n = slabs_.size();
     PicParticles p;
     p.dimensions = d;
-    p.position.resize(d * n_);
-    p.velocity.resize(d * n_);
-    for (int k = 0; k < d && n_ > 0; ++k) {
-        r_.read(queue, p.position.data() + std::size_t(k) * n_, n_, std::size_t(k) * capacity_);
-        v_.read(queue, p.velocity.data() + std::size_t(k) * n_, n_, std::size_t(k) * capacity_);
-    }
-    p.species = species_index_.read(queue);
-    p.species.resize(n_);
+    p.position = slabs_.read_local(0);
+    p.position.resize(std::size_t(d) * n);  // a 1-D run's y components dropped
+    p.velocity = slabs_.read_local(1);
+    p.species = slabs_.read_local_uint(0);
     if (!several()) return p;
     const double shift = double(planes().begin) * grid_.spacing;
-    for (std::size_t i = 0; i < n_; ++i) p.position[std::size_t(slab_axis()) * n_ + i] += shift;
+    for (std::size_t i = 0; i < n; ++i) p.position[std::size_t(slab_axis()) * n + i] += shift;
     PicParticles all;
     all.dimensions = d;
     all.position = ranks_->allgatherv_components(p.position, std::size_t(d));
@@ -390,12 +410,12 @@ std::vector<double> ElectrostaticPic::charge_density() {
 }
 
 std::vector<double> ElectrostaticPic::field() const {
-    if (!several()) return field_.read(context_.queue(0));
+    if (!several()) return fields_[0].read(context_.queue(0));
     const std::size_t d = std::size_t(grid_.dimensions), plane = plane_points();
     const std::size_t own = plane * planes().size(), stride = plane * local_planes(1);
     std::vector<double> mine(d * own);
     for (std::size_t k = 0; k < d; ++k)
-        field_.read(context_.queue(0), mine.data() + k * own, own, k * stride);
+        fields_[0].read(context_.queue(0), mine.data() + k * own, own, k * stride);
     return ranks_->allgatherv_components(mine, d);
 }
 

@@ -97,7 +97,7 @@ PicParticles ElectrostaticPic::take_slab(const PicParticles& all) const {
         const double x = all.position[std::size_t(axis) * n + i];
         // Outside the box or NaN: kept by rank 0, for its cell list to refuse by name.
         const bool outside = !(x >= 0 && x < grid_.length(axis));
-        const double t = outside ? 0 : std::min(cells_->cell_coordinate(x, axis),
+        const double t = outside ? 0 : std::min(slabs_.cells(0).cell_coordinate(x, axis),
                                                 double(grid_.nodes[std::size_t(axis)]) - 1);
         const std::size_t plane = outside ? 0 : std::size_t(t);
         if ((outside && ranks_->root()) || (!outside && plane >= mine.begin && plane < mine.end))
@@ -168,96 +168,100 @@ void ElectrostaticPic::fetch_field_ghosts() {
     const std::size_t own = planes().size(), stride = plane * (own + 1);
     exchange.sent(d * plane * sizeof(double));
     std::vector<double> first(d * plane);
-    for (std::size_t k = 0; k < d; ++k) field_.read(queue, first.data() + k * plane, plane, k * stride);
+    for (std::size_t k = 0; k < d; ++k) fields_[0].read(queue, first.data() + k * plane, plane, k * stride);
     const auto [from_previous, from_next] = exchange_with_neighbours(
         *ranks_, {}, bytes_of(first), 0, d * plane * sizeof(double));
     (void)from_previous;
     const std::vector<double> ghost = doubles_of(from_next);
     for (std::size_t k = 0; k < d; ++k)
-        field_.write(queue, ghost.data() + k * plane, plane, k * stride + own * plane);
+        fields_[0].write(queue, ghost.data() + k * plane, plane, k * stride + own * plane);
     queue.finish();
-}
-
-void ElectrostaticPic::grow(std::size_t capacity, std::size_t keep) {
-    auto& queue = context_.queue(0);
-    const std::size_t d = std::size_t(grid_.dimensions), components = std::max<std::size_t>(d, 2);
-    auto regrow = [&](RealBuffer& next, RealBuffer& other, std::size_t count) {
-        RealBuffer bigger(context_, precision_, count * capacity);
-        bigger.fill(queue, 0);  // a 1-D run's y components stay 0
-        for (std::size_t k = 0; k < count && keep > 0; ++k)
-            next.copy_to(queue, bigger, keep, k * capacity_, k * capacity);
-        next = std::move(bigger);
-        other = RealBuffer(context_, precision_, count * capacity);
-        other.fill(queue, 0);
-    };
-    regrow(r_b_, r_, components);
-    regrow(v_b_, v_, d);
-    Buffer<std::uint32_t> species(context_, capacity);
-    if (keep > 0) species_index_b_.copy_to(queue, species, keep, 0, 0);
-    species_index_b_ = std::move(species);
-    species_index_ = Buffer<std::uint32_t>(context_, capacity);
-    queue.finish();
-    capacity_ = capacity;
 }
 
 void ElectrostaticPic::migrate() {
-    auto& queue = context_.queue(0);
-    dist::TrafficTimer exchange(queue, traffic_);
+    dist::TrafficTimer exchange(context_.queue(0), traffic_);
     const int d = grid_.dimensions, axis = slab_axis();
+    const std::size_t devices = context_.size(), components = std::size_t(std::max(d, 2));
     const Range mine = planes();
     const double dx = grid_.spacing;
-    // Which particles left the slab, packed in order; the others kept in order in the next
-    // arrays.
-    std::size_t leaving = 0;
-    if (flags_.size() < capacity_) {
-        flags_ = Buffer<std::uint32_t>(context_, capacity_);
-        offsets_ = Buffer<std::uint32_t>(context_, capacity_);
-    }
-    if (n_ > 0) {
-        leaving_.args(std::uint32_t(n_), std::uint32_t(capacity_), r_, Real{1 / dx},
-                      std::uint32_t(mine.size()), flags_);
-        leaving_.launch(queue, n_, group);
-        exclusive_scan(queue, flags_, offsets_, n_);
-        std::uint32_t last_flag = 0, last_offset = 0;
-        flags_.read(queue, &last_flag, 1, n_ - 1);
-        offsets_.read(queue, &last_offset, 1, n_ - 1);
-        leaving = std::size_t(last_flag) + last_offset;
-        if (pack_.size() < 2 * std::size_t(d) * leaving || pack_.size() == 0) {
-            pack_ = RealBuffer(context_, precision_, std::max<std::size_t>(2 * d * leaving, 1));
-            pack_species_ = Buffer<std::uint32_t>(context_, std::max<std::size_t>(leaving, 1));
+    // On each device, which of its particles (in next(), as pushed) left the slab: those packed
+    // in order, the others kept in order. Every device's kernels are enqueued before the host
+    // waits for the first count.
+    std::vector<std::size_t> own(devices), leaving(devices, 0);
+    for (std::size_t k = 0; k < devices; ++k) {
+        own[k] = slabs_.own(k);
+        if (own[k] == 0) continue;
+        Queue& queue = context_.queue(k);
+        if (flags_[k].size() < own[k]) {
+            flags_[k] = Buffer<std::uint32_t>(context_, own[k] + own[k] / 4, OnDevice{k});
+            offsets_[k] = Buffer<std::uint32_t>(context_, own[k] + own[k] / 4, OnDevice{k});
         }
-        partition_.args(std::uint32_t(n_), std::uint32_t(capacity_), r_, v_, species_index_,
-                        flags_, offsets_, std::uint32_t(capacity_), r_b_, v_b_, species_index_b_,
-                        std::uint32_t(leaving), pack_, pack_species_);
-        partition_.launch(queue, n_, group);
+        leaving_[k].args(std::uint32_t(own[k]), std::uint32_t(own[k]), slabs_.next(0, k),
+                         Real{1 / dx}, std::uint32_t(mine.size()), flags_[k]);
+        leaving_[k].launch(queue, own[k], group);
+        exclusive_scan(queue, flags_[k], offsets_[k], own[k]);
     }
-    // Each leaver to the rank owning its plane, in global coordinates (the slab axis wrapped).
-    std::vector<double> packed(2 * std::size_t(d) * leaving);
-    std::vector<std::uint32_t> packed_species(leaving);
-    if (leaving > 0) {
-        pack_.read(queue, packed.data(), packed.size());
-        pack_species_.read(queue, packed_species.data(), leaving);
+    for (std::size_t k = 0; k < devices; ++k) {
+        if (own[k] == 0) continue;
+        Queue& queue = context_.queue(k);
+        std::uint32_t last_flag = 0, last_offset = 0;
+        flags_[k].read(queue, &last_flag, 1, own[k] - 1);
+        offsets_[k].read(queue, &last_offset, 1, own[k] - 1);
+        leaving[k] = std::size_t(last_flag) + last_offset;
+        auto fit = [&](RealBuffer& b, std::size_t size) {
+            if (b.size() < size || b.precision() != precision_)
+                b = RealBuffer(context_, precision_, std::max<std::size_t>(size + size / 4, 1), OnDevice{k});
+        };
+        auto fit_uint = [&](Buffer<std::uint32_t>& b, std::size_t size) {
+            if (b.size() < size || b.size() == 0)
+                b = Buffer<std::uint32_t>(context_, std::max<std::size_t>(size + size / 4, 1), OnDevice{k});
+        };
+        fit(kept_r_[k], components * own[k]);
+        fit(kept_v_[k], std::size_t(d) * own[k]);
+        fit_uint(kept_species_[k], own[k]);
+        fit(pack_[k], 2 * std::size_t(d) * leaving[k]);
+        fit_uint(pack_species_[k], leaving[k]);
+        // Kept with the stride of the particles before (own[k]); leavers at c * leaving + j.
+        partition_[k].args(std::uint32_t(own[k]), std::uint32_t(own[k]), slabs_.next(0, k),
+                           slabs_.next(1, k), slabs_.next_uint(0, k), flags_[k], offsets_[k],
+                           std::uint32_t(own[k]), kept_r_[k], kept_v_[k], kept_species_[k],
+                           std::uint32_t(leaving[k]), pack_[k], pack_species_[k]);
+        partition_[k].launch(queue, own[k], group);
     }
+    // Each leaver to the rank owning its plane, in global coordinates (the slab axis wrapped),
+    // the devices' leavers in device order: the one-device order.
+    std::size_t all_leaving = 0;
+    for (std::size_t l : leaving) all_leaving += l;
     const double length = grid_.length(axis), first = double(mine.begin) * dx;
     const std::vector<std::size_t>& cuts = planes_.offsets();
-    std::vector<Traveller> travellers(leaving);
-    std::vector<int> destinations(leaving);
-    for (std::size_t j = 0; j < leaving; ++j) {
-        Traveller& t = travellers[j];
-        for (int k = 0; k < 3; ++k) t.position[k] = t.velocity[k] = 0;
-        for (int k = 0; k < d; ++k) {
-            t.position[k] = packed[std::size_t(k) * leaving + j];
-            t.velocity[k] = packed[std::size_t(d + k) * leaving + j];
+    std::vector<Traveller> travellers;
+    travellers.reserve(all_leaving);
+    std::vector<int> destinations;
+    destinations.reserve(all_leaving);
+    for (std::size_t k = 0; k < devices; ++k) {
+        const std::size_t m = leaving[k];
+        if (m == 0) continue;
+        std::vector<double> packed(2 * std::size_t(d) * m);
+        std::vector<std::uint32_t> packed_species(m);
+        pack_[k].read(context_.queue(k), packed.data(), packed.size());
+        pack_species_[k].read(context_.queue(k), packed_species.data(), m);
+        for (std::size_t j = 0; j < m; ++j) {
+            Traveller t{};
+            for (int c = 0; c < d; ++c) {
+                t.position[c] = packed[std::size_t(c) * m + j];
+                t.velocity[c] = packed[std::size_t(d + c) * m + j];
+            }
+            double& x = t.position[axis];
+            x += first;
+            x -= length * std::floor(x / length);
+            if (!(x < length)) x = 0;  // rounded up to the box's edge: its periodic image 0
+            const std::size_t plane = std::min(std::size_t(std::max(x / dx, 0.0)),
+                                               std::size_t(grid_.nodes[std::size_t(axis)]) - 1);
+            destinations.push_back(
+                int(std::upper_bound(cuts.begin(), cuts.end(), plane) - cuts.begin()) - 1);
+            t.species = packed_species[j];
+            travellers.push_back(t);
         }
-        double& x = t.position[axis];
-        x += first;
-        x -= length * std::floor(x / length);
-        if (!(x < length)) x = 0;  // rounded up to the box's edge: its periodic image 0
-        const std::size_t plane = std::min(std::size_t(std::max(x / dx, 0.0)),
-                                           std::size_t(grid_.nodes[std::size_t(axis)]) - 1);
-        destinations[j] = int(std::upper_bound(cuts.begin(), cuts.end(), plane) - cuts.begin()) - 1;
-        t.species = packed_species[j];
-        t.unused = 0;
     }
     for (int destination : destinations)
         if (destination != ranks_->rank()) {
@@ -266,32 +270,38 @@ void ElectrostaticPic::migrate() {
         }
     const dist::Distributor plan(*ranks_, destinations);
     const std::vector<Traveller> arrived = plan.distribute(travellers);
-    const std::size_t stay = n_ - leaving, n = stay + arrived.size();
-    if (n > capacity_) grow(n + n / 4 + 64, stay);
-    if (!arrived.empty()) {
-        const std::size_t m = arrived.size();
-        std::vector<double> x(std::size_t(d) * m), v(std::size_t(d) * m);
+    // Each device's next() holds its kept particles again; those that arrived go after the
+    // last device's, so the devices' particles in order are one device's (kept, then arrived).
+    for (std::size_t k = 0; k < devices; ++k) {
+        const std::size_t stay = own[k] - leaving[k];
+        const std::size_t m = k + 1 == devices ? arrived.size() : 0, n = stay + m;
+        if (own[k] == 0 && m == 0) continue;
+        slabs_.set_own(k, n);
+        Queue& queue = context_.queue(k);
+        for (std::size_t c = 0; c < components && stay > 0; ++c)
+            kept_r_[k].copy_to(queue, slabs_.next(0, k), stay, c * own[k], c * n);
+        for (std::size_t c = 0; c < std::size_t(d) && stay > 0; ++c)
+            kept_v_[k].copy_to(queue, slabs_.next(1, k), stay, c * own[k], c * n);
+        if (stay > 0) kept_species_[k].copy_to(queue, slabs_.next_uint(0, k), stay, 0, 0);
+        if (m == 0) continue;
+        std::vector<double> x(components * m, 0.0), v(std::size_t(d) * m);
         std::vector<std::uint32_t> species(m);
         for (std::size_t j = 0; j < m; ++j) {
-            for (int k = 0; k < d; ++k) {
-                x[std::size_t(k) * m + j] = arrived[j].position[k];
-                v[std::size_t(k) * m + j] = arrived[j].velocity[k];
+            for (int c = 0; c < d; ++c) {
+                x[std::size_t(c) * m + j] = arrived[j].position[c];
+                v[std::size_t(c) * m + j] = arrived[j].velocity[c];
             }
             x[std::size_t(axis) * m + j] = slab_coordinate(arrived[j].position[axis], first, dx,
                                                            mine.size(), precision_);
             species[j] = arrived[j].species;
         }
-        for (int k = 0; k < d; ++k) {
-            r_b_.write(queue, x.data() + std::size_t(k) * m, m, std::size_t(k) * capacity_ + stay);
-            v_b_.write(queue, v.data() + std::size_t(k) * m, m, std::size_t(k) * capacity_ + stay);
-        }
-        species_index_b_.write(queue, species.data(), m, stay);
+        for (std::size_t c = 0; c < components; ++c)
+            slabs_.next(0, k).write(queue, x.data() + c * m, m, c * n + stay);
+        for (std::size_t c = 0; c < std::size_t(d); ++c)
+            slabs_.next(1, k).write(queue, v.data() + c * m, m, c * n + stay);
+        slabs_.next_uint(0, k).write(queue, species.data(), m, stay);
         queue.finish();  // the writes read the host arrays
     }
-    std::swap(r_, r_b_);
-    std::swap(v_, v_b_);
-    std::swap(species_index_, species_index_b_);
-    n_ = n;
 }
 
 } // namespace partcl

@@ -15,14 +15,17 @@
 // particle) has the plasma frequency omega_p^2 = n q^2 / m. A macro-particle of weight w
 // carries w physical particles: charge w q, mass w m, charge-to-mass ratio q / m.
 //
-// On a context of several devices the per-particle and per-node launches are spread over all of
-// them (MultiDeviceLaunch, one per launch, each re-weighted from its kernels' times): the
-// gather deposit and the field by contiguous ranges of nodes, the push by contiguous ranges of
-// particles (in cell order), each device writing its own slice (PartitionedOutput); the atomic
-// deposit by particle ranges, each device into a grid of its own, the grids added in device
-// order (OrderedSum). The cell sort and the FFT Poisson solve stay on device 0. Every node and
-// particle is computed as on one device, so the result is bit for bit the one-device result
-// with the gather deposit; the atomic deposit's sums are unordered on any number of devices.
+// On a context of several devices each device holds the particles of its own slabs of cells
+// (layers along the slowest axis; ParticleSlabs, periodic, one cell of ghosts each side), cut by
+// the scheduler's weights: the sort, the deposit and the push run on each device over its own
+// particles; the gather deposit computes the nodes of the device's own planes from its own and
+// ghost particles, written into the grid on device 0 (PartitionedOutput); the atomic deposit
+// adds each device's particles into a grid of its own, the grids added in device order
+// (OrderedSum). The FFT Poisson solve and the field stay on device 0, and each device receives
+// the field's planes its particles reach (a Halo). The particles' order over the devices is one
+// device's order and every node sums its particles in that order, so the result is bit for bit
+// the one-device result with the gather deposit; the atomic deposit's sums are unordered on any
+// number of devices.
 //
 // Over the ranks of a communicator (MPI), each rank holds a slab of the grid's planes along its
 // slowest axis (z in 3-D, y in 2-D, x in 1-D; the planes cut evenly) and the particles in it,
@@ -39,11 +42,14 @@
 #include <vector>
 
 #include <partcl/algorithm/cell_list.hpp>
+#include <partcl/algorithm/particle_slabs.hpp>
 #include <partcl/dist/communicator.hpp>
 #include <partcl/dist/rank_traffic.hpp>
 #include <partcl/dist/slab_fft.hpp>
 #include <partcl/models/pic/pic_deposit.hpp>
 #include <partcl/models/pic/pic_particles.hpp>
+#include <partcl/sched/halo.hpp>
+#include <partcl/sched/mirror.hpp>
 #include <partcl/sched/multi_device_launch.hpp>
 #include <partcl/sched/ordered_sum.hpp>
 #include <partcl/sched/partitioned_output.hpp>
@@ -80,7 +86,7 @@ public:
     double time() const noexcept { return time_; }
     std::size_t steps() const noexcept { return steps_; }
     std::size_t size() const noexcept { return total_; }        // every rank's particles
-    std::size_t local_size() const noexcept { return n_; }      // this rank's
+    std::size_t local_size() const noexcept { return slabs_.size(); }  // this rank's
     const dist::Communicator& ranks() const noexcept { return *ranks_; }
     // This rank's planes along the slowest axis (all of them on one rank).
     Range planes() const { return planes_[std::size_t(ranks_->rank())]; }
@@ -94,8 +100,9 @@ public:
     PicDeposit deposit() const noexcept { return deposit_; }
     void set_deposit(PicDeposit deposit);  // require_deposit on every device first
 
-    // The launches spread over the devices: "pic deposit", "pic field", "pic push".
-    LaunchList launches() const { return {&deposit_launch_, &field_launch_, &push_launch_}; }
+    // The launches spread over the devices: "pic deposit", "pic push" (the push's weights cut
+    // the slabs).
+    LaunchList launches() const { return {&deposit_launch_, &push_launch_}; }
     // Replaces the weights of every split launch (one per device of the context; UsageError
     // otherwise), e.g. to force an uneven split; the launches re-weight from there.
     void set_weights(const std::vector<double>& weights);
@@ -105,7 +112,9 @@ public:
     // first half step of the velocities). The particles must be the saved ones in their saved
     // (cell) order for the continuation to be bitwise the same.
     void restore_clock(double time, std::size_t steps) noexcept;
-    const CellList& cells() const noexcept { return *cells_; }
+    // Device d's cell list (its own and ghost particles) and particles.
+    const CellList& cells(std::size_t d = 0) const { return slabs_.cells(d); }
+    Partition owners() const { return slabs_.owners(); }
 
     // The particles now (in the device's cell order, which changes every step; velocities at
     // the last half step). Over several ranks, every rank's in rank order (collective), which
@@ -130,25 +139,32 @@ private:
     PicDeposit deposit_;
     const dist::Communicator* ranks_;
     Partition planes_;  // each rank's planes along the slowest axis
-    std::size_t n_ = 0, total_ = 0;
-    // Particle arrays hold component k of particle i at k * capacity_ + i; over several ranks
-    // n_ changes from step to step and capacity_ leaves room for it.
-    std::size_t capacity_ = 0;
+    std::size_t total_ = 0;
     double time_ = 0;
     std::size_t steps_ = 0;
     dist::RankTraffic traffic_;  // the model's own exchanges; the transform's are the SlabFft's
-    std::unique_ptr<CellList> cells_;
+    // Positions (max(D, 2) components: the cell list sorts in 2-D or 3-D, a 1-D run's y is 0),
+    // velocities (D); the species, carried.
+    ParticleSlabs slabs_;
     dist::SlabFft fft_;
     Program program_;
     // One kernel per device (a Kernel holds its arguments); deposit_atomic_ empty where
     // require_deposit refuses the atomic deposit.
-    std::vector<Kernel> deposit_atomic_, deposit_gather_, field_kernel_, push_;
-    Kernel poisson_, leaving_, partition_;
-    MultiDeviceLaunch deposit_launch_, field_launch_, push_launch_;
-    PartitionedOutput<RealBuffer> rho_parts_, field_parts_, position_parts_, velocity_parts_;
+    std::vector<Kernel> deposit_atomic_, deposit_gather_, push_, leaving_, partition_;
+    Kernel poisson_, field_kernel_;
+    MultiDeviceLaunch deposit_launch_, push_launch_;
+    PartitionedOutput<RealBuffer> rho_parts_;
     OrderedSum grid_sum_;  // the atomic deposit's per-device grids
-    RealBuffer r_, v_, r_b_, v_b_, species_density_, species_qm_, work_, field_, spectrum_, pack_;
-    Buffer<std::uint32_t> species_index_, species_index_b_, flags_, offsets_, pack_species_;
+    Halo field_spread_;    // the field's planes from device 0 to the others
+    RealBuffer species_density_, species_qm_, work_, spectrum_;
+    Mirror<RealBuffer> species_density_on_, species_qm_on_;
+    // [0]: the field (device 0's); [d]: device d's copy of its planes where memories are
+    // separate.
+    std::vector<RealBuffer> fields_;
+    // Over several ranks, per device: which particles leave (flags, their scan), those that stay
+    // and those that leave, packed.
+    std::vector<Buffer<std::uint32_t>> flags_, offsets_, kept_species_, pack_species_;
+    std::vector<RealBuffer> kept_r_, kept_v_, pack_;
 
     bool several() const noexcept { return ranks_->size() > 1; }
     int slab_axis() const noexcept { return grid_.dimensions - 1; }
@@ -157,8 +173,13 @@ private:
     // rank's planes and `ghosts` more (1 for the charge and the field, 2 for the potential).
     std::uint32_t local_planes(std::size_t ghosts) const;
     Kernel& grid_args(Kernel& kernel, std::uint32_t first, std::size_t ghosts = 0);
+    // The local grid's nodes per slab of cells, and device d's nodes (its slabs').
+    std::size_t slab_nodes() const;
+    Range nodes_of(std::size_t d) const;
+    const RealBuffer& field_on(std::size_t d) const;
     void deposit(RealBuffer& rho);  // step 2 into rho (2 local points, interleaved complex)
     void solve_field();             // steps 1-4 at the current positions
+    void spread_field();            // each device's planes of the field
 
     // Over several ranks (pic_ranks.cpp): this rank's share of the particles; the charge of the
     // ghost plane into the next rank; the ghost planes of the potential and the field from the
@@ -168,7 +189,6 @@ private:
     void fetch_potential_ghosts();
     void fetch_field_ghosts();
     void migrate();
-    void grow(std::size_t capacity, std::size_t keep);  // keeps next arrays' first `keep`
 };
 
 } // namespace partcl
