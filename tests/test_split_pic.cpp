@@ -86,7 +86,8 @@ void check_bitwise(Context& split, Precision precision, int dimensions, std::siz
     ElectrostaticPic many(split, precision, grid, two_species, start, PicDeposit::gather,
                           memory_cache());
     many.set_weights(uneven_weights(split.size()));
-    const int steps = under_oclgrind() ? 2 : 4;
+    // Under Oclgrind one step: the kernels a step runs are the same at every step.
+    const int steps = under_oclgrind() ? 1 : 4;
     for (int step = 0; step <= steps; ++step) {
         CAPTURE(step);
         CHECK(many.charge_density() == one.charge_density());
@@ -203,9 +204,12 @@ TEST_CASE("atomic deposit: within the bound of reordered sums of each node's cha
                 MESSAGE("atomic deposit in " << to_string(precision) << " skipped: no 64-bit atomics");
                 continue;
             }
-            for (int dimensions : {1, 2, 3})
-                for (std::size_t n : {n_many, std::size_t(2)})  // 2: fewer than the devices
-                    check_atomic(split, precision, dimensions, n, fresh_seed());
+            for (int dimensions : {1, 2, 3}) {
+                check_atomic(split, precision, dimensions, n_many, fresh_seed());
+                // Fewer particles than devices (under Oclgrind in 3-D alone: the same kernels).
+                if (!under_oclgrind() || dimensions == 3)
+                    check_atomic(split, precision, dimensions, 2, fresh_seed());
+            }
         }
     }
 }
