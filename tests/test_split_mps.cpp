@@ -79,14 +79,17 @@ std::vector<std::uint32_t> slab_of_particles(const MpsFluid& fluid) {
 TEST_SUITE("split_mps") {
 
 TEST_CASE("steps on two and three devices are one device's, bit for bit") {
-    // Under Oclgrind: two devices, forced weights (three devices: the resume case).
+    // Under Oclgrind: two devices, forced weights (three devices: the resume case), the seed's
+    // method in float in 2-D and the alternatives in double in 3-D (the kernels are one source
+    // in either precision and dimension; the PoCL runs take every case).
     const bool small = under_oclgrind();
     const int steps = small ? 3 : 12;
     for (std::size_t parts : {2, 3})
         for (int dims : {2, 3})
             for (Precision precision : {Precision::float32, Precision::float64}) {
                 if (precision == Precision::float64 && !has_fp64()) continue;
-                if (small && parts == 3) continue;
+                if (small && (parts == 3 || (dims == 3) != (precision == Precision::float64)))
+                    continue;
                 for (bool forced : {false, true}) {
                     if (small && !forced) continue;
                     const std::uint32_t seed = fresh_seed();

@@ -195,9 +195,14 @@ TEST_CASE("gather deposit: density, field and particles bit for bit as on one de
 }
 
 TEST_CASE("fewer particles than devices") {
+    // Under Oclgrind float in 3-D alone: its kernels are the gather case's, with devices idle.
     Context split = split_context(3);
-    for (Precision precision : precisions())
-        for (int dimensions : {1, 3}) check_bitwise(split, precision, dimensions, 2, fresh_seed());
+    for (Precision precision : precisions()) {
+        if (under_oclgrind() && precision == Precision::float64) continue;
+        for (int dimensions : {1, 3})
+            if (!under_oclgrind() || dimensions == 3)
+                check_bitwise(split, precision, dimensions, 2, fresh_seed());
+    }
 }
 
 TEST_CASE("atomic deposit: within the bound of reordered sums of each node's charges") {
