@@ -243,6 +243,60 @@ TEST_CASE("copies between the memories of devices arrive whole, at any size, bac
     }
 }
 
+// A structure of arrays' components in one command (Halo's pieces): strided rows out of device
+// 0's memory into every device's (pinned staging where memories are separate, in one piece up
+// to 8 MiB and a row at a time above; rows past what NVIDIA's OpenCL takes in one rectangle
+// as plain copies), within one memory, and refused where rows overlap.
+TEST_CASE("rows copies: every component of a range in one command, to every device") {
+    const std::size_t parts = under_oclgrind() ? 2 : 3;
+    Context base = split_context(parts);
+    Context context(base.devices(), MemoryModel::separate);
+    std::vector<std::size_t> counts{1, 1000, 100003};
+    if (!under_oclgrind()) counts.push_back(std::size_t(1) << 20);  // 12 MiB: a row at a time
+    const std::size_t rows = 3;
+    auto want = [](std::size_t i) { return std::uint32_t(i * 2654435761u + 777u); };
+    for (std::size_t count : counts) {
+        CAPTURE(count);
+        const std::size_t stride = count + 7, target_stride = count + 11;
+        std::vector<std::uint32_t> host(rows * stride);
+        for (std::size_t i = 0; i < host.size(); ++i) host[i] = want(i);
+        Buffer<std::uint32_t> source(context, host.size(), OnDevice{0});
+        source.write(context.queue(0), host);
+        const Marker written = mark(context.queue(0));
+        std::vector<Buffer<std::uint32_t>> copies;
+        for (std::size_t d = 0; d < parts; ++d) {
+            copies.emplace_back(context, 5 + rows * target_stride, OnDevice{d});
+            wait_for(context.queue(d), written);
+            source.copy_rows_to(context.queue(d), copies[d], count, rows, 2, stride, 5,
+                                target_stride);
+        }
+        for (std::size_t d = 0; d < parts; ++d) {
+            const std::vector<std::uint32_t> got = copies[d].read(context.queue(d));
+            std::size_t wrong = 0;
+            for (std::size_t r = 0; r < rows; ++r)
+                for (std::size_t i = 0; i < count; ++i)
+                    wrong += got[5 + r * target_stride + i] != host[2 + r * stride + i];
+            CHECK(wrong == 0);
+        }
+        // Within one memory: the rows of the first half into the second.
+        Buffer<std::uint32_t> both(context, 2 * host.size(), OnDevice{1});
+        both.write(context.queue(1), host);
+        both.copy_rows_to(context.queue(1), both, count, rows, 0, stride, host.size(), stride);
+        const std::vector<std::uint32_t> got = both.read(context.queue(1));
+        std::size_t wrong = 0;
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t i = 0; i < count; ++i)
+                wrong += got[host.size() + r * stride + i] != host[r * stride + i];
+        CHECK(wrong == 0);
+        context.finish();
+    }
+    Buffer<std::uint32_t> a(context, 100), b(context, 100);
+    CHECK_THROWS_AS(a.copy_rows_to(context.queue(0), b, 10, 3, 0, 9, 0, 10), UsageError);
+    CHECK_THROWS_WITH(a.copy_rows_to(context.queue(0), b, 10, 3, 0, 10, 0, 50),
+                      doctest::Contains("outside memory of 400 bytes"));
+    CHECK_NOTHROW(a.copy_rows_to(context.queue(0), b, 10, 3, 0, 45, 0, 45).wait());
+}
+
 TEST_CASE("a mirror gives every device the input as device 0 last wrote it, under either model") {
     const std::size_t parts = under_oclgrind() ? 2 : pocl_devices().size() >= 3 ? 3 : 2;
     for (MemoryModel model : {MemoryModel::shared, MemoryModel::separate}) {

@@ -43,6 +43,12 @@ public:
     virtual std::shared_ptr<MemoryImpl> region(std::size_t offset, std::size_t bytes) = 0;
 };
 
+// `rows` rows of `row_bytes` bytes: row r from from_offset + r * from_pitch to to_offset + r *
+// to_pitch (a structure of arrays' components in one command). Pitches are at least row_bytes.
+struct RowsCopy {
+    std::size_t from_offset = 0, from_pitch = 0, to_offset = 0, to_pitch = 0, row_bytes = 0, rows = 0;
+};
+
 class QueueImpl {
 public:
     virtual ~QueueImpl() = default;
@@ -55,6 +61,9 @@ public:
     virtual std::shared_ptr<EventImpl> copy(const MemoryImpl& from, std::size_t from_offset,
                                             MemoryImpl& to, std::size_t to_offset,
                                             std::size_t bytes) = 0;
+    // Rows of two distinct memories (rows > 1, each > 0 bytes, inside both).
+    virtual std::shared_ptr<EventImpl> copy_rows(const MemoryImpl& from, MemoryImpl& to,
+                                                 const RowsCopy& rows) = 0;
     // Repeats `pattern` (1, 2, 4 or 8 bytes) over [offset, offset + bytes).
     virtual std::shared_ptr<EventImpl> fill(MemoryImpl& memory, const void* pattern,
                                             std::size_t pattern_size, std::size_t offset,

@@ -71,6 +71,30 @@ Event Memory::copy_to(Queue& queue, Memory& target, std::size_t offset, std::siz
     return Event(queue.impl().copy(*impl_, offset, *target.impl_, target_offset, bytes));
 }
 
+Event Memory::copy_rows_to(Queue& queue, Memory& target, std::size_t offset, std::size_t pitch,
+                           std::size_t target_offset, std::size_t target_pitch,
+                           std::size_t row_bytes, std::size_t rows) const {
+    if (rows > 1 && (pitch < row_bytes || target_pitch < row_bytes))
+        throw UsageError("Memory::copy_rows_to: pitches " + std::to_string(pitch) + " and " +
+                         std::to_string(target_pitch) + " are shorter than a row of " +
+                         std::to_string(row_bytes) + " bytes");
+    if (rows == 0 || row_bytes == 0) return copy_to(queue, target, offset, target_offset, 0);
+    check_range(offset, (rows - 1) * pitch + row_bytes, "copy_rows_to");
+    target.check_range(target_offset, (rows - 1) * target_pitch + row_bytes, "copy_rows_to");
+    check_queue(queue);
+    target.check_queue(queue);
+    // OpenCL refuses a rectangle copy within one buffer whose bounds overlap.
+    if (rows == 1 || impl_ == target.impl_) {
+        Event last;
+        for (std::size_t r = 0; r < rows; ++r)
+            last = copy_to(queue, target, offset + r * pitch, target_offset + r * target_pitch,
+                           row_bytes);
+        return last;
+    }
+    return Event(queue.impl().copy_rows(
+        *impl_, *target.impl_, {offset, pitch, target_offset, target_pitch, row_bytes, rows}));
+}
+
 Event Memory::fill(Queue& queue, const void* pattern, std::size_t pattern_size, std::size_t offset,
                    std::size_t bytes) {
     check_range(offset, bytes, "fill");

@@ -76,6 +76,17 @@ Event RealBuffer::copy_to(Queue& queue, RealBuffer& target, std::size_t count, s
                            count * width);
 }
 
+Event RealBuffer::copy_rows_to(Queue& queue, RealBuffer& target, std::size_t count,
+                               std::size_t rows, std::size_t offset, std::size_t stride,
+                               std::size_t target_offset, std::size_t target_stride) const {
+    if (target.precision_ != precision_)
+        throw Error("RealBuffer::copy_rows_to: a " + std::string(to_string(precision_)) +
+                    " buffer cannot be copied into a " + to_string(target.precision_) + " one");
+    const std::size_t width = size_of(precision_);
+    return memory_.copy_rows_to(queue, target.memory_, offset * width, stride * width,
+                                target_offset * width, target_stride * width, count * width, rows);
+}
+
 Event RealBuffer::fill(Queue& queue, double value) {
     if (precision_ == Precision::float64) return memory_.fill(queue, &value, sizeof value, 0, bytes());
     const float narrow = static_cast<float>(value);

@@ -62,6 +62,16 @@ public:
                                target_offset * sizeof(T), count * sizeof(T));
     }
 
+    // `rows` runs of `count` elements in one command (Memory::copy_rows_to): run r from
+    // r * stride + offset to r * target_stride + target_offset.
+    Event copy_rows_to(Queue& queue, Buffer& target, std::size_t count, std::size_t rows,
+                       std::size_t offset, std::size_t stride, std::size_t target_offset,
+                       std::size_t target_stride) const {
+        return memory_.copy_rows_to(queue, target.memory_, offset * sizeof(T), stride * sizeof(T),
+                                    target_offset * sizeof(T), target_stride * sizeof(T),
+                                    count * sizeof(T), rows);
+    }
+
     // Elements [offset, offset + count) as a buffer of their own (Memory::region: nullopt where
     // the backend refuses the offset; UsageError outside this buffer).
     std::optional<Buffer> region(std::size_t offset, std::size_t count) const {

@@ -42,6 +42,12 @@ public:
     // Device-side copy into `target` (same context).
     Event copy_to(Queue& queue, Memory& target, std::size_t offset, std::size_t target_offset,
                   std::size_t bytes) const;
+    // `rows` rows of `row_bytes` into `target` in one command (a structure of arrays'
+    // components): row r from offset + r * pitch to target_offset + r * target_pitch. Pitches
+    // are at least row_bytes where rows > 1; within one memory the rows go one by one.
+    Event copy_rows_to(Queue& queue, Memory& target, std::size_t offset, std::size_t pitch,
+                       std::size_t target_offset, std::size_t target_pitch, std::size_t row_bytes,
+                       std::size_t rows) const;
     // Repeats a pattern of 1, 2, 4 or 8 bytes over [offset, offset + bytes).
     Event fill(Queue& queue, const void* pattern, std::size_t pattern_size, std::size_t offset,
                std::size_t bytes);

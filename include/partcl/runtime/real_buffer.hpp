@@ -36,6 +36,11 @@ public:
     // Device-side copy of `count` elements into `target` (same precision and context).
     Event copy_to(Queue& queue, RealBuffer& target, std::size_t count,
                   std::size_t offset = 0, std::size_t target_offset = 0) const;
+    // `rows` runs of `count` elements in one command (Memory::copy_rows_to): run r from
+    // r * stride + offset to r * target_stride + target_offset.
+    Event copy_rows_to(Queue& queue, RealBuffer& target, std::size_t count, std::size_t rows,
+                       std::size_t offset, std::size_t stride, std::size_t target_offset,
+                       std::size_t target_stride) const;
     Event fill(Queue& queue, double value);
 
     // Elements [offset, offset + count) as a buffer of their own (Memory::region: nullopt where

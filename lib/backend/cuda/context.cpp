@@ -1,5 +1,7 @@
 // The CUDA backend's context and its queues (streams), on the CUDA runtime API (linked
 // statically, so a machine without a driver still loads partcl and simply has no CUDA devices).
+#include <algorithm>
+
 #include "backend/cuda/algorithms.hpp"
 #include "backend/cuda/cuda.hpp"
 
@@ -16,6 +18,8 @@ public:
     explicit CudaQueue(int ordinal) : ordinal(ordinal) {
         use_device(ordinal);
         check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+        check(cudaDeviceGetAttribute(&max_pitch, cudaDevAttrMaxPitch, ordinal),
+              "cudaDeviceGetAttribute");
     }
     ~CudaQueue() override {
         cudaSetDevice(ordinal);
@@ -62,6 +66,26 @@ public:
         });
     }
 
+    std::shared_ptr<EventImpl> copy_rows(const MemoryImpl& from, MemoryImpl& to,
+                                         const RowsCopy& r) override {
+        return timed([&] {
+            // cudaMemcpy2D takes pitches up to cudaDevAttrMaxPitch (2^31 - 1 bytes on NVIDIA's
+            // GPUs so far); wider strides go a row at a time.
+            if (std::max(r.from_pitch, r.to_pitch) <= std::size_t(max_pitch)) {
+                check(cudaMemcpy2DAsync(address(to, r.to_offset), r.to_pitch,
+                                        address(from, r.from_offset), r.from_pitch, r.row_bytes,
+                                        r.rows, cudaMemcpyDeviceToDevice, stream),
+                      "cudaMemcpy2DAsync");
+                return;
+            }
+            for (std::size_t row = 0; row < r.rows; ++row)
+                check(cudaMemcpyAsync(address(to, r.to_offset + row * r.to_pitch),
+                                      address(from, r.from_offset + row * r.from_pitch),
+                                      r.row_bytes, cudaMemcpyDeviceToDevice, stream),
+                      "cudaMemcpyAsync");
+        });
+    }
+
     std::shared_ptr<EventImpl> fill(MemoryImpl& memory, const void* pattern,
                                     std::size_t pattern_size, std::size_t offset,
                                     std::size_t bytes) override {
@@ -83,6 +107,7 @@ public:
 
     int ordinal;
     cudaStream_t stream = nullptr;
+    int max_pitch = 0;  // cudaMemcpy2D's largest pitch
 };
 
 class CudaContext final : public ContextImpl {

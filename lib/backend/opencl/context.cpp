@@ -1,6 +1,7 @@
 // The OpenCL backend's context and its queues: thin holders of the Khronos C++ bindings'
 // objects, which already count references.
 #include <algorithm>
+#include <array>
 
 #include <boost/compute/context.hpp>
 #include <boost/compute/utility/program_cache.hpp>
@@ -44,12 +45,41 @@ public:
         // Memory of no one device is the first device's: where a step leaves the state.
         const std::size_t from_home = home_of(from).value_or(0), to_home = home_of(to).value_or(0);
         if (staging && from_home != to_home)
-            return make_event(staging->copy(index, cl_buffer(from), from_home, from_offset,
-                                            cl_buffer(to), to_home, to_offset, bytes));
+            return make_event(staging->copy(index, cl_buffer(from), from_home, cl_buffer(to),
+                                            to_home, {from_offset, bytes, to_offset, bytes, bytes, 1}));
         cl::Event event;
         check(queue.enqueueCopyBuffer(cl_buffer(from), cl_buffer(to), from_offset, to_offset, bytes,
                                       nullptr, &event),
               "clEnqueueCopyBuffer");
+        return make_event(event);
+    }
+
+    std::shared_ptr<EventImpl> copy_rows(const MemoryImpl& from, MemoryImpl& to,
+                                         const RowsCopy& r) override {
+        const std::size_t from_home = home_of(from).value_or(0), to_home = home_of(to).value_or(0);
+        if (staging && from_home != to_home)
+            return make_event(staging->copy(index, cl_buffer(from), from_home, cl_buffer(to),
+                                            to_home, r));
+        const std::size_t whole =
+            std::min(rectangle_rows(cl_buffer(from), r.from_offset, r.from_pitch, r.rows),
+                     rectangle_rows(cl_buffer(to), r.to_offset, r.to_pitch, r.rows));
+        cl::Event event;
+        std::size_t row = 0;
+        if (whole > 1) {
+            const std::array<std::size_t, 3> from_origin{r.from_offset, 0, 0},
+                to_origin{r.to_offset, 0, 0}, region{r.row_bytes, whole, 1};
+            check(::clEnqueueCopyBufferRect(queue(), cl_buffer(from)(), cl_buffer(to)(),
+                                            from_origin.data(), to_origin.data(), region.data(),
+                                            r.from_pitch, 0, r.to_pitch, 0, 0, nullptr, &event()),
+                  "clEnqueueCopyBufferRect");
+            row = whole;
+        }
+        for (; row < r.rows; ++row)
+            check(queue.enqueueCopyBuffer(cl_buffer(from), cl_buffer(to),
+                                          r.from_offset + row * r.from_pitch,
+                                          r.to_offset + row * r.to_pitch, r.row_bytes, nullptr,
+                                          &event),
+                  "clEnqueueCopyBuffer");
         return make_event(event);
     }
 

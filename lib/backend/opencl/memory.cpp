@@ -1,4 +1,6 @@
 // The OpenCL backend's memory: a cl::Buffer of the context, which counts its own references.
+#include <algorithm>
+
 #include "backend/opencl/opencl.hpp"
 
 namespace partcl::detail::opencl {
@@ -53,6 +55,12 @@ const cl::Buffer& cl_buffer(const MemoryImpl& memory) {
 
 std::optional<std::size_t> home_of(const MemoryImpl& memory) {
     return static_cast<const OpenclMemory&>(memory).home;
+}
+
+std::size_t rectangle_rows(const cl::Buffer& buffer, std::size_t offset, std::size_t pitch,
+                           std::size_t rows) {
+    const std::size_t size = buffer.getInfo<CL_MEM_SIZE>();
+    return offset >= size ? 0 : std::min(rows, (size - offset) / pitch);
 }
 
 } // namespace partcl::detail::opencl

@@ -65,12 +65,11 @@ public:
     PinnedStaging(const PinnedStaging&) = delete;
     PinnedStaging& operator=(const PinnedStaging&) = delete;
 
-    // Bytes of `from` (memory of device `from_home`) into `to` (of `to_home`), ordered as a copy
+    // Rows of `from` (memory of device `from_home`) into `to` (of `to_home`), ordered as a copy
     // enqueued on queue `queue` would be: after that queue's commands so far, and before its
     // next ones. The event of the last piece.
     cl::Event copy(std::size_t queue, const cl::Buffer& from, std::size_t from_home,
-                   std::size_t from_offset, const cl::Buffer& to, std::size_t to_home,
-                   std::size_t to_offset, std::size_t bytes);
+                   const cl::Buffer& to, std::size_t to_home, const RowsCopy& rows);
 
 private:
     struct Slot {
@@ -110,6 +109,11 @@ std::shared_ptr<MemoryImpl> allocate(const cl::Context& context,
                                      std::optional<std::size_t> home);
 const cl::Buffer& cl_buffer(const MemoryImpl& memory);
 std::optional<std::size_t> home_of(const MemoryImpl& memory);
+// How many of `rows` rows, `pitch` bytes apart from `offset`, a rectangle command may take in
+// `buffer`: NVIDIA's OpenCL refuses one (CL_INVALID_VALUE) where rows times pitch passes the
+// buffer's end, though its last row ends inside; the rows after go as plain copies.
+std::size_t rectangle_rows(const cl::Buffer& buffer, std::size_t offset, std::size_t pitch,
+                           std::size_t rows);
 
 // kernel.cpp: programs and their kernels.
 std::shared_ptr<ProgramImpl> make_program(cl::Program program);

@@ -4,6 +4,7 @@
 // queue, and a write from it on the receiving one's, in pieces so that the two directions
 // overlap, runs near it (partcl_bench_device_copy; docs/performance.md has the figures).
 #include <algorithm>
+#include <array>
 
 #include "backend/opencl/opencl.hpp"
 
@@ -88,8 +89,7 @@ PinnedStaging::Slot& PinnedStaging::slot_for(std::size_t bytes) {
 }
 
 cl::Event PinnedStaging::copy(std::size_t queue, const cl::Buffer& from, std::size_t from_home,
-                              std::size_t from_offset, const cl::Buffer& to, std::size_t to_home,
-                              std::size_t to_offset, std::size_t bytes) {
+                              const cl::Buffer& to, std::size_t to_home, const RowsCopy& rows) {
     std::lock_guard<std::mutex> lock(mutex_);
     cl::CommandQueue& ordering = queues_.at(queue);
     cl::CommandQueue& sender = queues_.at(from_home);
@@ -104,27 +104,59 @@ cl::Event PinnedStaging::copy(std::size_t queue, const cl::Buffer& from, std::si
         check_staged(ordering.flush(), "clFlush");
         after_ordering.push_back(point);
     }
-    const std::size_t piece = std::clamp(bytes / slot_count, min_piece, max_piece);
     cl::Event last;
-    for (std::size_t done = 0; done < bytes; done += piece) {
-        const std::size_t size = std::min(piece, bytes - done);
-        Slot& slot = slot_for(size);
+    // One piece: `count` rows of `size` bytes from `from_at` and to `to_at` (pitches as the
+    // copy's), packed in a slot; a single row is a plain read and write.
+    auto piece = [&](std::size_t from_at, std::size_t to_at, std::size_t size, std::size_t count) {
+        Slot& slot = slot_for(size * count);
         // A slot is filled again only once the write that emptied it has run.
         std::vector<cl::Event> before_read = after_ordering;
         if (slot.emptied()) before_read.push_back(slot.emptied);
+        const std::vector<cl::Event>* waits = before_read.empty() ? nullptr : &before_read;
         cl::Event read;
-        check_staged(sender.enqueueReadBuffer(from, CL_FALSE, from_offset + done, size, slot.host,
-                                              before_read.empty() ? nullptr : &before_read, &read),
-                     "clEnqueueReadBuffer");
+        const std::array<std::size_t, 3> none{0, 0, 0}, from_origin{from_at, 0, 0},
+            to_origin{to_at, 0, 0}, region{size, count, 1};
+        if (count == 1)
+            check_staged(sender.enqueueReadBuffer(from, CL_FALSE, from_at, size, slot.host, waits,
+                                                  &read),
+                         "clEnqueueReadBuffer");
+        else
+            check_staged(sender.enqueueReadBufferRect(from, CL_FALSE, from_origin, none, region,
+                                                      rows.from_pitch, 0, size, 0, slot.host,
+                                                      waits, &read),
+                         "clEnqueueReadBufferRect");
         // Another queue waits for this one's commands: they must be submitted (clFlush).
         check_staged(sender.flush(), "clFlush");
         const std::vector<cl::Event> before_write{read};
-        check_staged(receiver.enqueueWriteBuffer(to, CL_FALSE, to_offset + done, size, slot.host,
-                                                 &before_write, &slot.emptied),
-                     "clEnqueueWriteBuffer");
+        if (count == 1)
+            check_staged(receiver.enqueueWriteBuffer(to, CL_FALSE, to_at, size, slot.host,
+                                                     &before_write, &slot.emptied),
+                         "clEnqueueWriteBuffer");
+        else
+            check_staged(receiver.enqueueWriteBufferRect(to, CL_FALSE, to_origin, none, region,
+                                                         rows.to_pitch, 0, size, 0, slot.host,
+                                                         &before_write, &slot.emptied),
+                         "clEnqueueWriteBufferRect");
         check_staged(receiver.flush(), "clFlush");
         last = slot.emptied;
+    };
+    const std::size_t bytes = rows.row_bytes * rows.rows;
+    std::size_t row = 0;
+    if (rows.rows > 1 && bytes <= max_piece) {
+        const std::size_t whole =
+            std::min(rectangle_rows(from, rows.from_offset, rows.from_pitch, rows.rows),
+                     rectangle_rows(to, rows.to_offset, rows.to_pitch, rows.rows));
+        if (whole > 1) {
+            piece(rows.from_offset, rows.to_offset, rows.row_bytes, whole);  // in one command
+            row = whole;
+        }
     }
+    const std::size_t size = std::clamp(bytes / slot_count, min_piece, max_piece);
+    for (; row < rows.rows; ++row)
+        for (std::size_t done = 0; done < rows.row_bytes; done += size)
+            piece(rows.from_offset + row * rows.from_pitch + done,
+                  rows.to_offset + row * rows.to_pitch + done,
+                  std::min(size, rows.row_bytes - done), 1);
     // The ordering queue's next commands see the copy done (the receiver's, by its order).
     if (to_home != queue) {
         const std::vector<cl::Event> written{last};
