@@ -64,13 +64,17 @@ std::vector<double> RealBuffer::read(Queue& queue) const {
     return host;
 }
 
+void RealBuffer::check_precision(const RealBuffer& target, const char* what) const {
+    if (target.precision_ != precision_)
+        throw Error(std::string("RealBuffer::") + what + ": a " + to_string(precision_) +
+                    " buffer cannot be copied into a " + to_string(target.precision_) + " one");
+}
+
 Event RealBuffer::copy_to(Queue& queue, RealBuffer& target, std::size_t count, std::size_t offset,
                           std::size_t target_offset) const {
     check_range(offset, count, "copy_to");
     target.check_range(target_offset, count, "copy_to");
-    if (target.precision_ != precision_)
-        throw Error("RealBuffer::copy_to: a " + std::string(to_string(precision_)) +
-                    " buffer cannot be copied into a " + to_string(target.precision_) + " one");
+    check_precision(target, "copy_to");
     const std::size_t width = size_of(precision_);
     return memory_.copy_to(queue, target.memory_, offset * width, target_offset * width,
                            count * width);
@@ -79,9 +83,7 @@ Event RealBuffer::copy_to(Queue& queue, RealBuffer& target, std::size_t count, s
 Event RealBuffer::copy_rows_to(Queue& queue, RealBuffer& target, std::size_t count,
                                std::size_t rows, std::size_t offset, std::size_t stride,
                                std::size_t target_offset, std::size_t target_stride) const {
-    if (target.precision_ != precision_)
-        throw Error("RealBuffer::copy_rows_to: a " + std::string(to_string(precision_)) +
-                    " buffer cannot be copied into a " + to_string(target.precision_) + " one");
+    check_precision(target, "copy_rows_to");
     const std::size_t width = size_of(precision_);
     return memory_.copy_rows_to(queue, target.memory_, offset * width, stride * width,
                                 target_offset * width, target_stride * width, count * width, rows);

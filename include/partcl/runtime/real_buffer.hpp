@@ -49,6 +49,7 @@ public:
 
 private:
     void check_range(std::size_t offset, std::size_t count, const char* what) const;
+    void check_precision(const RealBuffer& target, const char* what) const;
 
     Precision precision_ = Precision::float32;
     std::size_t size_ = 0;

@@ -60,9 +60,7 @@ public:
         if (staging && from_home != to_home)
             return make_event(staging->copy(index, cl_buffer(from), from_home, cl_buffer(to),
                                             to_home, r));
-        const std::size_t whole =
-            std::min(rectangle_rows(cl_buffer(from), r.from_offset, r.from_pitch, r.rows),
-                     rectangle_rows(cl_buffer(to), r.to_offset, r.to_pitch, r.rows));
+        const std::size_t whole = rectangle_rows(cl_buffer(from), cl_buffer(to), r);
         cl::Event event;
         std::size_t row = 0;
         if (whole > 1) {

@@ -57,10 +57,13 @@ std::optional<std::size_t> home_of(const MemoryImpl& memory) {
     return static_cast<const OpenclMemory&>(memory).home;
 }
 
-std::size_t rectangle_rows(const cl::Buffer& buffer, std::size_t offset, std::size_t pitch,
-                           std::size_t rows) {
-    const std::size_t size = buffer.getInfo<CL_MEM_SIZE>();
-    return offset >= size ? 0 : std::min(rows, (size - offset) / pitch);
+std::size_t rectangle_rows(const cl::Buffer& from, const cl::Buffer& to, const RowsCopy& rows) {
+    auto fitting = [&](const cl::Buffer& buffer, std::size_t offset, std::size_t pitch) {
+        const std::size_t size = buffer.getInfo<CL_MEM_SIZE>();
+        return offset >= size ? 0 : std::min(rows.rows, (size - offset) / pitch);
+    };
+    return std::min(fitting(from, rows.from_offset, rows.from_pitch),
+                    fitting(to, rows.to_offset, rows.to_pitch));
 }
 
 } // namespace partcl::detail::opencl

@@ -109,11 +109,10 @@ std::shared_ptr<MemoryImpl> allocate(const cl::Context& context,
                                      std::optional<std::size_t> home);
 const cl::Buffer& cl_buffer(const MemoryImpl& memory);
 std::optional<std::size_t> home_of(const MemoryImpl& memory);
-// How many of `rows` rows, `pitch` bytes apart from `offset`, a rectangle command may take in
-// `buffer`: NVIDIA's OpenCL refuses one (CL_INVALID_VALUE) where rows times pitch passes the
-// buffer's end, though its last row ends inside; the rows after go as plain copies.
-std::size_t rectangle_rows(const cl::Buffer& buffer, std::size_t offset, std::size_t pitch,
-                           std::size_t rows);
+// How many of a copy's leading rows one rectangle command may take from `from` into `to`:
+// NVIDIA's OpenCL refuses one (CL_INVALID_VALUE) where rows times pitch passes a buffer's end,
+// though its last row ends inside; the rows after go as plain copies.
+std::size_t rectangle_rows(const cl::Buffer& from, const cl::Buffer& to, const RowsCopy& rows);
 
 // kernel.cpp: programs and their kernels.
 std::shared_ptr<ProgramImpl> make_program(cl::Program program);

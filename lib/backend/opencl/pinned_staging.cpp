@@ -143,9 +143,7 @@ cl::Event PinnedStaging::copy(std::size_t queue, const cl::Buffer& from, std::si
     const std::size_t bytes = rows.row_bytes * rows.rows;
     std::size_t row = 0;
     if (rows.rows > 1 && bytes <= max_piece) {
-        const std::size_t whole =
-            std::min(rectangle_rows(from, rows.from_offset, rows.from_pitch, rows.rows),
-                     rectangle_rows(to, rows.to_offset, rows.to_pitch, rows.rows));
+        const std::size_t whole = rectangle_rows(from, to, rows);
         if (whole > 1) {
             piece(rows.from_offset, rows.to_offset, rows.row_bytes, whole);  // in one command
             row = whole;
