@@ -6,8 +6,8 @@
 # and 0; leapfrog also with the tree refitted between builds and the relative criterion), and
 # the 2-D and 3-D MPS dam breaks, the run on 2 and 3 ranks must leave its CSV, checkpoint.bin
 # and every frame byte for byte as the one-rank run, and every snapshot's contents (h5diff: the
-# files' bytes differ in HDF5's own object headers); and a run checkpointed on 3 ranks and
-# resumed on 2 (tree: 2, then 3; the refitted tree and MPS: 3, then 2) must end as the
+# files' bytes differ in HDF5's own object headers; on K ranks a snapshot joins the K pieces its
+# ranks wrote, which must all be there); and a run checkpointed on 3 ranks and resumed on 2 (tree: 2, then 3; the refitted tree and MPS: 3, then 2) must end as the
 # uninterrupted one-rank run.
 # devices.csv differs by design (each rank's devices and times); on K ranks it holds the rows of
 # ranks 0 to K-1.
@@ -27,6 +27,19 @@ same() {  # same DIR_A DIR_B: every file but devices.csv alike
       *.h5) h5diff -q "$file" "$2/$base" >/dev/null 2>&1 || { echo "differs: $2/$base"; failed=1; } ;;
       *) cmp -s "$file" "$2/$base" || { echo "differs: $2/$base"; failed=1; } ;;
     esac
+  done
+}
+
+pieces() {  # pieces DIR_1 DIR_K K: each snapshot of a K-rank run has its K pieces, no more
+  for file in "$1"/snapshot_*.h5; do
+    [ -e "$file" ] || continue
+    stem=$(basename "$file" .h5)
+    r=0
+    while [ "$r" -lt "$3" ]; do
+      [ -f "$2/$stem.$r.h5" ] || { echo "missing: $2/$stem.$r.h5"; failed=1; }
+      r=$((r + 1))
+    done
+    [ ! -e "$2/$stem.$3.h5" ] || { echo "a piece too many: $2/$stem.$3.h5"; failed=1; }
   done
 }
 
@@ -73,6 +86,7 @@ for case in \
   for k in 2 3; do
     run_ranks "$k" "$work/$name.$k" "$@"
     same "$work/$name.1" "$work/$name.$k"
+    pieces "$work/$name.1" "$work/$name.$k" "$k"
     ranks=$(tail -n +2 "$work/$name.$k/devices.csv" | cut -d, -f1 | sort -un | tr '\n' ' ')
     [ "$ranks" = "$(seq -s ' ' 0 $((k - 1))) " ] || { echo "$name: devices.csv of $k ranks has the rows of ranks $ranks"; failed=1; }
   done
@@ -92,6 +106,8 @@ run_ranks 3 "$work/tree_resumed" --resume "$work/tree_resumed/checkpoint.bin" --
 for file in energy.csv checkpoint.bin; do
   cmp -s "$work/tree.1/$file" "$work/tree_resumed/$file" || { echo "differs after the tree resume: $file"; failed=1; }
 done
+h5diff -q "$work/tree.1/snapshot_000020.h5" "$work/tree_resumed/snapshot_000020.h5" >/dev/null 2>&1 ||
+  { echo "differs after the tree resume: snapshot_000020.h5"; failed=1; }
 echo "tree resume: 2 ranks, then 3, compared"
 # The refitted tree: checkpointed at step 9 on 3 ranks (a sampled step: a run that stops
 # between samples writes a row of its own there), resumed to step 20 on 2.

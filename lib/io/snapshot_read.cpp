@@ -87,11 +87,13 @@ struct Reader {
         const H5D_layout_t layout = plist.valid() ? H5Pget_layout(plist.get()) : H5D_LAYOUT_ERROR;
         std::error_code ec;
         const std::uintmax_t file_bytes = fs::file_size(file, ec);
+        if (layout == H5D_VIRTUAL) check_sources(plist.get(), path, values_count_of(rows, columns));
         // Unfiltered data is stored whole; compressed chunks hold at most 1024 times their
-        // size (zlib's limit), which bounds them by the file.
+        // size (zlib's limit), which bounds them by the file; a virtual dataset's sources are
+        // checked above and bound by their own files.
         const bool too_large = layout == H5D_CONTIGUOUS || layout == H5D_COMPACT
                                    ? H5Dget_storage_size(set.get()) < needed
-                                   : !ec && needed / 1024 > file_bytes;
+                                   : layout != H5D_VIRTUAL && !ec && needed / 1024 > file_bytes;
         if (too_large)
             fail("dataset " + path + " claims " + std::to_string(rows) +
                      " rows, more than the file stores (truncated or damaged file)",
@@ -102,6 +104,63 @@ struct Reader {
                 0)
             fail("cannot read dataset " + path + " (truncated or damaged file?)");
         return values;
+    }
+
+    static std::size_t values_count_of(std::size_t rows, std::size_t columns) {
+        return rows * (columns ? columns : 1);
+    }
+
+    // A virtual dataset (write_snapshot_of_pieces) reads a missing source file or dataset as
+    // fill values without a word: every source must be there and hold what is mapped from it,
+    // and the mappings must cover the dataset.
+    void check_sources(hid_t plist, const std::string& path, std::size_t values) const {
+        size_t count = 0;
+        if (H5Pget_virtual_count(plist, &count) < 0) fail("cannot read dataset " + path + "'s sources");
+        hsize_t mapped = 0;
+        for (size_t i = 0; i < count; ++i) {
+            const auto text = [&](auto get) {
+                std::string name(std::size_t(get(plist, i, nullptr, 0)) + 1, '\0');
+                if (name.size() < 2 || get(plist, i, name.data(), name.size()) < 0)
+                    fail("cannot read dataset " + path + "'s sources");
+                name.resize(name.size() - 1);
+                return name;
+            };
+            const std::string source = text(H5Pget_virtual_filename);
+            const std::string set_name = text(H5Pget_virtual_dsetname);
+            const fs::path source_path = source == "." ? file
+                                         : fs::path(source).is_absolute() ? fs::path(source)
+                                         : file.parent_path() / source;
+            std::error_code ec;
+            if (!fs::is_regular_file(source_path, ec))
+                fail("dataset " + path + " takes values from " + source_path.string() +
+                         ", which is missing",
+                     false);
+            // What the mapping places, not its source selection: a selection of "all" reads as
+            // the source's extent of the day.
+            Handle virtual_space(H5Pget_virtual_vspace(plist, i), H5Sclose);
+            const hssize_t wanted = virtual_space.valid() ? H5Sget_select_npoints(virtual_space.get()) : -1;
+            if (wanted < 0) fail("cannot read dataset " + path + "'s sources");
+            mapped += hsize_t(wanted);
+            Handle source_file(H5Fopen(source_path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+            if (!source_file.valid())
+                fail("dataset " + path + " takes values from " + source_path.string() +
+                     ", which cannot be opened (truncated or damaged?)");
+            Handle source_set(H5Lexists(source_file.get(), set_name.c_str(), H5P_DEFAULT) > 0
+                                  ? H5Dopen2(source_file.get(), set_name.c_str(), H5P_DEFAULT)
+                                  : -1,
+                              H5Dclose);
+            Handle held(source_set.valid() ? H5Dget_space(source_set.get()) : -1, H5Sclose);
+            const hssize_t has = held.valid() ? H5Sget_simple_extent_npoints(held.get()) : -1;
+            if (has < wanted)
+                fail("dataset " + path + " takes " + std::to_string(wanted) + " values from " +
+                         set_name + " of " + source_path.string() + ", which " +
+                         (has < 0 ? std::string("is not there") : "holds " + std::to_string(has)),
+                     false);
+        }
+        if (mapped < values)
+            fail("dataset " + path + " maps " + std::to_string(mapped) + " of its " +
+                     std::to_string(values) + " values from its sources",
+                 false);
     }
 
     static std::string shape(hid_t space) {
@@ -169,7 +228,8 @@ Snapshot read_hdf5(const fs::path& path) {
     if (r.attribute(header.get(), "NumFilesPerSnapshot", H5T_NATIVE_INT64, 1, &files) &&
         files != 1)
         r.fail("is one file of a snapshot split into " + std::to_string(files) +
-                   " files, which partcl does not read",
+                   " files; partcl reads such a snapshot whole from the file that joins its "
+                   "pieces (write_snapshot_of_pieces: the name without the piece's number)",
                false);
     std::array<double, 6> mass_table{};
     r.attribute(header.get(), "MassTable", H5T_NATIVE_DOUBLE, 6, mass_table.data());

@@ -82,9 +82,34 @@ struct Writer {
         Handle set = checked(H5Dcreate2(group, name, file_type, space.get(), H5P_DEFAULT,
                                         untimed(H5P_DATASET_CREATE).get(), H5P_DEFAULT),
                              H5Dclose, std::string("dataset ") + name);
-        if (H5Dwrite(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0)
+        if (rows > 0 && H5Dwrite(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0)
             fail(std::string("dataset ") + name);
         return set;
+    }
+
+    // A dataset of `rows` x `columns` (0: one-dimensional) whose rows are the pieces' datasets
+    // of the same name under `group_path`, each at its place.
+    template <class Sources>
+    Handle virtual_dataset(hid_t group, const std::string& group_path, const char* name,
+                           hid_t file_type, hsize_t rows, hsize_t columns,
+                           const Sources& sources) const {
+        const int rank = columns ? 2 : 1;
+        const hsize_t dims[2] = {rows, columns};
+        Handle space = checked(H5Screate_simple(rank, dims, nullptr), H5Sclose, "dataspace");
+        Handle properties = untimed(H5P_DATASET_CREATE);
+        for (const auto& source : sources) {
+            const hsize_t piece[2] = {source.rows, columns};
+            Handle piece_space = checked(H5Screate_simple(rank, piece, nullptr), H5Sclose, "dataspace");
+            const hsize_t start[2] = {source.first, 0};
+            if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, piece, nullptr) < 0 ||
+                H5Pset_virtual(properties.get(), space.get(), source.file.c_str(),
+                               (group_path + name).c_str(), piece_space.get()) < 0)
+                fail(std::string("dataset ") + name + " over " + source.file);
+        }
+        if (H5Sselect_all(space.get()) < 0) fail("dataspace");
+        return checked(H5Dcreate2(group, name, file_type, space.get(), H5P_DEFAULT,
+                                  properties.get(), H5P_DEFAULT),
+                       H5Dclose, std::string("dataset ") + name);
     }
 
     // What pynbody reads an array's units from (EAGLE's attributes): the powers of a and h
@@ -133,10 +158,7 @@ herr_t image_udata_free(void*) { return 0; }
 // crashes on at exit, closing it again).
 // The side of the domain of an open-space run: the least power of two above twice the largest
 // |coordinate| with a margin, so that every position + side / 2 rounds to below the side.
-double open_box_side(const fs::path& target, const Bodies& bodies) {
-    double largest = 0;
-    for (const auto* axis : {&bodies.x, &bodies.y, &bodies.z})
-        for (double v : *axis) largest = std::max(largest, std::fabs(v));
+double open_box_side(const fs::path& target, double largest) {
     if (largest == 0) return 1.0;
     if (!(largest < std::ldexp(1.0, 1020)))
         throw UsageError("cannot write snapshot " + target.string() +
@@ -147,20 +169,38 @@ double open_box_side(const fs::path& target, const Bodies& bodies) {
     return std::ldexp(1.0, exponent);
 }
 
-std::string hdf5_image(const fs::path& target, const Bodies& bodies, double time,
-                       double box_size, const UnitSystem& units, const SnapshotCosmology& cosmo) {
+// A piece's place in the snapshot file's virtual datasets.
+struct Source {
+    std::string file;  // relative to the snapshot's folder, which HDF5 resolves it against
+    std::uint64_t first = 0, rows = 0;
+};
+
+// What one file holds: `rows` bodies from the `first`-th of `total`, in a snapshot of `files`
+// files; with `sources`, no bodies of its own but virtual datasets over those pieces.
+struct Layout {
+    std::uint64_t rows = 0, first = 0, total = 0;
+    std::int32_t files = 1;
+    double largest = 0;  // |coordinate| over the whole snapshot
+    const std::vector<Source>* sources = nullptr;
+};
+
+std::string hdf5_image(const fs::path& target, const Bodies& bodies, const Layout& layout,
+                       double time, double box_size, const UnitSystem& units,
+                       const SnapshotCosmology& cosmo) {
     const Writer w{target};
     const std::size_t n = bodies.size();
     const bool open_space = box_size == 0;
-    const double box = open_space ? open_box_side(target, bodies) : box_size;
+    const double box = open_space ? open_box_side(target, layout.largest) : box_size;
     const double offset = open_space ? box / 2 : 0.0;
     const bool comoving = cosmo.comoving();
 
     // The 1.8 file format on: its superblock and object headers carry checksums, so a reader
     // refuses damaged metadata before it parses it (HDF5 1.10.8 reads past its buffers on some
-    // damaged attribute messages of the older format). Every HDF5 from 1.8 (2008) reads it.
+    // damaged attribute messages of the older format). Every HDF5 from 1.8 (2008) reads it;
+    // virtual datasets take 1.10's.
     Handle access = w.checked(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "file access properties");
-    if (H5Pset_libver_bounds(access.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0)
+    if (H5Pset_libver_bounds(access.get(), layout.sources ? H5F_LIBVER_V110 : H5F_LIBVER_V18,
+                             H5F_LIBVER_LATEST) < 0)
         w.fail("cannot choose the HDF5 file format");
     if (H5Pset_fapl_core(access.get(), std::size_t(1) << 16, 0) < 0)
         w.fail("cannot set up an in-memory file");
@@ -178,11 +218,13 @@ std::string hdf5_image(const fs::path& target, const Bodies& bodies, double time
             H5Gcreate2(file.get(), "Header", H5P_DEFAULT, w.untimed(H5P_GROUP_CREATE).get(), H5P_DEFAULT), H5Gclose,
             "group /Header");
         const hid_t g = header.get();
-        std::array<std::uint32_t, 6> count{}, high{};
-        count[1] = std::uint32_t(n);
+        std::array<std::uint32_t, 6> count{}, total{}, high{};
+        count[1] = std::uint32_t(layout.rows);
+        total[1] = std::uint32_t(layout.total);
+        high[1] = std::uint32_t(layout.total >> 32);
         const std::array<double, 6> mass_table{};
         w.attribute(g, "NumPart_ThisFile", H5T_STD_U32LE, H5T_NATIVE_UINT32, count.data(), 6);
-        w.attribute(g, "NumPart_Total", H5T_STD_U32LE, H5T_NATIVE_UINT32, count.data(), 6);
+        w.attribute(g, "NumPart_Total", H5T_STD_U32LE, H5T_NATIVE_UINT32, total.data(), 6);
         w.attribute(g, "NumPart_Total_HighWord", H5T_STD_U32LE, H5T_NATIVE_UINT32, high.data(),
                     6);
         w.attribute(g, "MassTable", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, mass_table.data(), 6);
@@ -201,7 +243,7 @@ std::string hdf5_image(const fs::path& target, const Bodies& bodies, double time
         w.attribute(g, "OmegaLambda", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &omega_lambda, 0);
         w.attribute(g, "HubbleParam", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &hubble, 0);
         const std::int32_t one = 1, zero = 0;
-        w.attribute(g, "NumFilesPerSnapshot", H5T_STD_I32LE, H5T_NATIVE_INT32, &one, 0);
+        w.attribute(g, "NumFilesPerSnapshot", H5T_STD_I32LE, H5T_NATIVE_INT32, &layout.files, 0);
         for (const char* flag : {"Flag_Sfr", "Flag_Cooling", "Flag_StellarAge", "Flag_Metals",
                                  "Flag_Feedback"})
             w.attribute(g, flag, H5T_STD_I32LE, H5T_NATIVE_INT32, &zero, 0);
@@ -234,23 +276,29 @@ std::string hdf5_image(const fs::path& target, const Bodies& bodies, double time
             }
             return triples.data();
         };
+        std::vector<std::uint64_t> ids(n);
+        for (std::size_t i = 0; i < n; ++i) ids[i] = layout.first + i + 1;
+        // The pieces' rows, or this file's own.
+        auto dataset = [&](const char* name, hid_t file_type, hid_t memory_type,
+                           const void* values, hsize_t columns) {
+            if (!layout.sources)
+                return w.dataset(group.get(), name, file_type, memory_type, values, layout.rows, columns);
+            return w.virtual_dataset(group.get(), "/PartType1/", name, file_type, layout.total,
+                                     columns, *layout.sources);
+        };
         const double v = units.velocity_cm_per_s;
-        Handle set = w.dataset(group.get(), "Coordinates", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                               interleave(bodies.x, bodies.y, bodies.z, offset), n, 3);
+        Handle set = dataset("Coordinates", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                             interleave(bodies.x, bodies.y, bodies.z, offset), 3);
         // Comoving lengths and masses in units with h scaled out; GADGET's velocities are
         // sqrt(a) dx/dt.
         w.describe(set.get(), units, "Positions U_L [cm]", units.length_cm, comoving ? 1 : 0,
                    comoving ? -1 : 0);
-        set = w.dataset(group.get(), "Velocities", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                        interleave(bodies.vx, bodies.vy, bodies.vz, 0.0), n, 3);
+        set = dataset("Velocities", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                      interleave(bodies.vx, bodies.vy, bodies.vz, 0.0), 3);
         w.describe(set.get(), units, "Velocities U_V [cm s^-1]", v, comoving ? 0.5 : 0);
-        std::vector<std::uint64_t> ids(n);
-        for (std::size_t i = 0; i < n; ++i) ids[i] = i + 1;
-        set = w.dataset(group.get(), "ParticleIDs", H5T_STD_U64LE, H5T_NATIVE_UINT64, ids.data(),
-                        n, 0);
+        set = dataset("ParticleIDs", H5T_STD_U64LE, H5T_NATIVE_UINT64, ids.data(), 0);
         w.describe(set.get(), units, "Unique particle identifier", 1.0);
-        set = w.dataset(group.get(), "Masses", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                        bodies.m.data(), n, 0);
+        set = dataset("Masses", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, bodies.m.data(), 0);
         w.describe(set.get(), units, "Particle mass U_M [g]", units.mass_g, 0, comoving ? -1 : 0);
     }
     if (!file.close()) w.fail("cannot close the file in memory");
@@ -267,11 +315,9 @@ std::string hdf5_image(const fs::path& target, const Bodies& bodies, double time
     return std::move(image);
 }
 
-} // namespace
-
-void write_snapshot(const fs::path& file, const Bodies& bodies, double time, double box_size,
-                    const UnitSystem& units, const SnapshotCosmology& cosmology) {
-    bodies.validate();
+// The checks every snapshot's header takes (UsageError naming the file).
+void check_header(const fs::path& file, double time, double box_size, const UnitSystem& units,
+                  const SnapshotCosmology& cosmology) {
     if (!(std::isfinite(box_size) && box_size >= 0))
         throw UsageError("cannot write snapshot " + file.string() + ": box size " +
                          std::to_string(box_size) + " is not a finite non-negative number");
@@ -292,17 +338,137 @@ void write_snapshot(const fs::path& file, const Bodies& bodies, double time, dou
             bad("time " + std::to_string(time) + " is not the scale factor of redshift " +
                 std::to_string(c.redshift));
     }
+}
+
+// The pieces' total, refused past the format's 32-bit counts of one file.
+std::uint64_t total_of(const fs::path& file, const SnapshotPieces& pieces) {
+    if (pieces.counts.empty() || pieces.counts.size() > 0x7fffffffu)
+        throw UsageError("cannot write snapshot " + file.string() + ": " +
+                         std::to_string(pieces.counts.size()) + " pieces (1 to 2^31 - 1)");
+    std::uint64_t total = 0;
+    for (std::uint64_t c : pieces.counts) {
+        if (c > 0xffffffffull || total + c < total)
+            throw UsageError("cannot write snapshot " + file.string() + ": a piece of " +
+                             std::to_string(c) + " bodies is more than a file's 32-bit counts hold");
+        total += c;
+    }
+    if (total == 0) throw UsageError("cannot write snapshot " + file.string() + ": no bodies: N = 0");
+    if (!(std::isfinite(pieces.largest_coordinate) && pieces.largest_coordinate >= 0))
+        throw UsageError("cannot write snapshot " + file.string() + ": the largest coordinate " +
+                         std::to_string(pieces.largest_coordinate) + " is not finite and non-negative");
+    return total;
+}
+
+// The bodies a written piece holds: the rows of its /PartType1 datasets, which must agree.
+std::uint64_t piece_rows(const fs::path& snapshot, const fs::path& piece) {
+    std::lock_guard<std::mutex> lock(hdf5_mutex());
+    const QuietErrors quiet;
+    const auto fail = [&](const std::string& what) -> std::uint64_t {
+        const std::string detail = hdf5_detail();
+        throw Error("cannot write snapshot " + snapshot.string() + ": its piece " + piece.string() +
+                    " " + what + (detail.empty() ? "" : " (" + detail + ")"));
+    };
+    std::error_code ec;
+    if (!fs::is_regular_file(piece, ec)) return fail("is missing");
+    Handle file(H5Fopen(piece.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    if (!file.valid()) return fail("cannot be opened");
+    std::uint64_t rows = 0;
+    bool first = true;
+    for (const char* name : {"/PartType1/Coordinates", "/PartType1/Velocities",
+                             "/PartType1/ParticleIDs", "/PartType1/Masses"}) {
+        Handle set(H5Dopen2(file.get(), name, H5P_DEFAULT), H5Dclose);
+        Handle space(set.valid() ? H5Dget_space(set.get()) : -1, H5Sclose);
+        hsize_t dims[2] = {0, 0};
+        if (!space.valid() || H5Sget_simple_extent_dims(space.get(), dims, nullptr) < 1)
+            return fail(std::string("has no dataset ") + name);
+        if (!first && dims[0] != rows) return fail(std::string("has datasets of different lengths"));
+        rows = dims[0];
+        first = false;
+    }
+    if (!file.close()) return fail("cannot be closed");
+    return rows;
+}
+
+std::string image_of(const fs::path& file, const Bodies& bodies, const Layout& layout, double time,
+                     double box_size, const UnitSystem& units, const SnapshotCosmology& cosmology) {
+    std::lock_guard<std::mutex> lock(hdf5_mutex());
+    const QuietErrors quiet;
+    return hdf5_image(file, bodies, layout, time, box_size, units, cosmology);
+}
+
+} // namespace
+
+double largest_coordinate(const Bodies& bodies) {
+    double largest = 0;
+    for (const auto* axis : {&bodies.x, &bodies.y, &bodies.z})
+        for (double v : *axis) largest = std::max(largest, std::fabs(v));
+    return largest;
+}
+
+void write_snapshot(const fs::path& file, const Bodies& bodies, double time, double box_size,
+                    const UnitSystem& units, const SnapshotCosmology& cosmology) {
+    bodies.validate();
+    check_header(file, time, box_size, units, cosmology);
     if (bodies.size() > 0xffffffffull)
         throw UsageError("cannot write snapshot " + file.string() + ": " +
                          std::to_string(bodies.size()) +
                          " bodies is more than the format's 32-bit counts hold");
-    std::string image;
-    {
-        std::lock_guard<std::mutex> lock(hdf5_mutex());
-        const QuietErrors quiet;
-        image = hdf5_image(file, bodies, time, box_size, units, cosmology);
+    const Layout layout{bodies.size(), 0, bodies.size(), 1, largest_coordinate(bodies), nullptr};
+    write_file_atomically(file, image_of(file, bodies, layout, time, box_size, units, cosmology));
+}
+
+fs::path snapshot_piece_file(const fs::path& file, std::size_t index) {
+    fs::path piece = file;
+    piece.replace_extension("." + std::to_string(index) + file.extension().string());
+    return piece;
+}
+
+void write_snapshot_piece(const fs::path& file, std::size_t index, const SnapshotPieces& pieces,
+                          const Bodies& bodies, double time, double box_size,
+                          const UnitSystem& units, const SnapshotCosmology& cosmology) {
+    const fs::path piece = snapshot_piece_file(file, index);
+    const std::uint64_t total = total_of(piece, pieces);
+    if (index >= pieces.counts.size() || pieces.counts[index] != bodies.size())
+        throw UsageError("cannot write snapshot " + piece.string() + ": piece " +
+                         std::to_string(index) + " of " + std::to_string(pieces.counts.size()) +
+                         " given " + std::to_string(bodies.size()) + " bodies, not its count");
+    if (bodies.size() > 0) bodies.validate();
+    check_header(piece, time, box_size, units, cosmology);
+    if (largest_coordinate(bodies) > pieces.largest_coordinate)
+        throw UsageError("cannot write snapshot " + piece.string() +
+                         ": a body lies beyond the pieces' largest coordinate");
+    std::uint64_t first = 0;
+    for (std::size_t p = 0; p < index; ++p) first += pieces.counts[p];
+    const Layout layout{bodies.size(), first, total, std::int32_t(pieces.counts.size()),
+                        pieces.largest_coordinate, nullptr};
+    write_file_atomically(piece, image_of(piece, bodies, layout, time, box_size, units, cosmology));
+}
+
+void write_snapshot_of_pieces(const fs::path& file, const SnapshotPieces& pieces, double time,
+                              double box_size, const UnitSystem& units,
+                              const SnapshotCosmology& cosmology) {
+    const std::uint64_t total = total_of(file, pieces);
+    check_header(file, time, box_size, units, cosmology);
+    // Every piece is checked to be there and to hold its count, so the file never points at
+    // what is missing (HDF5 would read a missing piece's rows as zeros).
+    std::vector<Source> sources;
+    std::uint64_t first = 0;
+    for (std::size_t p = 0; p < pieces.counts.size(); ++p) {
+        const fs::path piece = snapshot_piece_file(file, p);
+        const std::uint64_t held = piece_rows(file, piece);
+        if (held != pieces.counts[p])
+            throw Error("cannot write snapshot " + file.string() + ": its piece " + piece.string() +
+                        " holds " + std::to_string(held) + " bodies, not " +
+                        std::to_string(pieces.counts[p]));
+        if (held > 0) sources.push_back({piece.filename().string(), first, held});
+        first += held;
     }
-    write_file_atomically(file, image);
+    const Layout layout{total, 0, total, 1, pieces.largest_coordinate, &sources};
+    write_file_atomically(file, image_of(file, Bodies(), layout, time, box_size, units, cosmology));
+    // Pieces past these, of an earlier snapshot of this name on more ranks, belong to no file.
+    std::error_code ec;
+    for (std::size_t p = pieces.counts.size(); fs::remove(snapshot_piece_file(file, p), ec); ++p) {
+    }
 }
 
 } // namespace partcl

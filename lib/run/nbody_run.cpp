@@ -223,9 +223,19 @@ public:
         const Bodies all = every_body();
         if (ranks_.root()) render_density(file, all, render);
     }
+    // Over several ranks, each writes its own bodies as a piece of the snapshot and rank 0 the
+    // file that joins them: no rank holds every body for it.
     void write_snapshot(const fs::path& file) override {
-        const Bodies all = every_body();
-        if (ranks_.root()) partcl::write_snapshot(file, all, time_, 0.0, unit_system(scenario_));
+        const Bodies mine = bodies->download(context.queue(0));
+        if (ranks_.size() == 1) return partcl::write_snapshot(file, mine, time_, 0.0, unit_system(scenario_));
+        SnapshotPieces pieces;
+        for (std::size_t r = 0; r < everyone.ranks().parts(); ++r)
+            pieces.counts.push_back(everyone.ranks()[r].size());
+        pieces.largest_coordinate = ranks_.max(largest_coordinate(mine));
+        write_snapshot_piece(file, std::size_t(ranks_.rank()), pieces, mine, time_, 0.0,
+                             unit_system(scenario_));
+        ranks_.barrier();  // every piece is on disk
+        if (ranks_.root()) write_snapshot_of_pieces(file, pieces, time_, 0.0, unit_system(scenario_));
     }
     std::vector<StateArray> state() override { return detail::body_state(every_body()); }
     // One rank's checkpoint, whatever the ranks: every state-shaped vector whole, in one rank's

@@ -24,7 +24,9 @@
 // PositionOffset = (B/2, B/2, B/2) into a box of side B, the least power of two that holds
 // every body: Coordinates = position + PositionOffset, so the run's origin is the box's centre.
 // read_snapshot takes the offset back off (the position comes back within one rounding of B/2).
+#include <cstdint>
 #include <filesystem>
+#include <vector>
 
 #include <partcl/io/units.hpp>
 #include <partcl/models/nbody/bodies.hpp>
@@ -67,6 +69,39 @@ struct Snapshot {
 void write_snapshot(const std::filesystem::path& file, const Bodies& bodies, double time,
                     double box_size = 0, const UnitSystem& units = {},
                     const SnapshotCosmology& cosmology = {});
+
+// Snapshots that several processes (MPI ranks) write together, none holding every body. Each
+// writes its bodies to a piece, in GADGET's multi-file layout: "snapshot_000010.h5" has the
+// pieces "snapshot_000010.0.h5", ".1.h5", ..., each with its NumPart_ThisFile, the whole
+// NumPart_Total and NumFilesPerSnapshot the number of pieces, its ParticleIDs continuing the
+// previous piece's. Then one process writes the snapshot file itself, a file like
+// write_snapshot's whose datasets are HDF5 virtual datasets (HDF5 1.10 on) over the pieces'
+// (named relative to the file's folder, so the set moves as one): h5py, yt, pynbody and
+// read_snapshot read it as one file, the pieces' bodies in piece order. `counts` is every
+// piece's number of bodies, the same on every writer; `largest_coordinate` the largest
+// largest_coordinate() of every piece's bodies (an open-space snapshot's domain, the same in
+// every piece, depends on it).
+struct SnapshotPieces {
+    std::vector<std::uint64_t> counts;
+    double largest_coordinate = 0;
+};
+// The largest |x|, |y|, |z| of the bodies (0 for none).
+double largest_coordinate(const Bodies& bodies);
+// "snapshot_000010.h5", 3 -> "snapshot_000010.3.h5".
+std::filesystem::path snapshot_piece_file(const std::filesystem::path& file, std::size_t index);
+// Writes piece `index` of the snapshot `file` atomically, as write_snapshot does, from that
+// piece's bodies (as many as its count; none is allowed). UsageError as write_snapshot's, and
+// for a count that is not the bodies', or bodies beyond the largest coordinate.
+void write_snapshot_piece(const std::filesystem::path& file, std::size_t index,
+                          const SnapshotPieces& pieces, const Bodies& bodies, double time,
+                          double box_size = 0, const UnitSystem& units = {},
+                          const SnapshotCosmology& cosmology = {});
+// Writes the snapshot `file` over its pieces, once every piece is written: partcl::Error when
+// a piece is missing, unreadable or holds another count than `counts` says (the file would read
+// zeros in its place). The header's arguments must be the pieces'.
+void write_snapshot_of_pieces(const std::filesystem::path& file, const SnapshotPieces& pieces,
+                              double time, double box_size = 0, const UnitSystem& units = {},
+                              const SnapshotCosmology& cosmology = {});
 
 // Reads every /PartType0..5 group present, in type order (so GADGET files with several
 // particle types read too), converting stored floats to double. Masses come from each group's
