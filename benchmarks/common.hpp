@@ -18,6 +18,7 @@
 #include <partcl/runtime/context.hpp>
 #include <partcl/runtime/device.hpp>
 #include <partcl/runtime/filter.hpp>
+#include <partcl/runtime/profile.hpp>
 #include <partcl/backend/error.hpp>
 #include <partcl/backend/precision.hpp>
 #include <partcl/sched/multi_device_launch.hpp>
@@ -92,6 +93,24 @@ inline double significant(double value, int digits) {
     char text[64];
     std::snprintf(text, sizeof text, "%.*g", digits, value);
     return std::strtod(text, nullptr);
+}
+
+// `steps` more calls of `step` (which finishes its queues) under a partcl::Profile, as
+// line["profile"]: each command name's count and device milliseconds per step on each device,
+// the longest first, and "device_ms_per_step", their sum over every device.
+template <class Step>
+void add_profile(nlohmann::ordered_json& line, int steps, Step&& step) {
+    partcl::Profile profile;
+    for (int k = 0; k < steps; ++k) step();
+    auto& list = line["profile"] = nlohmann::ordered_json::array();
+    double total = 0;
+    for (const partcl::Profile::Entry& e : profile.entries()) {
+        list.push_back({{"name", e.name}, {"device", e.device},
+                        {"per_step", significant(double(e.count) / steps, 4)},
+                        {"ms_per_step", significant(1e3 * e.seconds / steps, 4)}});
+        total += e.seconds;
+    }
+    line["device_ms_per_step"] = significant(1e3 * total / steps, 4);
 }
 
 // `value` rounded to `digits` decimals (printf's %f).

@@ -5,7 +5,7 @@
 //
 //   partcl_bench_pic [--device FILTER] [--dims 1,2,3] [--grid 64] [--n 1000000,4000000]
 //                    [--precision float,double] [--deposit gather,atomic] [--steps 10]
-//                    [--no-reference] [--split]
+//                    [--no-reference] [--split] [--profile]
 //
 // The plasma: electrons and ions (mass 100) at uniform random positions with thermal
 // velocities, grid `--grid` nodes per axis. One JSON line per (device, dims, grid, N,
@@ -23,6 +23,9 @@
 // "fft_share" time those two alone on device 0 (a CellList build and the three gathers of all
 // the model's particles, already in cell order as in a step; a forward and an inverse transform
 // of the grid) over the step's time.
+//
+// --profile adds "profile": every command's device time per step (kernels, copies and the
+// libraries' sorts and transforms, partcl::Profile), from --steps more steps.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -55,6 +58,7 @@ struct Options {
     int steps = 10;
     bool reference = true;
     bool split = false;
+    bool profile = false;
 };
 
 Options parse(int argc, char** argv) {
@@ -69,6 +73,7 @@ Options parse(int argc, char** argv) {
     app.add_option("--steps", o.steps, "Steps per timed block");
     app.add_flag("!--no-reference", o.reference, "Skip the OpenMP reference");
     app.add_flag("--split", o.split, "One context of all the selected devices");
+    app.add_flag("--profile", o.profile, "Each command's device time per step (partcl::Profile)");
     parse_or_exit(app, argc, argv);
     o.steps = std::max(1, o.steps);
     return o;
@@ -214,6 +219,11 @@ int main(int argc, char** argv) {
                                 line["sort_share"] = significant(phases.sort / seconds, 3);
                                 line["fft_share"] = significant(phases.fft / seconds, 3);
                                 if (devices.size() > 1) add_launch_report(line, pic.launches());
+                                if (o.profile)
+                                    add_profile(line, o.steps, [&] {
+                                        pic.step(dt);
+                                        context.finish();
+                                    });
                                 if (o.reference)
                                     add_step_reference(line, turns, o.steps, n, omp_get_max_threads());
                                 print_json_line(line);

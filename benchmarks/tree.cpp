@@ -6,7 +6,7 @@
 //   partcl_bench_tree [--device FILTER] [--backend auto|opencl|cuda] [--n 16384,65536] [--precision float,double]
 //                     [--theta 0.2,0.35,0.5,0.7,0.9] [--leaf-size 8]
 //                     [--traversal stackless,nested] [--group-size 1,32] [--list auto,0,128]
-//                     [--repeat 3] [--no-dense] [--error-sample 16384] [--split]
+//                     [--repeat 3] [--no-dense] [--error-sample 16384] [--split] [--profile]
 //   partcl_bench_tree --evolve STEPS [--dt 0.01] [--relative-accuracy 0,0.001]
 //                     [--rebuild-every 1,4] [--rebuild-growth 0.05] [--n ...] [--theta ...]
 //
@@ -74,6 +74,7 @@ struct Options {
     bool dense = true;
     std::size_t sample = 16384;  // targets whose error is measured (0: all)
     bool split = false;          // one context of all the selected devices
+    bool profile = false;        // each command's device time (partcl::Profile)
     std::size_t evolve = 0;      // leapfrog steps of a run (0: time single evaluations)
     double dt = 0.01;
     std::vector<double> relative_accuracy{0};
@@ -105,6 +106,7 @@ Options parse(int argc, char** argv) {
     app.add_flag("!--no-dense", o.dense, "Skip the dense comparison");
     app.add_option("--error-sample", o.sample, "Bodies whose error is measured (0: all)");
     app.add_flag("--split", o.split, "Time one context of all the selected devices, the walk split over them");
+    app.add_flag("--profile", o.profile, "Each command's device time per build and walk (partcl::Profile)");
     app.add_option("--evolve", o.evolve, "Leapfrog steps of a run (0: time single evaluations)");
     app.add_option("--dt", o.dt, "--evolve: the step")->check(CLI::PositiveNumber);
     add_numbers(app, "--relative-accuracy", o.relative_accuracy, "--evolve: relative opening criteria (0: theta alone)");
@@ -312,6 +314,13 @@ int main(int argc, char** argv) {
                                         line["dense_seconds"] = significant(dense_seconds, 6);
                                         line["speedup"] = decimals(dense_seconds / total, 3);
                                     }
+                                    // "profile": a build and a walk's commands.
+                                    if (o.profile)
+                                        add_profile(line, o.repeat, [&] {
+                                            tree.build(bodies.state, bodies.mass, n);
+                                            tree.evaluate(acc, 0);
+                                            context.finish();
+                                        });
                                     print_json_line(line);
                                 }
                             }

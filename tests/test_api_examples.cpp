@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -250,6 +251,22 @@ TEST_CASE("device algorithms") {
     CHECK(sorted == std::vector<std::uint32_t>{0, 1, 2, 3});
     CHECK(cell_list.grid().count() == 4);
     CHECK(by_cell == std::vector<std::uint32_t>{1, 3, 0, 2});
+
+    // [api:profile]
+    std::vector<Profile::Entry> entries;
+    {
+        Profile profile;  // records until it goes out of scope
+        cell_list.build(queue, positions, 4, 4);
+        entries = profile.entries();  // the longest first
+    }
+    for (const Profile::Entry& e : entries)
+        std::printf("%-28s device %zu: %zu x, %.3f ms\n", e.name.c_str(), e.device, e.count,
+                    1e3 * e.seconds);
+    // [api:profile end]
+    const bool has_keys = std::any_of(entries.begin(), entries.end(), [](const Profile::Entry& e) {
+        return e.name == "cell_list_keys" && e.count == 1;
+    });
+    CHECK(has_keys);
 }
 
 TEST_CASE("errors") {

@@ -20,6 +20,7 @@
 #include <partcl/runtime/event.hpp>
 #include <partcl/runtime/filter.hpp>
 #include <partcl/runtime/memory.hpp>
+#include <partcl/runtime/profile.hpp>
 #include <partcl/runtime/queue.hpp>
 #include <partcl/runtime/real_buffer.hpp>
 

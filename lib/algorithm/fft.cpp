@@ -1,5 +1,6 @@
 #include <partcl/algorithm/fft.hpp>
 #include <partcl/backend/error.hpp>
+#include <partcl/runtime/profile.hpp>
 
 #include "backend/interface.hpp"
 
@@ -64,12 +65,14 @@ void Fft::check(const RealBuffer& data) const {
 
 void Fft::forward(RealBuffer& data) {
     check(data);
-    if (plan_) plan_->run(context_->queue(device_).impl(), *data.memory().impl(), -1);
+    Queue& queue = context_->queue(device_);
+    if (plan_) profiled(queue, "fft (library)", [&] { plan_->run(queue.impl(), *data.memory().impl(), -1); });
 }
 
 void Fft::inverse(RealBuffer& data) {
     check(data);
-    if (plan_) plan_->run(context_->queue(device_).impl(), *data.memory().impl(), +1);
+    Queue& queue = context_->queue(device_);
+    if (plan_) profiled(queue, "fft (library)", [&] { plan_->run(queue.impl(), *data.memory().impl(), +1); });
 }
 
 } // namespace partcl

@@ -1,4 +1,5 @@
 #include <partcl/algorithm/reduce.hpp>
+#include <partcl/runtime/profile.hpp>
 
 #include "backend/interface.hpp"
 
@@ -33,8 +34,11 @@ double reduce_memory(Queue& queue, const Memory& memory, std::size_t size, Preci
     if (memory.backend() != queue.backend())
         throw UsageError(name + ": a buffer of the " + to_string(memory.backend()) +
                          " backend on a queue of the " + to_string(queue.backend()) + " backend");
-    return detail::backend(queue.backend())
-        .reduce(queue.impl(), *memory.impl(), precision, n, reduction);
+    double result = 0;
+    profiled(queue, "reduce (library)", [&] {
+        result = detail::backend(queue.backend()).reduce(queue.impl(), *memory.impl(), precision, n, reduction);
+    });
+    return result;
 }
 
 } // namespace

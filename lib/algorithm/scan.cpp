@@ -1,4 +1,5 @@
 #include <partcl/algorithm/scan.hpp>
+#include <partcl/runtime/profile.hpp>
 
 #include "backend/interface.hpp"
 
@@ -10,8 +11,10 @@ void exclusive_scan(Queue& queue, const Buffer<std::uint32_t>& in, Buffer<std::u
         throw UsageError("exclusive_scan: " + std::to_string(n) + " elements asked of buffers of " +
                          std::to_string(in.size()) + " and " + std::to_string(out.size()));
     if (n == 0) return;
-    detail::backend(queue.backend())
-        .exclusive_scan(queue.impl(), *in.memory().impl(), *out.memory().impl(), n);
+    profiled(queue, "exclusive_scan (library)", [&] {
+        detail::backend(queue.backend())
+            .exclusive_scan(queue.impl(), *in.memory().impl(), *out.memory().impl(), n);
+    });
 }
 
 } // namespace partcl

@@ -1,4 +1,5 @@
 #include <partcl/algorithm/sort_by_key.hpp>
+#include <partcl/runtime/profile.hpp>
 
 #include "algorithm/radix_sort.hpp"
 #include "backend/interface.hpp"
@@ -61,9 +62,11 @@ void SortByKey::operator()(Queue& queue, Buffer<std::uint32_t>& keys,
     if (n < 2 || key_bits == 0) return;
     if (method(queue, n, key_bits) == SortMethod::radix)
         return radix().sort(queue, keys, values, n, key_bits);
-    detail::backend(queue.backend())
-        .sort_by_key(queue.impl(), *keys.memory().impl(), detail::SortKey::u32,
-                     *values.memory().impl(), n, key_bits);
+    profiled(queue, "sort_by_key (library)", [&] {
+        detail::backend(queue.backend())
+            .sort_by_key(queue.impl(), *keys.memory().impl(), detail::SortKey::u32,
+                         *values.memory().impl(), n, key_bits);
+    });
 }
 
 void SortByKey::operator()(Queue& queue, RealBuffer& keys, Buffer<std::uint32_t>& values,
@@ -74,8 +77,10 @@ void SortByKey::operator()(Queue& queue, RealBuffer& keys, Buffer<std::uint32_t>
         return radix().sort(queue, keys, values, n);
     const auto key_type = keys.precision() == Precision::float64 ? detail::SortKey::f64
                                                                 : detail::SortKey::f32;
-    detail::backend(queue.backend())
-        .sort_by_key(queue.impl(), *keys.memory().impl(), key_type, *values.memory().impl(), n, 0);
+    profiled(queue, "sort_by_key (library)", [&] {
+        detail::backend(queue.backend())
+            .sort_by_key(queue.impl(), *keys.memory().impl(), key_type, *values.memory().impl(), n, 0);
+    });
 }
 
 } // namespace partcl

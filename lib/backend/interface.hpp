@@ -29,6 +29,9 @@ public:
     virtual ~EventImpl() = default;
     virtual void wait() = 0;
     virtual double seconds() = 0;  // device time of the command; waits first
+    // Device time from the end of `earlier`, an event of the same backend and queue, to the
+    // end of this one; waits first.
+    virtual double seconds_since(EventImpl& earlier) = 0;
 };
 
 class MemoryImpl : public std::enable_shared_from_this<MemoryImpl> {

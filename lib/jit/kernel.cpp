@@ -1,4 +1,5 @@
 #include <partcl/jit/kernel.hpp>
+#include <partcl/runtime/profile.hpp>
 
 #include "backend/interface.hpp"
 
@@ -118,7 +119,9 @@ Event Kernel::launch(Queue& queue, std::size_t count, std::size_t local, std::si
                          ": a launch that shares a range must begin on a multiple of its group "
                          "size, or the whole groups of the launch before it run into its items");
     const std::size_t global = local ? (count + local - 1) / local * local : count;
-    return Event(kernel_->launch(queue.impl(), queue.device(), global, local, offset));
+    Event event(kernel_->launch(queue.impl(), queue.device(), global, local, offset));
+    if (Profile::recording()) detail::profile_command(name_.c_str(), queue, event);
+    return event;
 }
 
 std::size_t Kernel::max_work_group_size(const Device& device) const {

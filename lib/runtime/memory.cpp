@@ -1,5 +1,6 @@
 #include <partcl/backend/error.hpp>
 #include <partcl/runtime/memory.hpp>
+#include <partcl/runtime/profile.hpp>
 
 #include "backend/interface.hpp"
 
@@ -32,6 +33,14 @@ std::optional<Memory> Memory::region(std::size_t offset, std::size_t bytes) cons
     return part;
 }
 
+namespace {
+// The command's event, kept by the recording Profile if one records.
+Event recorded(const char* name, const Queue& queue, Event event) {
+    if (Profile::recording()) detail::profile_command(name, queue, event);
+    return event;
+}
+} // namespace
+
 void Memory::check_range(std::size_t offset, std::size_t bytes, const char* what) const {
     if (offset > bytes_ || bytes > bytes_ - offset)
         throw Error(std::string("Memory::") + what + ": bytes [" + std::to_string(offset) + ", " +
@@ -52,7 +61,7 @@ Event Memory::write(Queue& queue, std::size_t offset, std::size_t bytes, const v
     check_range(offset, bytes, "write");
     check_queue(queue);
     if (bytes == 0) return Event();
-    return Event(queue.impl().write(*impl_, offset, bytes, host, blocking));
+    return recorded("write", queue, Event(queue.impl().write(*impl_, offset, bytes, host, blocking)));
 }
 
 void Memory::read(Queue& queue, std::size_t offset, std::size_t bytes, void* host) const {
@@ -68,7 +77,7 @@ Event Memory::copy_to(Queue& queue, Memory& target, std::size_t offset, std::siz
     check_queue(queue);
     target.check_queue(queue);
     if (bytes == 0) return Event();
-    return Event(queue.impl().copy(*impl_, offset, *target.impl_, target_offset, bytes));
+    return recorded("copy", queue, Event(queue.impl().copy(*impl_, offset, *target.impl_, target_offset, bytes)));
 }
 
 Event Memory::copy_rows_to(Queue& queue, Memory& target, std::size_t offset, std::size_t pitch,
@@ -91,8 +100,9 @@ Event Memory::copy_rows_to(Queue& queue, Memory& target, std::size_t offset, std
                            row_bytes);
         return last;
     }
-    return Event(queue.impl().copy_rows(
-        *impl_, *target.impl_, {offset, pitch, target_offset, target_pitch, row_bytes, rows}));
+    return recorded("copy_rows", queue,
+                    Event(queue.impl().copy_rows(*impl_, *target.impl_,
+                                                 {offset, pitch, target_offset, target_pitch, row_bytes, rows})));
 }
 
 Event Memory::fill(Queue& queue, const void* pattern, std::size_t pattern_size, std::size_t offset,
@@ -105,7 +115,7 @@ Event Memory::fill(Queue& queue, const void* pattern, std::size_t pattern_size, 
     if (bytes % pattern_size != 0 || offset % pattern_size != 0)
         throw UsageError("Memory::fill: range not a whole number of patterns");
     if (bytes == 0) return Event();
-    return Event(queue.impl().fill(*impl_, pattern, pattern_size, offset, bytes));
+    return recorded("fill", queue, Event(queue.impl().fill(*impl_, pattern, pattern_size, offset, bytes)));
 }
 
 } // namespace partcl

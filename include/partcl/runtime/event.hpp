@@ -17,6 +17,9 @@ public:
     void wait() const;
     // Device time from start to end of the command, in seconds; waits for it first.
     double seconds() const;
+    // Device time from the end of `earlier` (a command of the same queue) to the end of this
+    // one, in seconds; waits for this one first.
+    double seconds_since(const Event& earlier) const;
 
     bool valid() const noexcept { return impl_ != nullptr; }
 

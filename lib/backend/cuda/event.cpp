@@ -31,6 +31,14 @@ public:
         return double(ms) * 1e-3;
     }
 
+    double seconds_since(EventImpl& earlier) override {
+        wait();
+        float ms = 0;
+        check(cudaEventElapsedTime(&ms, static_cast<CudaEvent&>(earlier).end_, end_),
+              "cudaEventElapsedTime");
+        return ms > 0 ? double(ms) * 1e-3 : 0.0;
+    }
+
     void wait_on(cudaStream_t stream) {
         check(cudaStreamWaitEvent(stream, end_, 0), "cudaStreamWaitEvent");
     }

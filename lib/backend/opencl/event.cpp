@@ -17,6 +17,15 @@ public:
         return end > start ? double(end - start) * 1e-9 : 0.0;
     }
 
+    double seconds_since(EventImpl& earlier) override {
+        wait();
+        cl_ulong from = 0, to = 0;
+        check(static_cast<OpenclEvent&>(earlier).event_.getProfilingInfo(CL_PROFILING_COMMAND_END, &from),
+              "clGetEventProfilingInfo");
+        check(event_.getProfilingInfo(CL_PROFILING_COMMAND_END, &to), "clGetEventProfilingInfo");
+        return to > from ? double(to - from) * 1e-9 : 0.0;
+    }
+
     cl_event native() const { return event_(); }
 
 private:
