@@ -85,7 +85,9 @@ TEST_CASE("SortByKey on 32-bit keys is stable and matches std::stable_sort") {
     const std::uint32_t seed = fresh_seed();
     std::mt19937 rng(seed);
     for (SortMethod method : sort_methods)
-    for (std::size_t n : {0, 1, 2, 3, 1000, 4099, 70001}) {
+    // 300001 keys: more than one work-group scans the radix sort's counts (16 x tiles of up
+    // to 2048 keys, a group a tile's worth).
+    for (std::size_t n : {0, 1, 2, 3, 1000, 4099, 70001, 300001}) {
         SortByKey sort_by_key(context, ProgramCache::global(), std::nullopt, method);
         CAPTURE(int(method));
         CAPTURE(seed);

@@ -3,9 +3,9 @@
  *
  *   radix_count       each tile of RADIX_TILE keys counts its keys of each digit, into
  *                     counts[digit * tiles + tile]
- *   radix_scan_rows   a work-group a digit: where in the output each tile's keys of that digit
- *                     begin, offsets[digit * tiles + tile] (the keys of lower digits, which
- *                     each group counts itself, then the digit's keys of earlier tiles)
+ *   radix_scan_rows   where in the output each tile's keys of each digit begin,
+ *                     offsets[digit * tiles + tile]: the exclusive prefix sum of the counts
+ *                     (the keys of lower digits, then the digit's keys of earlier tiles)
  *   radix_scatter     each tile ranks its keys stably (work-item l takes the tile's keys
  *                     [l * RADIX_ITEMS, (l + 1) * RADIX_ITEMS), and a prefix sum of the
  *                     work-items' digit counts taken digit by digit gives each key its place),
@@ -132,34 +132,34 @@ KERNEL WORK_GROUP_SIZE(RADIX_GROUP) void radix_count(const uint n, const uint sh
     }
 }
 
-/* Work-group d: the output slots where the tiles' keys of digit d begin, offsets[d * tiles +
- * tile]: the keys of digits below d (rows [0, d) of the counts, which are contiguous), then the
- * digit's keys of the earlier tiles. */
-KERNEL WORK_GROUP_SIZE(RADIX_GROUP) void radix_scan_rows(const uint tiles,
+/* The output slots where the tiles' keys of each digit begin, offsets[d * tiles + tile]: the keys
+ * of digits below d, then the digit's keys of the earlier tiles, which is the exclusive prefix
+ * sum of the counts in their digit-major order (`entries` = 16 tiles of them). Work-group g
+ * takes entries [g * RADIX_TILE, (g + 1) * RADIX_TILE): it sums every count before them (all
+ * its work-items, four counts a step), then scans its own, RADIX_ITEMS a work-item. So every
+ * group works at once, where a group a digit left most of a GPU idle on a long row. */
+KERNEL WORK_GROUP_SIZE(RADIX_GROUP) void radix_scan_rows(const uint entries,
                                                          GLOBAL const uint* counts,
                                                          GLOBAL uint* offsets) {
     LOCAL uint sums[RADIX_GROUP];
-    const uint l = local_id(0), d = group_id(0);
+    const uint l = local_id(0), first = group_id(0) * RADIX_TILE;
+    /* first is a multiple of 4, so a step's four counts all lie before it. */
     uint below = 0u;
-    for (uint j = l; j < d * tiles; j += RADIX_GROUP) below += counts[j];
+    for (uint j = 4u * l; j < first; j += 4u * RADIX_GROUP)
+        below += counts[j] + counts[j + 1u] + counts[j + 2u] + counts[j + 3u];
     uint carry;
     radix_group_scan(below, sums, &carry);
-    GLOBAL const uint* row = counts + d * tiles;
-    GLOBAL uint* out = offsets + d * tiles;
-    for (uint first = 0u; first < tiles; first += RADIX_TILE) {
-        const uint mine = first + l * RADIX_ITEMS;
-        uint run = 0u;
-        for (uint k = 0u; k < RADIX_ITEMS; ++k)
-            if (mine + k < tiles) run += row[mine + k];
-        uint total;
-        uint prefix = carry + radix_group_scan(run, sums, &total);
-        for (uint k = 0u; k < RADIX_ITEMS; ++k)
-            if (mine + k < tiles) {
-                out[mine + k] = prefix;
-                prefix += row[mine + k];
-            }
-        carry += total;
-    }
+    const uint mine = first + l * RADIX_ITEMS;
+    uint run = 0u;
+    for (uint k = 0u; k < RADIX_ITEMS; ++k)
+        if (mine + k < entries) run += counts[mine + k];
+    uint total;
+    uint prefix = carry + radix_group_scan(run, sums, &total);
+    for (uint k = 0u; k < RADIX_ITEMS; ++k)
+        if (mine + k < entries) {
+            offsets[mine + k] = prefix;
+            prefix += counts[mine + k];
+        }
 }
 
 KERNEL WORK_GROUP_SIZE(RADIX_GROUP) void radix_scatter(const uint n, const uint shift,

@@ -89,8 +89,8 @@ void RadixSort::passes(Queue& queue, Kernels& k, KeyBuffer& keys, KeyBuffer& spa
     for (unsigned pass = 0; pass < passes; ++pass) {
         const std::uint32_t shift = std::uint32_t(pass * digit_bits);
         k.count.args(un, shift, *in_keys, counts_).launch(queue, tiles * group_, group_);
-        k.scan_rows.args(std::uint32_t(tiles), counts_, offsets_)
-            .launch(queue, digits * group_, group_);
+        k.scan_rows.args(std::uint32_t(digits * tiles), counts_, offsets_)
+            .launch(queue, (digits * tiles + tile() - 1) / tile() * group_, group_);
         k.scatter.args(un, shift, *in_keys, *in_values, offsets_, *out_keys, *out_values)
             .launch(queue, tiles * group_, group_);
         std::swap(in_keys, out_keys);
