@@ -8,7 +8,7 @@
  * ATOMIC_OR(p, v) (p: GLOBAL uint*; 32-bit atomics are core in OpenCL C 1.1),
  * ATOMIC_ADD_FLOAT(p, v) and ATOMIC_ADD_DOUBLE(p, v) (p: GLOBAL float* / double*; statements,
  * not expressions: OpenCL C 1.2 has no float atomics, so there they are compare-and-swap loops
- * on the bit pattern, the double one needing cl_khr_int64_base_atomics: it is defined, with
+ * on the bit pattern, but for floats on NVIDIA's OpenCL, which takes the hardware's add in PTX; the double one needing cl_khr_int64_base_atomics: it is defined, with
  * PARTCL_HAS_ATOMIC_ADD_DOUBLE, only where the device has them), ...
  * Under OpenCL these are the OpenCL C words; the CUDA backend (PARTCL_CUDA, compiled by NVRTC)
  * maps them to CUDA's, and supplies the OpenCL C types and limits CUDA lacks (uint, FLT_MAX,
@@ -83,6 +83,13 @@ __constant__ unsigned int partcl_global_offset;
 #define BARRIER_LOCAL barrier(CLK_LOCAL_MEM_FENCE)
 #define BARRIER_GLOBAL barrier(CLK_GLOBAL_MEM_FENCE)
 #define ATOMIC_OR(p, v) atomic_or((p), (v))
+#ifdef PARTCL_PTX
+/* NVIDIA's OpenCL: the hardware's float add at the address (what CUDA's atomicAdd compiles to
+ * when its result is unused), where a compare-and-swap loop retries under contention; a global
+ * pointer is a 64-bit global address there. */
+#define ATOMIC_ADD_FLOAT(p, v) \
+    PTX_ASM volatile("red.global.add.f32 [%0], %1;" : : "l"(p), "f"((float)(v)) : "memory")
+#else
 /* The first guess of the old value is 0 (a plain read would race with the other adders); a
  * failed swap returns the value seen, which becomes the next guess. Bit patterns compare, so
  * -0 and NaN terminate too. */
@@ -97,6 +104,7 @@ __constant__ unsigned int partcl_global_offset;
             guess_ = seen_;                                                                     \
         }                                                                                       \
     } while (0)
+#endif
 /* 64-bit compare-and-swap is an extension; without it there is no ATOMIC_ADD_DOUBLE, and
  * kernels that need it are left out (the host refuses their use by name: pic's
  * require_deposit). */
