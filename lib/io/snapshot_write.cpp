@@ -24,6 +24,12 @@ using detail::QuietErrors;
 
 namespace {
 
+// A piece's place in the snapshot file's virtual datasets.
+struct Source {
+    std::string file;  // relative to the snapshot's folder, which HDF5 resolves it against
+    std::uint64_t first = 0, rows = 0;
+};
+
 struct Writer {
     const fs::path& target;
 
@@ -89,10 +95,9 @@ struct Writer {
 
     // A dataset of `rows` x `columns` (0: one-dimensional) whose rows are the pieces' datasets
     // of the same name under `group_path`, each at its place.
-    template <class Sources>
     Handle virtual_dataset(hid_t group, const std::string& group_path, const char* name,
                            hid_t file_type, hsize_t rows, hsize_t columns,
-                           const Sources& sources) const {
+                           const std::vector<Source>& sources) const {
         const int rank = columns ? 2 : 1;
         const hsize_t dims[2] = {rows, columns};
         Handle space = checked(H5Screate_simple(rank, dims, nullptr), H5Sclose, "dataspace");
@@ -153,9 +158,6 @@ herr_t image_free(void* buffer, H5FD_file_image_op_t op, void* udata) {
 void* image_udata_copy(void* udata) { return udata; }
 herr_t image_udata_free(void*) { return 0; }
 
-// The whole file, built in memory: the disk is written by write_file_atomically alone, so a full
-// disk is one clear error and never an HDF5 file left half closed (which libhdf5 1.10.8 then
-// crashes on at exit, closing it again).
 // The side of the domain of an open-space run: the least power of two above twice the largest
 // |coordinate| with a margin, so that every position + side / 2 rounds to below the side.
 double open_box_side(const fs::path& target, double largest) {
@@ -169,12 +171,6 @@ double open_box_side(const fs::path& target, double largest) {
     return std::ldexp(1.0, exponent);
 }
 
-// A piece's place in the snapshot file's virtual datasets.
-struct Source {
-    std::string file;  // relative to the snapshot's folder, which HDF5 resolves it against
-    std::uint64_t first = 0, rows = 0;
-};
-
 // What one file holds: `rows` bodies from the `first`-th of `total`, in a snapshot of `files`
 // files; with `sources`, no bodies of its own but virtual datasets over those pieces.
 struct Layout {
@@ -184,6 +180,9 @@ struct Layout {
     const std::vector<Source>* sources = nullptr;
 };
 
+// The whole file, built in memory: the disk is written by write_file_atomically alone, so a full
+// disk is one clear error and never an HDF5 file left half closed (which libhdf5 1.10.8 then
+// crashes on at exit, closing it again).
 std::string hdf5_image(const fs::path& target, const Bodies& bodies, const Layout& layout,
                        double time, double box_size, const UnitSystem& units,
                        const SnapshotCosmology& cosmo) {
