@@ -193,6 +193,11 @@ expect 2 'nothing to do' run --resume pair/checkpoint.bin --steps 5 --out pair
 
 # Both lengths for every model: --end-time for N-body (a whole number of dt, or dopri5's last
 # step shortened onto it), --steps for the fluid and the plasma.
+# --profile: the run's commands, the longest printed, every one in profile.csv.
+expect 0 '^  dense_gravity +device 0 +[0-9]+ x +[0-9.]+ ms' run plummer --n 64 --steps 5 --out profiled --quiet --profile
+[ "$(head -n 1 profiled/profile.csv)" = "rank,device,name,count,seconds" ] &&
+    grep -Eq '^0,0,dense_gravity,[1-9][0-9]*,[0-9.e-]+$' profiled/profile.csv ||
+    { echo "FAIL: profile.csv"; cat profiled/profile.csv; failed=1; }
 expect 0 'steps 0\.\.50, t = 1,' run plummer --n 64 --end-time 1 --out lengths/plummer --quiet
 expect 0 'steps 0\.\.[0-9]+, t = 0\.5,' run kepler --integrator dopri5 --end-time 0.5 --out lengths/kepler --quiet
 expect 0 ' s in 3 steps,' run hydrostatic --steps 3 --out lengths/hydrostatic --quiet

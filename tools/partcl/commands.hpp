@@ -57,6 +57,7 @@ struct RunRequest {
     std::string resume;                   // checkpoint file
     bool quiet = false;
     bool autotune = false;
+    bool profile = false;
 };
 CLI::App* add_run(CLI::App& app, RunRequest& request);
 int run_run(const RunRequest& request, const GlobalOptions& global);

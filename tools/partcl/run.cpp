@@ -101,6 +101,9 @@ CLI::App* add_run(CLI::App& app, RunRequest& request) {
                         "end_time; PIC plasma: [plasma] end_time; cosmology: none, it ends at its last output)")
         ->type_name("T");
     command->add_flag("--quiet", request.quiet, "No progress bar");
+    command->add_flag("--profile", request.profile,
+                      "Record every command's device time (kernels, copies, library calls): the "
+                      "longest printed at the end, all in DIR/profile.csv");
     command->footer(
         "Writes into DIR: energy.csv, snapshot_NNNNNN.h5 (GADGET HDF5 layout), frame_NNNNNN.png,\n"
         "checkpoint.bin; MPS fluid: front.csv (dambreak) or bottom_pressure.csv (hydrostatic)\n"
@@ -108,7 +111,9 @@ CLI::App* add_run(CLI::App& app, RunRequest& request) {
         "frame_NNNNNN.png and checkpoint.bin; cosmology: diagnostics.csv, snapshots and\n"
         "power_NNNNNN.csv/.png at each output redshift, density frames, checkpoint.bin. Every\n"
         "run: devices.csv, each device's share of the\n"
-        "work and kernel time per launch (docs/nbody.md). Scenario keys: docs/scenarios.md.\n\n" +
+        "work and kernel time per launch (docs/nbody.md); with --profile, profile.csv, every\n"
+        "command's count and device seconds by rank, device and name. Scenario keys:\n"
+        "docs/scenarios.md.\n\n" +
         integrator_list());
     return command;
 }
@@ -147,6 +152,32 @@ private:
     double last_ = -1;
     int decile_ = -1;
 };
+
+// profile.csv from every rank's entries (rank 0 writes it), and the longest of rank 0's printed.
+void report_profile(Profile& profile, const std::string& out, const dist::Communicator& ranks) {
+    const std::vector<Profile::Entry> entries = profile.entries();
+    std::string rows;
+    char line[512];
+    // Names are kernels' identifiers or partcl's own ("sort_by_key (library)"): no commas.
+    for (const Profile::Entry& e : entries) {
+        std::snprintf(line, sizeof line, "%d,%zu,%s,%zu,%.9g\n", ranks.rank(), e.device,
+                      e.name.c_str(), e.count, e.seconds);
+        rows += line;
+    }
+    const std::vector<char> all = ranks.allgatherv(std::vector<char>(rows.begin(), rows.end()));
+    if (!ranks.root()) return;
+    write_file_atomically(std::filesystem::path(out) / "profile.csv",
+                          "rank,device,name,count,seconds\n" + std::string(all.begin(), all.end()));
+    double total = 0;
+    for (const Profile::Entry& e : entries) total += e.seconds;
+    std::printf("device time by command%s (all in %s/profile.csv):\n",
+                ranks.size() > 1 ? " on rank 0" : "", out.c_str());
+    for (std::size_t i = 0; i < entries.size() && i < 12; ++i) {
+        const Profile::Entry& e = entries[i];
+        std::printf("  %-30s device %zu %9zu x %12.3f ms %6.1f%%\n", e.name.c_str(), e.device,
+                    e.count, 1e3 * e.seconds, total > 0 ? 100 * e.seconds / total : 0.0);
+    }
+}
 
 RunLength length_of(const RunRequest& request) {
     return {request.steps.value_or(0), request.end_time.value_or(0)};
@@ -228,9 +259,12 @@ int run_run(const RunRequest& request, const GlobalOptions& global) {
     if (ranks.root()) std::cerr << "partcl run: " << run.title() << "\n";
     ProgressBar bar(request.quiet || !ranks.root());
     run.on_progress([&bar](const RunProgress& p) { bar(p); });
+    std::optional<Profile> profile;
+    if (request.profile) profile.emplace();
     const RunSummary summary = run.run();
     if (ranks.root())
         for (const std::string& line : summary.lines) std::printf("%s\n", line.c_str());
+    if (profile) report_profile(*profile, request.out, ranks);
     return 0;
 }
 

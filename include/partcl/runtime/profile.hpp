@@ -7,6 +7,8 @@
 // then sums each name's count and device seconds per device. A library call is timed from a
 // marker before it to a marker after it on its queue, so its entry holds every command it made.
 //
+// A library call's time runs from the end of the commands before it to the end of its own, so
+// it holds what the library does on the host between them (its first call's program build).
 // Blocking reads are host waits, not recorded. Recording costs each command a little host
 // time (an event kept, and two markers around a library call); a command's event is held until
 // entries() reads it or, past a few thousand, until the oldest are read to make room.
