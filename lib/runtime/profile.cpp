@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <utility>
 
@@ -52,16 +53,13 @@ std::atomic<Recorder*> active{nullptr};
 
 Profile::Profile() {
     Recorder* none = nullptr;
-    auto* recorder = new Recorder;
-    if (!active.compare_exchange_strong(none, recorder)) {
-        delete recorder;
+    auto recorder = std::make_unique<Recorder>();
+    if (!active.compare_exchange_strong(none, recorder.get()))
         throw UsageError("a Profile records already: one at a time in a process");
-    }
+    recorder.release();  // owned through `active` until the destructor
 }
 
-Profile::~Profile() {
-    delete active.exchange(nullptr);
-}
+Profile::~Profile() { std::unique_ptr<Recorder>(active.exchange(nullptr)); }
 
 bool Profile::recording() noexcept { return active.load(std::memory_order_relaxed) != nullptr; }
 
