@@ -8,7 +8,8 @@
  * ATOMIC_OR(p, v) (p: GLOBAL uint*; 32-bit atomics are core in OpenCL C 1.1),
  * ATOMIC_ADD_FLOAT(p, v) and ATOMIC_ADD_DOUBLE(p, v) (p: GLOBAL float* / double*; statements,
  * not expressions: OpenCL C 1.2 has no float atomics, so there they are compare-and-swap loops
- * on the bit pattern, but for floats on NVIDIA's OpenCL, which takes the hardware's add in PTX; the double one needing cl_khr_int64_base_atomics: it is defined, with
+ * on the bit pattern (floats on NVIDIA's OpenCL take the hardware's add, in PTX), the double
+ * one needing cl_khr_int64_base_atomics: it is defined, with
  * PARTCL_HAS_ATOMIC_ADD_DOUBLE, only where the device has them), ...
  * Under OpenCL these are the OpenCL C words; the CUDA backend (PARTCL_CUDA, compiled by NVRTC)
  * maps them to CUDA's, and supplies the OpenCL C types and limits CUDA lacks (uint, FLT_MAX,

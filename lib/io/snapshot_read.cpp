@@ -87,7 +87,7 @@ struct Reader {
         const H5D_layout_t layout = plist.valid() ? H5Pget_layout(plist.get()) : H5D_LAYOUT_ERROR;
         std::error_code ec;
         const std::uintmax_t file_bytes = fs::file_size(file, ec);
-        if (layout == H5D_VIRTUAL) check_sources(plist.get(), path, values_count_of(rows, columns));
+        if (layout == H5D_VIRTUAL) check_sources(plist.get(), path, values_count);
         // Unfiltered data is stored whole; compressed chunks hold at most 1024 times their
         // size (zlib's limit), which bounds them by the file; a virtual dataset's sources are
         // checked above and bound by their own files.
@@ -104,10 +104,6 @@ struct Reader {
                 0)
             fail("cannot read dataset " + path + " (truncated or damaged file?)");
         return values;
-    }
-
-    static std::size_t values_count_of(std::size_t rows, std::size_t columns) {
-        return rows * (columns ? columns : 1);
     }
 
     // A virtual dataset (write_snapshot_of_pieces) reads a missing source file or dataset as

@@ -31,7 +31,7 @@ public:
     Profile& operator=(const Profile&) = delete;
 
     struct Entry {
-        std::string name;         // the kernel's, "copy", "write", "fill", "sort_by_key (CUB)"...
+        std::string name;         // the kernel's, "copy", "write", "fill", "sort_by_key (library)"...
         std::size_t device = 0;   // in its Context
         std::size_t count = 0;    // commands (calls, for a library)
         double seconds = 0;       // device time, summed
