@@ -3,7 +3,8 @@
 // fresh random inputs in 2-D and 3-D, float and double, reach 1 and 2 (cells of the radius or
 // half of it, the latter also asked for the pairs within one cell), for N = 0, 1, odd, crowded
 // cells and empty cells; the sorted structure is consistent; gather reorders, between layouts
-// too; index() finds the cells of particles already sorted; bad input is refused.
+// too; index() finds the cells of particles already sorted; resort() gives particles moved
+// since the last sort what a fresh build gives them, bit for bit; bad input is refused.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -11,6 +12,8 @@
 #include <cmath>
 #include <random>
 #include <utility>
+
+#include <partcl/runtime/profile.hpp>
 
 #include "support.hpp"
 
@@ -298,6 +301,75 @@ void check_index(Precision precision) {
     CHECK(indexed.size() == 0);
 }
 
+// resort(): particles gathered into the last sort's order, then moved, get the keys, order and
+// ranges that a fresh build gives them, bit for bit: with no mover, a few (sorted and merged in),
+// most (sorted whole), step after step, across tiles (1024 slots) and for a changed count; and
+// a particle outside the grid is refused as build() refuses it.
+template <class T>
+void check_resort(Precision precision, int dims) {
+    Context& context = test_context();
+    auto& queue = context.queue(0);
+    const std::uint32_t seed = fresh_seed();
+    CAPTURE(seed);
+    CAPTURE(dims);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    const CellGrid grid =
+        CellGrid::covering(dims, {0, 0, 0}, {1, 1, dims == 3 ? 1.0 : 0.0}, 0.07);
+    for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(1023), std::size_t(1025),
+                          std::size_t(5000)}) {
+        CAPTURE(n);
+        CellList cells(context, precision, grid, memory_cache()),
+            fresh(context, precision, grid, memory_cache());
+        std::vector<double> p(dims * n);
+        for (double& x : p) x = double(T(u(rng)));
+        RealBuffer positions(context, precision, dims * n), sorted(context, precision, dims * n);
+        positions.write(queue, p);
+        cells.build(queue, positions, n, n);
+        for (double moving : {0.0, 0.02, 0.1, 0.02, 0.7}) {
+            CAPTURE(moving);
+            cells.gather(queue, positions, sorted, dims, n);
+            std::vector<double> q = sorted.read(queue);
+            for (std::size_t i = 0; i < n; ++i)
+                if (u(rng) < moving)
+                    for (int k = 0; k < dims; ++k) {
+                        double& x = q[k * n + i];
+                        x = double(T(std::clamp(x + (u(rng) - 0.5) * 2 * grid.cell_size, 0.0, 1.0)));
+                    }
+            positions.write(queue, q);
+            std::size_t merges = 0;
+            {
+                Profile profile;
+                cells.resort(queue, positions, n, n);
+                for (const auto& entry : profile.entries())
+                    if (entry.name == "cell_list_merge") merges += entry.count;
+            }
+            // Merged where at most a quarter changed cell (the few moved here), sorted whole
+            // where most did.
+            if (moving == 0 || (moving <= 0.02 && n > 100)) CHECK(merges == 1);
+            if (moving > 0.5 && n > 100) CHECK(merges == 0);
+            fresh.build(queue, positions, n, n);
+            CHECK(cells.keys().read(queue) == fresh.keys().read(queue));
+            CHECK(cells.order().read(queue) == fresh.order().read(queue));
+            CHECK(cells.cell_start().read(queue) == fresh.cell_start().read(queue));
+            CHECK(cells.cell_end().read(queue) == fresh.cell_end().read(queue));
+        }
+        // One particle fewer: no last sort of that count, so a whole sort.
+        cells.resort(queue, positions, n, n - 1);
+        fresh.build(queue, positions, n, n - 1);
+        CHECK(cells.order().read(queue) == fresh.order().read(queue));
+        CHECK(cells.cell_end().read(queue) == fresh.cell_end().read(queue));
+        if (n < 2) continue;
+        cells.resort(queue, positions, n, n);
+        std::vector<double> q = positions.read(queue);
+        q[n / 2] = 1.5;
+        positions.write(queue, q);
+        const std::string expected = "1 of " + std::to_string(n) + " particles";
+        CHECK_THROWS_WITH_AS(cells.resort(queue, positions, n, n),
+                             doctest::Contains(expected.c_str()), UsageError);
+    }
+}
+
 } // namespace
 
 TEST_SUITE("cell_list") {
@@ -319,6 +391,13 @@ TEST_CASE("gather reorders particle data into the sorted order") {
 TEST_CASE("index gives particles already in cell order their cells without sorting") {
     check_index<float>(Precision::float32);
     if (test_context().device(0).info().fp64) check_index<double>(Precision::float64);
+}
+
+TEST_CASE("resort gives moved particles what a fresh build gives them, bit for bit") {
+    for (int dims : {2, 3}) {
+        check_resort<float>(Precision::float32, dims);
+        if (test_context().device(0).info().fp64) check_resort<double>(Precision::float64, dims);
+    }
 }
 
 TEST_CASE("particles outside the box or NaN, and malformed grids, are usage errors") {

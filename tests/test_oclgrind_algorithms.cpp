@@ -1,8 +1,9 @@
 // Suite oclgrind_algorithms: the device algorithms called as a user's program calls them, on a
 // context of its own that it destroys before exiting (the way a program embedding partcl ends),
 // so the Oclgrind label checks their kernels and the release of everything they built:
-// SortByKey (both methods, all key kinds), exclusive_scan, reduce (sum, min, max), CellList and Fft, each against a
-// host reference on fresh random inputs of small, odd sizes. CTest runs each case in its own
+// SortByKey (both methods, all key kinds), exclusive_scan, reduce (sum, min, max), CellList
+// (and its resort) and Fft, each against a host reference on fresh random inputs of small, odd
+// sizes. CTest runs each case in its own
 // process under tests/oclgrind.sh, which fails on any diagnostic or a non-zero exit (an abort at
 // exit included).
 //
@@ -195,6 +196,36 @@ TEST_CASE("CellList") {
     const auto g = gathered.read(queue);
     for (std::size_t s = 0; s < n; ++s)
         for (int k = 0; k < 2; ++k) CHECK(g[k * n + s] == positions[k * n + order[s]]);
+}
+
+TEST_CASE("CellList resort") {
+    // A few particles moved after a build and a gather: the moves, partition and merge kernels
+    // (and the movers' sort) give what a fresh build gives.
+    const std::uint32_t seed = fresh_seed();
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    Context context = own_context();
+    Queue& queue = context.queue(0);
+    const std::size_t n = 37;
+    const CellGrid grid = CellGrid::covering(2, {0, 0, 0}, {1, 1, 0}, 0.3);
+    std::uniform_real_distribution<double> unit(0, 1);
+    std::vector<double> positions(2 * n);
+    for (auto& p : positions) p = double(float(unit(rng)));
+    RealBuffer dpositions(context, Precision::float32, 2 * n), sorted(context, Precision::float32, 2 * n);
+    dpositions.write(queue, positions);
+    CellList cells(context, Precision::float32, grid), fresh(context, Precision::float32, grid);
+    cells.build(queue, dpositions, n, n);
+    cells.gather(queue, dpositions, sorted, 2, n);
+    std::vector<double> moved = sorted.read(queue);
+    for (std::size_t i : {std::size_t(3), std::size_t(17), std::size_t(30)})
+        for (int k = 0; k < 2; ++k) moved[k * n + i] = double(float(unit(rng)));
+    sorted.write(queue, moved);
+    cells.resort(queue, sorted, n, n);
+    fresh.build(queue, sorted, n, n);
+    CHECK(cells.keys().read(queue) == fresh.keys().read(queue));
+    CHECK(cells.order().read(queue) == fresh.order().read(queue));
+    CHECK(cells.cell_start().read(queue) == fresh.cell_start().read(queue));
+    CHECK(cells.cell_end().read(queue) == fresh.cell_end().read(queue));
 }
 
 TEST_CASE("Fft") {

@@ -119,3 +119,165 @@ KERNEL void cell_list_gather_uint(const uint n, const uint from, const uint to,
     if (s >= n) return;
     out[to + s] = in[from + order[s]];
 }
+
+/* The re-sort (CellList::build when its keys still hold the last sort's): particles that lie in
+ * the order the last sort put them, most still in the cell they had then. Slots whose cell is
+ * unchanged (stayers) are in cell order already; the others (movers) are few. So the stayers are
+ * kept in their order, the movers alone sorted, and the two merged by (cell, slot): exactly the
+ * stable sort of all the cells, whatever the old keys are, as long as they are sorted.
+ *   cell_list_moves      each tile's movers, counted (tiles of CELL_LIST_TILE slots)
+ *   (exclusive_scan of the tiles' counts on the host side: each tile's first mover)
+ *   cell_list_partition  stayers and movers apart, each in slot order
+ *   (sort_by_key of the movers' cells, their slots carried)
+ *   cell_list_merge      the two merged into keys and order
+ * Work-item l of a tile takes its slots [l * CELL_LIST_RUN, (l + 1) * CELL_LIST_RUN). */
+#define CELL_LIST_GROUP 256u
+#define CELL_LIST_RUN 4u
+#define CELL_LIST_TILE (CELL_LIST_GROUP * CELL_LIST_RUN)
+#define CELL_LIST_MERGE 8u
+
+INLINE uint cell_list_key_of(const uint i, const uint stride, GLOBAL const real* positions,
+                             CELL_LIST_GRID_PARAMS, GLOBAL uint* status)
+{
+    const real x = positions[i];
+    const real y = positions[stride + i];
+#if CELL_LIST_DIMENSIONS == 3
+    const real z = positions[2 * stride + i];
+#else
+    const real z = REAL_C(0.0);
+#endif
+    const uint cell = cell_list_cell(x, y, z, CELL_LIST_GRID);
+    if (cell != CELL_LIST_NONE) return cell;
+    ATOMIC_OR(status, (isnan(x) || isnan(y) || isnan(z)) ? CELL_LIST_NAN : CELL_LIST_OUTSIDE);
+    return cell_nx * cell_ny * cell_nz;  /* as cell_list_keys */
+}
+
+/* Work-item l's movers among its run of slots, as bits (bit r: slot first + r moved). */
+INLINE uint cell_list_run_moves(const uint n, const uint first, const uint stride,
+                                GLOBAL const real* positions, CELL_LIST_GRID_PARAMS,
+                                GLOBAL const uint* keys, GLOBAL uint* status)
+{
+    uint moved = 0u;
+    for (uint r = 0u; r < CELL_LIST_RUN; ++r) {
+        const uint i = first + r;
+        if (i < n && cell_list_key_of(i, stride, positions, CELL_LIST_GRID, status) != keys[i])
+            moved |= 1u << r;
+    }
+    return moved;
+}
+
+INLINE uint cell_list_bit_count(uint bits)
+{
+    uint count = 0u;
+    for (; bits != 0u; bits &= bits - 1u) ++count;
+    return count;
+}
+
+/* The exclusive prefix sum of `value` over the work-group, and the total; `sums` is free again
+ * on return. */
+INLINE uint cell_list_group_scan(const uint value, LOCAL_SPACE uint* sums, PRIVATE uint* total)
+{
+    const uint l = local_id(0);
+    sums[l] = value;
+    BARRIER_LOCAL;
+    for (uint step = 1u; step < CELL_LIST_GROUP; step <<= 1) {
+        const uint add = l >= step ? sums[l - step] : 0u;
+        BARRIER_LOCAL;
+        sums[l] += add;
+        BARRIER_LOCAL;
+    }
+    const uint inclusive = sums[l];
+    *total = sums[CELL_LIST_GROUP - 1u];
+    BARRIER_LOCAL;
+    return inclusive - value;
+}
+
+/* movers[tile] = the tile's slots whose cell is not keys[slot]; movers[tiles] = 0, so that the
+ * scan of tiles + 1 counts ends in the total. */
+KERNEL WORK_GROUP_SIZE(CELL_LIST_GROUP) void cell_list_moves(
+    const uint n, const uint stride, GLOBAL const real* positions, CELL_LIST_GRID_PARAMS,
+    GLOBAL const uint* keys, GLOBAL uint* movers, GLOBAL uint* status)
+{
+    LOCAL uint sums[CELL_LIST_GROUP];
+    const uint l = local_id(0), tile = group_id(0);
+    const uint moved = cell_list_run_moves(n, tile * CELL_LIST_TILE + l * CELL_LIST_RUN, stride,
+                                           positions, CELL_LIST_GRID, keys, status);
+    uint total;
+    cell_list_group_scan(cell_list_bit_count(moved), sums, &total);
+    if (l == 0u) movers[tile] = total;
+    if (l == 0u && tile == 0u) movers[num_groups(0)] = 0u;
+}
+
+/* Stayers to stay_keys/stay_slots, movers to move_keys/move_slots, each in slot order; `first`
+ * is the scan of cell_list_moves' counts. A stayer's cell is its old key. */
+KERNEL WORK_GROUP_SIZE(CELL_LIST_GROUP) void cell_list_partition(
+    const uint n, const uint stride, GLOBAL const real* positions, CELL_LIST_GRID_PARAMS,
+    GLOBAL const uint* keys, GLOBAL const uint* first, GLOBAL uint* stay_keys,
+    GLOBAL uint* stay_slots, GLOBAL uint* move_keys, GLOBAL uint* move_slots, GLOBAL uint* status)
+{
+    LOCAL uint sums[CELL_LIST_GROUP];
+    const uint l = local_id(0), tile = group_id(0);
+    const uint begin = tile * CELL_LIST_TILE + l * CELL_LIST_RUN;
+    const uint moved = cell_list_run_moves(n, begin, stride, positions, CELL_LIST_GRID, keys,
+                                           status);
+    uint total;
+    uint mover = first[tile] + cell_list_group_scan(cell_list_bit_count(moved), sums, &total);
+    for (uint r = 0u; r < CELL_LIST_RUN; ++r) {
+        const uint i = begin + r;
+        if (i >= n) break;
+        if ((moved >> r) & 1u) {
+            move_keys[mover] = cell_list_key_of(i, stride, positions, CELL_LIST_GRID, status);
+            move_slots[mover] = i;
+            ++mover;
+        } else {
+            stay_keys[i - mover] = keys[i];
+            stay_slots[i - mover] = i;
+        }
+    }
+}
+
+INLINE ulong cell_list_pair(const uint key, const uint slot)
+{
+    return ((ulong)key << 32) | slot;
+}
+
+/* keys[k], order[k] for the outputs k in [CELL_LIST_MERGE g, CELL_LIST_MERGE (g + 1)) of
+ * work-item g: the merge of the stayers (n - m) and the sorted movers (m) by (cell, slot). Where
+ * the work-item's outputs begin is found on the merge path: i stayers and k - i movers come
+ * first, i the least with the stayer i after the mover k - 1 - i. */
+KERNEL void cell_list_merge(const uint n, const uint m, GLOBAL const uint* stay_keys,
+                            GLOBAL const uint* stay_slots, GLOBAL const uint* move_keys,
+                            GLOBAL const uint* move_slots, GLOBAL uint* keys, GLOBAL uint* order)
+{
+    const uint k = global_id(0) * CELL_LIST_MERGE;
+    if (k >= n) return;
+    const uint stayers = n - m;
+    /* From 0 rather than k - m, with the movers past the last as greater than every stayer:
+     * Oclgrind 21.10 cannot run the saturating subtraction LLVM makes of a clamped k - m. */
+    uint low = 0u, high = k < stayers ? k : stayers;
+    while (low < high) {
+        const uint middle = low + (high - low) / 2u;
+        const uint j = k - 1u - middle;
+        if (j >= m || cell_list_pair(stay_keys[middle], stay_slots[middle]) <
+                          cell_list_pair(move_keys[j], move_slots[j]))
+            low = middle + 1u;
+        else
+            high = middle;
+    }
+    uint i = low, j = k - low;
+    const uint end = n - k < CELL_LIST_MERGE ? n : k + CELL_LIST_MERGE;
+    for (uint out = k; out < end; ++out) {
+        const int take_stayer =
+            j >= m || (i < stayers && cell_list_pair(stay_keys[i], stay_slots[i]) <
+                                          cell_list_pair(move_keys[j], move_slots[j]));
+        if (take_stayer) {
+            keys[out] = stay_keys[i];
+            order[out] = stay_slots[i];
+            ++i;
+        } else {
+            keys[out] = move_keys[j];
+            order[out] = move_slots[j];
+            ++j;
+        }
+    }
+}

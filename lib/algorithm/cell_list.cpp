@@ -1,6 +1,9 @@
 #include <partcl/algorithm/cell_list.hpp>
 
+#include <algorithm>
 #include <cmath>
+
+#include <partcl/algorithm/scan.hpp>
 
 
 namespace partcl {
@@ -12,6 +15,9 @@ constexpr std::uint32_t nan_bit = 2;  // 1: outside the grid
 constexpr std::uint32_t unsorted_bit = 4;
 // Cells per block of the bounds' two-level search (cell_list_block_bounds): 2^8.
 constexpr std::size_t block_shift = 8;
+// The re-sort's work-groups and the slots each takes (CELL_LIST_GROUP, CELL_LIST_TILE,
+// CELL_LIST_MERGE in cl/algorithm/cell_list.cl).
+constexpr std::size_t resort_group = 256, resort_tile = 1024, merge_run = 8;
 
 Program build_cell_list(const Context& context, Precision precision, int dimensions,
                         ProgramCache& cache) {
@@ -59,7 +65,9 @@ CellList::CellList(Context& context, Precision precision, const CellGrid& grid,
       sorted_kernel_(program_, "cell_list_sorted"),
       slab_starts_kernel_(program_, "cell_list_slab_starts"),
       gather_real_(program_, "cell_list_gather_real"),
-      gather_uint_(program_, "cell_list_gather_uint"), sort_(context, cache, home) {
+      gather_uint_(program_, "cell_list_gather_uint"), moves_kernel_(program_, "cell_list_moves"),
+      partition_kernel_(program_, "cell_list_partition"), merge_kernel_(program_, "cell_list_merge"),
+      sort_(context, cache, home) {
     if (grid.dimensions != 2 && grid.dimensions != 3)
         throw UsageError("cell list: " + std::to_string(grid.dimensions) + " dimensions (2 or 3)");
     if (!(grid.cell_size > 0) || !std::isfinite(grid.cell_size) || grid.count() == 0 ||
@@ -97,8 +105,8 @@ Kernel& CellList::grid_args(Kernel& kernel, std::uint32_t first) const {
         .arg(first + 6, std::uint32_t(grid_.cells[2]));
 }
 
-void CellList::compute_keys(Queue& queue, const RealBuffer& positions, std::size_t stride,
-                            std::size_t n) {
+void CellList::check_layout(const RealBuffer& positions, std::size_t stride,
+                            std::size_t n) const {
     if (positions.precision() != precision_)
         throw UsageError("cell list: " + std::string(to_string(positions.precision())) +
                          " positions given to a " + to_string(precision_) + " cell list");
@@ -108,6 +116,12 @@ void CellList::compute_keys(Queue& queue, const RealBuffer& positions, std::size
                          std::to_string(stride));
     if (n > 0xffffffffull || positions.size() > 0xffffffffull)
         throw UsageError("cell list: more than 2^32 - 1 particles or elements");
+}
+
+void CellList::compute_keys(Queue& queue, const RealBuffer& positions, std::size_t stride,
+                            std::size_t n) {
+    check_layout(positions, stride, n);
+    sorted_ = false;
     if (keys_.size() < n) {
         keys_ = buffer(n);
         order_ = buffer(n);
@@ -121,6 +135,41 @@ void CellList::compute_keys(Queue& queue, const RealBuffer& positions, std::size
     keys_kernel_.launch(queue, n, 64);
     checked_ = positions;
     checked_stride_ = stride;
+}
+
+bool CellList::sort_movers(Queue& queue, const RealBuffer& positions, std::size_t stride) {
+    const std::size_t n = size_, tiles = (n + resort_tile - 1) / resort_tile;
+    if (movers_.size() < tiles + 1) movers_ = buffer(tiles + 1);
+    status_.fill(queue, 0u);
+    moves_kernel_.args(std::uint32_t(n), std::uint32_t(stride), positions);
+    grid_args(moves_kernel_, 3);
+    moves_kernel_.arg(10, keys_).arg(11, movers_).arg(12, status_);
+    moves_kernel_.launch(queue, tiles * resort_group, resort_group);
+    exclusive_scan(queue, movers_, movers_, tiles + 1);
+    std::uint32_t m = 0;
+    movers_.read(queue, &m, 1, tiles);
+    // Sorting a quarter of the particles and merging costs about what sorting them all does.
+    if (m > n / 4) return false;
+    if (stay_keys_.size() < n) {
+        stay_keys_ = buffer(n);
+        stay_slots_ = buffer(n);
+    }
+    if (move_keys_.size() < std::max<std::size_t>(m, 1)) {
+        move_keys_ = buffer(std::max<std::size_t>(m, n / 16));
+        move_slots_ = buffer(move_keys_.size());
+    }
+    partition_kernel_.args(std::uint32_t(n), std::uint32_t(stride), positions);
+    grid_args(partition_kernel_, 3);
+    partition_kernel_.arg(10, keys_).arg(11, movers_).arg(12, stay_keys_).arg(13, stay_slots_)
+        .arg(14, move_keys_).arg(15, move_slots_).arg(16, status_);
+    partition_kernel_.launch(queue, tiles * resort_group, resort_group);
+    if (m > 0) sort_(queue, move_keys_, move_slots_, m, bits_for(grid_.count() + 1));
+    merge_kernel_.args(std::uint32_t(n), std::uint32_t(m), stay_keys_, stay_slots_, move_keys_,
+                       move_slots_, keys_, order_);
+    merge_kernel_.launch(queue, (n + merge_run - 1) / merge_run, 64);
+    checked_ = positions;
+    checked_stride_ = stride;
+    return true;
 }
 
 double CellList::cell_coordinate(double x, int k) const {
@@ -184,18 +233,31 @@ void CellList::sort(Queue& queue, const RealBuffer& positions, std::size_t strid
                     std::size_t n) {
     compute_keys(queue, positions, stride, n);
     if (n > 0) sort_(queue, keys_, order_, n, bits_for(grid_.count() + 1));  // keys <= count()
+    sorted_ = true;
 }
 
-void CellList::build(Queue& queue, const RealBuffer& positions, std::size_t stride,
-                     std::size_t n) {
-    sort(queue, positions, stride, n);
-    if (n == 0) {
+void CellList::finish_build(Queue& queue) {
+    if (size_ == 0) {
         start_.fill(queue, 0u);
         end_.fill(queue, 0u);
         return;
     }
     find_bounds(queue, 0, grid_.count());
     check(queue);
+}
+
+void CellList::build(Queue& queue, const RealBuffer& positions, std::size_t stride,
+                     std::size_t n) {
+    sort(queue, positions, stride, n);
+    finish_build(queue);
+}
+
+void CellList::resort(Queue& queue, const RealBuffer& positions, std::size_t stride,
+                      std::size_t n) {
+    check_layout(positions, stride, n);
+    if (!(sorted_ && n == size_ && n > 0 && sort_movers(queue, positions, stride)))
+        sort(queue, positions, stride, n);
+    finish_build(queue);
 }
 
 void CellList::index(Queue& queue, const RealBuffer& positions, std::size_t stride,

@@ -126,7 +126,9 @@ void ParticleSlabs::arrange(const std::vector<double>& weights) {
 void ParticleSlabs::sort_alone() {
     const std::size_t n = own_[0];
     Queue& queue = context_.queue(0);
-    cells_[0]->build(queue, reals_[0].next[0], n, n);
+    // next() holds the particles in the last sort's order (the model writes its own slots), so
+    // only those that changed cell need sorting.
+    cells_[0]->resort(queue, reals_[0].next[0], n, n);
     std::vector<SlotCopy> own{{0, 0, 0, 0, n}};
     carried_.plan(own);
     auto sort = [&](auto& f, std::size_t k) {

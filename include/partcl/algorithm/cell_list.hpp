@@ -71,6 +71,14 @@ public:
     // Throws UsageError, saying how many, when particles lie outside the grid or have NaN
     // coordinates (it waits for the device to say so).
     void build(Queue& queue, const RealBuffer& positions, std::size_t stride, std::size_t n);
+    // build() for particles that lie in the order the last build sorted them into (gathered
+    // through order()) and have moved since: the same keys, order and ranges bit for bit, found
+    // faster when few changed cell. The slots whose cell is that of the last build keep their
+    // order, and only the others are sorted and merged in by (cell, slot), which is the stable
+    // sort whatever the particles' order; so the order given is a matter of speed, not of
+    // correctness. Where there is no last build of n particles, or more than a quarter of them
+    // changed cell, it sorts them all as build() does.
+    void resort(Queue& queue, const RealBuffer& positions, std::size_t stride, std::size_t n);
     // build() without the cells' ranges (cell_start and cell_end are left as they were), for
     // gathers and slab_starts() alone, and without waiting for the device: check() tells of
     // particles outside the grid. A program spreading work over devices enqueues each device's
@@ -126,6 +134,13 @@ private:
     // host, for particles outside the grid or NaN.
     void compute_keys(Queue& queue, const RealBuffer& positions, std::size_t stride,
                       std::size_t n);
+    // UsageError for positions that do not fit n particles at `stride`.
+    void check_layout(const RealBuffer& positions, std::size_t stride, std::size_t n) const;
+    // resort()'s partial sort into keys_ and order_, or false (nothing changed) where more than
+    // a quarter of the particles changed cell.
+    bool sort_movers(Queue& queue, const RealBuffer& positions, std::size_t stride);
+    // Checks, then the cells' ranges (build()'s end).
+    void finish_build(Queue& queue);
     // The ranges of cells [first, end) from the sorted keys.
     void find_bounds(Queue& queue, std::size_t first, std::size_t end);
     Buffer<std::uint32_t> buffer(std::size_t size) const;
@@ -136,10 +151,14 @@ private:
     CellGrid grid_;
     Program program_;
     Kernel keys_kernel_, block_bounds_kernel_, bounds_kernel_, sorted_kernel_, slab_starts_kernel_, gather_real_,
-        gather_uint_;
+        gather_uint_, moves_kernel_, partition_kernel_, merge_kernel_;
     SortByKey sort_;
     Buffer<std::uint32_t> keys_, order_, start_, end_, status_, slab_starts_;
     Buffer<std::uint32_t> block_start_;  // find_bounds(): every block's first slot
+    // sort_movers(): each tile's movers (then its first mover's place); the stayers' and the
+    // movers' cells and slots.
+    Buffer<std::uint32_t> movers_, stay_keys_, stay_slots_, move_keys_, move_slots_;
+    bool sorted_ = false;  // keys_ holds the sorted cells of size_ particles
     RealBuffer checked_;  // the positions of the last sort or index, until check()
     std::size_t checked_stride_ = 0;
     std::size_t size_ = 0;
