@@ -303,7 +303,8 @@ void check_index(Precision precision) {
 
 // resort(): particles gathered into the last sort's order, then moved, get the keys, order and
 // ranges that a fresh build gives them, bit for bit: with no mover, a few (sorted and merged in),
-// most (sorted whole), step after step, across tiles (1024 slots) and for a changed count; and
+// most (sorted whole), step after step, across tiles (1024 slots; past 256 of them the tiles'
+// counts are scanned in runs) and for a changed count; and
 // a particle outside the grid is refused as build() refuses it.
 template <class T>
 void check_resort(Precision precision, int dims) {
@@ -317,7 +318,7 @@ void check_resort(Precision precision, int dims) {
     const CellGrid grid =
         CellGrid::covering(dims, {0, 0, 0}, {1, 1, dims == 3 ? 1.0 : 0.0}, 0.07);
     for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(1023), std::size_t(1025),
-                          std::size_t(5000)}) {
+                          std::size_t(5000), std::size_t(300001)}) {
         CAPTURE(n);
         CellList cells(context, precision, grid, memory_cache()),
             fresh(context, precision, grid, memory_cache());

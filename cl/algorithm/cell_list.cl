@@ -126,15 +126,14 @@ KERNEL void cell_list_gather_uint(const uint n, const uint from, const uint to,
  * kept in their order, the movers alone sorted, and the two merged by (cell, slot): exactly the
  * stable sort of all the cells, whatever the old keys are, as long as they are sorted.
  *   cell_list_moves      each tile's movers, counted (tiles of CELL_LIST_TILE slots)
- *   (exclusive_scan of the tiles' counts on the host side: each tile's first mover)
+ *   cell_list_scan_tiles each tile's first mover, and their number
  *   cell_list_partition  stayers and movers apart, each in slot order
  *   (sort_by_key of the movers' cells, their slots carried)
- *   cell_list_merge      the two merged into keys and order
+ *   cell_list_merge_splits, cell_list_merge   the two merged into keys and order
  * Work-item l of a tile takes its slots [l * CELL_LIST_RUN, (l + 1) * CELL_LIST_RUN). */
 #define CELL_LIST_GROUP 256u
 #define CELL_LIST_RUN 4u
 #define CELL_LIST_TILE (CELL_LIST_GROUP * CELL_LIST_RUN)
-#define CELL_LIST_MERGE 8u
 
 INLINE uint cell_list_key_of(const uint i, const uint stride, GLOBAL const real* positions,
                              CELL_LIST_GRID_PARAMS, GLOBAL uint* status)
@@ -236,48 +235,115 @@ KERNEL WORK_GROUP_SIZE(CELL_LIST_GROUP) void cell_list_partition(
     }
 }
 
+/* values[0, count) replaced by their exclusive prefix sum, by one work-group: the tiles' mover
+ * counts, a few thousand; work-item l sums its run of them, the group scans the runs' sums. */
+KERNEL WORK_GROUP_SIZE(CELL_LIST_GROUP) void cell_list_scan_tiles(const uint count,
+                                                                   GLOBAL uint* values)
+{
+    LOCAL uint sums[CELL_LIST_GROUP];
+    const uint l = local_id(0);
+    const uint run = (count + CELL_LIST_GROUP - 1u) / CELL_LIST_GROUP;
+    const uint begin = l * run < count ? l * run : count;
+    const uint end = count - begin < run ? count : begin + run;
+    uint sum = 0u;
+    for (uint i = begin; i < end; ++i) sum += values[i];
+    uint total;
+    uint before = cell_list_group_scan(sum, sums, &total);
+    for (uint i = begin; i < end; ++i) {
+        const uint value = values[i];
+        values[i] = before;
+        before += value;
+    }
+}
+
 INLINE ulong cell_list_pair(const uint key, const uint slot)
 {
     return ((ulong)key << 32) | slot;
 }
 
-/* keys[k], order[k] for the outputs k in [CELL_LIST_MERGE g, CELL_LIST_MERGE (g + 1)) of
- * work-item g: the merge of the stayers (n - m) and the sorted movers (m) by (cell, slot). Where
- * the work-item's outputs begin is found on the merge path: i stayers and k - i movers come
- * first, i the least with the stayer i after the mover k - 1 - i. */
-KERNEL void cell_list_merge(const uint n, const uint m, GLOBAL const uint* stay_keys,
-                            GLOBAL const uint* stay_slots, GLOBAL const uint* move_keys,
-                            GLOBAL const uint* move_slots, GLOBAL uint* keys, GLOBAL uint* order)
-{
-    const uint k = global_id(0) * CELL_LIST_MERGE;
-    if (k >= n) return;
-    const uint stayers = n - m;
-    /* From 0 rather than k - m, with the movers past the last as greater than every stayer:
-     * Oclgrind 21.10 cannot run the saturating subtraction LLVM makes of a clamped k - m. */
-    uint low = 0u, high = k < stayers ? k : stayers;
-    while (low < high) {
-        const uint middle = low + (high - low) / 2u;
-        const uint j = k - 1u - middle;
-        if (j >= m || cell_list_pair(stay_keys[middle], stay_slots[middle]) <
-                          cell_list_pair(move_keys[j], move_slots[j]))
-            low = middle + 1u;
-        else
-            high = middle;
+/* How many of the first k outputs of merging a (na pairs) and b (nb) by (key, slot) come from a:
+ * the least i with a[i] after b[k - 1 - i] (the merge path). From 0 rather than k - nb, the
+ * pairs of b past its last counting as after every pair of a: Oclgrind 21.10 cannot run the
+ * saturating subtraction LLVM makes of a clamped k - nb. */
+#define CELL_LIST_MERGE_PATH(SPACE)                                                             \
+    INLINE uint cell_list_merge_path_##SPACE(const uint k, SPACE const uint* a_keys,           \
+                                             SPACE const uint* a_slots, const uint na,         \
+                                             SPACE const uint* b_keys,                          \
+                                             SPACE const uint* b_slots, const uint nb)         \
+    {                                                                                           \
+        uint low = 0u, high = k < na ? k : na;                                                  \
+        while (low < high) {                                                                    \
+            const uint middle = low + (high - low) / 2u;                                        \
+            const uint j = k - 1u - middle;                                                     \
+            if (j >= nb || cell_list_pair(a_keys[middle], a_slots[middle]) <                    \
+                               cell_list_pair(b_keys[j], b_slots[j]))                           \
+                low = middle + 1u;                                                              \
+            else                                                                                \
+                high = middle;                                                                  \
+        }                                                                                       \
+        return low;                                                                             \
     }
-    uint i = low, j = k - low;
-    const uint end = n - k < CELL_LIST_MERGE ? n : k + CELL_LIST_MERGE;
-    for (uint out = k; out < end; ++out) {
-        const int take_stayer =
-            j >= m || (i < stayers && cell_list_pair(stay_keys[i], stay_slots[i]) <
-                                          cell_list_pair(move_keys[j], move_slots[j]));
-        if (take_stayer) {
-            keys[out] = stay_keys[i];
-            order[out] = stay_slots[i];
-            ++i;
-        } else {
-            keys[out] = move_keys[j];
-            order[out] = move_slots[j];
-            ++j;
+CELL_LIST_MERGE_PATH(GLOBAL)
+CELL_LIST_MERGE_PATH(LOCAL_SPACE)
+
+/* splits[t] = the stayers among the first CELL_LIST_TILE t outputs, for t <= tiles (the last
+ * at n): where each tile of cell_list_merge begins on the merge path. A kernel of its own, one
+ * search a work-item, so that the merge's groups do not wait on a search each. */
+KERNEL void cell_list_merge_splits(const uint n, const uint m, const uint tiles,
+                                   GLOBAL const uint* stay_keys, GLOBAL const uint* stay_slots,
+                                   GLOBAL const uint* move_keys, GLOBAL const uint* move_slots,
+                                   GLOBAL uint* splits)
+{
+    const uint t = global_id(0);
+    if (t > tiles) return;
+    const uint k = t < tiles ? t * CELL_LIST_TILE : n;
+    splits[t] = cell_list_merge_path_GLOBAL(k, stay_keys, stay_slots, n - m, move_keys,
+                                            move_slots, m);
+}
+
+/* keys[k], order[k] for the outputs k of tile g, [CELL_LIST_TILE g, CELL_LIST_TILE (g + 1)):
+ * the merge of the stayers (n - m) and the sorted movers (m) by (cell, slot). The tile's
+ * stayers and movers (as many as its outputs, from `splits`) are loaded into local memory;
+ * work-item l merges its CELL_LIST_RUN outputs there (its own merge path) into a local copy
+ * that the group writes out in order. */
+KERNEL WORK_GROUP_SIZE(CELL_LIST_GROUP) void cell_list_merge(
+    const uint n, GLOBAL const uint* splits, GLOBAL const uint* stay_keys,
+    GLOBAL const uint* stay_slots, GLOBAL const uint* move_keys, GLOBAL const uint* move_slots,
+    GLOBAL uint* keys, GLOBAL uint* order)
+{
+    LOCAL uint in_keys[CELL_LIST_TILE], in_slots[CELL_LIST_TILE];
+    LOCAL uint out_keys[CELL_LIST_TILE], out_slots[CELL_LIST_TILE];
+    const uint l = local_id(0), tile = group_id(0), first = tile * CELL_LIST_TILE;
+    const uint count = n - first < CELL_LIST_TILE ? n - first : CELL_LIST_TILE;
+    /* The tile's stayers [i0, splits[tile + 1]) at in[0, na), its movers [first - i0, ...)
+     * after them. */
+    const uint i0 = splits[tile], na = splits[tile + 1u] - i0, j0 = first - i0;
+    for (uint t = l; t < count; t += CELL_LIST_GROUP) {
+        in_keys[t] = t < na ? stay_keys[i0 + t] : move_keys[j0 + t - na];
+        in_slots[t] = t < na ? stay_slots[i0 + t] : move_slots[j0 + t - na];
+    }
+    BARRIER_LOCAL;
+    const uint k = l * CELL_LIST_RUN;
+    if (k < count) {
+        const uint nb = count - na;
+        uint i = cell_list_merge_path_LOCAL_SPACE(k, in_keys, in_slots, na, in_keys + na,
+                                                  in_slots + na, nb);
+        uint j = na + k - i;
+        const uint end = count - k < CELL_LIST_RUN ? count : k + CELL_LIST_RUN;
+        for (uint out = k; out < end; ++out) {
+            const int take_stayer =
+                j >= count || (i < na && cell_list_pair(in_keys[i], in_slots[i]) <
+                                             cell_list_pair(in_keys[j], in_slots[j]));
+            const uint from = take_stayer ? i : j;
+            out_keys[out] = in_keys[from];
+            out_slots[out] = in_slots[from];
+            if (take_stayer) ++i;
+            else ++j;
         }
+    }
+    BARRIER_LOCAL;
+    for (uint t = l; t < count; t += CELL_LIST_GROUP) {
+        keys[first + t] = out_keys[t];
+        order[first + t] = out_slots[t];
     }
 }

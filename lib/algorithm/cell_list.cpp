@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include <partcl/algorithm/scan.hpp>
 
 
 namespace partcl {
@@ -15,9 +14,9 @@ constexpr std::uint32_t nan_bit = 2;  // 1: outside the grid
 constexpr std::uint32_t unsorted_bit = 4;
 // Cells per block of the bounds' two-level search (cell_list_block_bounds): 2^8.
 constexpr std::size_t block_shift = 8;
-// The re-sort's work-groups and the slots each takes (CELL_LIST_GROUP, CELL_LIST_TILE,
-// CELL_LIST_MERGE in cl/algorithm/cell_list.cl).
-constexpr std::size_t resort_group = 256, resort_tile = 1024, merge_run = 8;
+// The re-sort's work-groups and the slots each takes (CELL_LIST_GROUP, CELL_LIST_TILE in
+// cl/algorithm/cell_list.cl).
+constexpr std::size_t resort_group = 256, resort_tile = 1024;
 
 Program build_cell_list(const Context& context, Precision precision, int dimensions,
                         ProgramCache& cache) {
@@ -66,7 +65,9 @@ CellList::CellList(Context& context, Precision precision, const CellGrid& grid,
       slab_starts_kernel_(program_, "cell_list_slab_starts"),
       gather_real_(program_, "cell_list_gather_real"),
       gather_uint_(program_, "cell_list_gather_uint"), moves_kernel_(program_, "cell_list_moves"),
-      partition_kernel_(program_, "cell_list_partition"), merge_kernel_(program_, "cell_list_merge"),
+      scan_kernel_(program_, "cell_list_scan_tiles"),
+      partition_kernel_(program_, "cell_list_partition"),
+      splits_kernel_(program_, "cell_list_merge_splits"), merge_kernel_(program_, "cell_list_merge"),
       sort_(context, cache, home) {
     if (grid.dimensions != 2 && grid.dimensions != 3)
         throw UsageError("cell list: " + std::to_string(grid.dimensions) + " dimensions (2 or 3)");
@@ -139,13 +140,16 @@ void CellList::compute_keys(Queue& queue, const RealBuffer& positions, std::size
 
 bool CellList::sort_movers(Queue& queue, const RealBuffer& positions, std::size_t stride) {
     const std::size_t n = size_, tiles = (n + resort_tile - 1) / resort_tile;
-    if (movers_.size() < tiles + 1) movers_ = buffer(tiles + 1);
+    if (movers_.size() < tiles + 1) {
+        movers_ = buffer(tiles + 1);
+        splits_ = buffer(tiles + 1);
+    }
     status_.fill(queue, 0u);
     moves_kernel_.args(std::uint32_t(n), std::uint32_t(stride), positions);
     grid_args(moves_kernel_, 3);
     moves_kernel_.arg(10, keys_).arg(11, movers_).arg(12, status_);
     moves_kernel_.launch(queue, tiles * resort_group, resort_group);
-    exclusive_scan(queue, movers_, movers_, tiles + 1);
+    scan_kernel_.args(std::uint32_t(tiles + 1), movers_).launch(queue, resort_group, resort_group);
     std::uint32_t m = 0;
     movers_.read(queue, &m, 1, tiles);
     // Sorting a quarter of the particles and merging costs about what sorting them all does.
@@ -164,9 +168,12 @@ bool CellList::sort_movers(Queue& queue, const RealBuffer& positions, std::size_
         .arg(14, move_keys_).arg(15, move_slots_).arg(16, status_);
     partition_kernel_.launch(queue, tiles * resort_group, resort_group);
     if (m > 0) sort_(queue, move_keys_, move_slots_, m, bits_for(grid_.count() + 1));
-    merge_kernel_.args(std::uint32_t(n), std::uint32_t(m), stay_keys_, stay_slots_, move_keys_,
-                       move_slots_, keys_, order_);
-    merge_kernel_.launch(queue, (n + merge_run - 1) / merge_run, 64);
+    splits_kernel_.args(std::uint32_t(n), std::uint32_t(m), std::uint32_t(tiles), stay_keys_,
+                        stay_slots_, move_keys_, move_slots_, splits_);
+    splits_kernel_.launch(queue, tiles + 1, 64);
+    merge_kernel_.args(std::uint32_t(n), splits_, stay_keys_, stay_slots_, move_keys_, move_slots_,
+                       keys_, order_);
+    merge_kernel_.launch(queue, tiles * resort_group, resort_group);
     checked_ = positions;
     checked_stride_ = stride;
     return true;

@@ -151,13 +151,13 @@ private:
     CellGrid grid_;
     Program program_;
     Kernel keys_kernel_, block_bounds_kernel_, bounds_kernel_, sorted_kernel_, slab_starts_kernel_, gather_real_,
-        gather_uint_, moves_kernel_, partition_kernel_, merge_kernel_;
+        gather_uint_, moves_kernel_, scan_kernel_, partition_kernel_, splits_kernel_, merge_kernel_;
     SortByKey sort_;
     Buffer<std::uint32_t> keys_, order_, start_, end_, status_, slab_starts_;
     Buffer<std::uint32_t> block_start_;  // find_bounds(): every block's first slot
     // sort_movers(): each tile's movers (then its first mover's place); the stayers' and the
-    // movers' cells and slots.
-    Buffer<std::uint32_t> movers_, stay_keys_, stay_slots_, move_keys_, move_slots_;
+    // movers' cells and slots; the stayers before each tile of the merge.
+    Buffer<std::uint32_t> movers_, stay_keys_, stay_slots_, move_keys_, move_slots_, splits_;
     bool sorted_ = false;  // keys_ holds the sorted cells of size_ particles
     RealBuffer checked_;  // the positions of the last sort or index, until check()
     std::size_t checked_stride_ = 0;
