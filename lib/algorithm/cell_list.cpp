@@ -152,7 +152,8 @@ bool CellList::sort_movers(Queue& queue, const RealBuffer& positions, std::size_
     scan_kernel_.args(std::uint32_t(tiles + 1), movers_).launch(queue, resort_group, resort_group);
     std::uint32_t m = 0;
     movers_.read(queue, &m, 1, tiles);
-    // Sorting a quarter of the particles and merging costs about what sorting them all does.
+    // Past a quarter the movers' sort and the passes around it near a whole sort's cost
+    // (docs/performance.md, "Re-sorting only the particles that changed cell").
     if (m > n / 4) return false;
     if (stay_keys_.size() < n) {
         stay_keys_ = buffer(n);
