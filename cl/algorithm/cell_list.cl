@@ -10,18 +10,18 @@
  * Positions and gathered data are structure-of-arrays: component k of particle i at
  * k * stride + i. */
 #include "algorithm/cell_list.h"
+#include "algorithm/group_scan.h"
 
 /* Bits of the status word. */
 #define CELL_LIST_OUTSIDE 1u
 #define CELL_LIST_NAN 2u
 #define CELL_LIST_UNSORTED 4u
 
-KERNEL void cell_list_keys(const uint n, const uint stride, GLOBAL const real* positions,
-                           CELL_LIST_GRID_PARAMS, GLOBAL uint* keys, GLOBAL uint* order,
-                           GLOBAL uint* status)
+/* Particle i's cell; outside the grid or NaN, the cell after every real one (so that the bounds
+ * never name it), reported in `status` for the host. */
+INLINE uint cell_list_key_of(const uint i, const uint stride, GLOBAL const real* positions,
+                             CELL_LIST_GRID_PARAMS, GLOBAL uint* status)
 {
-    const uint i = global_id(0);
-    if (i >= n) return;
     const real x = positions[i];
     const real y = positions[stride + i];
 #if CELL_LIST_DIMENSIONS == 3
@@ -29,13 +29,19 @@ KERNEL void cell_list_keys(const uint n, const uint stride, GLOBAL const real* p
 #else
     const real z = REAL_C(0.0);
 #endif
-    uint cell = cell_list_cell(x, y, z, CELL_LIST_GRID);
-    if (cell == CELL_LIST_NONE) {
-        /* Sorted after every real cell, so the bounds never name it; the host reports it. */
-        cell = cell_nx * cell_ny * cell_nz;
-        ATOMIC_OR(status, (isnan(x) || isnan(y) || isnan(z)) ? CELL_LIST_NAN : CELL_LIST_OUTSIDE);
-    }
-    keys[i] = cell;
+    const uint cell = cell_list_cell(x, y, z, CELL_LIST_GRID);
+    if (cell != CELL_LIST_NONE) return cell;
+    ATOMIC_OR(status, (isnan(x) || isnan(y) || isnan(z)) ? CELL_LIST_NAN : CELL_LIST_OUTSIDE);
+    return cell_nx * cell_ny * cell_nz;
+}
+
+KERNEL void cell_list_keys(const uint n, const uint stride, GLOBAL const real* positions,
+                           CELL_LIST_GRID_PARAMS, GLOBAL uint* keys, GLOBAL uint* order,
+                           GLOBAL uint* status)
+{
+    const uint i = global_id(0);
+    if (i >= n) return;
+    keys[i] = cell_list_key_of(i, stride, positions, CELL_LIST_GRID, status);
     order[i] = i;
 }
 
@@ -135,22 +141,6 @@ KERNEL void cell_list_gather_uint(const uint n, const uint from, const uint to,
 #define CELL_LIST_RUN 4u
 #define CELL_LIST_TILE (CELL_LIST_GROUP * CELL_LIST_RUN)
 
-INLINE uint cell_list_key_of(const uint i, const uint stride, GLOBAL const real* positions,
-                             CELL_LIST_GRID_PARAMS, GLOBAL uint* status)
-{
-    const real x = positions[i];
-    const real y = positions[stride + i];
-#if CELL_LIST_DIMENSIONS == 3
-    const real z = positions[2 * stride + i];
-#else
-    const real z = REAL_C(0.0);
-#endif
-    const uint cell = cell_list_cell(x, y, z, CELL_LIST_GRID);
-    if (cell != CELL_LIST_NONE) return cell;
-    ATOMIC_OR(status, (isnan(x) || isnan(y) || isnan(z)) ? CELL_LIST_NAN : CELL_LIST_OUTSIDE);
-    return cell_nx * cell_ny * cell_nz;  /* as cell_list_keys */
-}
-
 /* Work-item l's movers among its run of slots, as bits (bit r: slot first + r moved). */
 INLINE uint cell_list_run_moves(const uint n, const uint first, const uint stride,
                                 GLOBAL const real* positions, CELL_LIST_GRID_PARAMS,
@@ -172,25 +162,6 @@ INLINE uint cell_list_bit_count(uint bits)
     return count;
 }
 
-/* The exclusive prefix sum of `value` over the work-group, and the total; `sums` is free again
- * on return. */
-INLINE uint cell_list_group_scan(const uint value, LOCAL_SPACE uint* sums, PRIVATE uint* total)
-{
-    const uint l = local_id(0);
-    sums[l] = value;
-    BARRIER_LOCAL;
-    for (uint step = 1u; step < CELL_LIST_GROUP; step <<= 1) {
-        const uint add = l >= step ? sums[l - step] : 0u;
-        BARRIER_LOCAL;
-        sums[l] += add;
-        BARRIER_LOCAL;
-    }
-    const uint inclusive = sums[l];
-    *total = sums[CELL_LIST_GROUP - 1u];
-    BARRIER_LOCAL;
-    return inclusive - value;
-}
-
 /* movers[tile] = the tile's slots whose cell is not keys[slot]; movers[tiles] = 0, so that the
  * scan of tiles + 1 counts ends in the total. */
 KERNEL WORK_GROUP_SIZE(CELL_LIST_GROUP) void cell_list_moves(
@@ -202,7 +173,7 @@ KERNEL WORK_GROUP_SIZE(CELL_LIST_GROUP) void cell_list_moves(
     const uint moved = cell_list_run_moves(n, tile * CELL_LIST_TILE + l * CELL_LIST_RUN, stride,
                                            positions, CELL_LIST_GRID, keys, status);
     uint total;
-    cell_list_group_scan(cell_list_bit_count(moved), sums, &total);
+    group_exclusive_scan(cell_list_bit_count(moved), CELL_LIST_GROUP, sums, &total);
     if (l == 0u) movers[tile] = total;
     if (l == 0u && tile == 0u) movers[num_groups(0)] = 0u;
 }
@@ -220,7 +191,8 @@ KERNEL WORK_GROUP_SIZE(CELL_LIST_GROUP) void cell_list_partition(
     const uint moved = cell_list_run_moves(n, begin, stride, positions, CELL_LIST_GRID, keys,
                                            status);
     uint total;
-    uint mover = first[tile] + cell_list_group_scan(cell_list_bit_count(moved), sums, &total);
+    uint mover = first[tile] +
+                 group_exclusive_scan(cell_list_bit_count(moved), CELL_LIST_GROUP, sums, &total);
     for (uint r = 0u; r < CELL_LIST_RUN; ++r) {
         const uint i = begin + r;
         if (i >= n) break;
@@ -248,7 +220,7 @@ KERNEL WORK_GROUP_SIZE(CELL_LIST_GROUP) void cell_list_scan_tiles(const uint cou
     uint sum = 0u;
     for (uint i = begin; i < end; ++i) sum += values[i];
     uint total;
-    uint before = cell_list_group_scan(sum, sums, &total);
+    uint before = group_exclusive_scan(sum, CELL_LIST_GROUP, sums, &total);
     for (uint i = begin; i < end; ++i) {
         const uint value = values[i];
         values[i] = before;

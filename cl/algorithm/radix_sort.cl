@@ -16,6 +16,7 @@
  * that order as the numbers do (-0 as +0, so equal numbers keep their order; NaN keys go
  * somewhere unspecified). Build macros: RADIX_GROUP (work-group size, a power of two >= 16),
  * RADIX_ITEMS (keys a work-item ranks), RADIX_REAL_KEYS, RADIX_PADDED. */
+#include "algorithm/group_scan.h"
 #include "common/real.h"
 
 /* Defaults (RadixSort sets all four from the device's limits). */
@@ -83,24 +84,6 @@ INLINE uint radix_digit(radix_key key, uint shift) {
     return (uint)(radix_ordered(key) >> shift) & (RADIX_DIGITS - 1u);
 }
 
-/* The exclusive prefix sum over the work-group of each work-item's `value`, and the group's
- * total; every work-item calls it, and `sums` (RADIX_GROUP entries) is free again on return. */
-INLINE uint radix_group_scan(uint value, LOCAL_SPACE uint* sums, PRIVATE uint* total) {
-    const uint l = local_id(0);
-    sums[l] = value;
-    BARRIER_LOCAL;
-    for (uint step = 1u; step < RADIX_GROUP; step <<= 1) {
-        const uint add = l >= step ? sums[l - step] : 0u;
-        BARRIER_LOCAL;
-        sums[l] += add;
-        BARRIER_LOCAL;
-    }
-    const uint inclusive = sums[l];
-    *total = sums[RADIX_GROUP - 1u];
-    BARRIER_LOCAL;
-    return inclusive - value;
-}
-
 /* The keys of a tile, [begin, begin + count): a tile holds RADIX_TILE, the last one fewer. */
 INLINE uint radix_tile_count(uint n, uint begin) {
     return n - begin < RADIX_TILE ? n - begin : RADIX_TILE;
@@ -148,13 +131,13 @@ KERNEL WORK_GROUP_SIZE(RADIX_GROUP) void radix_scan_rows(const uint entries,
     for (uint j = 4u * l; j < first; j += 4u * RADIX_GROUP)
         below += counts[j] + counts[j + 1u] + counts[j + 2u] + counts[j + 3u];
     uint carry;
-    radix_group_scan(below, sums, &carry);
+    group_exclusive_scan(below, RADIX_GROUP, sums, &carry);
     const uint mine = first + l * RADIX_ITEMS;
     uint run = 0u;
     for (uint k = 0u; k < RADIX_ITEMS; ++k)
         if (mine + k < entries) run += counts[mine + k];
     uint total;
-    uint prefix = carry + radix_group_scan(run, sums, &total);
+    uint prefix = carry + group_exclusive_scan(run, RADIX_GROUP, sums, &total);
     for (uint k = 0u; k < RADIX_ITEMS; ++k)
         if (mine + k < entries) {
             offsets[mine + k] = prefix;
@@ -198,7 +181,7 @@ KERNEL WORK_GROUP_SIZE(RADIX_GROUP) void radix_scatter(const uint n, const uint 
     uint run = 0u;
     for (uint k = 0u; k < RADIX_DIGITS; ++k) run += column[RADIX_COLUMN(l * RADIX_DIGITS + k)];
     uint total;
-    uint prefix = radix_group_scan(run, sums, &total);
+    uint prefix = group_exclusive_scan(run, RADIX_GROUP, sums, &total);
     for (uint k = 0u; k < RADIX_DIGITS; ++k) {
         const uint c = column[RADIX_COLUMN(l * RADIX_DIGITS + k)];
         column[RADIX_COLUMN(l * RADIX_DIGITS + k)] = prefix;
