@@ -12,8 +12,9 @@
 # The GPU machine has CUDA, CMake, g++ and NVIDIA's OpenCL but no Debian packages: the headers
 # and libraries partcl needs travel as .deb files and are unpacked with dpkg -x into .deps/root.
 #
-# GPU_CHECK_PARTS picks parts (default all but twogpu, ranks and parity): tests python dense ncu
-# tree treesteps treencu treepm cosmology mps pic profile run twogpu ranks parity (treepm: TreePM's parts at
+# GPU_CHECK_PARTS picks parts (default all but twogpu, ranks, parity and bounds): tests python dense
+# ncu tree treesteps treencu treepm cosmology mps pic profile bounds run twogpu ranks parity (bounds:
+# each kernel of the PIC and MPS steps against the memory's and the SMs' peaks; treepm: TreePM's parts at
 # 64^3 to 256^3 bodies on both backends, into treepm.jsonl; cosmology: the built-in at 128^3 and
 # 256^3, its CSVs and plots; ranks: needs Open MPI's packages and several GPUs;
 # python: the pytest suite under the machine's python3, which has nanobind, numpy, pytest,
@@ -283,6 +284,28 @@ PY
     profile "tree 1M float theta 0.5" 1500 build-gpu/benchmarks/partcl_bench_tree --backend cuda \
         --n 1048576 --precision float --theta 0.5 --traversal stackless --repeat 1 --no-dense \
         --error-sample 1024
+fi
+# What bounds the PIC and MPS steps: every launch of a step with Nsight Compute's DRAM, L2 and SM
+# throughputs (percent of peak) and the DRAM bytes it moved, summed by kernel name into
+# bounds.txt (python3 scripts/kernel_bounds.py reads the CSV).
+if part bounds && [ -n "$NCU" ]; then
+    bounds() {
+        local name=$1 launches=$2; shift 2
+        log "what bounds each kernel: $name (CUDA, first $launches launches)"
+        PARTCL_BACKEND=cuda PARTCL_DEVICE=gpu timeout 240 "$NCU" --csv --launch-count "$launches" --metrics \
+gpu__time_duration.sum,dram__bytes.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,\
+lts__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,\
+sm__warps_active.avg.pct_of_peak_sustained_active "$@" 2>/dev/null >"$OUT/bounds.csv"
+        echo "# $name" >>"$OUT/bounds.txt"
+        python3 scripts/kernel_bounds.py "$OUT/bounds.csv" | tee -a "$OUT/bounds.txt" "$OUT/summary.txt"
+        rm -f "$OUT/bounds.csv"
+    }
+    bounds "PIC 3-D float 16M on 128^3, gather deposit, one step" 200 \
+        build-gpu/benchmarks/partcl_bench_pic --dims 3 --grid 128 --n 16000000 --precision float \
+        --deposit gather --steps 1 --no-reference
+    bounds "MPS 3-D float 1M fluid particles, two steps" 300 \
+        build-gpu/benchmarks/partcl_bench_mps --dims 3 --n 1000000 --precision float --steps 2 \
+        --no-reference
 fi
 # Two GPUs (nvidia-h200-x2, issue 26): every family on each GPU alone and on one context of
 # both, CUDA and NVIDIA's OpenCL, same build, same run; the split lines carry each launch's

@@ -136,73 +136,73 @@ KERNEL void cell_list_gather_uint(const uint n, const uint from, const uint to,
  *   cell_list_partition  stayers and movers apart, each in slot order
  *   (sort_by_key of the movers' cells, their slots carried)
  *   cell_list_merge_splits, cell_list_merge   the two merged into keys and order
- * Work-item l of a tile takes its slots [l * CELL_LIST_RUN, (l + 1) * CELL_LIST_RUN). */
+ * A tile is CELL_LIST_RUN slots per work-item of a group. */
 #define CELL_LIST_GROUP 256u
 #define CELL_LIST_RUN 4u
 #define CELL_LIST_TILE (CELL_LIST_GROUP * CELL_LIST_RUN)
 
-/* Work-item l's movers among its run of slots, as bits (bit r: slot first + r moved). */
-INLINE uint cell_list_run_moves(const uint n, const uint first, const uint stride,
-                                GLOBAL const real* positions, CELL_LIST_GRID_PARAMS,
-                                GLOBAL const uint* keys, GLOBAL uint* status)
-{
-    uint moved = 0u;
-    for (uint r = 0u; r < CELL_LIST_RUN; ++r) {
-        const uint i = first + r;
-        if (i < n && cell_list_key_of(i, stride, positions, CELL_LIST_GRID, status) != keys[i])
-            moved |= 1u << r;
-    }
-    return moved;
-}
-
-INLINE uint cell_list_bit_count(uint bits)
-{
-    uint count = 0u;
-    for (; bits != 0u; bits &= bits - 1u) ++count;
-    return count;
-}
-
 /* movers[tile] = the tile's slots whose cell is not keys[slot]; movers[tiles] = 0, so that the
- * scan of tiles + 1 counts ends in the total. */
+ * scan of tiles + 1 counts ends in the total. Work-item l reads slots l, l + CELL_LIST_GROUP, ...
+ * of the tile, so that a warp reads neighbouring slots. */
 KERNEL WORK_GROUP_SIZE(CELL_LIST_GROUP) void cell_list_moves(
     const uint n, const uint stride, GLOBAL const real* positions, CELL_LIST_GRID_PARAMS,
     GLOBAL const uint* keys, GLOBAL uint* movers, GLOBAL uint* status)
 {
     LOCAL uint sums[CELL_LIST_GROUP];
     const uint l = local_id(0), tile = group_id(0);
-    const uint moved = cell_list_run_moves(n, tile * CELL_LIST_TILE + l * CELL_LIST_RUN, stride,
-                                           positions, CELL_LIST_GRID, keys, status);
+    uint moved = 0u;
+    for (uint r = 0u; r < CELL_LIST_RUN; ++r) {
+        const uint i = tile * CELL_LIST_TILE + r * CELL_LIST_GROUP + l;
+        if (i < n && cell_list_key_of(i, stride, positions, CELL_LIST_GRID, status) != keys[i])
+            ++moved;
+    }
     uint total;
-    group_exclusive_scan(cell_list_bit_count(moved), CELL_LIST_GROUP, sums, &total);
+    group_exclusive_scan(moved, CELL_LIST_GROUP, sums, &total);
     if (l == 0u) movers[tile] = total;
     if (l == 0u && tile == 0u) movers[num_groups(0)] = 0u;
 }
 
 /* Stayers to stay_keys/stay_slots, movers to move_keys/move_slots, each in slot order; `first`
- * is the scan of cell_list_moves' counts. A stayer's cell is its old key. */
+ * is the scan of cell_list_moves' counts. The tile's cells and whether each moved go to local
+ * memory as the warps read them (neighbouring slots); work-item l then ranks its run of slots
+ * [l * CELL_LIST_RUN, (l + 1) * CELL_LIST_RUN) in slot order, and the group writes them out as
+ * it read them, so that neighbouring stayers go to neighbouring places. */
 KERNEL WORK_GROUP_SIZE(CELL_LIST_GROUP) void cell_list_partition(
     const uint n, const uint stride, GLOBAL const real* positions, CELL_LIST_GRID_PARAMS,
     GLOBAL const uint* keys, GLOBAL const uint* first, GLOBAL uint* stay_keys,
     GLOBAL uint* stay_slots, GLOBAL uint* move_keys, GLOBAL uint* move_slots, GLOBAL uint* status)
 {
     LOCAL uint sums[CELL_LIST_GROUP];
-    const uint l = local_id(0), tile = group_id(0);
-    const uint begin = tile * CELL_LIST_TILE + l * CELL_LIST_RUN;
-    const uint moved = cell_list_run_moves(n, begin, stride, positions, CELL_LIST_GRID, keys,
-                                           status);
+    /* Per slot t of the tile: its cell, whether it moved, where it goes. */
+    LOCAL uint cells[CELL_LIST_TILE], places[CELL_LIST_TILE];
+    LOCAL uchar moved[CELL_LIST_TILE];
+    const uint l = local_id(0), tile = group_id(0), begin = tile * CELL_LIST_TILE;
+    const uint count = n - begin < CELL_LIST_TILE ? n - begin : CELL_LIST_TILE;
+    for (uint t = l; t < count; t += CELL_LIST_GROUP) {
+        const uint cell = cell_list_key_of(begin + t, stride, positions, CELL_LIST_GRID, status);
+        cells[t] = cell;
+        moved[t] = cell != keys[begin + t];
+    }
+    BARRIER_LOCAL;
+    const uint run = l * CELL_LIST_RUN;
+    uint movers = 0u;
+    for (uint r = 0u; r < CELL_LIST_RUN; ++r)
+        if (run + r < count) movers += moved[run + r];
     uint total;
-    uint mover = first[tile] +
-                 group_exclusive_scan(cell_list_bit_count(moved), CELL_LIST_GROUP, sums, &total);
+    uint mover = first[tile] + group_exclusive_scan(movers, CELL_LIST_GROUP, sums, &total);
     for (uint r = 0u; r < CELL_LIST_RUN; ++r) {
-        const uint i = begin + r;
-        if (i >= n) break;
-        if ((moved >> r) & 1u) {
-            move_keys[mover] = cell_list_key_of(i, stride, positions, CELL_LIST_GRID, status);
-            move_slots[mover] = i;
-            ++mover;
+        const uint t = run + r;
+        if (t >= count) break;
+        places[t] = moved[t] ? mover++ : begin + t - mover;
+    }
+    BARRIER_LOCAL;
+    for (uint t = l; t < count; t += CELL_LIST_GROUP) {
+        if (moved[t]) {
+            move_keys[places[t]] = cells[t];
+            move_slots[places[t]] = begin + t;
         } else {
-            stay_keys[i - mover] = keys[i];
-            stay_slots[i - mover] = i;
+            stay_keys[places[t]] = cells[t];
+            stay_slots[places[t]] = begin + t;
         }
     }
 }
