@@ -434,6 +434,15 @@ if part parity; then
             --theta 0.6 --traversal stackless --group-size 32 --repeat 3 --no-dense --error-sample 2048
         log "MPS 3-D 1M, float, $backend"
         bench $D/partcl_bench_mps --dims 3 --n 1000000 --precision float --steps 20 --no-reference
+        # The tree rows as a run takes them: refitted between builds, the relative criterion,
+        # the walk's faster shape, at the largest theta within the error bound at each size.
+        log "tree run steps, 1M (theta 0.85) and 16M (theta 0.75), float, $backend"
+        bench $D/partcl_bench_tree --backend $backend --evolve 12 --n 1048576 --precision float \
+            --theta 0.85 --relative-accuracy 0.003 --rebuild-every 64 --rebuild-growth 0.02 \
+            --group-size 128 --leaf-size 4 --error-sample 1024
+        bench $D/partcl_bench_tree --backend $backend --evolve 6 --n 16777216 --precision float \
+            --theta 0.75 --relative-accuracy 0.003 --rebuild-every 64 --rebuild-growth 0.05 \
+            --group-size 128 --leaf-size 4 --error-sample 512
     done
     unset PARTCL_BACKEND PARTCL_DEVICE
     python3 - "$J" <<'PY' | tee -a "$OUT/summary.txt"
@@ -449,6 +458,9 @@ for l in open(sys.argv[1]):
     elif r["bench"] == "tree":
         print(f"tree  {b:6} N={r['n']:9} build={r['build_seconds']*1e3:.2f} ms "
               f"force={r['force_seconds']*1e3:.2f} ms median={r['median_error']:.2e}")
+    elif r["bench"] == "tree_evolve":
+        print(f"tree run {b:6} N={r['n']:9} theta={r['theta']} step={r['step_seconds_mean']*1e3:.2f} ms "
+              f"{r['bodies_per_second']:.3e} bodies/s median={r['median_error']:.2e} p99={r['p99_error']:.2e}")
     elif "particle_steps_per_s" in r:
         print(f"{r['bench']:5} {b:6} N={r['n']:9} {r.get('deposit', ''):6} "
               f"{r['seconds_per_step']*1e3:8.3f} ms/step {r['particle_steps_per_s']:.3e} particle-steps/s")
