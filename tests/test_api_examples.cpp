@@ -245,12 +245,21 @@ TEST_CASE("device algorithms") {
                        CellGrid::covering(2, {0, 0, 0}, {1, 1, 0}, 0.5));
     cell_list.build(queue, positions, 4, 4);
     std::vector<std::uint32_t> by_cell = cell_list.order().read(queue);  // particles by cell
+    // A step later: the particles gathered into that order (cells 0, 0, 3, 3), then moved; the
+    // second one, to cell 1, alone changed cell.
+    RealBuffer moved(context, Precision::float32, 2 * 4);
+    cell_list.gather(queue, positions, moved, 2, 4);
+    moved.write(queue, std::vector<double>{0.1, 0.7, 0.9, 0.6, 0.1, 0.1, 0.9, 0.8});
+    cell_list.resort(queue, moved, 4, 4);
+    std::vector<std::uint32_t> moved_cells = cell_list.keys().read(queue);  // 0, 1, 3, 3
     // [api:cell_list end]
     std::vector<std::uint32_t> sorted = by_cell;
     std::sort(sorted.begin(), sorted.end());
     CHECK(sorted == std::vector<std::uint32_t>{0, 1, 2, 3});
     CHECK(cell_list.grid().count() == 4);
     CHECK(by_cell == std::vector<std::uint32_t>{1, 3, 0, 2});
+    CHECK(moved_cells == std::vector<std::uint32_t>{0, 1, 3, 3});
+    CHECK(cell_list.order().read(queue) == std::vector<std::uint32_t>{0, 1, 2, 3});
 
     // [api:profile]
     std::vector<Profile::Entry> entries;

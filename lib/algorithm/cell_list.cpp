@@ -160,7 +160,7 @@ bool CellList::sort_movers(Queue& queue, const RealBuffer& positions, std::size_
         stay_slots_ = buffer(n);
     }
     if (move_keys_.size() < std::max<std::size_t>(m, 1)) {
-        move_keys_ = buffer(std::max<std::size_t>(m, n / 16));
+        move_keys_ = buffer(std::max<std::size_t>({m, n / 16, 1}));
         move_slots_ = buffer(move_keys_.size());
     }
     partition_kernel_.args(std::uint32_t(n), std::uint32_t(stride), positions);
