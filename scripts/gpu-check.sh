@@ -240,6 +240,11 @@ if part treencu && [ -n "$NCU" ]; then
             | tee -a "$OUT/summary.txt"
     done
 fi
+# The model steps the `profile` and `bounds` parts run under Nsight Compute (CUDA backend).
+PIC_STEP=(build-gpu/benchmarks/partcl_bench_pic --dims 3 --grid 128 --n 16000000 --precision float
+          --steps 1 --no-reference)
+MPS_STEPS=(build-gpu/benchmarks/partcl_bench_mps --dims 3 --n 1000000 --precision float --steps 2
+           --no-reference)
 # Where a model step's time goes: GPU time per kernel over a few steps (Nsight Compute, one
 # metric, so one pass per launch), summed by kernel name.
 if part profile && [ -n "$NCU" ]; then
@@ -250,33 +255,12 @@ if part profile && [ -n "$NCU" ]; then
         log "per-kernel GPU time: $name (first $launches launches)"
         PARTCL_BACKEND=cuda PARTCL_DEVICE=gpu timeout 240 "$NCU" --metrics gpu__time_duration.sum \
             --csv --launch-count "$launches" "$@" 2>/dev/null >"$OUT/profile.csv"
-        python3 - "$OUT/profile.csv" <<'PY' | tee -a "$OUT/ncu.txt" "$OUT/summary.txt"
-import csv, sys, collections
-total = collections.defaultdict(float); count = collections.Counter()
-rows = [l for l in open(sys.argv[1]) if l.startswith('"')]
-for r in csv.DictReader(rows):
-    if r.get("Metric Name") != "gpu__time_duration.sum": continue
-    v = float(r["Metric Value"].replace(",", ""))
-    unit = r["Metric Unit"]
-    v *= {"ns": 1e-3, "nsecond": 1e-3, "us": 1, "usecond": 1, "ms": 1e3, "msecond": 1e3}[unit]
-    k = r["Kernel Name"].split("(")[0][:60]
-    total[k] += v; count[k] += 1
-s = sum(total.values())
-for k, v in sorted(total.items(), key=lambda kv: -kv[1])[:14]:
-    print(f"  {v/1e3:9.3f} ms {100*v/s:5.1f}%  x{count[k]:<4} {k}")
-print(f"  {s/1e3:9.3f} ms total")
-PY
+        python3 scripts/kernel_bounds.py --top 14 "$OUT/profile.csv" | tee -a "$OUT/ncu.txt" "$OUT/summary.txt"
         rm -f "$OUT/profile.csv"
     }
-    profile "PIC 3-D float 16M on 128^3, gather deposit" 200 \
-        build-gpu/benchmarks/partcl_bench_pic --dims 3 --grid 128 --n 16000000 --precision float \
-        --deposit gather --steps 1 --no-reference
-    profile "PIC 3-D float 16M on 128^3, atomic deposit" 200 \
-        build-gpu/benchmarks/partcl_bench_pic --dims 3 --grid 128 --n 16000000 --precision float \
-        --deposit atomic --steps 1 --no-reference
-    profile "MPS 3-D float 1M fluid particles" 300 \
-        build-gpu/benchmarks/partcl_bench_mps --dims 3 --n 1000000 --precision float --steps 2 \
-        --no-reference
+    profile "PIC 3-D float 16M on 128^3, gather deposit" 200 "${PIC_STEP[@]}" --deposit gather
+    profile "PIC 3-D float 16M on 128^3, atomic deposit" 200 "${PIC_STEP[@]}" --deposit atomic
+    profile "MPS 3-D float 1M fluid particles" 300 "${MPS_STEPS[@]}"
     profile "TreePM 256^3 uniform bodies, 256^3 mesh, float" 3000 build-gpu/benchmarks/partcl_bench_tree_pm \
         --backend cuda --side 256 --bodies uniform --repeat 1
     profile "TreePM 256^3 uniform bodies, 512^3 mesh, float" 3000 build-gpu/benchmarks/partcl_bench_tree_pm \
@@ -300,12 +284,8 @@ sm__warps_active.avg.pct_of_peak_sustained_active "$@" 2>/dev/null >"$OUT/bounds
         python3 scripts/kernel_bounds.py "$OUT/bounds.csv" | tee -a "$OUT/bounds.txt" "$OUT/summary.txt"
         rm -f "$OUT/bounds.csv"
     }
-    bounds "PIC 3-D float 16M on 128^3, gather deposit, one step" 200 \
-        build-gpu/benchmarks/partcl_bench_pic --dims 3 --grid 128 --n 16000000 --precision float \
-        --deposit gather --steps 1 --no-reference
-    bounds "MPS 3-D float 1M fluid particles, two steps" 300 \
-        build-gpu/benchmarks/partcl_bench_mps --dims 3 --n 1000000 --precision float --steps 2 \
-        --no-reference
+    bounds "PIC 3-D float 16M on 128^3, gather deposit, one step" 200 "${PIC_STEP[@]}" --deposit gather
+    bounds "MPS 3-D float 1M fluid particles, two steps" 300 "${MPS_STEPS[@]}"
 fi
 # Two GPUs (nvidia-h200-x2, issue 26): every family on each GPU alone and on one context of
 # both, CUDA and NVIDIA's OpenCL, same build, same run; the split lines carry each launch's

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Sums Nsight Compute's per-launch metrics (ncu --csv, the metrics scripts/gpu-check.sh's
-`bounds` part asks for) by kernel name: time, DRAM bytes and the achieved DRAM bandwidth, and
-each throughput (percent of peak) averaged over the kernel's launches weighted by their time.
+"""Sums Nsight Compute's per-launch metrics (ncu --csv: gpu__time_duration.sum, and those of
+scripts/gpu-check.sh's `bounds` part where it asked for them) by kernel name: time, the DRAM
+bandwidth achieved, and each throughput (percent of peak) averaged over the kernel's launches
+weighted by their time. Columns of metrics the CSV lacks are left out.
 
     python3 scripts/kernel_bounds.py bounds.csv [--top 16]
 """
@@ -48,14 +49,18 @@ def main():
         for metric in PERCENTS:
             weighted[name][metric] += t * metrics.get(metric, 0.0)
     total = sum(seconds.values())
-    print(f"  {'kernel':48} {'launches':>8} {'ms':>8} {'share':>6} {'GB/s':>7} "
-          + " ".join(f"{label:>11}" for label in PERCENTS.values()))
+    present = {metric for metrics in launches.values() for metric in metrics}
+    percents = [metric for metric in PERCENTS if metric in present]
+    bandwidth = "dram__bytes.sum" in present
+    print(f"  {'kernel':48} {'launches':>8} {'ms':>9} {'share':>6}" + (f" {'GB/s':>7}" if bandwidth else "")
+          + "".join(f" {PERCENTS[metric]:>11}" for metric in percents))
     for name, t in seconds.most_common(args.top):
-        shares = " ".join(f"{weighted[name][m] / t if t else 0:11.1f}" for m in PERCENTS)
-        print(f"  {name:48} {count[name]:8d} {t * 1e3:8.3f} {100 * t / total:5.1f}% "
-              f"{dram[name] / t / 1e9 if t else 0:7.0f} {shares}")
-    print(f"  {'all':48} {sum(count.values()):8d} {total * 1e3:8.3f}")
-
+        line = f"  {name:48} {count[name]:8d} {t * 1e3:9.3f} {100 * t / total:5.1f}%"
+        if bandwidth:
+            line += f" {dram[name] / t / 1e9 if t else 0:7.0f}"
+        line += "".join(f" {weighted[name][m] / t if t else 0:11.1f}" for m in percents)
+        print(line)
+    print(f"  {'all':48} {sum(count.values()):8d} {total * 1e3:9.3f}")
 
 if __name__ == "__main__":
     main()
