@@ -304,8 +304,8 @@ void check_index(Precision precision) {
 // resort(): particles gathered into the last sort's order, then moved, get the keys, order and
 // ranges that a fresh build gives them, bit for bit: with no mover, a few (sorted and merged in),
 // most (sorted whole), step after step, across tiles (1024 slots; past 256 of them the tiles'
-// counts are scanned in runs) and for a changed count; and
-// a particle outside the grid is refused as build() refuses it.
+// counts are scanned in runs) and for a changed count; and a particle outside the grid is
+// refused as build() refuses it.
 template <class T>
 void check_resort(Precision precision, int dims) {
     Context& context = test_context();

@@ -126,8 +126,8 @@ KERNEL void cell_list_gather_uint(const uint n, const uint from, const uint to,
     out[to + s] = in[from + order[s]];
 }
 
-/* The re-sort (CellList::build when its keys still hold the last sort's): particles that lie in
- * the order the last sort put them, most still in the cell they had then. Slots whose cell is
+/* The re-sort (CellList::resort, when its keys still hold the last sort's): particles that lie
+ * in the order the last sort put them, most still in the cell they had then. Slots whose cell is
  * unchanged (stayers) are in cell order already; the others (movers) are few. So the stayers are
  * kept in their order, the movers alone sorted, and the two merged by (cell, slot): exactly the
  * stable sort of all the cells, whatever the old keys are, as long as they are sorted.
