@@ -7,6 +7,7 @@
 //                     [--theta 0.2,0.35,0.5,0.7,0.9] [--leaf-size 8]
 //                     [--traversal stackless,nested] [--group-size 1,32] [--list auto,0,128]
 //                     [--repeat 3] [--no-dense] [--error-sample 16384] [--split] [--profile]
+//                     [--openmp [--openmp-group 32,64]]
 //   partcl_bench_tree --evolve STEPS [--dt 0.01] [--relative-accuracy 0,0.001]
 //                     [--rebuild-every 1,4] [--rebuild-growth 0.05] [--n ...] [--theta ...]
 //
@@ -23,6 +24,14 @@
 // per body |a_tree - a_exact| / |a_exact| over the first --error-sample bodies (independent
 // draws, so a fair sample; 0: all): "median_error" and "p99_error" (99th percentile).
 //
+// --openmp: each line also gives the OpenMP reference of the same tree and walk
+// (partcl::reference::BarnesHut, -O3 -ffast-math -march=native) on the same bodies, in the
+// line's precision, theta and leaf size, with each of --openmp-group's group sizes (default:
+// the line's): device and reference take turns, a block of --repeat builds and walks each,
+// three rounds. "reference_seconds" is the fastest group size's median, "ratio" its median
+// over rounds of reference time over device time (above 1: the device is faster), and
+// "reference_groups" every group size's time, error and interactions per body.
+//
 // --evolve: what a step of a run costs, where the tree need not be built from nothing each
 // time: the Plummer sphere advanced STEPS leapfrog steps of --dt (N-body units: the crossing
 // time is about 1) once per (theta, relative accuracy, rebuild every, rebuild growth) and
@@ -38,9 +47,11 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <partcl/io/initial_conditions.hpp>
@@ -48,9 +59,12 @@
 #include <partcl/models/nbody/dense_reference.hpp>
 #include <partcl/models/nbody/nbody_system.hpp>
 #include <partcl/models/nbody/tree_gravity.hpp>
+#include <partcl/models/nbody/tree_reference.hpp>
 #include <partcl/partcl.hpp>
 
 #include "common.hpp"
+
+#include <omp.h>
 
 using namespace partcl;
 
@@ -80,6 +94,8 @@ struct Options {
     std::vector<double> relative_accuracy{0};
     std::vector<std::size_t> rebuild_every{1};
     std::vector<double> rebuild_growth{0};
+    bool openmp = false;                   // the OpenMP reference beside each line
+    std::vector<std::size_t> openmp_groups;  // its group sizes (empty: the line's)
 };
 
 Options parse(int argc, char** argv) {
@@ -112,6 +128,8 @@ Options parse(int argc, char** argv) {
     add_numbers(app, "--relative-accuracy", o.relative_accuracy, "--evolve: relative opening criteria (0: theta alone)");
     add_numbers(app, "--rebuild-every", o.rebuild_every, "--evolve: evaluations per tree build");
     add_numbers(app, "--rebuild-growth", o.rebuild_growth, "--evolve: leaf growth that makes a refit a build");
+    app.add_flag("--openmp", o.openmp, "Time the OpenMP reference of the same tree and walk in turns with each line");
+    add_numbers(app, "--openmp-group", o.openmp_groups, "--openmp: the reference's group sizes (default: the line's)");
     parse_or_exit(app, argc, argv);
     o.repeat = std::max(1, o.repeat);
     // The per-body walk first: the others are compared with it.
@@ -127,6 +145,76 @@ std::vector<double> exact_accelerations(const Bodies& b, std::size_t m) {
                                      softening * softening, 1.0, 0, m, exact.data(),
                                      exact.data() + m, exact.data() + 2 * m, nullptr);
     return exact;
+}
+
+// The OpenMP reference's build and walk of `b` in the line's precision.
+struct OpenMpTree {
+    virtual ~OpenMpTree() = default;
+    virtual void run() = 0;
+    virtual std::vector<double> acc() const = 0;  // x | y | z of the latest run
+    // Of the latest run: nodes and bodies met per body.
+    virtual std::pair<double, double> interactions() const = 0;
+};
+
+template <class T>
+struct OpenMpTreeOf : OpenMpTree {
+    std::vector<T> x, y, z, m, a;
+    reference::BarnesHut<T> tree;
+    OpenMpTreeOf(const Bodies& b, GravityParameters p, const TreeOptions& o)
+        : x(b.x.begin(), b.x.end()), y(b.y.begin(), b.y.end()), z(b.z.begin(), b.z.end()),
+          m(b.m.begin(), b.m.end()), a(3 * b.size()), tree(p, o) {}
+    void run() override {
+        const std::size_t n = x.size();
+        tree.build(n, x.data(), y.data(), z.data(), m.data());
+        tree.evaluate(a.data(), a.data() + n, a.data() + 2 * n);
+    }
+    std::vector<double> acc() const override { return {a.begin(), a.end()}; }
+    std::pair<double, double> interactions() const override {
+        const double n = double(std::max<std::size_t>(1, x.size()));
+        return {double(tree.node_interactions()) / n, double(tree.body_interactions()) / n};
+    }
+};
+
+std::unique_ptr<OpenMpTree> openmp_tree(const Bodies& b, Precision precision, GravityParameters p,
+                                        const TreeOptions& o) {
+    if (precision == Precision::float64) return std::make_unique<OpenMpTreeOf<double>>(b, p, o);
+    return std::make_unique<OpenMpTreeOf<float>>(b, p, o);
+}
+
+// --openmp: the reference with each group size in turns with `device` (a build and walk);
+// the line gets the fastest's figures.
+void add_openmp(nlohmann::ordered_json& line, const Options& o, const Bodies& b, Precision precision,
+                GravityParameters p, TreeOptions options, const std::function<void()>& device,
+                const std::vector<double>& exact, std::size_t m) {
+    const std::size_t n = b.size();
+    const std::vector<std::size_t> groups =
+        o.openmp_groups.empty() ? std::vector<std::size_t>{options.group_size} : o.openmp_groups;
+    nlohmann::ordered_json each = nlohmann::ordered_json::array();
+    Turns best;
+    for (std::size_t group : groups) {
+        std::cerr << "  OpenMP reference, group " << group << "...\n";
+        options.group_size = group;
+        options.list_size = std::nullopt;
+        const std::unique_ptr<OpenMpTree> cpu = openmp_tree(b, precision, p, options);
+        const Turns turns = take_turns([&] { return median_seconds(o.repeat, device); },
+                                       [&] { return median_seconds(o.repeat, [&] { cpu->run(); }); });
+        const std::vector<double> errors = relative_errors(cpu->acc(), n, exact, m);
+        const auto [nodes, bodies] = cpu->interactions();
+        each.push_back({{"group_size", group},
+                        {"seconds", significant(turns.reference, 6)},
+                        {"ratio", decimals(turns.ratio, 3)},
+                        {"median_error", significant(median(errors), 4)},
+                        {"p99_error", significant(percentile(errors, 0.99), 4)},
+                        {"nodes_per_body", decimals(nodes, 1)},
+                        {"bodies_per_body", decimals(bodies, 1)}});
+        if (best.reference == 0 || turns.reference < best.reference) best = turns;
+    }
+    line["reference"] = "openmp";
+    line["reference_threads"] = omp_get_max_threads();
+    line["reference_seconds"] = significant(best.reference, 6);
+    line["device_turn_seconds"] = significant(best.device, 6);
+    line["ratio"] = decimals(best.ratio, 3);
+    line["reference_groups"] = each;
 }
 
 // Leapfrog steps of `bodies` under `tree`, as a run takes them: each step's seconds.
@@ -308,6 +396,12 @@ int main(int argc, char** argv) {
                                         line["walk_weights"] = weights;
                                         add_launch_report(line, tree.launches());
                                     }
+                                    if (o.openmp)
+                                        add_openmp(line, o, b, precision, p,
+                                                   TreeOptions{theta, o.leaf_size, traversal, group_size}, [&] {
+                                                       tree.build(bodies.state, bodies.mass, n);
+                                                       tree.evaluate(acc, 0);
+                                                   }, exact, m);
                                     if (per_body_force_seconds > 0 && group_size != 1)
                                         line["walk_speedup"] = decimals(per_body_force_seconds / force_seconds, 3);
                                     if (o.dense) {
