@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cfloat>
 #include <cmath>
 #include <deque>
@@ -339,7 +340,9 @@ void run_tree_force_typed(Precision precision) {
     take_recycled_slots(context);
     auto& keep = kept<DeviceTree<T>>();
     auto& outputs = kept<Buffer<T>>();
-    const std::pair<std::size_t, std::size_t> walks[] = {{1, 0}, {4, 0}, {4, 4}};
+    // (group, list, lanes): per body, groups walking alone, listed, listed into partial sums
+    // (the lanes past a leaf of 3 masked, the list's last nodes past the lanes).
+    const std::array<std::size_t, 3> walks[] = {{1, 0, 0}, {4, 0, 0}, {4, 4, 0}, {4, 8, 4}};
     const double box = 2.5, split = 0.2, cut = 1.0;
     for (std::size_t n : {37, 1})
       for (int short_range : {0, 1})
@@ -352,10 +355,10 @@ void run_tree_force_typed(Precision precision) {
                   for (int relative : {0, 1})
                     for (const auto& walk : walks) {
                         if (relative && (theta == 0 || potential)) continue;
-                        const std::size_t group_size = walk.first, list_size = walk.second;
+                        const std::size_t group_size = walk[0], list_size = walk[1], lanes = walk[2];
                         INFO("seed " << seed << ", N " << n << ", short range " << short_range << ", theta " << theta << ", stackless "
                                      << stackless << ", potential " << potential << ", group " << group_size
-                                     << ", list " << list_size << ", relative " << relative);
+                                     << ", list " << list_size << ", lanes " << lanes << ", relative " << relative);
                         std::size_t group_levels = 0;
                         while ((std::size_t(1) << group_levels) * group_size < n) ++group_levels;
                         const std::size_t groups = std::size_t(1) << group_levels;
@@ -364,6 +367,7 @@ void run_tree_force_typed(Precision precision) {
                         options.define("TREE_STACKLESS", stackless).define("TREE_POTENTIAL", potential);
                         options.define("TREE_STACK", 34).define("TREE_WALK_GROUP", static_cast<long long>(group_size));
                         options.define("TREE_LIST", static_cast<long long>(list_size));
+                        options.define("TREE_LANES", static_cast<long long>(lanes));
                         options.define("TREE_LIST_STACK", static_cast<long long>(2 * group_size * (t.levels + 1)));
                         options.define("TREE_SHORT_RANGE", short_range);
                         const Program program = build_program(context, Source::builtin("nbody/tree_force.cl"),

@@ -46,6 +46,10 @@
  *                   the stack is ordered by depth; a round that pushes depth d + 1 has popped
  *                   every entry of depth > d, so at most 2 TREE_WALK_GROUP entries of any
  *                   depth are on it at once.
+ * TREE_LANES     listed walk only, > 0: each body sums its listed nodes and its opened leaves'
+ *                   bodies into TREE_LANES partial sums, added in lane order (CPUs: the
+ *                   compiler may not reorder one scalar sum, but packs independent ones into
+ *                   vectors, as dense.cl's DENSE_LANES). Another order of the same terms.
  * TREE_SHORT_RANGE 1: TreePM's short-range walk in a periodic cube of edge `box`
  *                   (models/nbody/tree_pm_gravity.hpp): every separation is its nearest image,
  *                   each pair and node acts with Gadget-2's short-range kernel
@@ -103,14 +107,17 @@
 #ifndef TREE_LIST
 #define TREE_LIST 0
 #endif
+#ifndef TREE_LANES
+#define TREE_LANES 0
+#endif
 #ifndef TREE_LIST_STACK
 #define TREE_LIST_STACK (2 * TREE_WALK_GROUP * 31)
 #endif
 
 #if TREE_POTENTIAL
-#define TREE_ADD_POTENTIAL(value) sp += (value)
+#define TREE_ADD_POTENTIAL(sum, value) sum += (value)
 #else
-#define TREE_ADD_POTENTIAL(value)
+#define TREE_ADD_POTENTIAL(sum, value)
 #endif
 
 #if TREE_SHORT_RANGE
@@ -137,8 +144,9 @@
 #define TREE_WITHIN_CUT(r2) 1
 #endif
 
-/* Source (xj, yj, zj, mj) on the target; `apart` says the separation is not zero. */
-#define TREE_INTERACT(xj, yj, zj, mj, apart)                                   \
+/* Source (xj, yj, zj, mj) on the target, added to (ox, oy, oz) and the potential to op;
+ * `apart` says the separation is not zero. */
+#define TREE_INTERACT_INTO(ox, oy, oz, op, xj, yj, zj, mj, apart)              \
     {                                                                          \
         const real dx = TREE_IMAGE((xj) - tx), dy = TREE_IMAGE((yj) - ty);     \
         const real dz = TREE_IMAGE((zj) - tz);                                 \
@@ -148,14 +156,15 @@
             TREE_SPLIT_FACTORS((r2 + eps2) * inv_r);                           \
             const real m_inv_r = (mj) * inv_r;                                 \
             const real s = m_inv_r * inv_r * inv_r * fa;                       \
-            sx += s * dx;                                                      \
-            sy += s * dy;                                                      \
-            sz += s * dz;                                                      \
-            TREE_ADD_POTENTIAL(m_inv_r * erfc_u);                              \
+            ox += s * dx;                                                      \
+            oy += s * dy;                                                      \
+            oz += s * dz;                                                      \
+            TREE_ADD_POTENTIAL(op, m_inv_r * erfc_u);                          \
             (void)fb;                                                          \
             (void)fc;                                                          \
         }                                                                      \
     }
+#define TREE_INTERACT(xj, yj, zj, mj, apart) TREE_INTERACT_INTO(sx, sy, sz, sp, xj, yj, zj, mj, apart)
 
 /* Node k taken whole: its mass m at its centre of mass c plus its quadrupole, from its second
  * moments S = sum m u u^T. With d = c - target and R^2 = |d|^2 + eps^2, the second-order
@@ -168,7 +177,7 @@
  * already the image the group takes (TREE_OUTCOME). Each product is added onto a running sum
  * (eps2 first, the accumulators last) so that it compiles to a fused multiply-add: the walk is
  * bound by the instructions it issues (docs/performance.md). */
-#define TREE_INTERACT_NODE(xj, yj, zj, mj, sxx, syy, szz, sxy, sxz, syz)         \
+#define TREE_INTERACT_NODE_INTO(ox, oy, oz, op, xj, yj, zj, mj, sxx, syy, szz, sxy, sxz, syz) \
     {                                                                          \
         const real dx = (xj) - tx, dy = (yj) - ty, dz = (zj) - tz;             \
         const real r2e = eps2 + dx * dx + dy * dy + dz * dz;                   \
@@ -184,12 +193,14 @@
         const real s = (mj) * inv_r3 * fa +                                    \
                        inv_r5 * (REAL_C(7.5) * fc * dsd * inv_r2 - REAL_C(1.5) * fb * trace); \
         const real t = REAL_C(3.0) * fb * inv_r5;                              \
-        sx = sx + s * dx - t * sdx;                                            \
-        sy = sy + s * dy - t * sdy;                                            \
-        sz = sz + s * dz - t * sdz;                                            \
-        TREE_ADD_POTENTIAL((mj) * inv_r * erfc_u +                             \
+        ox = ox + s * dx - t * sdx;                                            \
+        oy = oy + s * dy - t * sdy;                                            \
+        oz = oz + s * dz - t * sdz;                                            \
+        TREE_ADD_POTENTIAL(op, (mj) * inv_r * erfc_u +                         \
                            inv_r3 * (REAL_C(1.5) * fb * dsd * inv_r2 - REAL_C(0.5) * fa * trace)); \
     }
+#define TREE_INTERACT_NODE(xj, yj, zj, mj, sxx, syy, szz, sxy, sxz, syz) \
+    TREE_INTERACT_NODE_INTO(sx, sy, sz, sp, xj, yj, zj, mj, sxx, syy, szz, sxy, sxz, syz)
 
 /* Whether node k (radius rk, mass mk) at squared distance g2 from the group's box lies outside
  * its radius and leaves out at most `bound` (the relative criterion): the first term the
@@ -280,6 +291,59 @@ INLINE real tree_gap2(const real cx, const real cy, const real cz, const real lo
         }                                                                              \
     }
 
+#if TREE_LANES
+/* The partial sums of TREE_LANES, kept over the whole walk (declared with the target's sums,
+ * added onto them in lane order at its end). */
+#define TREE_LANES_ZERO                                                                \
+    real px[TREE_LANES], py[TREE_LANES], pz[TREE_LANES], pp[TREE_LANES];               \
+    for (uint l = 0; l < TREE_LANES; ++l) px[l] = py[l] = pz[l] = pp[l] = REAL_C(0.0)
+#define TREE_LANES_ADD                                                                 \
+    for (uint l = 0; l < TREE_LANES; ++l) {                                            \
+        sx += px[l];                                                                   \
+        sy += py[l];                                                                   \
+        sz += pz[l];                                                                   \
+        TREE_ADD_POTENTIAL(sp, pp[l]);                                                 \
+    }
+/* The listed nodes from j while TREE_LANES remain (j left at the first not taken). */
+#define TREE_LANE_NODES(j, listed)                                                     \
+    {                                                                                  \
+        for (; j + TREE_LANES <= (listed); j += TREE_LANES)                            \
+            for (uint l = 0; l < TREE_LANES; ++l) {                                    \
+                LOCAL_SPACE const real* c = (LOCAL_SPACE const real*)(list_c + j + l); \
+                LOCAL_SPACE const real* q = (LOCAL_SPACE const real*)(list_s + j + l); \
+                LOCAL_SPACE const real* t = (LOCAL_SPACE const real*)(list_t + j + l); \
+                TREE_INTERACT_NODE_INTO(px[l], py[l], pz[l], pp[l], c[0], c[1], c[2],   \
+                                        c[3], q[0], q[1], q[2], q[3], t[0], t[1]);     \
+            }                                                                          \
+    }
+/* The bodies of tree positions [first, end) TREE_LANES at a time, without branches (which
+ * would keep the lanes apart): a pair at zero separation, beyond the cut or past end gets
+ * 1 / r = 0, so adds exactly nothing. */
+#define TREE_LANE_BODIES(first, end)                                                   \
+    {                                                                                  \
+        for (uint j = (first); j < (end); j += TREE_LANES)                             \
+            for (uint l = 0; l < TREE_LANES; ++l) {                                    \
+                const int inside = j + l < (end);                                      \
+                GLOBAL const real* bj = sorted + 4 * (inside ? j + l : (first));       \
+                const real dx = TREE_IMAGE(bj[0] - tx), dy = TREE_IMAGE(bj[1] - ty);   \
+                const real dz = TREE_IMAGE(bj[2] - tz);                                \
+                const real r2 = dx * dx + dy * dy + dz * dz;                           \
+                const int take = inside && r2 > REAL_C(0.0) && TREE_WITHIN_CUT(r2);    \
+                const real raw = tree_rsqrt(r2 + eps2 + (take ? REAL_C(0.0) : REAL_C(1.0))); \
+                const real inv_r = take ? raw : REAL_C(0.0);                           \
+                TREE_SPLIT_FACTORS((r2 + eps2) * inv_r);                               \
+                const real m_inv_r = bj[3] * inv_r;                                    \
+                const real s = m_inv_r * inv_r * inv_r * fa;                           \
+                px[l] += s * dx;                                                       \
+                py[l] += s * dy;                                                       \
+                pz[l] += s * dz;                                                       \
+                TREE_ADD_POTENTIAL(pp[l], m_inv_r * erfc_u);                           \
+                (void)fb;                                                              \
+                (void)fc;                                                              \
+            }                                                                          \
+    }
+#endif
+
 #if TREE_LIST
 #define TREE_WALK_SIZE WORK_GROUP_SIZE(TREE_WALK_GROUP)
 #else
@@ -353,6 +417,9 @@ KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const u
     const real4 own = body[target];
     const real tx = own.x, ty = own.y, tz = own.z;
     real sx = REAL_C(0.0), sy = REAL_C(0.0), sz = REAL_C(0.0), sp = REAL_C(0.0);
+#if TREE_LANES
+    TREE_LANES_ZERO;
+#endif
 #if TREE_LIST
     /* The group walks together: each round pops up to TREE_WALK_GROUP nodes off a stack
      * shared by the group, one per work-item, tests them, and a scan over the work-group
@@ -431,12 +498,20 @@ KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const u
         const uint opened_leaves = (total >> 10) & 0x3ffu, opened = total >> 20;
         for (uint q = 0; q < opened_leaves; ++q) {
             const uint end = leaf_last[q];
+#if TREE_LANES
+            TREE_LANE_BODIES(leaf_first[q], end);
+#else
             TREE_INTERACT_BODIES(leaf_first[q], end);
+#endif
         }
         const uint next_top = base + 2 * opened;
         uint listed = count + (total & 0x3ffu);
         if (listed > TREE_LIST - TREE_WALK_GROUP || next_top == 0) {
-            for (uint j = 0; j < listed; ++j) {
+            uint j = 0;
+#if TREE_LANES
+            TREE_LANE_NODES(j, listed);
+#endif
+            for (; j < listed; ++j) {
                 const real4 centre = list_c[j], moments = list_s[j];
                 const real2 more = list_t[j];
                 TREE_INTERACT_NODE(centre.x, centre.y, centre.z, centre.w, moments.x, moments.y,
@@ -476,6 +551,9 @@ KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const u
             stack[top++] = 2 * k;
         }
     }
+#endif
+#if TREE_LANES
+    TREE_LANES_ADD;
 #endif
     if (i >= last) return;
     const uint b = tree_order ? i - tree_start(first_group, groups, n) : perm[i];

@@ -204,6 +204,13 @@ void TreeGravity::build_walk(std::size_t levels) {
                                   std::to_string(info.local_memory) + ": use smaller groups or list_size");
         }
     }
+    // Where no device is a GPU the listed walk keeps 8 partial sums, which CPU compilers pack
+    // into vectors as they may not a single sum (tree_force.cl's TREE_LANES); a GPU's
+    // work-items are its vector lanes already.
+    const auto& devices = context_.devices();
+    const bool gpu = std::any_of(devices.begin(), devices.end(),
+                                 [](const Device& d) { return d.info().type == DeviceType::gpu; });
+    const std::size_t lanes = list_size() > 0 && !gpu ? 8 : 0;
     walks_.clear();
     scatters_.clear();
     for (int potential : {0, 1}) {
@@ -213,6 +220,7 @@ void TreeGravity::build_walk(std::size_t levels) {
         o.define("TREE_STACK", static_cast<long long>(stack_size));
         o.define("TREE_WALK_GROUP", static_cast<long long>(options_.group_size));
         o.define("TREE_LIST", static_cast<long long>(list_size()));
+        o.define("TREE_LANES", static_cast<long long>(lanes));
         o.define("TREE_LIST_STACK", static_cast<long long>(list_stack(options_.group_size, levels)));
         o.define("TREE_POTENTIAL", potential);
         o.define("TREE_SOFTENED", softened ? 1 : 0);
