@@ -30,7 +30,8 @@
 // the line's): device and reference take turns, a block of --repeat builds and walks each,
 // three rounds. "reference_seconds" is the fastest group size's median, "ratio" its median
 // over rounds of reference time over device time (above 1: the device is faster), and
-// "reference_groups" every group size's time, error and interactions per body.
+// "reference_groups" every group size's time (and its build's alone), error and interactions
+// per body.
 //
 // --evolve: what a step of a run costs, where the tree need not be built from nothing each
 // time: the Plummer sphere advanced STEPS leapfrog steps of --dt (N-body units: the crossing
@@ -150,7 +151,8 @@ std::vector<double> exact_accelerations(const Bodies& b, std::size_t m) {
 // The OpenMP reference's build and walk of `b` in the line's precision.
 struct OpenMpTree {
     virtual ~OpenMpTree() = default;
-    virtual void run() = 0;
+    virtual void build() = 0;
+    virtual void run() = 0;  // build and walk
     virtual std::vector<double> acc() const = 0;  // x | y | z of the latest run
     // Of the latest run: nodes and bodies met per body.
     virtual std::pair<double, double> interactions() const = 0;
@@ -163,9 +165,10 @@ struct OpenMpTreeOf : OpenMpTree {
     OpenMpTreeOf(const Bodies& b, GravityParameters p, const TreeOptions& o)
         : x(b.x.begin(), b.x.end()), y(b.y.begin(), b.y.end()), z(b.z.begin(), b.z.end()),
           m(b.m.begin(), b.m.end()), a(3 * b.size()), tree(p, o) {}
+    void build() override { tree.build(x.size(), x.data(), y.data(), z.data(), m.data()); }
     void run() override {
+        build();
         const std::size_t n = x.size();
-        tree.build(n, x.data(), y.data(), z.data(), m.data());
         tree.evaluate(a.data(), a.data() + n, a.data() + 2 * n);
     }
     std::vector<double> acc() const override { return {a.begin(), a.end()}; }
@@ -200,8 +203,10 @@ void add_openmp(nlohmann::ordered_json& line, const Options& o, const Bodies& b,
                                        [&] { return median_seconds(o.repeat, [&] { cpu->run(); }); });
         const std::vector<double> errors = relative_errors(cpu->acc(), n, exact, m);
         const auto [nodes, bodies] = cpu->interactions();
+        const double build = median_seconds(o.repeat, [&] { cpu->build(); });
         each.push_back({{"group_size", group},
                         {"seconds", significant(turns.reference, 6)},
+                        {"build_seconds", significant(build, 6)},
                         {"ratio", decimals(turns.ratio, 3)},
                         {"median_error", significant(median(errors), 4)},
                         {"p99_error", significant(percentile(errors, 0.99), 4)},

@@ -59,7 +59,8 @@ struct TreeOptions {
     // it meets it. Groups of 1 are never listed. Unset: max(128, group_size) for groups of at
     // most 512, else 0: the group tests its path's nodes in parallel, one per work-item, where a
     // work-item walking alone tests them all itself (faster on every device measured;
-    // docs/performance.md).
+    // docs/performance.md). Where no device is a GPU one work-item lists for the whole group
+    // instead, and the bodies sum the list in vectors (docs/nbody.md).
     std::optional<std::size_t> list_size = std::nullopt;
     // Evaluations per build, >= 1: TreeGravity::accelerations() builds the tree every
     // rebuild_every-th evaluation and in between refits it (keeps which bodies each node holds
