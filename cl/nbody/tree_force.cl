@@ -221,19 +221,7 @@ KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const u
                 uint outcome;
                 TREE_OUTCOME(k, ckx, cky, ckz, outcome);
                 if (outcome == 1u) {
-                    LOCAL_SPACE real* c = (LOCAL_SPACE real*)(list_c + listed);
-                    LOCAL_SPACE real* q = (LOCAL_SPACE real*)(list_s + listed);
-                    LOCAL_SPACE real* t = (LOCAL_SPACE real*)(list_t + listed);
-                    c[0] = ckx;
-                    c[1] = cky;
-                    c[2] = ckz;
-                    c[3] = mk;
-                    q[0] = sxx[k];
-                    q[1] = syy[k];
-                    q[2] = szz[k];
-                    q[3] = sxy[k];
-                    t[0] = sxz[k];
-                    t[1] = syz[k];
+                    TREE_LIST_NODE(listed, k, ckx, cky, ckz, mk);
                     ++listed;
                 } else if (outcome == 2u) {
                     leaf_first[opened] = tree_start(k - leaves, leaves, n);
@@ -315,20 +303,7 @@ KERNEL TREE_WALK_SIZE void tree_gravity(const uint n, const uint leaves, const u
         const uint count = shared_count;
         if (kind == 1u) {
             const uint at = count + (before & 0x3ffu);
-            /* Scalar stores: Oclgrind 21.10 misreports stores of vector literals. */
-            LOCAL_SPACE real* c = (LOCAL_SPACE real*)(list_c + at);
-            LOCAL_SPACE real* q = (LOCAL_SPACE real*)(list_s + at);
-            LOCAL_SPACE real* t = (LOCAL_SPACE real*)(list_t + at);
-            c[0] = ckx;
-            c[1] = cky;
-            c[2] = ckz;
-            c[3] = mk;
-            q[0] = sxx[k];
-            q[1] = syy[k];
-            q[2] = szz[k];
-            q[3] = sxy[k];
-            t[0] = sxz[k];
-            t[1] = syz[k];
+            TREE_LIST_NODE(at, k, ckx, cky, ckz, mk);
         } else if (kind == 1u << 10) {
             const uint at = (before >> 10) & 0x3ffu;
             leaf_first[at] = tree_start(k - leaves, leaves, n);

@@ -183,6 +183,25 @@ INLINE real tree_gap2(const real cx, const real cy, const real cz, const real lo
         }                                                                              \
     }
 
+/* Lists node k (centre (ckx, cky, ckz), mass mk) at entry `at` of the listed walk's node list,
+ * in scalar stores: Oclgrind 21.10 misreports stores of vector literals. */
+#define TREE_LIST_NODE(at, k, ckx, cky, ckz, mk)                                       \
+    {                                                                                  \
+        LOCAL_SPACE real* c = (LOCAL_SPACE real*)(list_c + (at));                      \
+        LOCAL_SPACE real* q = (LOCAL_SPACE real*)(list_s + (at));                      \
+        LOCAL_SPACE real* t = (LOCAL_SPACE real*)(list_t + (at));                      \
+        c[0] = ckx;                                                                    \
+        c[1] = cky;                                                                    \
+        c[2] = ckz;                                                                    \
+        c[3] = mk;                                                                     \
+        q[0] = sxx[k];                                                                 \
+        q[1] = syy[k];                                                                 \
+        q[2] = szz[k];                                                                 \
+        q[3] = sxy[k];                                                                 \
+        t[0] = sxz[k];                                                                 \
+        t[1] = syz[k];                                                                 \
+    }
+
 #if TREE_LANES
 /* The partial sums of TREE_LANES, kept over the whole walk (declared with the target's sums,
  * added onto them in lane order at its end). */
