@@ -206,11 +206,13 @@ void TreeGravity::build_walk(std::size_t levels) {
     }
     // Where no device is a GPU the listed walk keeps 8 partial sums, which CPU compilers pack
     // into vectors as they may not a single sum (tree_force.cl's TREE_LANES); a GPU's
-    // work-items are its vector lanes already.
+    // work-items are its vector lanes already. Not for TreePM's short range: there each lane
+    // runs erfc and exp, even a pair beyond the cut, which costs more than the vectors save
+    // (docs/performance.md, "The tree on the CPU").
     const auto& devices = context_.devices();
     const bool gpu = std::any_of(devices.begin(), devices.end(),
                                  [](const Device& d) { return d.info().type == DeviceType::gpu; });
-    const std::size_t lanes = list_size() > 0 && !gpu ? 8 : 0;
+    const std::size_t lanes = list_size() > 0 && !gpu && !options_.short_range ? 8 : 0;
     walks_.clear();
     scatters_.clear();
     for (int potential : {0, 1}) {
