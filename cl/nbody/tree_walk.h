@@ -36,9 +36,8 @@
 #define TREE_WITHIN_CUT(r2) 1
 #endif
 
-/* Source (xj, yj, zj, mj) on the target, added to (ox, oy, oz) and the potential to op;
- * `apart` says the separation is not zero. */
-#define TREE_INTERACT_INTO(ox, oy, oz, op, xj, yj, zj, mj, apart)              \
+/* Source (xj, yj, zj, mj) on the target; `apart` says the separation is not zero. */
+#define TREE_INTERACT(xj, yj, zj, mj, apart)                                   \
     {                                                                          \
         const real dx = TREE_IMAGE((xj) - tx), dy = TREE_IMAGE((yj) - ty);     \
         const real dz = TREE_IMAGE((zj) - tz);                                 \
@@ -48,15 +47,14 @@
             TREE_SPLIT_FACTORS((r2 + eps2) * inv_r);                           \
             const real m_inv_r = (mj) * inv_r;                                 \
             const real s = m_inv_r * inv_r * inv_r * fa;                       \
-            ox += s * dx;                                                      \
-            oy += s * dy;                                                      \
-            oz += s * dz;                                                      \
-            TREE_ADD_POTENTIAL(op, m_inv_r * erfc_u);                          \
+            sx += s * dx;                                                      \
+            sy += s * dy;                                                      \
+            sz += s * dz;                                                      \
+            TREE_ADD_POTENTIAL(sp, m_inv_r * erfc_u);                          \
             (void)fb;                                                          \
             (void)fc;                                                          \
         }                                                                      \
     }
-#define TREE_INTERACT(xj, yj, zj, mj, apart) TREE_INTERACT_INTO(sx, sy, sz, sp, xj, yj, zj, mj, apart)
 
 /* Node k taken whole: its mass m at its centre of mass c plus its quadrupole, from its second
  * moments S = sum m u u^T. With d = c - target and R^2 = |d|^2 + eps^2, the second-order
