@@ -102,36 +102,39 @@ std::size_t TreeGravity::levels_for(std::size_t n, std::size_t leaf_size) noexce
     return levels;
 }
 
+void TreeGravity::check_options(const GravityParameters& parameters, const TreeOptions& options) {
+    if (!(parameters.softening >= 0) || !(parameters.G > 0))
+        throw UsageError("gravity: G must be positive and the softening non-negative");
+    if (!TreeOptions::valid_theta(options.theta))
+        throw UsageError("tree gravity: the opening angle theta must be in [0, 1] (got " +
+                         std::to_string(options.theta) +
+                         "); above 1 a body could take a node that holds it for a distant one");
+    if (!TreeOptions::valid_leaf_size(options.leaf_size))
+        throw UsageError("tree gravity: leaf_size must be in [1, 2^20] (got " +
+                         std::to_string(options.leaf_size) + ")");
+    if (!TreeOptions::valid_rebuild_every(options.rebuild_every))
+        throw UsageError("tree gravity: rebuild_every must be in [1, " +
+                         std::to_string(TreeOptions::max_rebuild_every) + "] (got " +
+                         std::to_string(options.rebuild_every) + ")");
+    if (!TreeOptions::valid_rebuild_growth(options.rebuild_growth))
+        throw UsageError("tree gravity: rebuild_growth must be in [0, 1e6] (got " +
+                         std::to_string(options.rebuild_growth) + ")");
+    if (!TreeOptions::valid_relative_accuracy(options.relative_accuracy))
+        throw UsageError("tree gravity: relative_accuracy must be in [0, 1] (got " +
+                         std::to_string(options.relative_accuracy) + ")");
+    if (!TreeOptions::valid_group_size(options.group_size))
+        throw UsageError("tree gravity: group_size must be a power of two in [1, " +
+                         std::to_string(TreeOptions::max_group_size) + "] (got " +
+                         std::to_string(options.group_size) + ")");
+}
+
 TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameters parameters,
                          TreeOptions options, ProgramCache& cache)
     : context_(context), cache_(cache), precision_(precision), parameters_(parameters),
       options_(options), sort_(context, cache), walk_(context, "tree walk"), node_mirror_(context),
       sorted_mirror_(context), perm_mirror_(context), box_mirror_(context),
       reference_mirror_(context), slices_(context.size()), potential_slices_(context.size()) {
-    if (!(parameters_.softening >= 0) || !(parameters_.G > 0))
-        throw UsageError("gravity: G must be positive and the softening non-negative");
-    if (!TreeOptions::valid_theta(options_.theta))
-        throw UsageError("tree gravity: the opening angle theta must be in [0, 1] (got " +
-                         std::to_string(options_.theta) +
-                         "); above 1 a body could take a node that holds it for a distant one");
-    if (!TreeOptions::valid_leaf_size(options_.leaf_size))
-        throw UsageError("tree gravity: leaf_size must be in [1, 2^20] (got " +
-                         std::to_string(options_.leaf_size) + ")");
-    if (!TreeOptions::valid_rebuild_every(options_.rebuild_every))
-        throw UsageError("tree gravity: rebuild_every must be in [1, " +
-                         std::to_string(TreeOptions::max_rebuild_every) + "] (got " +
-                         std::to_string(options_.rebuild_every) + ")");
-    if (!TreeOptions::valid_rebuild_growth(options_.rebuild_growth))
-        throw UsageError("tree gravity: rebuild_growth must be in [0, 1e6] (got " +
-                         std::to_string(options_.rebuild_growth) + ")");
-    if (!TreeOptions::valid_relative_accuracy(options_.relative_accuracy))
-        throw UsageError("tree gravity: relative_accuracy must be in [0, 1] (got " +
-                         std::to_string(options_.relative_accuracy) + ")");
-    const std::size_t g = options_.group_size;
-    if (!TreeOptions::valid_group_size(g))
-        throw UsageError("tree gravity: group_size must be a power of two in [1, " +
-                         std::to_string(TreeOptions::max_group_size) + "] (got " +
-                         std::to_string(g) + ")");
+    check_options(parameters_, options_);
     const DeviceInfo& info = context.device(0).info();
     if (!options_.list_size)
         options_.list_size = options_.group_size <= max_list_group

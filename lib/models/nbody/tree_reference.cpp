@@ -127,17 +127,7 @@ template <class T>
 BarnesHut<T>::BarnesHut(GravityParameters parameters, const TreeOptions& options)
     : eps2_(T(parameters.softening * parameters.softening)), G_(T(parameters.G)),
       theta_(T(options.theta)), leaf_size_(options.leaf_size), group_size_(options.group_size) {
-    if (!(parameters.softening >= 0) || !(parameters.G > 0))
-        throw UsageError("tree reference: softening must be >= 0 and G > 0");
-    if (!TreeOptions::valid_theta(options.theta))
-        throw UsageError("tree reference: theta must be in [0, 1] (got " + std::to_string(options.theta) + ")");
-    if (!TreeOptions::valid_leaf_size(options.leaf_size))
-        throw UsageError("tree reference: leaf_size must be in [1, 2^20] (got " +
-                         std::to_string(options.leaf_size) + ")");
-    if (!TreeOptions::valid_group_size(options.group_size))
-        throw UsageError("tree reference: group_size must be a power of two in [1, " +
-                         std::to_string(TreeOptions::max_group_size) + "] (got " +
-                         std::to_string(options.group_size) + ")");
+    TreeGravity::check_options(parameters, options);
     if (options.relative_accuracy > 0 || options.short_range)
         throw UsageError("tree reference: the relative criterion and TreePM's short range are TreeGravity's alone");
 }

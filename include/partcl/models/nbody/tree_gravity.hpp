@@ -148,6 +148,10 @@ public:
     // The number of split levels for n bodies at most leaf_size to a leaf (also: the level of
     // the walk's groups, with group_size for leaf_size).
     static std::size_t levels_for(std::size_t n, std::size_t leaf_size) noexcept;
+    // UsageError naming the first of `parameters` and `options` out of its range (the walk's
+    // list_size and short range aside, which depend on the devices): what the constructor and
+    // reference::BarnesHut refuse alike.
+    static void check_options(const GravityParameters& parameters, const TreeOptions& options);
 
 private:
     void reserve(std::size_t n);
