@@ -41,7 +41,7 @@ struct Options {
     double spacing = 0.005, depth = 0.1, width = 0.2, channel = 0.03;
     double end_time = 0, amplitude = 0.015, sound_speed = 0;
     std::string weight = "koshizuka", gradient = "koshizuka";
-    double artificial_viscosity = 0, re_ratio = 2.1, collision_ratio = 0.5, wall_collision_ratio = 0;
+    double artificial_viscosity = 0, shifting = 0, re_ratio = 2.1, collision_ratio = 0.5, wall_collision_ratio = 0;
     Precision precision = Precision::float32;
     std::string csv;
 };
@@ -64,6 +64,7 @@ Options parse(int argc, char** argv) {
     app.add_option("--weight", o.weight, "koshizuka | quadratic")->check(CLI::IsMember(names_of(mps_weights)));
     app.add_option("--gradient", o.gradient, "koshizuka | corrected")->check(CLI::IsMember(names_of(mps_gradients)));
     app.add_option("--artificial-viscosity", o.artificial_viscosity, "Monaghan's alpha");
+    app.add_option("--shifting", o.shifting, "Close-pair shifting's coefficient");
     app.add_option("--re-ratio", o.re_ratio, "re / l0 of number density and gradient");
     app.add_option("--collision-ratio", o.collision_ratio, "Collision distance / l0");
     app.add_option("--wall-collision-ratio", o.wall_collision_ratio,
@@ -86,6 +87,7 @@ MpsTankCase tank_case(const Options& o, int dims) {
     from_name(mps_weights, o.weight, c.method.weight);
     from_name(mps_gradients, o.gradient, c.method.gradient);
     c.method.artificial_viscosity = o.artificial_viscosity;
+    c.method.shifting = o.shifting;
     c.method.re_ratio = o.re_ratio;
     c.method.collision_ratio = o.collision_ratio;
     c.method.wall_collision_ratio = o.wall_collision_ratio;
@@ -166,6 +168,7 @@ int main(int argc, char** argv) {
                 line["weight"] = o.weight;
                 line["gradient"] = o.gradient;
                 line["artificial_viscosity"] = o.artificial_viscosity;
+                line["shifting"] = o.shifting;
                 line["re_ratio"] = o.re_ratio;
                 line["collision_ratio"] = o.collision_ratio;
                 line["wall_collision_ratio"] = o.wall_collision_ratio;

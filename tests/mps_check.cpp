@@ -21,6 +21,7 @@ struct Variant {
     MpsWeight weight;
     MpsGradient gradient;
     double viscosity;  // the artificial viscosity's alpha rho0 c l0 (0: off)
+    double shift;      // close-pair shifting's shifting c dt (0: off)
 };
 
 double weight_of(MpsWeight kind, double r, double re) {
@@ -43,6 +44,7 @@ void check_typed(Precision precision, int dims, std::size_t per_axis, const Vari
     CAPTURE(int(variant.weight));
     CAPTURE(int(variant.gradient));
     CAPTURE(variant.viscosity);
+    CAPTURE(variant.shift);
     std::mt19937 rng(seed);
     std::uniform_real_distribution<double> u01(0.0, 1.0);
 
@@ -297,14 +299,29 @@ void check_typed(Precision precision, int dims, std::size_t per_axis, const Vari
         cell_args(k);
         k.arg(11, btype).arg(12, brs).arg(13, bus).arg(14, bp).arg(15, out_r).arg(16, out_u);
         k.arg(17, Real{dt}).arg(18, Real{re}).arg(19, Real{factor}).arg(20, Real{n0_over_d})
-            .arg(21, Real{variant.viscosity}).arg(22, Real{softening2});
-        whole_range(k, 23);
+            .arg(21, Real{variant.viscosity}).arg(22, Real{softening2})
+            .arg(23, Real{variant.shift}).arg(24, Real{l0});
+        whole_range(k, 25);
         k.launch(queue, n, 16).wait();
         const auto got_r = out_r.read(queue), got_u = out_u.read(queue);
-        std::size_t wrong = 0, corrected = 0, borderline = 0;
+        std::size_t wrong = 0, corrected = 0, borderline = 0, shifted = 0;
         for (std::size_t i = 0; i < n; ++i) {
             double grad[3] = {0, 0, 0}, err = 0, abs_sum = 0, count = 0;
             double C[3][3] = {}, c_err = 0, c_sum = 0;
+            // Close-pair shifting: the sum of (1 - r/l0)^2 (r_i - r_j)/r over fluid and wall
+            // partners nearer than l0, and its rounding (the pair's r off by 4 (X + r) eps).
+            double apart[3] = {0, 0, 0}, apart_err = 0, apart_sum = 0, close = 0;
+            if (type[i] == 0 && variant.shift > 0)
+                for (std::size_t j = 0; j < n; ++j) {
+                    const double rij = distance(rs, i, j);
+                    if (type[j] == 2 || j == i || !(rij < l0) || !(rij > 0)) continue;
+                    const double q = 1 - rij / l0;
+                    for (int c = 0; c < dims; ++c) apart[c] -= q * q * (coord(rs, j, c) - coord(rs, i, c)) / rij;
+                    apart_err += 2 * (q * q / rij + 2 * q / l0) * 4 * (X + rij) * eps;
+                    apart_sum += q * q;
+                    ++close;
+                }
+            shifted += close > 0;
             if (type[i] == 0) {
                 double p_min = p[i];
                 for (std::size_t j = 0; j < n; ++j)
@@ -385,9 +402,11 @@ void check_typed(Precision precision, int dims, std::size_t per_axis, const Vari
                 const double want_u = coord(us, i, c) + du, want_r = coord(rs, i, c) + dt * du;
                 const double tol_u = double(T(factor)) * tol_grad +
                                      4 * eps * (std::fabs(coord(us, i, c)) + std::fabs(du));
-                const double tol_r = dt * tol_u + 4 * eps * std::fabs(coord(rs, i, c));
+                const double moved = double(T(variant.shift)) * apart[c];
+                const double tol_r = dt * tol_u + 4 * eps * (std::fabs(coord(rs, i, c)) + std::fabs(moved)) +
+                                     double(T(variant.shift)) * (apart_err + (close + 4) * eps * apart_sum);
                 wrong += !(std::fabs(got_u[c * n + i] - want_u) <= tol_u);
-                wrong += !(std::fabs(got_r[c * n + i] - want_r) <= tol_r);
+                wrong += !(std::fabs(got_r[c * n + i] - (want_r + moved)) <= tol_r);
             }
         }
         CAPTURE(corrected);
@@ -395,6 +414,7 @@ void check_typed(Precision precision, int dims, std::size_t per_axis, const Vari
         CHECK_MESSAGE(wrong == 0, "mps_correct");
         // Both of the corrected gradient's paths were taken (where there are particles enough).
         if (variant.gradient == MpsGradient::corrected && n >= 100) CHECK(corrected > 0);
+        if (variant.shift > 0 && n >= 100) CHECK(shifted > 0);
     }
 
     {  // mps_max_speed: per work-group of 16, fluid only
@@ -421,8 +441,8 @@ void check_typed(Precision precision, int dims, std::size_t per_axis, const Vari
 
 void check_mps_kernels(Precision precision, int dimensions, std::size_t per_axis) {
     // The seed's method, and every alternative at once (each is its own code path).
-    for (const Variant& variant : {Variant{MpsWeight::koshizuka, MpsGradient::koshizuka, 0.0},
-                                   Variant{MpsWeight::quadratic, MpsGradient::corrected, 37.0}}) {
+    for (const Variant& variant : {Variant{MpsWeight::koshizuka, MpsGradient::koshizuka, 0.0, 0.0},
+                                   Variant{MpsWeight::quadratic, MpsGradient::corrected, 37.0, 0.03}}) {
         if (precision == Precision::float64)
             check_typed<double>(precision, dimensions, per_axis, variant);
         else

@@ -92,6 +92,9 @@ TEST_CASE("bad MPS input is a usage error naming the problem") {
     q = p;
     q.artificial_viscosity = NAN;
     CHECK_THROWS_WITH_AS(make(q, scene.particles), doctest::Contains("artificial viscosity"), UsageError);
+    q = p;
+    q.shifting = -0.1;
+    CHECK_THROWS_WITH_AS(make(q, scene.particles), doctest::Contains("shifting"), UsageError);
     MpsParticles bad = scene.particles;
     bad.position[3] = NAN;
     CHECK_THROWS_WITH_AS(make(p, bad), doctest::Contains("NaN"), UsageError);
@@ -125,6 +128,7 @@ TEST_CASE("a whole MpsFluid step in double matches the CPU reference step") {
             p.weight = MpsWeight::quadratic;
             p.gradient = MpsGradient::corrected;
             p.artificial_viscosity = 0.5;
+            p.shifting = 0.01;
         }
         MpsFluid fluid(context, Precision::float64, p, scene.particles, scene.lower, scene.upper, memory_cache());
         for (int s = 0; s < 300; ++s) fluid.step();

@@ -134,6 +134,7 @@ TEST_CASE("a [fluid] constant that a scenario takes, MpsFluid takes: one range e
         {"restitution", &MpsOptions::restitution, any},
         {"courant", &MpsOptions::courant, any},
         {"artificial_viscosity", &MpsOptions::artificial_viscosity, any},
+        {"shifting", &MpsOptions::shifting, any},
     };
     Context& context = test_context();
     const Scenario base = parse_scenario(short_dambreak, "short.toml");

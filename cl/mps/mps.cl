@@ -13,7 +13,8 @@
  *                  fluid and wall j, with P_min,i the least pressure of i and those neighbours
  *                  (or that sum times the inverse of the corrective matrix, and with an
  *                  artificial viscosity's pressure added to the bracket: below);
- *                  u = u* - dt/rho0 grad P, r = r* - dt^2/rho0 grad P
+ *                  u = u* - dt/rho0 grad P, r = r* - dt^2/rho0 grad P, and r moved apart
+ *                  from fluid and wall particles nearer than l0 (close-pair shifting: below)
  *   mps_max_speed  per work-group maximum fluid speed, for the next CFL-limited step
  *
  * w(r) = re/r - 1 for 0 < r < re, 0 otherwise (coincident particles do not interact: the
@@ -242,16 +243,22 @@ INLINE real mps_viscous_pressure(const real dx, const real dy, const real dz, co
     return approach < REAL_C(0.0) ? viscosity * -approach / (r2 + softening2) : REAL_C(0.0);
 }
 
+/* Close-pair shifting (partcl::MpsOptions::shifting): a fluid particle nearer than l0 to fluid or
+ * wall particles moves, position only, by shift * sum_j (1 - r/l0)^2 (r_i - r_j)/r. Where
+ * P = 0 (the free surface, and the walls beside it) pressure does not keep particles apart;
+ * pairs there close up to the collision distance and later spring apart. */
 KERNEL void mps_correct(const uint n, CELL_ARGS, GLOBAL const uint* type,
                         GLOBAL const real* r_star, GLOBAL const real* u_star,
                         GLOBAL const real* pressure, GLOBAL real* r, GLOBAL real* u, const real dt,
                         const real re, const real gradient_factor, const real n0_over_d,
-                        const real viscosity, const real softening2, RANGE_PARAMS)
+                        const real viscosity, const real softening2, const real shift,
+                        const real l0, RANGE_PARAMS)
 {
     PARTICLE_IN_RANGE(i);
     const real xi = r_star[i], yi = r_star[n + i], zi = Z_OF(r_star, i);
     const real ui = u_star[i], vi = u_star[n + i], wi = Z_OF(u_star, i);
     real gx = REAL_C(0.0), gy = REAL_C(0.0), gz = REAL_C(0.0);
+    real sx = REAL_C(0.0), sy = REAL_C(0.0), sz = REAL_C(0.0);
     if (type[i] == MPS_FLUID) {
         const real re2 = re * re;
         real p_min = pressure[i];
@@ -265,6 +272,12 @@ KERNEL void mps_correct(const uint n, CELL_ARGS, GLOBAL const uint* type,
         FOR_NEIGHBOURS(i, j)
             const real dx = r_star[j] - xi, dy = r_star[n + j] - yi, dz = Z_OF(r_star, j) - zi;
             const real r2 = dx * dx + dy * dy + dz * dz;
+            if (shift > REAL_C(0.0) && type[j] != MPS_DUMMY && r2 < l0 * l0 && r2 > REAL_C(0.0)) {
+                const real r1 = sqrt(r2), q = REAL_C(1.0) - r1 / l0, f = q * q / r1;
+                sx -= f * dx;
+                sy -= f * dy;
+                sz -= f * dz;
+            }
             if (type[j] != MPS_DUMMY && r2 < re2 && r2 > REAL_C(0.0)) {
                 const real w = mps_weight(sqrt(r2), re) / r2;
                 /* Neighbours' velocities are read (and copied to ghosts) only with viscosity,
@@ -301,13 +314,14 @@ KERNEL void mps_correct(const uint n, CELL_ARGS, GLOBAL const uint* type,
     const real du = -gradient_factor * gx, dv = -gradient_factor * gy, dw = -gradient_factor * gz;
     u[o] = ui + du;
     u[out_stride + o] = vi + dv;
-    r[o] = xi + dt * du;
-    r[out_stride + o] = yi + dt * dv;
+    r[o] = xi + dt * du + shift * sx;
+    r[out_stride + o] = yi + dt * dv + shift * sy;
 #if MPS_DIMENSIONS == 3
     u[2 * out_stride + o] = wi + dw;
-    r[2 * out_stride + o] = zi + dt * dw;
+    r[2 * out_stride + o] = zi + dt * dw + shift * sz;
 #else
     (void)dw;
+    (void)sz;
 #endif
 }
 

@@ -185,6 +185,12 @@ const std::vector<Field>& fluid_table() {
              return in_range(v, MpsOptions::valid_artificial_viscosity(v), "must be in [0, 10]");
          },
          "Monaghan's alpha, 0 = off"},
+        {"fluid", "shifting", RealRef([](S& s) -> double& { return s.fluid.shifting; }),
+         [](const S& s) {
+             const double v = s.fluid.shifting;
+             return in_range(v, MpsOptions::valid_shifting(v), "must be in [0, 1]");
+         },
+         "close pairs (nearer than l0) move apart at shifting c (1 - r/l0)^2, 0 = off"},
         {"fluid", "end_time", RealRef([](S& s) -> double& { return s.fluid.end_time; }),
          [](const S& s) { return positive(s.fluid.end_time); }, "[s]"},
         {"fluid", "steps", CountRef([](S& s) -> std::uint64_t& { return s.fluid.steps; }),

@@ -55,6 +55,8 @@ void check_parameters(const MpsParameters& p) {
         throw UsageError("mps: the collision distances (to fluid and to walls) lie in [0, re)");
     if (!MpsOptions::valid_artificial_viscosity(p.artificial_viscosity))
         throw UsageError("mps: the artificial viscosity lies in [0, 10]");
+    if (!MpsOptions::valid_shifting(p.shifting))
+        throw UsageError("mps: the shifting coefficient lies in [0, 1]");
     if (p.weight != MpsWeight::koshizuka && p.weight != MpsWeight::quadratic)
         throw UsageError("mps: an unknown weight function");
     if (p.gradient != MpsGradient::koshizuka && p.gradient != MpsGradient::corrected)
@@ -285,8 +287,9 @@ double MpsFluid::step(double dt) {
         k.arg(17, Real{dt}).arg(18, Real{re}).arg(19, Real{d / n0_ / p.density * dt})
             .arg(20, Real{n0_ / d})
             .arg(21, Real{p.artificial_viscosity * p.density * p.sound_speed * l0})
-            .arg(22, Real{0.01 * l0 * l0});
-        return launch(k, 23, device, true);
+            .arg(22, Real{0.01 * l0 * l0}).arg(23, Real{p.shifting * p.sound_speed * dt})
+            .arg(24, Real{l0});
+        return launch(k, 25, device, true);
     });
     stepped_ = true;
 

@@ -134,6 +134,7 @@ void MpsStep<T>::step_sorted(std::vector<T>& r, std::vector<T>& u,
     const T gfactor = T(d / n0_ / p_.density * dt_), n0_over_d = T(n0_ / d);
     const T viscosity = T(p_.artificial_viscosity * p_.density * p_.sound_speed * p_.spacing);
     const T softening2 = T(0.01 * p_.spacing * p_.spacing);
+    const T shift = T(p_.shifting * p_.sound_speed * dt_), l0 = T(p_.spacing);
     const MpsWeight kind = p_.weight;
     auto weight = [kind](T r, T radius) { return mps_weight(kind, r, radius); };
     const bool corrected = p_.gradient == MpsGradient::corrected;
@@ -198,7 +199,7 @@ void MpsStep<T>::step_sorted(std::vector<T>& r, std::vector<T>& u,
 #pragma omp parallel for schedule(static)
     for (long long ii = 0; ii < count; ++ii) {  // pressure gradient -> r, u
         const std::size_t i = std::size_t(ii);
-        T grad[3] = {0, 0, 0};
+        T grad[3] = {0, 0, 0}, apart[3] = {0, 0, 0};
         if (type[i] == 0) {
             T p_min = pressure[i];
             for_neighbours(i, [&](std::size_t j) {
@@ -209,6 +210,10 @@ void MpsStep<T>::step_sorted(std::vector<T>& r, std::vector<T>& u,
             for_neighbours(i, [&](std::size_t j) {
                 T delta[3];
                 const T r2 = dist2(r_col_, i, j, delta);
+                if (shift > T(0) && type[j] != 2 && r2 < l0 * l0 && r2 > T(0)) {  // close pairs
+                    const T r1 = std::sqrt(r2), q = T(1) - r1 / l0;
+                    for (int k = 0; k < d; ++k) apart[k] -= q * q / r1 * delta[k];
+                }
                 if (type[j] == 2 || !(r2 < re * re) || !(r2 > T(0))) return;
                 const T w = weight(std::sqrt(r2), re) / r2;
                 T bracket = pressure[j] - p_min;
@@ -229,7 +234,7 @@ void MpsStep<T>::step_sorted(std::vector<T>& r, std::vector<T>& u,
         for (int k = 0; k < d; ++k) {
             const T du = -gfactor * grad[k];
             u[k * n + i] = u_col_[k * n + i] + du;
-            r[k * n + i] = r_col_[k * n + i] + dt * du;
+            r[k * n + i] = r_col_[k * n + i] + dt * du + shift * apart[k];
         }
     }
 }

@@ -55,6 +55,12 @@ struct MpsOptions {
     // alpha rho0 c l0 |v.r| / r^2, which damps the particle-scale noise of the explicit pressure
     // (0: off). Walls take none: it would act as a wall friction far above water's.
     double artificial_viscosity = 0;
+    // Close-pair shifting: each step a fluid particle nearer than l0 to fluid or wall particles
+    // moves apart from them, position only, by shifting c dt (1 - r/l0)^2 along each pair, a
+    // separation speed of shifting c (1 - r/l0)^2 (0: off). Where P = 0 (the free surface, the
+    // walls beside it) pressure does not hold particles apart: pairs close up to the collision
+    // distance and spring apart later, the bursts of still water (docs/mps.md, "Close pairs").
+    double shifting = 0;
 
     static bool valid_density(double v) noexcept { return v > 0 && std::isfinite(v); }
     static bool valid_viscosity(double v) noexcept { return v >= 0 && std::isfinite(v); }
@@ -72,6 +78,7 @@ struct MpsOptions {
     static bool valid_restitution(double v) noexcept { return v >= 0 && v <= 1; }
     static bool valid_courant(double v) noexcept { return v > 0 && v <= 1; }
     static bool valid_artificial_viscosity(double v) noexcept { return v >= 0 && v <= 10; }
+    static bool valid_shifting(double v) noexcept { return v >= 0 && v <= 1; }
 };
 
 // Everything MpsFluid takes: the options and the set-up's lattice, gravity and step limit.
