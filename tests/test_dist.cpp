@@ -267,3 +267,14 @@ TEST_CASE("a rank that fails ends every rank") {
     FAIL("rank " << world.rank() << " passed a barrier that rank 1 never reached");
 }
 }
+
+// Run by the same script: rank 1's test case fails (a REQUIRE, which leaves the test case) while
+// rank 0 goes on to a barrier; the test runner (tests/main.cpp, RankFailure) must end both.
+TEST_SUITE("mpi_test_failure") {
+TEST_CASE("a rank whose test case fails ends every rank") {
+    const dist::Communicator& world = dist::Communicator::world();
+    REQUIRE_MESSAGE(world.rank() != 1, "a deliberate failure on rank 1 (tests/test_dist.cpp)");
+    world.barrier();
+    FAIL("rank " << world.rank() << " passed a barrier that rank 1 never reached");
+}
+}

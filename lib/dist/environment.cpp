@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string>
 
 #include <partcl/backend/error.hpp>
 #include <partcl/dist/communicator.hpp>
@@ -18,6 +19,26 @@ namespace {
 std::unique_ptr<Communicator> world;
 #endif
 bool started = false;
+
+#if PARTCL_WITH_MPI
+// PoCL's kernel cache is not safe for processes that build the same kernels at once: ranks on
+// one node sharing it failed at random with "failed to build the program" (pocl issues 430 and
+// 1480). Each node-local rank takes a cache of its own, kept between runs, unless the user chose
+// one. Set before MPI starts, since MPI's topology probe may load OpenCL drivers.
+void separate_pocl_caches() {
+    if (std::getenv("POCL_CACHE_DIR")) return;
+    const char* local = nullptr;
+    for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+        if ((local = std::getenv(name))) break;
+    std::string base;
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+        base = xdg;
+    else if (const char* home = std::getenv("HOME"); home && *home)
+        base = std::string(home) + "/.cache";
+    if (!local || base.empty()) return;
+    setenv("POCL_CACHE_DIR", (base + "/pocl/kcache-rank-" + local).c_str(), 0);
+}
+#endif
 } // namespace
 
 bool Environment::built_with_mpi() noexcept { return PARTCL_WITH_MPI != 0; }
@@ -35,6 +56,7 @@ Environment::Environment(int& argc, char**& argv, bool always) {
 #if PARTCL_WITH_MPI
     if (started) throw UsageError("dist::Environment: MPI is already running (make one Environment)");
     if (!always && !launched()) return;
+    separate_pocl_caches();
     int provided = 0;
     detail::check_mpi(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided),
                       "MPI_Init_thread");

@@ -9,7 +9,8 @@
 //     }
 //
 // MPI is started in MPI_THREAD_FUNNELED (only the main thread calls it) and finalised by the
-// destructor.
+// destructor. Ranks of one node get PoCL kernel caches of their own (POCL_CACHE_DIR, unless set):
+// PoCL's is not safe for processes building at once.
 #include <string>
 
 namespace partcl::dist {
