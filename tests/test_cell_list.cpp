@@ -4,7 +4,9 @@
 // half of it, the latter also asked for the pairs within one cell), for N = 0, 1, odd, crowded
 // cells and empty cells; the sorted structure is consistent; gather reorders, between layouts
 // too; index() finds the cells of particles already sorted; resort() gives particles moved
-// since the last sort what a fresh build gives them, bit for bit; bad input is refused.
+// since the last sort what a fresh build gives them, bit for bit; bad input is refused. And
+// SlabSelection, which picks particles by their slab as the cell list finds it
+// (slab_selection_check.hpp).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -15,6 +17,7 @@
 
 #include <partcl/runtime/profile.hpp>
 
+#include "slab_selection_check.hpp"
 #include "support.hpp"
 
 using namespace partcl;
@@ -430,6 +433,39 @@ TEST_CASE("particles outside the box or NaN, and malformed grids, are usage erro
     CHECK_THROWS_AS(CellGrid::covering(3, {0, 0, 0}, {1, NAN, 1}, 0.1), UsageError);
     CHECK_THROWS_AS(CellGrid::covering(3, {0, 0, 0}, {1e6, 1e6, 1e6}, 1e-3), UsageError);
     CHECK_THROWS_AS(CellGrid::covering(3, {0, 0, 0}, {1, 1, 1}, 0.1, 0), UsageError);
+}
+
+TEST_CASE("SlabSelection picks the slots of a range of slabs, or the others, in order") {
+    Context& context = test_context();
+    std::vector<Precision> precisions{Precision::float32};
+    if (context.device(0).info().fp64) precisions.push_back(Precision::float64);
+    for (Precision precision : precisions)
+        for (int dims : {2, 3})
+            for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(777)})
+                for (bool inside : {true, false})
+                    check_slab_selection(context, precision, dims, n, inside, fresh_seed(), memory_cache());
+}
+
+TEST_CASE("SlabSelection refuses slots and arrays that do not fit") {
+    Context& context = test_context();
+    Queue& queue = context.queue(0);
+    const CellGrid grid = CellGrid::covering(2, {0, 0, 0}, {1, 1, 0}, 0.1);
+    SlabSelection select(context, Precision::float32, grid, memory_cache());
+    RealBuffer r(context, Precision::float32, 20);
+    r.write(queue, std::vector<double>(20, 0.5));
+    CHECK_THROWS_AS(select.flag(queue, r, 10, {0, 11}, {0, 3}, true), UsageError);  // past the stride
+    CHECK_THROWS_AS(select.flag(queue, r, 12, {0, 10}, {0, 3}, true), UsageError);  // past the buffer
+    if (context.device(0).info().fp64) {
+        RealBuffer wide(context, Precision::float64, 20);
+        CHECK_THROWS_AS(select.flag(queue, wide, 10, {0, 10}, {0, 3}, true), UsageError);
+    }
+    CHECK(select.flag(queue, r, 10, {0, 10}, {0, 100}, true) == 10);  // slabs past the grid: clipped
+    RealBuffer small(context, Precision::float32, 10);
+    CHECK_THROWS_AS(select.copy(queue, r, 10, 2, true, small, 5, 0), UsageError);
+    CHECK_THROWS_AS(select.copy(queue, r, 10, 2, true, small, 10, 1), UsageError);
+    CHECK_NOTHROW(select.copy(queue, r, 10, 1, true, small, 10, 0));
+    Buffer<std::uint32_t> tags(context, 10), out(context, 9);
+    CHECK_THROWS_AS(select.copy(queue, tags, true, out, 0), UsageError);
 }
 
 }

@@ -2,7 +2,7 @@
 // context of its own that it destroys before exiting (the way a program embedding partcl ends),
 // so the Oclgrind label checks their kernels and the release of everything they built:
 // SortByKey (both methods, all key kinds), exclusive_scan, reduce (sum, min, max), CellList
-// (and its resort) and Fft, each against a host reference on fresh random inputs of small, odd
+// (and its resort), SlabSelection and Fft, each against a host reference on fresh random inputs of small, odd
 // sizes. CTest runs each case in its own
 // process under tests/oclgrind.sh, which fails on any diagnostic or a non-zero exit (an abort at
 // exit included).
@@ -21,6 +21,7 @@
 #include <optional>
 #include <random>
 
+#include "slab_selection_check.hpp"
 #include "support.hpp"
 
 using namespace partcl;
@@ -226,6 +227,11 @@ TEST_CASE("CellList resort") {
     CHECK(cells.order().read(queue) == fresh.order().read(queue));
     CHECK(cells.cell_start().read(queue) == fresh.cell_start().read(queue));
     CHECK(cells.cell_end().read(queue) == fresh.cell_end().read(queue));
+}
+
+TEST_CASE("SlabSelection") {
+    Context context = own_context();
+    check_slab_selection(context, Precision::float32, 3, 37, false, fresh_seed());
 }
 
 TEST_CASE("Fft") {
