@@ -2,7 +2,8 @@
 // alone on its device, the one-rank fluid from the same particles, and checks the gathered
 // particles, pressure, time and next step bit for bit: a water block falling in a closed tank
 // with random velocities, so that particles cross between the ranks' slabs, 2-D and 3-D, float
-// and double; then a resume of the ranks' state.
+// and double; then a resume of the ranks' state. And each rank on two devices (the test device
+// twice, split one to three), whose particles leave and join the rank from either device.
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -15,6 +16,7 @@
 
 using namespace partcl;
 using partcl_test::memory_cache;
+using partcl_test::split_context;
 using partcl_test::test_context;
 
 namespace {
@@ -83,5 +85,32 @@ TEST_CASE("MpsFluid over ranks is one rank's fluid bit for bit, particles crossi
             for (int step = 0; step < 5; ++step) ranks.step();
             check_same(ranks, alone);
         }
+}
+
+TEST_CASE("MpsFluid over ranks of two devices each is one rank's fluid bit for bit") {
+    const dist::Communicator& world = dist::Communicator::world();
+    Context& context = test_context();
+    Context two = split_context(2);
+    std::uint32_t seed = partcl_test::fresh_seed();
+    world.broadcast(&seed, sizeof seed);
+    for (const int dims : {2, 3}) {
+        INFO("seed " << seed << ", rank " << world.rank() << " of " << world.size() << ", " << dims << "-D");
+        const partcl_test::FallingBlock b = random_block(dims, seed);
+        MpsFluid ranks(two, Precision::float32, b.parameters, b.scene.particles, b.scene.lower,
+                       b.scene.upper, memory_cache(), world);
+        MpsFluid alone(context, Precision::float32, b.parameters, b.scene.particles, b.scene.lower,
+                       b.scene.upper, memory_cache(), dist::Communicator::self());
+        ranks.scheduler() = Scheduler({1.0, 3.0});
+        for (int step = 0; step < 30; ++step) {
+            ranks.step();
+            alone.step();
+            ranks.scheduler() = Scheduler({1.0, 3.0});
+        }
+        const Partition split = ranks.slabs();
+        CAPTURE(split[0].size());
+        CAPTURE(split[1].size());
+        CHECK((split[0].size() > 0 && split[1].size() > 0));
+        check_same(ranks, alone);
+    }
 }
 }

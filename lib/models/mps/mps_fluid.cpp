@@ -148,6 +148,11 @@ MpsFluid::MpsFluid(Context& context, Precision precision, const MpsParameters& p
         partial_.emplace_back();
     }
     for (std::uint32_t t = 0; t <= 2; ++t) type_counts_[t] = particles.count(MpsType(t));
+    if (several()) {
+        for (std::size_t k = 0; k < context.size(); ++k)
+            select_.push_back(std::make_unique<SlabSelection>(context, precision, slabs_.grid(), cache, OnDevice{k}));
+        scratch_.resize(context.size());
+    }
     upload(particles);  // particles outside the box: UsageError now
     dt_ = std::min(parameters.max_dt, parameters.courant * l0 / (parameters.sound_speed + max_speed_));
 }

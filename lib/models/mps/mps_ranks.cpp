@@ -2,6 +2,10 @@
 // it holds of its neighbours' (mps_fluid.hpp says how the order makes the run one rank's bit for
 // bit), and the exchanges between ranks: particles at the start of a step, ghosts' values after
 // the kernels whose results the next kernel reads of neighbours.
+//
+// The particles stay on the devices: at a step's start each device flags its own particles that
+// left the rank's slabs (SlabSelection) and keeps the others in place; only the leavers and the
+// particles of the slabs at the rank's ends (its neighbours' ghosts) cross the host.
 #include <partcl/models/mps/mps_fluid.hpp>
 
 #include <algorithm>
@@ -12,16 +16,18 @@
 
 namespace partcl {
 
-namespace {
-
 // A particle as it travels between ranks.
-struct Traveller {
+struct MpsFluid::Traveller {
     double position[3];
     double velocity[3];
     std::uint32_t type;
     std::uint32_t unused;
 };
 
+namespace {
+
+// (Templates of the traveller, MpsFluid's own type.)
+template <class Traveller>
 std::vector<Traveller> travellers(const MpsParticles& p) {
     const std::size_t n = p.size();
     std::vector<Traveller> out(n);
@@ -38,22 +44,22 @@ std::vector<Traveller> travellers(const MpsParticles& p) {
     return out;
 }
 
-// Appends travellers to particles laid out component after component: all are rebuilt.
-MpsParticles particles_of(const std::vector<Traveller>& all, int dimensions) {
-    const std::size_t n = all.size();
-    MpsParticles p;
-    p.dimensions = dimensions;
-    p.position.resize(std::size_t(dimensions) * n);
-    p.velocity.resize(std::size_t(dimensions) * n);
-    p.type.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        for (int k = 0; k < dimensions; ++k) {
-            p.position[std::size_t(k) * n + i] = all[i].position[k];
-            p.velocity[std::size_t(k) * n + i] = all[i].velocity[k];
+// Packed particles read back from a device (positions and velocities of `dimensions`
+// components, of particle j at k * m + j) as travellers, appended.
+template <class Traveller>
+void append_travellers(const std::vector<double>& r, const std::vector<double>& u,
+                       const std::vector<std::uint32_t>& type, std::size_t dimensions,
+                       std::vector<Traveller>& out) {
+    const std::size_t m = type.size();
+    for (std::size_t j = 0; j < m; ++j) {
+        Traveller t{};
+        for (std::size_t k = 0; k < dimensions; ++k) {
+            t.position[k] = r[k * m + j];
+            t.velocity[k] = u[k * m + j];
         }
-        p.type[i] = MpsType(all[i].type);
+        t.type = type[j];
+        out.push_back(t);
     }
-    return p;
 }
 
 // The rank owning slab s.
@@ -62,21 +68,37 @@ int owner_of(const Partition& slabs, std::uint32_t s) {
     return int(std::upper_bound(cuts.begin(), cuts.end(), std::size_t(s)) - cuts.begin()) - 1;
 }
 
+Range intersect(Range a, Range b) {
+    const std::size_t begin = std::max(a.begin, b.begin), end = std::min(a.end, b.end);
+    return begin < end ? Range{begin, end} : Range{begin, begin};
+}
+
 } // namespace
 
-std::vector<std::uint32_t> MpsFluid::slabs_of(const MpsParticles& p) const {
+std::vector<std::uint32_t> MpsFluid::slabs_of(const double* position, std::size_t stride,
+                                              std::size_t n) const {
     // As the cell list finds them on the devices, so that every rank agrees with its devices.
     const CellGrid& grid = slabs_.grid();
     const int axis = grid.dimensions - 1;
     const std::uint32_t slabs = grid.cells[std::size_t(axis)];
-    const std::size_t n = p.size();
     std::vector<std::uint32_t> out(n);
     for (std::size_t i = 0; i < n; ++i) {
-        const double c = slabs_.cells(0).cell_coordinate(p.position[std::size_t(axis) * n + i], axis);
+        const double c = slabs_.cells(0).cell_coordinate(position[std::size_t(axis) * stride + i], axis);
         // Outside the grid or NaN: rank 0's, whose cell list refuses it by name.
         out[i] = c >= 0 && c < double(slabs) ? std::uint32_t(c) : 0u;
     }
     return out;
+}
+
+std::vector<std::uint32_t> MpsFluid::slabs_of(const MpsParticles& p) const {
+    return slabs_of(p.position.data(), p.size(), p.size());
+}
+
+std::vector<std::uint32_t> MpsFluid::slabs_of(const std::vector<Traveller>& t) const {
+    std::vector<double> position(3 * t.size());
+    for (std::size_t i = 0; i < t.size(); ++i)
+        for (std::size_t k = 0; k < 3; ++k) position[k * t.size() + i] = t[i].position[k];
+    return slabs_of(position.data(), t.size(), t.size());
 }
 
 Partition MpsFluid::cut_slabs(const MpsParticles& all) const {
@@ -98,10 +120,99 @@ Partition MpsFluid::cut_slabs(const MpsParticles& all) const {
 }
 
 void MpsFluid::place(const MpsParticles& own) {
+    settle(std::vector<std::size_t>(context_.size(), 0), travellers<Traveller>(own), {});
+}
+
+std::vector<MpsFluid::Traveller> MpsFluid::take_out(std::size_t device, Range slots, Range slabs, bool inside,
+                                          bool keep_others) {
+    const std::size_t dims = std::size_t(parameters_.dimensions);
+    Queue& queue = context_.queue(device);
+    SlabSelection& select = *select_[device];
+    RankScratch& s = scratch_[device];
+    // The own particles of next(), or those kept from them.
+    RealBuffer& r = keep_others ? slabs_.next(0, device) : s.kept_r;
+    RealBuffer& u = keep_others ? slabs_.next(1, device) : s.kept_u;
+    Buffer<std::uint32_t>& type = keep_others ? slabs_.next_uint(0, device) : s.kept_type;
+    const std::size_t stride = keep_others ? slabs_.own(device) : s.kept;
+    const std::size_t m = select.flag(queue, r, stride, slots, slabs, inside);
+    auto fit = [&](RealBuffer& b, std::size_t size) {
+        if (b.size() < size || b.precision() != precision_)
+            b = RealBuffer(context_, precision_, std::max<std::size_t>(size + size / 4, 1), OnDevice{device});
+    };
+    auto fit_uint = [&](Buffer<std::uint32_t>& b, std::size_t size) {
+        if (b.size() < size || b.size() == 0)
+            b = Buffer<std::uint32_t>(context_, std::max<std::size_t>(size + size / 4, 1), OnDevice{device});
+    };
+    if (keep_others) {
+        s.kept = slots.size() - m;
+        fit(s.kept_r, dims * s.kept);
+        fit(s.kept_u, dims * s.kept);
+        fit_uint(s.kept_type, s.kept);
+        select.copy(queue, r, stride, dims, false, s.kept_r, s.kept, 0);
+        select.copy(queue, u, stride, dims, false, s.kept_u, s.kept, 0);
+        select.copy(queue, type, false, s.kept_type, 0);
+    }
+    std::vector<Traveller> out;
+    if (m == 0) return out;
+    fit(s.pack_r, dims * m);
+    fit(s.pack_u, dims * m);
+    fit_uint(s.pack_type, m);
+    select.copy(queue, r, stride, dims, true, s.pack_r, m, 0);
+    select.copy(queue, u, stride, dims, true, s.pack_u, m, 0);
+    select.copy(queue, type, true, s.pack_type, 0);
+    std::vector<double> pr(dims * m), pu(dims * m);
+    std::vector<std::uint32_t> ptype(m);
+    s.pack_r.read(queue, pr.data(), pr.size());
+    s.pack_u.read(queue, pu.data(), pu.size());
+    s.pack_type.read(queue, ptype.data(), m);
+    append_travellers(pr, pu, ptype, dims, out);
+    return out;
+}
+
+void MpsFluid::rearrange() {
+    dist::TrafficTimer exchange(context_.queue(0), traffic_);
+    // On each device, this rank's own particles of next() (its ghosts, the slots outside
+    // [below, below + own) of the one-device order, are dropped): those that left its slabs
+    // packed, in order, the others kept on the device in order.
+    const Partition owners = slabs_.owners();
+    const Range own{ghosts_.below, ghosts_.below + ghosts_.own};
+    const Range mine = rank_slabs_[std::size_t(ranks_->rank())];
+    std::vector<Traveller> leaving;
+    std::vector<std::size_t> kept(context_.size(), 0);
+    for (std::size_t k = 0; k < context_.size(); ++k) {
+        const Range part = intersect(owners[k], own);
+        const Range slots = part.empty() ? Range{0, 0}
+                                         : Range{part.begin - owners[k].begin, part.end - owners[k].begin};
+        std::vector<Traveller> out = take_out(k, slots, mine, false, true);
+        kept[k] = scratch_[k].kept;
+        leaving.insert(leaving.end(), out.begin(), out.end());
+    }
+    // Each to the rank owning its slab now: what arrives is in the order of all ranks'
+    // particles, the lower ranks' before this rank's kept ones and the higher ranks' after.
+    const std::vector<std::uint32_t> slab = slabs_of(leaving);
+    std::vector<int> destinations(leaving.size());
+    for (std::size_t i = 0; i < leaving.size(); ++i) {
+        destinations[i] = owner_of(rank_slabs_, slab[i]);
+        if (destinations[i] != ranks_->rank()) {
+            ++traffic_.particles_sent;
+            exchange.sent(sizeof(Traveller));
+        }
+    }
+    const dist::Distributor plan(*ranks_, destinations);
+    const std::vector<Traveller> arrived = plan.distribute(leaving);
+    // (From itself: a particle outside the grid or NaN, which rank 0's cell list names.)
+    const std::size_t split = plan.sources()[std::size_t(ranks_->rank())].end;
+    settle(kept, std::vector<Traveller>(arrived.begin(), arrived.begin() + std::ptrdiff_t(split)),
+           std::vector<Traveller>(arrived.begin() + std::ptrdiff_t(split), arrived.end()));
+}
+
+void MpsFluid::settle(const std::vector<std::size_t>& kept, std::vector<Traveller> lower,
+                      std::vector<Traveller> higher) {
     const std::size_t ranks = std::size_t(ranks_->size()), me = std::size_t(ranks_->rank());
-    const std::size_t width = slabs_.width();
-    const std::vector<std::uint32_t> slab = slabs_of(own);
-    const std::uint32_t slabs = slabs_.grid().cells[std::size_t(slabs_.grid().dimensions - 1)];
+    const std::size_t width = slabs_.width(), dims = std::size_t(parameters_.dimensions);
+    const std::size_t devices = context_.size();
+    const std::uint32_t slabs = slabs_.grid().cells[dims - 1];
+    const Range mine = rank_slabs_[me];
     // Rank q's ghost slabs: the `width` below its own and the `width` above.
     auto below_of = [&](std::size_t q) {
         const std::size_t first = rank_slabs_[q].begin;
@@ -111,60 +222,62 @@ void MpsFluid::place(const MpsParticles& own) {
         const std::size_t end = rank_slabs_[q].end;
         return Range{end, std::min<std::size_t>(end + width, slabs)};
     };
-    // This rank's own particles by slab (they sort so on the devices): where a range of slabs
-    // begins among them.
-    std::vector<std::size_t> starts(std::size_t(slabs) + 1, 0);
-    for (std::uint32_t s : slab) ++starts[s + 1];
-    for (std::size_t s = 1; s <= slabs; ++s) starts[s] += starts[s - 1];
-    auto own_slots = [&](Range slab_range) {
-        return Range{starts[slab_range.begin], starts[slab_range.end]};
-    };
-
-    // To each other rank, its ghosts among this rank's own particles: those below its slabs,
-    // then those above, each in this rank's order.
-    // Lists 2 q (below q) and 2 q + 1 (above q). Each slab's lists are found once, as offsets
-    // into `lists` by slab, so one pass over the particles fills them all: O(N) at any number
-    // of ranks, where a pass per list would be O(N K).
-    const std::vector<Traveller> mine = travellers(own);
-    std::vector<std::size_t> lists_from(std::size_t(slabs) + 1, 0);
-    std::vector<std::uint32_t> lists;
-    auto each_list = [&](auto&& visit) {
-        for (std::size_t q = 0; q < ranks; ++q)
-            if (q != me)
-                for (std::size_t side = 0; side < 2; ++side) {
-                    const Range ghosts = side == 0 ? below_of(q) : above_of(q);
-                    for (std::size_t s = ghosts.begin; s < ghosts.end; ++s) visit(s, std::uint32_t(2 * q + side));
-                }
-    };
-    each_list([&](std::size_t s, std::uint32_t) { ++lists_from[s + 1]; });
-    for (std::size_t s = 1; s <= slabs; ++s) lists_from[s] += lists_from[s - 1];
-    lists.resize(lists_from[slabs]);
-    {
-        std::vector<std::size_t> fill(lists_from.begin(), lists_from.end() - 1);
-        each_list([&](std::size_t s, std::uint32_t list) { lists[fill[s]++] = list; });
+    // The slabs of this rank that lower ranks hold as ghosts are a prefix of its own, those that
+    // higher ranks hold a suffix.
+    std::size_t prefix_end = mine.begin, suffix_begin = mine.end;
+    for (std::size_t q = 0; q < ranks; ++q) {
+        if (q < me) prefix_end = std::max(prefix_end, intersect(above_of(q), mine).end);
+        const Range r = intersect(below_of(q), mine);
+        if (q > me && !r.empty()) suffix_begin = std::min(suffix_begin, r.begin);
     }
-    std::vector<std::uint64_t> counts(2 * ranks, 0);  // [2 q]: below q, [2 q + 1]: above q
-    for (std::size_t i = 0; i < mine.size(); ++i)
-        for (std::size_t k = lists_from[slab[i]]; k < lists_from[slab[i] + 1]; ++k) ++counts[lists[k]];
-    // Each list in this rank's order, the lists in order of their numbers.
-    std::vector<std::size_t> at_list(2 * ranks + 1, 0);
-    for (std::size_t l = 0; l < 2 * ranks; ++l) at_list[l + 1] = at_list[l] + std::size_t(counts[l]);
-    std::vector<Traveller> sent(at_list.back());
-    for (std::size_t i = 0; i < mine.size(); ++i)
-        for (std::size_t k = lists_from[slab[i]]; k < lists_from[slab[i] + 1]; ++k) sent[at_list[lists[k]]++] = mine[i];
+    // This rank's particles in a range of its slabs, in its order: the lower ranks' arrivals,
+    // each device's kept ones, the higher ranks' arrivals.
+    auto in_slabs = [&](Range range) {
+        std::vector<Traveller> out;
+        if (range.empty()) return out;
+        auto filter = [&](const std::vector<Traveller>& from) {
+            const std::vector<std::uint32_t> slab = slabs_of(from);
+            for (std::size_t i = 0; i < from.size(); ++i)
+                if (slab[i] >= range.begin && slab[i] < range.end) out.push_back(from[i]);
+        };
+        filter(lower);
+        for (std::size_t k = 0; k < devices; ++k) {
+            if (kept[k] == 0) continue;
+            const std::vector<Traveller> near = take_out(k, {0, kept[k]}, range, true, false);
+            out.insert(out.end(), near.begin(), near.end());
+        }
+        filter(higher);
+        return out;
+    };
+    const std::vector<Traveller> front = in_slabs({mine.begin, prefix_end}),
+                                 back = in_slabs({suffix_begin, mine.end});
+    const std::vector<std::uint32_t> front_slab = slabs_of(front), back_slab = slabs_of(back);
+
+    // To each other rank, its ghosts among this rank's particles, in this rank's order: list
+    // 2 q (below q, for q above this rank) and 2 q + 1 (above q, for q below it).
+    std::vector<std::uint64_t> counts(2 * ranks, 0);
+    std::vector<Traveller> sent;
     std::vector<std::size_t> send_counts(ranks, 0);
-    for (std::size_t q = 0; q < ranks; ++q)
-        send_counts[q] = std::size_t(counts[2 * q] + counts[2 * q + 1]) * sizeof(Traveller);
+    for (std::size_t q = 0; q < ranks; ++q) {
+        if (q == me) continue;
+        const bool above_me = q > me;
+        const Range ghosts = intersect(above_me ? below_of(q) : above_of(q), mine);
+        if (ghosts.empty()) continue;
+        const std::vector<Traveller>& from = above_me ? back : front;
+        const std::vector<std::uint32_t>& slab = above_me ? back_slab : front_slab;
+        std::uint64_t& count = counts[2 * q + (above_me ? 0 : 1)];
+        for (std::size_t i = 0; i < from.size(); ++i)
+            if (slab[i] >= ghosts.begin && slab[i] < ghosts.end) {
+                sent.push_back(from[i]);
+                ++count;
+            }
+        send_counts[q] = std::size_t(count) * sizeof(Traveller);
+    }
     // What each rank sends here: counts[2 p], counts[2 p + 1] of rank p's message.
     std::vector<std::uint64_t> arriving(2 * ranks, 0);
     {
         std::vector<std::size_t> bytes(ranks, 2 * sizeof(std::uint64_t));
-        std::vector<std::uint64_t> mine_for(2 * ranks, 0);
-        for (std::size_t q = 0; q < ranks; ++q) {
-            mine_for[2 * q] = counts[2 * q];
-            mine_for[2 * q + 1] = counts[2 * q + 1];
-        }
-        ranks_->alltoallv(mine_for.data(), bytes, arriving.data(), bytes);
+        ranks_->alltoallv(counts.data(), bytes, arriving.data(), bytes);
     }
     std::vector<std::size_t> recv_counts(ranks, 0);
     std::size_t received_total = 0;
@@ -176,26 +289,29 @@ void MpsFluid::place(const MpsParticles& own) {
     ranks_->alltoallv(sent.data(), send_counts, received.data(), recv_counts);
     traffic_.bytes_sent += double(sent.size() * sizeof(Traveller));
 
-    // Rank p's message holds its particles in this rank's ghost slabs below, then in those
-    // above: [ghosts below | own | ghosts above], each in rank order, is the order one rank
-    // would hold them in.
+    // Rank p's message holds its particles in this rank's ghost slabs below (p below this rank)
+    // or above (p above it): [ghosts below | own | ghosts above], each in rank order, is the
+    // order one rank would hold them in, by cell.
     std::vector<Traveller> below, above;
     std::size_t at = 0;
-    ghosts_.received_below.assign(ranks, Range{});
-    ghosts_.received_above.assign(ranks, Range{});
     std::vector<std::size_t> from_below(ranks), from_above(ranks);
     for (std::size_t p = 0; p < ranks; ++p) {
-        // p sent its ghosts "below me" (my slabs above p's: p < me) or "above me" (p > me).
         const std::size_t first = std::size_t(arriving[2 * p]), second = std::size_t(arriving[2 * p + 1]);
-        for (std::size_t i = 0; i < first; ++i) below.push_back(received[at + i]);
-        for (std::size_t i = 0; i < second; ++i) above.push_back(received[at + first + i]);
+        below.insert(below.end(), received.begin() + std::ptrdiff_t(at),
+                     received.begin() + std::ptrdiff_t(at + first));
+        above.insert(above.end(), received.begin() + std::ptrdiff_t(at + first),
+                     received.begin() + std::ptrdiff_t(at + first + second));
         from_below[p] = first;
         from_above[p] = second;
         at += first + second;
     }
+    std::size_t kept_total = 0;
+    for (std::size_t k : kept) kept_total += k;
     ghosts_.below = below.size();
-    ghosts_.own = mine.size();
+    ghosts_.own = lower.size() + kept_total + higher.size();
     ghosts_.above = above.size();
+    ghosts_.received_below.assign(ranks, Range{});
+    ghosts_.received_above.assign(ranks, Range{});
     std::size_t b = 0, a = ghosts_.below + ghosts_.own;
     for (std::size_t p = 0; p < ranks; ++p) {
         ghosts_.received_below[p] = {b, b + from_below[p]};
@@ -203,59 +319,78 @@ void MpsFluid::place(const MpsParticles& own) {
         ghosts_.received_above[p] = {a, a + from_above[p]};
         a += from_above[p];
     }
-    // This rank's slots whose values rank q holds as ghosts, in the one-device order here.
+    // This rank's slots whose values rank q holds as ghosts, in the one-device order (sorted by
+    // cell, so by slab): the last of its own for a rank above, the first for a rank below.
     ghosts_.sent_below.assign(ranks, Range{});
     ghosts_.sent_above.assign(ranks, Range{});
+    const std::size_t own_end = ghosts_.below + ghosts_.own;
     for (std::size_t q = 0; q < ranks; ++q) {
-        if (q == me) continue;
-        for (int side = 0; side < 2; ++side) {
-            const Range slots = own_slots(side == 0 ? below_of(q) : above_of(q));
-            const Range shifted{ghosts_.below + slots.begin, ghosts_.below + slots.end};
-            (side == 0 ? ghosts_.sent_below : ghosts_.sent_above)[q] = shifted;
-        }
+        ghosts_.sent_below[q] = {own_end - std::size_t(counts[2 * q]), own_end};
+        ghosts_.sent_above[q] = {ghosts_.below, ghosts_.below + std::size_t(counts[2 * q + 1])};
     }
 
-    std::vector<Traveller> all = std::move(below);
-    all.insert(all.end(), mine.begin(), mine.end());
-    all.insert(all.end(), above.begin(), above.end());
-    const MpsParticles local = particles_of(all, parameters_.dimensions);
-    std::vector<std::uint32_t> types(local.size());
-    for (std::size_t i = 0; i < local.size(); ++i) types[i] = std::uint32_t(local.type[i]);
-    n_ = local.size();
-    slabs_.upload(n_, {local.position, local.velocity}, {types});
-    arranged_ = true;
-}
-
-void MpsFluid::rearrange() {
-    dist::TrafficTimer exchange(context_.queue(0), traffic_);
-    // This rank's own particles after the last step, in its order, each to the rank owning its
-    // slab now (itself included): what arrives is in the order of all ranks' particles.
-    const std::size_t d = std::size_t(parameters_.dimensions);
-    const Range own{ghosts_.below, ghosts_.below + ghosts_.own};
-    auto slice = [&](const std::vector<double>& local, std::size_t components) {
-        std::vector<double> out;
-        for (std::size_t k = 0; k < components; ++k)
-            out.insert(out.end(), local.begin() + std::ptrdiff_t(k * n_ + own.begin),
-                       local.begin() + std::ptrdiff_t(k * n_ + own.end));
-        return out;
+    // The devices' particles in order: [ghosts below | lower arrivals | device 0's kept], the
+    // middle devices' kept, [the last device's kept | higher arrivals | ghosts above].
+    std::vector<Traveller> head = std::move(below), tail = std::move(higher);
+    head.insert(head.end(), lower.begin(), lower.end());
+    tail.insert(tail.end(), above.begin(), above.end());
+    n_ = head.size() + kept_total + tail.size();
+    auto soa = [&](const std::vector<Traveller>& t, std::vector<double>& r, std::vector<double>& u,
+                   std::vector<std::uint32_t>& type) {
+        const std::size_t m = t.size();
+        r.resize(dims * m);
+        u.resize(dims * m);
+        type.resize(m);
+        for (std::size_t i = 0; i < m; ++i) {
+            for (std::size_t k = 0; k < dims; ++k) {
+                r[k * m + i] = t[i].position[k];
+                u[k * m + i] = t[i].velocity[k];
+            }
+            type[i] = t[i].type;
+        }
     };
-    MpsParticles p;
-    p.dimensions = int(d);
-    p.position = slice(slabs_.read_next(0), d);
-    p.velocity = slice(slabs_.read_next(1), d);
-    const std::vector<std::uint32_t> types = slabs_.read_next_uint(0);
-    for (std::size_t i = own.begin; i < own.end; ++i) p.type.push_back(MpsType(types[i]));
-    const std::vector<std::uint32_t> slab = slabs_of(p);
-    std::vector<int> destinations(p.size());
-    for (std::size_t i = 0; i < p.size(); ++i) {
-        destinations[i] = owner_of(rank_slabs_, slab[i]);
-        if (destinations[i] != ranks_->rank()) {
-            ++traffic_.particles_sent;
-            exchange.sent(sizeof(Traveller));
-        }
+    if (kept_total == 0) {  // from the host alone: sorted on device 0 at once, as a new fluid
+        head.insert(head.end(), tail.begin(), tail.end());
+        std::vector<double> r, u;
+        std::vector<std::uint32_t> type;
+        soa(head, r, u, type);
+        slabs_.upload(n_, {r, u}, {type});
+        arranged_ = true;
+        return;
     }
-    const dist::Distributor plan(*ranks_, destinations);
-    place(particles_of(plan.distribute(travellers(p)), int(d)));
+    std::vector<double> head_r, head_u, tail_r, tail_u;
+    std::vector<std::uint32_t> head_type, tail_type;
+    soa(head, head_r, head_u, head_type);
+    soa(tail, tail_r, tail_u, tail_type);
+    for (std::size_t k = 0; k < devices; ++k) {
+        const std::size_t before = k == 0 ? head.size() : 0, after = k + 1 == devices ? tail.size() : 0;
+        const std::size_t n = before + kept[k] + after;
+        slabs_.set_own(k, n);
+        if (n == 0) continue;
+        Queue& queue = context_.queue(k);
+        RankScratch& s = scratch_[k];
+        RealBuffer &r = slabs_.next(0, k), &u = slabs_.next(1, k);
+        Buffer<std::uint32_t>& type = slabs_.next_uint(0, k);
+        for (std::size_t c = 0; c < dims; ++c) {
+            if (before > 0) {
+                r.write(queue, head_r.data() + c * before, before, c * n);
+                u.write(queue, head_u.data() + c * before, before, c * n);
+            }
+            if (kept[k] > 0) {
+                s.kept_r.copy_to(queue, r, kept[k], c * kept[k], c * n + before);
+                s.kept_u.copy_to(queue, u, kept[k], c * kept[k], c * n + before);
+            }
+            if (after > 0) {
+                r.write(queue, tail_r.data() + c * after, after, c * n + before + kept[k]);
+                u.write(queue, tail_u.data() + c * after, after, c * n + before + kept[k]);
+            }
+        }
+        if (before > 0) type.write(queue, head_type.data(), before, 0);
+        if (kept[k] > 0) s.kept_type.copy_to(queue, type, kept[k], 0, before);
+        if (after > 0) type.write(queue, tail_type.data(), after, before + kept[k]);
+        queue.finish();  // the writes read the host arrays
+    }
+    arranged_ = true;
 }
 
 void MpsFluid::update_ghosts(std::vector<RealBuffer>& arrays, std::size_t components) {

@@ -44,6 +44,7 @@
 
 #include <partcl/algorithm/cell_list.hpp>
 #include <partcl/algorithm/particle_slabs.hpp>
+#include <partcl/algorithm/slab_selection.hpp>
 #include <partcl/dist/communicator.hpp>
 #include <partcl/dist/rank_traffic.hpp>
 #include <partcl/models/mps/mps_options.hpp>
@@ -155,6 +156,15 @@ private:
         std::vector<Range> sent_below, sent_above, received_below, received_above;
     } ghosts_;
     bool arranged_ = false;  // the particles were put on the ranks since the last step
+    // [d], over several ranks: what picks device d's particles by slab, and its arrays for the
+    // particles it keeps (`kept` of them) and for those it packs for the host.
+    std::vector<std::unique_ptr<SlabSelection>> select_;
+    struct RankScratch {
+        RealBuffer kept_r, kept_u, pack_r, pack_u;
+        Buffer<std::uint32_t> kept_type, pack_type;
+        std::size_t kept = 0;
+    };
+    std::vector<RankScratch> scratch_;
     dist::RankTraffic traffic_;
     std::array<std::size_t, 3> type_counts_{};  // every rank's fluid, wall and dummy particles
     double n0_ = 0, n0_lap_ = 0, lambda0_ = 0, max_shift_ = 0;
@@ -186,14 +196,25 @@ private:
 
     bool several() const noexcept { return ranks_->size() > 1; }
     // Over several ranks (mps_ranks.cpp): the rank's slabs cut by the particles' slabs; the
-    // slab of each particle; own particles (in the previous step's order of all ranks) and the
-    // ghosts from their owners to this rank's devices; this rank's own particles read back and
-    // sent to their ranks; the ghosts' values of local-layout arrays from their owners; the own
-    // particles of every rank (rank order) of a field.
+    // slab of each particle (component k of particle i at k * stride + i); this rank's own
+    // particles from the host, with the ghosts from their owners, to its devices; each device's
+    // own particles whose slab lies in `slabs` (or not: `inside` false) read back, from its
+    // next() slots `slots` with the others kept on the device (`keep_others`), or from those
+    // kept; the particles that left this rank's slabs sent to their ranks, the others kept; the
+    // devices' particles from those kept on each device and those arrived from lower and higher
+    // ranks, with the ghosts exchanged; the ghosts' values of local-layout arrays from their
+    // owners; the own particles of every rank (rank order) of a field.
+    struct Traveller;
     Partition cut_slabs(const MpsParticles& all) const;
+    std::vector<std::uint32_t> slabs_of(const double* position, std::size_t stride, std::size_t n) const;
     std::vector<std::uint32_t> slabs_of(const MpsParticles& p) const;
+    std::vector<std::uint32_t> slabs_of(const std::vector<Traveller>& t) const;
     void place(const MpsParticles& own);
+    std::vector<Traveller> take_out(std::size_t device, Range slots, Range slabs, bool inside,
+                                    bool keep_others);
     void rearrange();
+    void settle(const std::vector<std::size_t>& kept, std::vector<Traveller> lower,
+                std::vector<Traveller> higher);
     void update_ghosts(std::vector<RealBuffer>& arrays, std::size_t components);
     template <class T>
     std::vector<T> gather_own(const std::vector<T>& local, std::size_t components) const;
