@@ -261,6 +261,18 @@ TEST_CASE("device algorithms") {
     CHECK(moved_cells == std::vector<std::uint32_t>{0, 1, 3, 3});
     CHECK(cell_list.order().read(queue) == std::vector<std::uint32_t>{0, 1, 2, 3});
 
+    // [api:slab_selection]
+// The same four particles: those outside slab 0 (y below 0.5) packed, the others kept.
+SlabSelection select(context, Precision::float32, cell_list.grid());
+const std::size_t leaving = select.flag(queue, positions, 4, {0, 4}, {0, 1}, false);  // 2
+RealBuffer packed(context, Precision::float32, 2 * 2), kept(context, Precision::float32, 2 * 2);
+select.copy(queue, positions, 4, 2, true, packed, 2, 0);  // x 0.9, 0.6; y 0.9, 0.8
+select.copy(queue, positions, 4, 2, false, kept, 2, 0);   // x 0.1, 0.2; y 0.1, 0.3
+    // [api:slab_selection end]
+    CHECK(leaving == 2);
+    CHECK(packed.read(queue) == std::vector<double>{double(0.9f), double(0.6f), double(0.9f), double(0.8f)});
+    CHECK(kept.read(queue) == std::vector<double>{double(0.1f), double(0.2f), double(0.1f), double(0.3f)});
+
     // [api:profile]
     std::vector<Profile::Entry> entries;
     {

@@ -38,6 +38,7 @@
 #include <partcl/sched/scheduler.hpp>
 
 #include <partcl/algorithm/cell_list.hpp>
+#include <partcl/algorithm/slab_selection.hpp>
 #include <partcl/algorithm/fft.hpp>
 #include <partcl/algorithm/reduce.hpp>
 #include <partcl/algorithm/scan.hpp>

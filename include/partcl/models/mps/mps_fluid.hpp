@@ -32,7 +32,10 @@
 // values replace those), on the whole grid's cells, in the order one rank would hold them: each
 // rank's own particles arrive in the previous step's order of all ranks, the lower ranks' first.
 // So every particle sums the same neighbours in the same order as on one rank, and the run over
-// ranks is one rank's bit for bit. Particles move between ranks through host memory.
+// ranks is one rank's bit for bit. The particles stay on the devices: at a step's start each
+// device picks its own particles that left the rank's slabs (SlabSelection) and keeps the
+// others in place, so that only those and the particles of the slabs at the rank's ends (the
+// neighbours' ghosts) move, through host memory.
 //
 // Wall particles (type wall) stand still and carry pressure; dummy particles behind them only
 // complete the number density. n0 and lambda0 are those of the initial lattice (square in 2-D,
