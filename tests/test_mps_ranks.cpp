@@ -3,9 +3,11 @@
 // particles, pressure, time and next step bit for bit: a water block falling in a closed tank
 // with random velocities, so that particles cross between the ranks' slabs, 2-D and 3-D, float
 // and double; then a resume of the ranks' state. And each rank on two devices (the test device
-// twice, split one to three), whose particles leave and join the rank from either device.
+// twice, split one to three), whose particles leave and join the rank from either device. And
+// the ranks' slabs cut again every step (rebalance_every(1, 0)): the same fluid.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstring>
 
 #include <partcl/dist/communicator.hpp>
@@ -111,6 +113,40 @@ TEST_CASE("MpsFluid over ranks of two devices each is one rank's fluid bit for b
         CAPTURE(split[1].size());
         CHECK((split[0].size() > 0 && split[1].size() > 0));
         check_same(ranks, alone);
+    }
+}
+
+TEST_CASE("MpsFluid over ranks cut again as it falls is one rank's fluid bit for bit") {
+    const dist::Communicator& world = dist::Communicator::world();
+    Context& context = test_context();
+    std::uint32_t seed = partcl_test::fresh_seed();
+    world.broadcast(&seed, sizeof seed);
+    INFO("seed " << seed << ", rank " << world.rank() << " of " << world.size());
+    const partcl_test::FallingBlock b = random_block(2, seed);
+    MpsFluid ranks(context, Precision::float32, b.parameters, b.scene.particles, b.scene.lower,
+                   b.scene.upper, memory_cache(), world);
+    MpsFluid alone(context, Precision::float32, b.parameters, b.scene.particles, b.scene.lower,
+                   b.scene.upper, memory_cache(), dist::Communicator::self());
+    CHECK_THROWS_AS(ranks.rebalance_every(1, -0.1), UsageError);
+    CHECK_THROWS_AS(ranks.rebalance_every(1, NAN), UsageError);
+    ranks.rebalance_every(1, 0.0);
+    const Partition first = ranks.rank_slabs();
+    CHECK(first.parts() == std::size_t(world.size()));
+    bool moved = false;
+    for (int step = 0; step < 40; ++step) {
+        ranks.step();
+        alone.step();
+        moved = moved || ranks.rank_slabs().offsets() != first.offsets();
+    }
+    check_same(ranks, alone);
+    // Every rank made the same cuts.
+    const std::vector<std::size_t> counts = world.allgather(ranks.rebalances());
+    for (std::size_t c : counts) CHECK(c == counts[0]);
+    if (world.size() > 1) {
+        CHECK(moved);
+        CHECK(ranks.rebalances() > 0);
+    } else {
+        CHECK(ranks.rebalances() == 0);
     }
 }
 }

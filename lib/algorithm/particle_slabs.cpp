@@ -108,10 +108,8 @@ void ParticleSlabs::arrange(const std::vector<double>& weights) {
         throw UsageError("ParticleSlabs::arrange: " + std::to_string(weights.size()) +
                          " weights for " + std::to_string(devices) + " devices");
     const std::uint32_t slabs = cells_[0]->slabs();
-    // The slabs cut by the particles each held at the last sort (every device counts its own).
-    std::vector<std::size_t> held(std::size_t(slabs) + 1, 0);
-    for (const auto& starts : slab_starts_)
-        for (std::size_t s = 0; s <= slabs; ++s) held[s] += starts[s];
+    // The slabs cut by the particles each held at the last sort.
+    const std::vector<std::size_t> held = this->held();
     const Partition cut = Partition::by_weight_at(held, weights);
     for (std::size_t d = 1; d < devices; ++d)
         first_slab_[d] = std::uint32_t(
@@ -336,6 +334,14 @@ std::vector<std::uint32_t> ParticleSlabs::ghost_slabs(std::uint32_t first, std::
     std::sort(near.begin(), near.end());
     near.erase(std::unique(near.begin(), near.end()), near.end());
     return near;
+}
+
+std::vector<std::size_t> ParticleSlabs::held() const {
+    const std::size_t slabs = std::size_t(cells_[0]->slabs());
+    std::vector<std::size_t> held(slabs + 1, 0);
+    for (const auto& starts : slab_starts_)  // every device counts its own
+        for (std::size_t s = 0; s <= slabs; ++s) held[s] += starts[s];
+    return held;
 }
 
 Partition ParticleSlabs::owners() const {

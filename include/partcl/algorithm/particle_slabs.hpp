@@ -80,6 +80,9 @@ public:
     Range slabs(std::size_t d) const { return {first_slab_.at(d), first_slab_.at(d + 1)}; }
     // Particles that changed device in the last arrange().
     std::size_t migrated() const noexcept { return migrated_; }
+    // Where each slab's particles began at the last sort, counted over every device (ghosts
+    // included; slabs + 1 values, the last the total): slab s held held()[s + 1] - held()[s].
+    std::vector<std::size_t> held() const;
     const CellGrid& grid() const noexcept { return grid_; }
     std::uint32_t width() const noexcept { return width_; }
 

@@ -1,6 +1,7 @@
 #include <partcl/models/mps/mps_fluid.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <utility>
 
@@ -202,6 +203,13 @@ void MpsFluid::set_cell_args(Kernel& kernel, std::size_t d) const {
 
 double MpsFluid::step() { return step(dt_); }
 
+void MpsFluid::rebalance_every(std::size_t steps, double tolerance) {
+    if (!(tolerance >= 0) || !std::isfinite(tolerance))
+        throw UsageError("mps: the ranks' imbalance tolerance must be finite and not negative");
+    rebalance_every_ = steps;
+    rebalance_tolerance_ = tolerance;
+}
+
 void MpsFluid::advance_to(double t, std::size_t step_limit) {
     while (time_ < t && (step_limit == 0 || steps_ < step_limit)) step(std::min(dt_, t - time_));
 }
@@ -212,7 +220,12 @@ double MpsFluid::step(double dt) {
     const std::size_t dims = std::size_t(d);
     const double l0 = p.spacing, re = p.re_ratio * l0, re_lap = p.re_laplacian_ratio * l0;
 
-    if (several() && !arranged_) rearrange();
+    const auto started = std::chrono::steady_clock::now();
+    const double exchanged = traffic_.seconds;
+    if (several() && !arranged_) {
+        if (rebalance_every_ > 0 && steps_ > 0 && steps_ % rebalance_every_ == 0) rebalance();
+        rearrange();
+    }
     arranged_ = false;
     slabs_.arrange(scheduler().weights());
     const Partition owners = slabs_.owners();
@@ -343,6 +356,15 @@ double MpsFluid::step(double dt) {
                     " s (the flow outran the CFL limit; lower the Courant number or max_dt)");
     if (!std::isfinite(max_speed_))
         throw Error("mps: the velocity became NaN or infinite at t = " + std::to_string(time_));
+    if (several() && ghosts_.own > 0) {
+        // What this rank's own work took (its exchanges, waits for the others included, not).
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() -
+            (traffic_.seconds - exchanged);
+        const double per_particle = std::max(seconds, 0.0) / double(ghosts_.own);
+        seconds_per_particle_ = seconds_per_particle_ > 0 ? 0.5 * (seconds_per_particle_ + per_particle)
+                                                         : per_particle;
+    }
     time_ += dt;
     ++steps_;
     dt_ = std::min(p.max_dt, p.courant * l0 / (p.sound_speed + max_speed_));

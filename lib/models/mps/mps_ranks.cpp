@@ -103,20 +103,67 @@ std::vector<std::uint32_t> MpsFluid::slabs_of(const std::vector<Traveller>& t) c
 
 Partition MpsFluid::cut_slabs(const MpsParticles& all) const {
     const std::uint32_t slabs = slabs_.grid().cells[std::size_t(slabs_.grid().dimensions - 1)];
-    std::vector<std::size_t> count(slabs + 1, 0);  // count[s + 1]: particles in slab s
-    for (std::uint32_t s : slabs_of(all)) ++count[s + 1];
-    for (std::size_t s = 1; s <= slabs; ++s) count[s] += count[s - 1];
-    // Rank r's slabs begin where the particles below reach r / K of them.
-    const std::size_t ranks = std::size_t(ranks_->size()), n = all.size();
+    std::vector<double> count(slabs, 0.0);
+    for (std::uint32_t s : slabs_of(all)) count[s] += 1;
+    return cut_slabs(count);
+}
+
+Partition MpsFluid::cut_slabs(const std::vector<double>& weights) const {
+    const std::size_t slabs = weights.size(), ranks = std::size_t(ranks_->size());
+    std::vector<double> below(slabs + 1, 0.0);  // below[s]: the weight of the slabs under s
+    for (std::size_t s = 0; s < slabs; ++s) below[s + 1] = below[s] + weights[s];
+    // Rank r's slabs begin where the weight below reaches r / K of it.
     std::vector<std::size_t> cuts{0};
     for (std::size_t r = 1; r < ranks; ++r) {
-        const std::size_t share = (n * r + ranks / 2) / ranks;
-        const auto at = std::lower_bound(count.begin(), count.end(), share);
-        cuts.push_back(std::max(cuts.back(), std::size_t(at - count.begin())));
+        const double share = below[slabs] * double(r) / double(ranks);
+        const auto at = std::lower_bound(below.begin(), below.end(), share);
+        cuts.push_back(std::min(std::max(cuts.back(), std::size_t(at - below.begin())), slabs));
     }
     cuts.push_back(slabs);
-    for (std::size_t& c : cuts) c = std::min<std::size_t>(c, slabs);
     return Partition(std::move(cuts));
+}
+
+namespace {
+
+// The largest rank's weight over the mean: 1 for a perfect cut.
+double imbalance(const Partition& cut, const std::vector<double>& weights) {
+    double total = 0, largest = 0;
+    for (std::size_t r = 0; r < cut.parts(); ++r) {
+        double w = 0;
+        for (std::size_t s = cut[r].begin; s < cut[r].end; ++s) w += weights[s];
+        total += w;
+        largest = std::max(largest, w);
+    }
+    return total > 0 ? largest * double(cut.parts()) / total : 1.0;
+}
+
+} // namespace
+
+void MpsFluid::rebalance() {
+    // Each slab weighs the particles it held at the last sort times its rank's measured seconds
+    // a particle (ranks not measured yet count the others' mean): every rank gathers the same
+    // weights and makes the same cut.
+    const std::vector<double> costs = ranks_->allgather(seconds_per_particle_);
+    double known = 0, measured = 0;
+    for (double c : costs)
+        if (c > 0) {
+            known += c;
+            ++measured;
+        }
+    const double mean = measured > 0 ? known / measured : 1.0;
+    const double cost = seconds_per_particle_ > 0 ? seconds_per_particle_ : mean;
+    const Range mine = rank_slabs_[std::size_t(ranks_->rank())];
+    const std::vector<std::size_t> held = slabs_.held();
+    std::vector<double> own;
+    for (std::size_t s = mine.begin; s < mine.end; ++s) own.push_back(double(held[s + 1] - held[s]) * cost);
+    // The ranks' slabs tile the grid in rank order: their weights gathered are every slab's.
+    const std::vector<double> weights = ranks_->allgatherv(own);
+    const Partition cut = cut_slabs(weights);
+    const double now = imbalance(rank_slabs_, weights), then = imbalance(cut, weights);
+    if (now - 1 > rebalance_tolerance_ && then < now) {
+        rank_slabs_ = cut;
+        ++rebalances_;
+    }
 }
 
 void MpsFluid::place(const MpsParticles& own) {

@@ -23,8 +23,9 @@
 // same way, from the same neighbours in the same order, wherever it runs, so any split gives one
 // device's result bit for bit.
 //
-// Over the ranks of a communicator (MPI), each rank owns a range of the slabs (cut once, by the
-// initial particles, so that the ranks hold about as many each) and the particles in it, and
+// Over the ranks of a communicator (MPI), each rank owns a range of the slabs (cut first by the
+// initial particles, so that the ranks hold about as many each, then again by the ranks'
+// measured work as the fluid moves: rebalance_every) and the particles in it, and
 // holds as ghosts the particles of the `reach` slabs on either side of its range, sent by their
 // owners at the start of each step; after each kernel whose results the next reads of
 // neighbours, the owners send the ghosts' new values. The ghosts are particles of the rank's
@@ -121,6 +122,16 @@ public:
     // the steps' starts, ghosts' values after the kernels; particles_sent counts those that
     // moved to another rank.
     const dist::RankTraffic& traffic() const noexcept { return traffic_; }
+    // Over several ranks: each rank's slabs (the grid's slabs cut into ranges in rank order);
+    // every `steps` steps (0: never; 20 unless set) the ranks cut them again when the most
+    // loaded rank's share of the work exceeds the mean by more than `tolerance` (a collective,
+    // the same on every rank): each slab weighs its particles times its rank's measured
+    // seconds a particle of the last steps, and the particles move to their new ranks at the
+    // next step's start. Any cut gives the same fluid bit for bit. rebalances() counts the cuts
+    // made.
+    const Partition& rank_slabs() const noexcept { return rank_slabs_; }
+    void rebalance_every(std::size_t steps, double tolerance = 0.05);
+    std::size_t rebalances() const noexcept { return rebalances_; }
     // Each particle's cell at the last step's sort, in particles()' order.
     std::vector<std::uint32_t> cell_keys() const { return slabs_.cell_keys(); }
     // The step's launches, in the order a step makes them.
@@ -152,6 +163,9 @@ private:
     // Over several ranks: each rank's slabs, and this rank's ghosts and whom it sends its own
     // particles' values to (mps_ranks.cpp).
     Partition rank_slabs_;
+    std::size_t rebalance_every_ = 20, rebalances_ = 0;
+    double rebalance_tolerance_ = 0.05;
+    double seconds_per_particle_ = 0;  // this rank's step without its exchanges, smoothed
     struct RankGhosts {
         std::size_t below = 0, own = 0, above = 0;  // one-device order: [below | own | above]
         // [rank]: the slots whose values go to that rank as its ghosts below and above its
@@ -209,6 +223,8 @@ private:
     // owners; the own particles of every rank (rank order) of a field.
     struct Traveller;
     Partition cut_slabs(const MpsParticles& all) const;
+    Partition cut_slabs(const std::vector<double>& weights) const;  // K cuts of equal weight
+    void rebalance();
     std::vector<std::uint32_t> slabs_of(const double* position, std::size_t stride, std::size_t n) const;
     std::vector<std::uint32_t> slabs_of(const MpsParticles& p) const;
     std::vector<std::uint32_t> slabs_of(const std::vector<Traveller>& t) const;
