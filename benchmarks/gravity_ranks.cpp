@@ -14,6 +14,9 @@
 // time spent gathering the sources), for the tree "walk_share" (its walks, the build left
 // out), "wait_share" (waiting for the slowest walk) and "exchange_share" (sending the results to
 // their bodies' ranks), each the largest of any rank, and "bytes_per_rank" (received per evaluation, the slowest rank's).
+// For the tree, the K ranks first evaluate once and move each body to the rank that walked it,
+// as a run does (each rank then holds pieces of space; "bodies_follow_walks" in the JSON), so
+// that the timed evaluations send only the results the walk's cut moved since.
 // --weak scales N so that each rank has one rank's work at N: by sqrt(K) for dense (N^2 / K
 // interactions a rank), by K for the tree (whose walk is O(N log N); "efficiency" is then the
 // one rank's time at N over K ranks' time at the larger N).
@@ -93,6 +96,7 @@ struct Side {
         const Range block = Partition::by_weight(n, std::vector<double>(std::size_t(ranks.size()), 1.0))
             [std::size_t(ranks.rank())];
         mine = block.size();
+        first = block.begin;
         Random random(12345);
         const Bodies all = plummer_sphere(n, 1.0, 1.0, 1.0, random);
         const auto part = [&](const std::vector<double>& c) {
@@ -117,6 +121,49 @@ struct Side {
         spread->accelerations(positions, mass, mine, acc, 0);
         context.finish();
     }
+    // Each of this rank's bodies to the rank that walked it in the latest evaluation (the tree).
+    void follow_walks(Context& context, const dist::Communicator& ranks, std::size_t first) {
+        struct Body {
+            double value[4];  // x, y, z, m
+            std::uint32_t id;
+        };
+        Queue& queue = context.queue(0);
+        std::vector<double> xyz(3 * mine), m(mine);
+        if (mine) {
+            positions.read(queue, xyz.data(), 3 * mine);
+            mass.read(queue, m.data(), mine);
+        }
+        if (ids.empty())
+            for (std::size_t i = 0; i < mine; ++i) ids.push_back(std::uint32_t(first + i));
+        std::vector<Body> travelling(mine);
+        for (std::size_t i = 0; i < mine; ++i)
+            travelling[i] = {{xyz[i], xyz[mine + i], xyz[2 * mine + i], m[i]}, ids[i]};
+        const dist::Distributor plan(ranks, spread_tree->walkers());
+        const std::vector<Body> arrived = plan.distribute(travelling);
+        mine = arrived.size();
+        const std::size_t k = std::max<std::size_t>(mine, 1);
+        xyz.assign(3 * mine, 0.0);
+        m.assign(mine, 0.0);
+        ids.resize(mine);
+        for (std::size_t i = 0; i < mine; ++i) {
+            for (std::size_t c = 0; c < 3; ++c) xyz[c * mine + i] = arrived[i].value[c];
+            m[i] = arrived[i].value[3];
+            ids[i] = arrived[i].id;
+        }
+        const Precision precision = positions.precision();
+        positions = RealBuffer(context, precision, 3 * k);
+        mass = RealBuffer(context, precision, k);
+        acc = RealBuffer(context, precision, 3 * k);
+        if (mine) {
+            positions.write(queue, xyz);
+            mass.write(queue, m);
+        }
+        directory = std::make_unique<dist::IndexDirectory>(ranks, ids);
+        spread_tree->set_directory(directory.get());
+    }
+    std::vector<std::uint32_t> ids;  // after follow_walks: this rank's bodies' global indices
+    std::unique_ptr<dist::IndexDirectory> directory;
+    std::size_t first = 0;  // this rank's first body, in blocks
     double gather_seconds() const {
         return dense ? spread_dense->gather_seconds() : spread_tree->gather_seconds();
     }
@@ -144,6 +191,10 @@ int main(int argc, char** argv) {
                     const std::size_t n = std::size_t(std::llround(double(n0) * grow));
                     Side alone(context, model, precision, o.theta, n0, dist::Communicator::self());
                     Side all(context, model, precision, o.theta, n, world);
+                    if (all.tree && world.size() > 1) {
+                        all.evaluate(context);
+                        all.follow_walks(context, world, all.first);
+                    }
                     if (world.root())
                         std::cerr << model << ", N " << n << " on " << world.size() << " ranks, "
                                   << to_string(precision) << "\n";
@@ -172,7 +223,10 @@ int main(int argc, char** argv) {
                     if (!world.root()) continue;
                     auto line = json_head("gravity_ranks", context.device(0));
                     line["gravity"] = model;
-                    if (model == "tree") line["theta"] = o.theta;
+                    if (model == "tree") {
+                        line["theta"] = o.theta;
+                        line["bodies_follow_walks"] = world.size() > 1;
+                    }
                     line["ranks"] = world.size();
                     line["scaling"] = o.weak ? "weak" : "strong";
                     line["n"] = n;

@@ -11,6 +11,7 @@
 #include <partcl/dist/communicator.hpp>
 #include <partcl/dist/device_share.hpp>
 #include <partcl/dist/environment.hpp>
+#include <partcl/dist/index_directory.hpp>
 #include <partcl/dist/distributor.hpp>
 #include <partcl/models/nbody/distributed_dense_gravity.hpp>
 #include <partcl/models/nbody/distributed_tree_gravity.hpp>
@@ -254,6 +255,122 @@ TEST_CASE("DistributedTreeGravity gives every rank one rank's accelerations of i
                     CHECK(spread.walks().total() == mine.groups(n));
                 }
         }
+}
+
+TEST_CASE("IndexDirectory names each index's rank and slot, and puts rank order back in order") {
+    const dist::Communicator& world = dist::Communicator::world();
+    const int k = world.size(), me = world.rank();
+    // 40 indices, index i on rank (7 i + 1) mod k, each rank's in descending order.
+    std::vector<std::uint32_t> mine;
+    for (int i = 39; i >= 0; --i)
+        if ((7 * i + 1) % k == me) mine.push_back(std::uint32_t(i));
+    const dist::IndexDirectory where(world, mine);
+    CHECK(where.total() == 40);
+    CHECK(where.mine() == mine);
+    CHECK(!where.in_order());
+    for (std::uint32_t i = 0; i < 40; ++i) {
+        CHECK(where.rank_of(i) == int(7 * i + 1) % k);
+        if (where.rank_of(i) == me) CHECK(mine.at(where.slot_of(i)) == i);
+    }
+    // A field of two components, each item's value its index (and 1000 more), in rank order.
+    std::vector<double> rank_ordered(80);
+    for (std::size_t j = 0; j < 40; ++j) {
+        rank_ordered[j] = double(where.gathered()[j]);
+        rank_ordered[40 + j] = 1000.0 + where.gathered()[j];
+    }
+    const std::vector<double> global = where.to_global(rank_ordered, 2);
+    for (std::size_t i = 0; i < 40; ++i) {
+        CHECK(global[i] == double(i));
+        CHECK(global[40 + i] == 1000.0 + double(i));
+    }
+    CHECK_THROWS_AS(where.to_global(rank_ordered, 3), UsageError);
+    // Blocks in rank order are in order.
+    const Range block = uneven_block(40, world);
+    std::vector<std::uint32_t> blocked;
+    for (std::size_t i = block.begin; i < block.end; ++i) blocked.push_back(std::uint32_t(i));
+    CHECK(dist::IndexDirectory(world, blocked).in_order());
+    // An index held twice, or past the total, is refused on every rank.
+    std::vector<std::uint32_t> twice = mine;
+    if (me == 0) twice.push_back(6);  // rank (7 * 6 + 1) mod k's too
+    CHECK_THROWS_AS(dist::IndexDirectory(world, twice), UsageError);
+    std::vector<std::uint32_t> past = mine;
+    if (me == 0) past.at(0) = 40;  // rank 0 holds the indices i with 7 i + 1 = 0 mod k
+    CHECK_THROWS_AS(dist::IndexDirectory(world, past), UsageError);
+}
+
+TEST_CASE("DistributedTreeGravity over bodies held in any order gives one rank's accelerations, bit for bit") {
+    const dist::Communicator& world = dist::Communicator::world();
+    Context& context = test_context();
+    Queue& queue = context.queue(0);
+    const std::uint32_t seed = shared_seed(world);
+    const int k = world.size(), me = world.rank();
+    // theta 0.6 and 0, and the relative criterion (which reads every body's |a| in order).
+    TreeOptions relative{0.6, 4, TreeTraversal::stackless, 16, std::nullopt};
+    relative.relative_accuracy = 0.01;
+    const TreeOptions walks[] = {{0.6, 4, TreeTraversal::stackless, 16, std::nullopt},
+                                 {0.0, 4, TreeTraversal::nested, 1, std::nullopt}, relative};
+    const std::size_t n = partcl_test::under_oclgrind() ? 70 : 777;
+    const Bodies bodies = partcl_test::random_bodies(n, seed);
+    // Body i on rank (5 i + 2) mod k, each rank's in descending order.
+    std::vector<std::uint32_t> ids;
+    for (std::size_t i = n; i-- > 0;)
+        if (int((5 * i + 2) % std::size_t(k)) == me) ids.push_back(std::uint32_t(i));
+    const std::size_t m = ids.size(), room = std::max<std::size_t>(m, 1);
+    std::vector<double> xyz(3 * m), mass(m);
+    for (std::size_t j = 0; j < m; ++j) {
+        xyz[j] = bodies.x[ids[j]];
+        xyz[m + j] = bodies.y[ids[j]];
+        xyz[2 * m + j] = bodies.z[ids[j]];
+        mass[j] = bodies.m[ids[j]];
+    }
+    const dist::IndexDirectory where(world, ids);
+    for (const Precision precision : {Precision::float32, Precision::float64})
+        for (const TreeOptions& options : walks) {
+            INFO("theta " << options.theta << ", relative " << options.relative_accuracy << ", "
+                          << std::string(to_string(precision)) << ", rank " << me << " of " << k
+                          << ", seed " << seed);
+            TreeGravity alone(context, precision, {1.0, 0.01}, options, partcl_test::memory_cache());
+            TreeGravity local(context, precision, {1.0, 0.01}, options, partcl_test::memory_cache());
+            DistributedTreeGravity spread(world, local);
+            spread.set_directory(&where);
+            const Block all(context, precision, bodies, {0, n});
+            RealBuffer acc(context, precision, 3 * n), pot(context, precision, n);
+            RealBuffer positions(context, precision, 3 * room), masses(context, precision, room);
+            if (m > 0) {
+                positions.write(queue, xyz);
+                masses.write(queue, mass);
+            }
+            RealBuffer acc_mine(context, precision, 3 * room), pot_mine(context, precision, room);
+            // Twice: the relative criterion's second evaluation reads the first's |a|.
+            for (int evaluation = 0; evaluation < 2; ++evaluation) {
+                alone.accelerations(all.positions, all.mass, n, acc, 0, &pot);
+                spread.accelerations(positions, masses, m, acc_mine, 0, &pot_mine);
+                const std::vector<double> want = acc.read(queue), want_pot = pot.read(queue);
+                std::vector<double> got(3 * m), got_pot(m);
+                if (m > 0) {
+                    acc_mine.read(queue, got.data(), 3 * m);
+                    pot_mine.read(queue, got_pot.data(), m);
+                }
+                std::vector<double> expected(3 * m), expected_pot(m);
+                for (std::size_t j = 0; j < m; ++j) {
+                    for (std::size_t c = 0; c < 3; ++c) expected[c * m + j] = want[c * n + ids[j]];
+                    expected_pot[j] = want_pot[ids[j]];
+                }
+                CHECK(same_bits(got, expected));
+                CHECK(same_bits(got_pot, expected_pot));
+                REQUIRE(spread.walkers().size() == m);
+                for (int w : spread.walkers()) CHECK((w >= 0 && w < k));
+            }
+        }
+    // A directory that does not describe the bodies given is refused.
+    TreeGravity local(context, Precision::float32, {1.0, 0.01}, walks[0], partcl_test::memory_cache());
+    DistributedTreeGravity spread(world, local);
+    spread.set_directory(&where);
+    RealBuffer positions(context, Precision::float32, 3 * (m + 1)), masses(context, Precision::float32, m + 1);
+    RealBuffer out(context, Precision::float32, 3 * (m + 1));
+    positions.write(queue, std::vector<double>(3 * (m + 1), 0.5));
+    masses.write(queue, std::vector<double>(m + 1, 1.0));
+    CHECK_THROWS_AS(spread.accelerations(positions, masses, m + 1, out, 0), UsageError);
 }
 }
 

@@ -15,6 +15,7 @@
 #include <partcl/models/nbody/nbody_system.hpp>
 
 #include "models.hpp"
+#include "nbody_ranks.hpp"
 #include "output.hpp"
 #include "tree_checkpoint.hpp"
 
@@ -32,6 +33,8 @@ namespace {
 
 using detail::bodies_from_state;
 using detail::device_names;
+using detail::slice;
+using detail::state_block;
 
 // Refuses a run whose buffers cannot fit, before the bodies are even made on the host: a clear
 // message instead of an allocation failure deep in a driver.
@@ -62,39 +65,6 @@ void resolve_length(Scenario& s) {
         s.steps = std::uint64_t(std::llround(s.end_time / s.dt));
 }
 
-// Rank r's block of n bodies: equal shares in rank order.
-Range rank_block(std::size_t n, const dist::Communicator& ranks) {
-    if (n < std::size_t(ranks.size()))
-        throw UsageError(std::to_string(n) + " bodies on " + std::to_string(ranks.size()) +
-                         " MPI ranks: every rank needs one body at least");
-    return Partition::by_weight(n, std::vector<double>(std::size_t(ranks.size()), 1.0))
-        [std::size_t(ranks.rank())];
-}
-
-Bodies slice(const Bodies& all, Range block) {
-    Bodies b;
-    b.resize(block.size());
-    std::vector<double> Bodies::*const fields[] = {&Bodies::x,  &Bodies::y,  &Bodies::z, &Bodies::vx,
-                                                   &Bodies::vy, &Bodies::vz, &Bodies::m};
-    for (const auto field : fields)
-        std::copy_n((all.*field).begin() + std::ptrdiff_t(block.begin), block.size(),
-                    (b.*field).begin());
-    return b;
-}
-
-// A vector of the state's shape (6 components of n bodies, SoA) on every rank: each rank's
-// block of a checkpoint's vector, or the whole vector from every rank's block.
-std::vector<double> state_block(const std::vector<double>& all, Range block, std::size_t n) {
-    if (all.size() != 6 * n)
-        throw UsageError("checkpoint: a vector of " + std::to_string(all.size()) + " values for " +
-                         std::to_string(n) + " bodies");
-    std::vector<double> mine;
-    for (std::size_t c = 0; c < 6; ++c)
-        mine.insert(mine.end(), all.begin() + std::ptrdiff_t(c * n + block.begin),
-                    all.begin() + std::ptrdiff_t(c * n + block.end));
-    return mine;
-}
-
 std::string format_tree(const Scenario& s) {
     std::string text = detail::format("%g, leaves of %llu, %s, groups of %llu", s.tree.theta,
                                       static_cast<unsigned long long>(s.tree.leaf_size), to_string(s.tree.traversal),
@@ -112,7 +82,8 @@ public:
     // `initial`: every body; this rank keeps its block.
     NBodyModel(Context& c, Scenario s, const Bodies& initial, const RunOptions& options)
         : context(c), scenario_(std::move(s)), ranks_(*options.ranks),
-          block(rank_block(initial.size(), ranks_)), everyone(ranks_, block.size()) {
+          blocks(detail::rank_blocks(initial.size(), ranks_)), block(blocks[std::size_t(ranks_.rank())]),
+          everyone(ranks_, block.size()) {
         const Precision p = scenario_.precision;
         if (scenario_.gravity_model == GravityModelKind::dense) {
             auto model = std::make_unique<DenseGravity>(context, p, scenario_.gravity, options.dense);
@@ -139,9 +110,13 @@ public:
             gravity = std::move(model);
             if (ranks_.size() > 1) {
                 local_gravity = std::move(gravity);
-                gravity = std::make_unique<DistributedTreeGravity>(ranks_, tree);
+                auto spread = std::make_unique<DistributedTreeGravity>(ranks_, tree);
+                distributed_tree = spread.get();
+                gravity = std::move(spread);
             }
         }
+        ids.resize(block.size());
+        for (std::size_t i = 0; i < block.size(); ++i) ids[i] = std::uint32_t(block.begin + i);
         bodies = std::make_unique<DeviceBodies>(context, p, ranks_.size() > 1 ? slice(initial, block) : initial);
         system = std::make_unique<NBodySystem>(context, *gravity, *bodies);
         ops = std::make_unique<VectorOps>(context, p, ranks_);
@@ -188,6 +163,7 @@ public:
                          {{s.damping - 1.0, &bodies->state, 3 * n}});
         }
         ++step_;
+        if (distributed_tree) follow_walks();
     }
 
     void begin(bool) override { interactions0 = gravity->interactions(); }
@@ -226,11 +202,12 @@ public:
     // Over several ranks, each writes its own bodies as a piece of the snapshot and rank 0 the
     // file that joins them: no rank holds every body for it.
     void write_snapshot(const fs::path& file) override {
-        const Bodies mine = bodies->download(context.queue(0));
+        Bodies mine = bodies->download(context.queue(0));
         if (ranks_.size() == 1) return partcl::write_snapshot(file, mine, time_, 0.0, unit_system(scenario_));
+        // Each rank writes its block of the global order, wherever the bodies are now.
+        if (directory && !directory->in_order()) mine = detail::bodies_of_block(ranks_, blocks, mine, ids);
         SnapshotPieces pieces;
-        for (std::size_t r = 0; r < everyone.ranks().parts(); ++r)
-            pieces.counts.push_back(everyone.ranks()[r].size());
+        for (std::size_t r = 0; r < blocks.parts(); ++r) pieces.counts.push_back(blocks[r].size());
         pieces.largest_coordinate = ranks_.max(largest_coordinate(mine));
         write_snapshot_piece(file, std::size_t(ranks_.rank()), pieces, mine, time_, 0.0,
                              unit_system(scenario_));
@@ -303,6 +280,9 @@ public:
                                    : "force evaluations over wall time"),
                 detail::format("wrote %zu snapshots, %zu frames, energy.csv and checkpoint.bin in %s",
                                r.snapshots, r.frames, out.c_str())};
+        if (distributed_tree)
+            lines.push_back(detail::format("bodies moved to the ranks that walk them %zu times (%zu of this rank's)",
+                                           migrations, moved_bodies));
         // Implicit methods: how hard their fixed-point iteration worked.
         if (sweeps_ > 0 && r.last_step > r.first_step)
             lines.insert(lines.begin() + 1,
@@ -345,7 +325,8 @@ private:
     // whole: every rank's block in rank order.
     std::vector<double> whole(const std::vector<double>& mine, std::size_t components = 6) const {
         if (ranks_.size() == 1) return mine;
-        return everyone.gather(mine, bodies->size(), components);
+        const std::vector<double> all = everyone.gather(mine, bodies->size(), components);
+        return directory ? directory->to_global(all, components) : all;
     }
     // Every rank's bodies, in one rank's order (a collective).
     Bodies every_body() const {
@@ -360,7 +341,9 @@ private:
         for (const auto* f : {&mine.x, &mine.y, &mine.z, &mine.vx, &mine.vy, &mine.vz, &mine.m})
             fields.insert(fields.end(), f->begin(), f->end());
         if (potential) fields.insert(fields.end(), potential->begin(), potential->end());
-        const std::vector<double> all = everyone.gather(fields, n, potential ? 8 : 7);
+        const std::size_t components = potential ? 8 : 7;
+        std::vector<double> all = everyone.gather(fields, n, components);
+        if (directory) all = directory->to_global(all, components);
         Bodies b;
         b.resize(total);
         std::vector<double>* into[] = {&b.x, &b.y, &b.z, &b.vx, &b.vy, &b.vz, &b.m};
@@ -370,15 +353,53 @@ private:
         return b;
     }
 
+    // With the tree over ranks: each body moves to the rank that walked it, where more than 1%
+    // of some rank's bodies were walked by another (the walk's ranges of groups are pieces of
+    // space), so that their results stay where they are computed. Every rank decides alike.
+    void follow_walks() {
+        const std::vector<int>& walkers = distributed_tree->walkers();
+        const std::size_t n = bodies->size();
+        if (walkers.size() != n) return;  // no evaluation of these bodies yet
+        std::size_t elsewhere = 0;
+        for (int w : walkers) elsewhere += w != ranks_.rank();
+        if (!(ranks_.max(double(elsewhere) / double(std::max<std::size_t>(n, 1))) > 0.01)) return;
+        Queue& queue = context.queue(0);
+        detail::TravellingBodies mine{bodies->download(queue), ids, {}};
+        IntegratorState state = integrator->save();
+        mine.vectors = std::move(state.vectors);
+        detail::TravellingBodies moved = detail::move_bodies(ranks_, walkers, mine);
+        const Precision p = scenario_.precision;
+        bodies = std::make_unique<DeviceBodies>(context, p, moved.bodies);
+        system = std::make_unique<NBodySystem>(context, *gravity, *bodies);
+        derivative = system->derivative();
+        integrator = make_integrator(scenario_.integrator, *ops, 6 * bodies->size(),
+                                     {scenario_.atol, scenario_.rtol});
+        state.vectors = std::move(moved.vectors);
+        integrator->restore(state);
+        ids = std::move(moved.ids);
+        everyone = dist::Allgather(ranks_, ids.size());
+        directory = std::make_unique<dist::IndexDirectory>(ranks_, ids);
+        distributed_tree->set_directory(directory.get());
+        host = Bodies();  // the diagnostics' copy holds the old order's masses
+        ++migrations;
+        moved_bodies += elsewhere;
+    }
+
     Context& context;
     Scenario scenario_;
     const dist::Communicator& ranks_;
-    Range block;              // this rank's bodies among all
+    Partition blocks;         // every rank's first bodies (and its piece of each snapshot)
+    Range block;              // this rank's bodies among all at the start
     dist::Allgather everyone;  // every rank's block, for diagnostics, outputs and checkpoints
     std::unique_ptr<GravityModel> local_gravity;  // over several ranks: the rank's own model
     std::unique_ptr<GravityModel> gravity;
     DenseGravity* dense_gravity = nullptr;  // the model when dense (its scheduler's weights)
     TreeGravity* tree_gravity = nullptr;    // the tree when its order goes into checkpoints
+    DistributedTreeGravity* distributed_tree = nullptr;  // the tree over several ranks
+    // This rank's bodies' global indices, and where every rank's are once they have moved.
+    std::vector<std::uint32_t> ids;
+    std::unique_ptr<dist::IndexDirectory> directory;
+    std::size_t migrations = 0, moved_bodies = 0;  // moves, and this rank's bodies moved
     std::uint64_t sweeps_ = 0;  // implicit methods' fixed-point sweeps in this run
     std::unique_ptr<DeviceBodies> bodies;
     std::unique_ptr<NBodySystem> system;

@@ -25,14 +25,26 @@ Partition DistributedTreeGravity::cut(std::size_t groups) {
     std::vector<double> speeds = communicator_->allgather(speed_);
     if (std::any_of(speeds.begin(), speeds.end(), [](double s) { return !(s > 0); }))
         speeds.assign(speeds.size(), 1.0);
+    // The last cut stays while no rank's walk would take 10% more than the mean: a cut that
+    // moves with every timing's noise would move bodies between ranks as often.
+    if (walks_.parts() == speeds.size() && walks_.total() == groups) {
+        double longest = 0, sum = 0;
+        for (std::size_t r = 0; r < speeds.size(); ++r) {
+            const double t = double(walks_[r].size()) / speeds[r];
+            longest = std::max(longest, t);
+            sum += t;
+        }
+        if (longest <= 1.1 * sum / double(speeds.size())) return walks_;
+    }
     return Partition::by_weight(groups, speeds, local_.granule());
 }
 
 void DistributedTreeGravity::accelerations(const RealBuffer& positions, const RealBuffer& mass,
                                            std::size_t n, RealBuffer& out, std::size_t out_offset,
                                            RealBuffer* potential) {
-    if (communicator_->size() == 1) {
+    if (communicator_->size() == 1 && (!directory_ || directory_->in_order())) {
         ranks_ = Partition({0, n});
+        walkers_.assign(n, 0);
         local_.accelerations(positions, mass, n, out, out_offset, potential);
         walks_ = Partition({0, local_.groups(n)});
         return;
@@ -40,12 +52,33 @@ void DistributedTreeGravity::accelerations(const RealBuffer& positions, const Re
     const dist::Allgather blocks = sources_.gather(*communicator_, local_.context(), positions, mass, n);
     ranks_ = blocks.ranks();
     const std::size_t total = blocks.total();
+    if (directory_ && (directory_->total() != total || directory_->mine().size() != n))
+        throw UsageError("DistributedTreeGravity: the directory holds " + std::to_string(directory_->mine().size()) +
+                         " of " + std::to_string(directory_->total()) + " bodies for rank " +
+                         std::to_string(communicator_->rank()) + ", which gave " + std::to_string(n) +
+                         " of " + std::to_string(total));
+    walkers_.assign(n, communicator_->rank());
     if (total == 0) return;
     Context& context = local_.context();
     const Precision precision = local_.precision();
     Queue& queue = context.queue(0);
+    const bool reorder = directory_ && !directory_->in_order();
+    if (reorder) {
+        // The sources in the global order, where one rank holds them: the same tree.
+        if (uploaded_changes_ != directory_changes_) {
+            gathered_ids_ = Buffer<std::uint32_t>(context, directory_->gathered());
+            uploaded_changes_ = directory_changes_;
+        }
+        if (ordered_mass_.size() < total || ordered_mass_.precision() != precision) {
+            ordered_positions_ = RealBuffer(context, precision, 3 * total);
+            ordered_mass_ = RealBuffer(context, precision, total);
+        }
+        local_.put_in_place(gathered_ids_, sources_.positions(), &sources_.mass(), total,
+                            ordered_positions_, 0, total, &ordered_mass_);
+    }
     // Every rank holds the same bodies, so each builds or refits as the others do.
-    local_.update(sources_.positions(), sources_.mass(), total);
+    local_.update(reorder ? ordered_positions_ : sources_.positions(),
+                  reorder ? ordered_mass_ : sources_.mass(), total);
     // The speeds time the walk alone: a build that every rank does whole, counted in, would make
     // a rank with more groups look faster and take still more (the cut would run away).
     queue.finish();
@@ -62,7 +95,9 @@ void DistributedTreeGravity::accelerations(const RealBuffer& positions, const Re
     local_.evaluate_in_tree_order(mine, walked_, potential ? &walked_potential_ : nullptr);
     const double walk_seconds = seconds_since(start);
     walk_seconds_ += walk_seconds;
-    speed_ = mine.empty() || !(walk_seconds > 0) ? 0.0 : double(mine.size()) / walk_seconds;
+    // Smoothed over evaluations, as the scheduler's weights are: one timing is noisy.
+    const double speed = mine.empty() || !(walk_seconds > 0) ? 0.0 : double(mine.size()) / walk_seconds;
+    speed_ = speed_ > 0 && speed > 0 ? 0.5 * (speed_ + speed) : speed;
 
     // Waiting here for the slowest walk, apart from the exchange's own time.
     start = std::chrono::steady_clock::now();
@@ -76,7 +111,13 @@ void DistributedTreeGravity::accelerations(const RealBuffer& positions, const Re
         if (own_.size() < 3 * n) own_ = RealBuffer(context, precision, 3 * std::max<std::size_t>(n, 1));
         if (all_.size() < 3 * total) all_ = RealBuffer(context, precision, 3 * total);
         if (n > 0) out.copy_to(queue, own_, 3 * n, out_offset, 0);
-        blocks.gather(queue, own_, n, all_, total, 3);
+        if (reorder) {
+            if (all_in_rank_order_.size() < 3 * total) all_in_rank_order_ = RealBuffer(context, precision, 3 * total);
+            blocks.gather(queue, own_, n, all_in_rank_order_, total, 3);
+            local_.put_in_place(gathered_ids_, all_in_rank_order_, nullptr, total, all_, 0, total, nullptr);
+        } else {
+            blocks.gather(queue, own_, n, all_, total, 3);
+        }
         local_.remember(all_, 0);
     }
     exchange_seconds_ += seconds_since(start);
@@ -84,19 +125,33 @@ void DistributedTreeGravity::accelerations(const RealBuffer& positions, const Re
 
 namespace {
 
-// One walked body's result on its way to the body's rank: its index among all bodies, its
-// acceleration and (where asked) its potential, in the model's precision.
+// One walked body's result on its way to the body's rank: its slot there, its acceleration and
+// (where asked) its potential, in the model's precision.
 template <class T>
 struct Result {
     std::uint32_t body;
     T value[4];
 };
 
+// Where the body of global index `body` lives: its rank and slot there (blocks in rank order
+// without a directory).
+struct Owner {
+    int rank;
+    std::uint32_t slot;
+};
+Owner owner_of(std::uint32_t body, const dist::IndexDirectory* directory, const Partition& ranks) {
+    if (directory) return {directory->rank_of(body), directory->slot_of(body)};
+    const std::vector<std::size_t>& offsets = ranks.offsets();
+    const int rank = int(std::upper_bound(offsets.begin() + 1, offsets.end(), std::size_t(body)) -
+                         (offsets.begin() + 1));
+    return {rank, std::uint32_t(body - offsets[std::size_t(rank)])};
+}
+
 // What send_results does, in the buffers' own type. Host arrays are kept between evaluations, so
 // their pages are not faulted in again each time.
 template <class T>
 void send_results_as(const dist::Communicator& communicator, const Partition& ranks,
-                     TreeGravity& tree, const RealBuffer& walked, const RealBuffer& walked_potential,
+                     const dist::IndexDirectory* directory, std::vector<int>& walkers, TreeGravity& tree, const RealBuffer& walked, const RealBuffer& walked_potential,
                      std::size_t first, std::size_t count, std::size_t n, RealBuffer& out,
                      std::size_t out_offset, RealBuffer* potential, Buffer<std::uint32_t>& arrived_bodies,
                      RealBuffer& arrived_values, RealBuffer& arrived_potentials, double& bytes_received) {
@@ -116,7 +171,6 @@ void send_results_as(const dist::Communicator& communicator, const Partition& ra
     }
     results.resize(count);
     owners.resize(count);
-    const std::vector<std::size_t>& offsets = ranks.offsets();
     {
         // (Pointers taken once: each use of a thread_local may go through a call.)
         const std::uint32_t* body = bodies.data();
@@ -125,10 +179,10 @@ void send_results_as(const dist::Communicator& communicator, const Partition& ra
         int* owner = owners.data();
         for (std::size_t j = 0; j < count; ++j) {
             Result<T>& r = result[j];
-            r.body = body[j];
+            const Owner o = owner_of(body[j], directory, ranks);
+            r.body = o.slot;
             for (std::size_t c = 0; c < 4; ++c) r.value[c] = c < components ? value[c * count + j] : T(0);
-            owner[j] = int(std::upper_bound(offsets.begin() + 1, offsets.end(), std::size_t(r.body)) -
-                           (offsets.begin() + 1));
+            owner[j] = o.rank;
         }
     }
     const dist::Distributor plan(communicator, owners);
@@ -140,9 +194,12 @@ void send_results_as(const dist::Communicator& communicator, const Partition& ra
                     " received " + std::to_string(plan.received()) + " results for its " +
                     std::to_string(n) + " bodies (the ranks' blocks disagree)");
     if (n == 0) return;
-    // In arrival order, structure of arrays again, with the bodies' indices in this rank's
-    // block: the device puts each in its place (random writes, slow on the host).
-    const std::size_t offset = ranks[me].begin;
+    // Each body was walked by the rank its result came from.
+    for (std::size_t p = 0; p < plan.sources().parts(); ++p)
+        for (std::size_t k = plan.sources()[p].begin; k < plan.sources()[p].end; ++k)
+            walkers[arrived[k].body] = int(p);
+    // In arrival order, structure of arrays again, with the bodies' slots on this rank: the
+    // device puts each in its place (random writes, slow on the host).
     soa.resize(components * n);
     bodies.resize(n);
     {
@@ -150,7 +207,7 @@ void send_results_as(const dist::Communicator& communicator, const Partition& ra
         std::uint32_t* body = bodies.data();
         const Result<T>* r = arrived.data();
         for (std::size_t k = 0; k < n; ++k) {
-            body[k] = std::uint32_t(r[k].body - offset);
+            body[k] = r[k].body;
             for (std::size_t c = 0; c < components; ++c) value[c * n + k] = r[k].value[c];
         }
     }
@@ -177,11 +234,11 @@ void DistributedTreeGravity::send_results(std::size_t first, std::size_t count, 
                                           RealBuffer& out, std::size_t out_offset,
                                           RealBuffer* potential) {
     if (local_.precision() == Precision::float64)
-        send_results_as<double>(*communicator_, ranks_, local_, walked_, walked_potential_, first, count, n,
+        send_results_as<double>(*communicator_, ranks_, directory_, walkers_, local_, walked_, walked_potential_, first, count, n,
                                 out, out_offset, potential, arrived_bodies_, arrived_values_,
                                 arrived_potentials_, bytes_received_);
     else
-        send_results_as<float>(*communicator_, ranks_, local_, walked_, walked_potential_, first, count, n,
+        send_results_as<float>(*communicator_, ranks_, directory_, walkers_, local_, walked_, walked_potential_, first, count, n,
                                out, out_offset, potential, arrived_bodies_, arrived_values_,
                                arrived_potentials_, bytes_received_);
 }

@@ -9,13 +9,17 @@
 //
 // Every body's result is the walk of its group over the same tree, so the accelerations are one
 // rank's bit for bit at any opening angle, whatever the cut (ranks on devices of the same
-// shapes, which build the same tree). The tree is refitted between builds as TreeOptions say,
+// shapes, which build the same tree). Ranks may hold their bodies in any order (a run moves each
+// body to the rank that walked it, so that results stay where they are computed): a
+// dist::IndexDirectory then says where each body is, the gathered sources are put back in the
+// global order before the build, and each result goes to its body's rank and slot. The tree is refitted between builds as TreeOptions say,
 // and the relative criterion reads every body's |a| from the latest evaluation, gathered to
 // every rank, so both keep that equality. What it does not spread is the build and the memory: every
 // rank holds and builds the tree of all N bodies, O(N) a rank, which bounds it to what one
 // device holds (docs/scaling.md weighs this against locally essential trees).
 
 #include <partcl/dist/communicator.hpp>
+#include <partcl/dist/index_directory.hpp>
 #include <partcl/models/nbody/gathered_bodies.hpp>
 #include <partcl/models/nbody/tree_gravity.hpp>
 
@@ -46,6 +50,18 @@ public:
     double exchange_seconds() const noexcept { return exchange_seconds_; }
     double bytes_received() const noexcept { return sources_.bytes_received() + bytes_received_; }
 
+    // Where every rank's bodies are in the global order, when not in blocks in rank order (null,
+    // the default): set by every rank alike, after each move of bodies between ranks; it must
+    // outlive the evaluations that use it. UsageError at the next evaluation where it does not
+    // describe the bodies given.
+    void set_directory(const dist::IndexDirectory* directory) noexcept {
+        directory_ = directory;
+        ++directory_changes_;
+    }
+    // For each of this rank's bodies, the rank that walked it in the latest evaluation: where it
+    // would be computed without sending its result.
+    const std::vector<int>& walkers() const noexcept { return walkers_; }
+
     const dist::Communicator& communicator() const noexcept { return *communicator_; }
     // The blocks of the latest evaluation (rank r's bodies are [r.begin, r.end) of all), and
     // its cut of the walk's groups (rank r walked groups [r.begin, r.end) of the tree's).
@@ -64,7 +80,14 @@ private:
     TreeGravity& local_;
     Partition ranks_, walks_;
     double speed_ = 0;  // groups a second of this rank's latest walk (0: none yet)
-    GatheredBodies sources_;  // every rank's bodies
+    GatheredBodies sources_;  // every rank's bodies, in rank order
+    const dist::IndexDirectory* directory_ = nullptr;
+    std::size_t directory_changes_ = 0, uploaded_changes_ = ~std::size_t(0);
+    // With a directory out of order: its gathered indices on device 0, and the sources (and the
+    // gathered accelerations of the relative criterion) in the global order.
+    Buffer<std::uint32_t> gathered_ids_;
+    RealBuffer ordered_positions_, ordered_mass_, all_in_rank_order_;
+    std::vector<int> walkers_;
     RealBuffer walked_, walked_potential_;  // this rank's walk's results in tree order
     // The results for this rank's bodies as they arrived, and the bodies they are for.
     Buffer<std::uint32_t> arrived_bodies_;
