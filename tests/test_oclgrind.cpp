@@ -53,6 +53,7 @@ const std::map<std::string, std::function<void(Precision)>>& tree_kernels() {
     static const std::map<std::string, std::function<void(Precision)>> table{
         {"algorithm/cell_list.cl", run_cell_list_kernel},
         {"algorithm/radix_sort.cl", run_radix_sort_kernel},
+        {"algorithm/slab_selection.cl", run_slab_selection_kernel},
         {"common/real_check.cl", run_real_check_kernel},
         {"integrate/combine.cl", run_combine_kernel},
         {"mps/mps.cl", run_mps_kernel},
@@ -60,6 +61,7 @@ const std::map<std::string, std::function<void(Precision)>>& tree_kernels() {
         {"nbody/tree_build.cl", run_tree_build_kernel},
         {"nbody/tree_force.cl", run_tree_force_kernel},
         {"nbody/particle_mesh.cl", run_particle_mesh_kernel},
+        {"nbody/result_routing.cl", run_result_routing_kernel},
         {"pic/pic.cl", run_pic_kernel},
         {"sched/ordered_sum.cl", run_ordered_sum_kernel},
     };

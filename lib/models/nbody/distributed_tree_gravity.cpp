@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include <partcl/algorithm/scan.hpp>
 #include <partcl/dist/distributor.hpp>
 
 namespace partcl {
@@ -17,7 +18,13 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 DistributedTreeGravity::DistributedTreeGravity(const dist::Communicator& communicator,
                                                TreeGravity& local)
-    : communicator_(&communicator), local_(local) {}
+    : communicator_(&communicator), local_(local), routing_([&] {
+          BuildOptions options;
+          options.precision = local.precision();
+          return build_program(local.context(), Source::builtin("nbody/result_routing.cl"), options,
+                               local.cache());
+      }()),
+      routing_local_(routing_, "routing_local"), routing_pack_(routing_, "routing_pack") {}
 
 Partition DistributedTreeGravity::cut(std::size_t groups) {
     // Every rank cuts with the same gathered speeds, so every rank makes the same cut. Until
@@ -147,14 +154,18 @@ Owner owner_of(std::uint32_t body, const dist::IndexDirectory* directory, const 
     return {rank, std::uint32_t(body - offsets[std::size_t(rank)])};
 }
 
-// What send_results does, in the buffers' own type. Host arrays are kept between evaluations, so
-// their pages are not faulted in again each time.
+// The packed results of other ranks' bodies (`packed` of them: their bodies' global indices and
+// values, component c of result j at c * packed + j) sent to their ranks, and what arrives here
+// put in place, in the buffers' own type. Host arrays are kept between evaluations, so their
+// pages are not faulted in again each time. Returns how many arrived.
 template <class T>
-void send_results_as(const dist::Communicator& communicator, const Partition& ranks,
-                     const dist::IndexDirectory* directory, std::vector<int>& walkers, TreeGravity& tree, const RealBuffer& walked, const RealBuffer& walked_potential,
-                     std::size_t first, std::size_t count, std::size_t n, RealBuffer& out,
-                     std::size_t out_offset, RealBuffer* potential, Buffer<std::uint32_t>& arrived_bodies,
-                     RealBuffer& arrived_values, RealBuffer& arrived_potentials, double& bytes_received) {
+std::size_t exchange_as(const dist::Communicator& communicator, const Partition& ranks,
+                        const dist::IndexDirectory* directory, std::vector<int>& walkers,
+                        TreeGravity& tree, const Buffer<std::uint32_t>& packed_bodies,
+                        const RealBuffer& packed_values, std::size_t packed, RealBuffer& out,
+                        std::size_t out_offset, std::size_t n, RealBuffer* potential,
+                        Buffer<std::uint32_t>& arrived_bodies, RealBuffer& arrived_values,
+                        RealBuffer& arrived_potentials, double& bytes_received) {
     Context& context = tree.context();
     Queue& queue = context.queue(0);
     const std::size_t components = potential ? 4 : 3;
@@ -162,70 +173,66 @@ void send_results_as(const dist::Communicator& communicator, const Partition& ra
     thread_local std::vector<T> soa;
     thread_local std::vector<Result<T>> results, arrived;
     thread_local std::vector<int> owners;
-    bodies.resize(count);
-    soa.resize(4 * count);
-    if (count > 0) {
-        tree.permutation().read(queue, bodies.data(), count, first);
-        walked.memory().read(queue, 0, 3 * count * sizeof(T), soa.data());
-        if (potential) walked_potential.memory().read(queue, 0, count * sizeof(T), soa.data() + 3 * count);
+    bodies.resize(packed);
+    soa.resize(components * packed);
+    if (packed > 0) {
+        packed_bodies.read(queue, bodies.data(), packed);
+        packed_values.memory().read(queue, 0, components * packed * sizeof(T), soa.data());
     }
-    results.resize(count);
-    owners.resize(count);
+    results.resize(packed);
+    owners.resize(packed);
     {
         // (Pointers taken once: each use of a thread_local may go through a call.)
         const std::uint32_t* body = bodies.data();
         const T* value = soa.data();
         Result<T>* result = results.data();
         int* owner = owners.data();
-        for (std::size_t j = 0; j < count; ++j) {
+        for (std::size_t j = 0; j < packed; ++j) {
             Result<T>& r = result[j];
             const Owner o = owner_of(body[j], directory, ranks);
             r.body = o.slot;
-            for (std::size_t c = 0; c < 4; ++c) r.value[c] = c < components ? value[c * count + j] : T(0);
+            for (std::size_t c = 0; c < 4; ++c) r.value[c] = c < components ? value[c * packed + j] : T(0);
             owner[j] = o.rank;
         }
     }
     const dist::Distributor plan(communicator, owners);
     plan.distribute(results, arrived);
-    const std::size_t me = std::size_t(communicator.rank());
-    bytes_received += double(plan.received() - plan.sources()[me].size()) * double(sizeof(Result<T>));
-    if (plan.received() != n)
-        throw Error("DistributedTreeGravity: rank " + std::to_string(communicator.rank()) +
-                    " received " + std::to_string(plan.received()) + " results for its " +
-                    std::to_string(n) + " bodies (the ranks' blocks disagree)");
-    if (n == 0) return;
+    const std::size_t m = plan.received();
+    bytes_received += double(m) * double(sizeof(Result<T>));
+    if (m == 0) return 0;
     // Each body was walked by the rank its result came from.
     for (std::size_t p = 0; p < plan.sources().parts(); ++p)
         for (std::size_t k = plan.sources()[p].begin; k < plan.sources()[p].end; ++k)
-            walkers[arrived[k].body] = int(p);
+            walkers.at(arrived[k].body) = int(p);
     // In arrival order, structure of arrays again, with the bodies' slots on this rank: the
     // device puts each in its place (random writes, slow on the host).
-    soa.resize(components * n);
-    bodies.resize(n);
+    soa.resize(components * m);
+    bodies.resize(m);
     {
         T* value = soa.data();
         std::uint32_t* body = bodies.data();
         const Result<T>* r = arrived.data();
-        for (std::size_t k = 0; k < n; ++k) {
+        for (std::size_t k = 0; k < m; ++k) {
             body[k] = r[k].body;
-            for (std::size_t c = 0; c < components; ++c) value[c * n + k] = r[k].value[c];
+            for (std::size_t c = 0; c < components; ++c) value[c * m + k] = r[k].value[c];
         }
     }
-    if (arrived_bodies.size() < n) {
-        arrived_bodies = Buffer<std::uint32_t>(context, n);
-        arrived_values = RealBuffer(context, tree.precision(), 3 * n);
-        arrived_potentials = RealBuffer(context, tree.precision(), n);
+    if (arrived_bodies.size() < m) {
+        arrived_bodies = Buffer<std::uint32_t>(context, m);
+        arrived_values = RealBuffer(context, tree.precision(), 3 * m);
+        arrived_potentials = RealBuffer(context, tree.precision(), m);
     }
-    arrived_bodies.write(queue, bodies.data(), n);
+    arrived_bodies.write(queue, bodies.data(), m);
     // (A Memory is a handle: writing through a copy writes the buffer.)
     Memory values = arrived_values.memory();
-    values.write(queue, 0, 3 * n * sizeof(T), soa.data());
+    values.write(queue, 0, 3 * m * sizeof(T), soa.data());
     if (potential) {
         Memory potentials = arrived_potentials.memory();
-        potentials.write(queue, 0, n * sizeof(T), soa.data() + 3 * n);
+        potentials.write(queue, 0, m * sizeof(T), soa.data() + 3 * m);
     }
-    tree.put_in_place(arrived_bodies, arrived_values, &arrived_potentials, n, out, out_offset, n, potential);
+    tree.put_in_place(arrived_bodies, arrived_values, &arrived_potentials, m, out, out_offset, n, potential);
     queue.finish();  // the writes read the host arrays until they are done
+    return m;
 }
 
 } // namespace
@@ -233,14 +240,66 @@ void send_results_as(const dist::Communicator& communicator, const Partition& ra
 void DistributedTreeGravity::send_results(std::size_t first, std::size_t count, std::size_t n,
                                           RealBuffer& out, std::size_t out_offset,
                                           RealBuffer* potential) {
-    if (local_.precision() == Precision::float64)
-        send_results_as<double>(*communicator_, ranks_, directory_, walkers_, local_, walked_, walked_potential_, first, count, n,
-                                out, out_offset, potential, arrived_bodies_, arrived_values_,
-                                arrived_potentials_, bytes_received_);
-    else
-        send_results_as<float>(*communicator_, ranks_, directory_, walkers_, local_, walked_, walked_potential_, first, count, n,
-                               out, out_offset, potential, arrived_bodies_, arrived_values_,
-                               arrived_potentials_, bytes_received_);
+    Context& context = local_.context();
+    Queue& queue = context.queue(0);
+    const Precision precision = local_.precision();
+    const std::size_t total = ranks_.total();
+    // Each body's rank and slot on the device, made again where they changed.
+    if (routed_changes_ != directory_changes_ || routed_ranks_ != ranks_.offsets()) {
+        std::vector<std::uint32_t> owner(total), slot(total);
+        for (std::size_t b = 0; b < total; ++b) {
+            const Owner o = owner_of(std::uint32_t(b), directory_, ranks_);
+            owner[b] = std::uint32_t(o.rank);
+            slot[b] = o.slot;
+        }
+        owner_table_ = Buffer<std::uint32_t>(context, owner);
+        slot_table_ = Buffer<std::uint32_t>(context, slot);
+        routed_changes_ = directory_changes_;
+        routed_ranks_ = ranks_.offsets();
+    }
+    // This rank's bodies' results into place on the device; the others flagged and packed.
+    std::size_t packed = 0;
+    if (count > 0) {
+        if (flags_.size() < count) {
+            flags_ = Buffer<std::uint32_t>(context, count + count / 8);
+            offsets_ = Buffer<std::uint32_t>(context, count + count / 8);
+        }
+        const std::uint32_t with_potential = potential ? 1 : 0;
+        routing_local_.args(std::uint32_t(count), std::uint32_t(first), local_.permutation(), owner_table_,
+                            slot_table_, std::uint32_t(communicator_->rank()), walked_,
+                            potential ? walked_potential_ : RealBuffer(), with_potential, out,
+                            std::uint32_t(out_offset), std::uint32_t(n), potential ? *potential : RealBuffer(),
+                            flags_);
+        routing_local_.launch(queue, count);
+        exclusive_scan(queue, flags_, offsets_, count);
+        std::uint32_t last_flag = 0, last_offset = 0;
+        flags_.read(queue, &last_flag, 1, count - 1);
+        offsets_.read(queue, &last_offset, 1, count - 1);
+        packed = std::size_t(last_flag) + last_offset;
+        if (packed > 0) {
+            if (packed_bodies_.size() < packed) {
+                packed_bodies_ = Buffer<std::uint32_t>(context, packed + packed / 8);
+                packed_values_ = RealBuffer(context, precision, 4 * (packed + packed / 8));
+            }
+            routing_pack_.args(std::uint32_t(count), std::uint32_t(first), local_.permutation(), flags_, offsets_,
+                               walked_, potential ? walked_potential_ : RealBuffer(), with_potential,
+                               std::uint32_t(packed), packed_bodies_, packed_values_);
+            routing_pack_.launch(queue, count);
+        }
+    }
+    const std::size_t arrived =
+        precision == Precision::float64
+            ? exchange_as<double>(*communicator_, ranks_, directory_, walkers_, local_, packed_bodies_,
+                                  packed_values_, packed, out, out_offset, n, potential, arrived_bodies_,
+                                  arrived_values_, arrived_potentials_, bytes_received_)
+            : exchange_as<float>(*communicator_, ranks_, directory_, walkers_, local_, packed_bodies_,
+                                 packed_values_, packed, out, out_offset, n, potential, arrived_bodies_,
+                                 arrived_values_, arrived_potentials_, bytes_received_);
+    if (count - packed + arrived != n)
+        throw Error("DistributedTreeGravity: rank " + std::to_string(communicator_->rank()) + " has " +
+                    std::to_string(count - packed + arrived) + " results for its " + std::to_string(n) +
+                    " bodies (the ranks' blocks disagree)");
+    queue.finish();
 }
 
 } // namespace partcl

@@ -88,6 +88,15 @@ private:
     Buffer<std::uint32_t> gathered_ids_;
     RealBuffer ordered_positions_, ordered_mass_, all_in_rank_order_;
     std::vector<int> walkers_;
+    // The routing of walked results (cl/nbody/result_routing.cl): each body's rank and slot on
+    // the device (for the directory and blocks they were made for), the walked results' flags
+    // (another rank's body) and their places among the flagged, and those packed.
+    Program routing_;
+    Kernel routing_local_, routing_pack_;
+    Buffer<std::uint32_t> owner_table_, slot_table_, flags_, offsets_, packed_bodies_;
+    RealBuffer packed_values_;
+    std::size_t routed_changes_ = ~std::size_t(0);
+    std::vector<std::size_t> routed_ranks_;
     RealBuffer walked_, walked_potential_;  // this rank's walk's results in tree order
     // The results for this rank's bodies as they arrived, and the bodies they are for.
     Buffer<std::uint32_t> arrived_bodies_;

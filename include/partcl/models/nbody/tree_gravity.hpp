@@ -134,6 +134,7 @@ public:
     std::size_t list_size() const noexcept;
     Precision precision() const noexcept { return precision_; }
     Context& context() const noexcept { return context_; }
+    ProgramCache& cache() const noexcept { return cache_; }
     // Of the latest tree: levels of splits and leaves (2^levels).
     std::size_t levels() const noexcept { return levels_; }
     std::size_t leaves() const noexcept { return std::size_t(1) << levels_; }
