@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "grid_program.hpp"
 
 namespace partcl {
 
@@ -16,14 +17,6 @@ constexpr std::size_t block_shift = 8;
 // The re-sort's work-groups and the slots each takes (CELL_LIST_GROUP, CELL_LIST_TILE in
 // cl/algorithm/cell_list.cl).
 constexpr std::size_t resort_group = 256, resort_tile = 1024;
-
-Program build_cell_list(const Context& context, Precision precision, int dimensions,
-                        ProgramCache& cache) {
-    BuildOptions options;
-    options.precision = precision;
-    options.define("CELL_LIST_DIMENSIONS", dimensions);
-    return build_program(context, Source::builtin("algorithm/cell_list.cl"), options, cache);
-}
 
 } // namespace
 
@@ -57,7 +50,7 @@ CellGrid CellGrid::covering(int dimensions, std::array<double, 3> lower,
 CellList::CellList(Context& context, Precision precision, const CellGrid& grid,
                    ProgramCache& cache, std::optional<OnDevice> home)
     : context_(context), home_(home), precision_(precision), grid_(grid),
-      program_(build_cell_list(context, precision, grid.dimensions, cache)),
+      program_(detail::build_grid_program(context, precision, grid.dimensions, "algorithm/cell_list.cl", cache)),
       keys_kernel_(program_, "cell_list_keys"), block_bounds_kernel_(program_, "cell_list_block_bounds"),
       bounds_kernel_(program_, "cell_list_bounds"),
       sorted_kernel_(program_, "cell_list_sorted"),

@@ -5,19 +5,14 @@
 
 #include <partcl/algorithm/scan.hpp>
 
+#include "grid_program.hpp"
+
 namespace partcl {
 
 namespace {
 
 constexpr std::size_t group = 64;
 
-Program build_slab_selection(const Context& context, Precision precision, int dimensions,
-                             ProgramCache& cache) {
-    BuildOptions options;
-    options.precision = precision;
-    options.define("CELL_LIST_DIMENSIONS", dimensions);
-    return build_program(context, Source::builtin("algorithm/slab_selection.cl"), options, cache);
-}
 
 } // namespace
 
@@ -28,7 +23,7 @@ SlabSelection::SlabSelection(Context& context, Precision precision, const CellGr
           if (grid.dimensions != 2 && grid.dimensions != 3)
               throw UsageError("slab selection: " + std::to_string(grid.dimensions) +
                                " dimensions (2 or 3)");
-          return build_slab_selection(context, precision, grid.dimensions, cache);
+          return detail::build_grid_program(context, precision, grid.dimensions, "algorithm/slab_selection.cl", cache);
       }()),
       flags_kernel_(program_, "slab_selection_flags"),
       copy_real_(program_, "slab_selection_copy_real"),

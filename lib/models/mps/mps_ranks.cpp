@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include <partcl/dist/distributor.hpp>
+#include <partcl/runtime/device_array.hpp>
 
 namespace partcl {
 
@@ -182,14 +183,8 @@ std::vector<MpsFluid::Traveller> MpsFluid::take_out(std::size_t device, Range sl
     Buffer<std::uint32_t>& type = keep_others ? slabs_.next_uint(0, device) : s.kept_type;
     const std::size_t stride = keep_others ? slabs_.own(device) : s.kept;
     const std::size_t m = select.flag(queue, r, stride, slots, slabs, inside);
-    auto fit = [&](RealBuffer& b, std::size_t size) {
-        if (b.size() < size || b.precision() != precision_)
-            b = RealBuffer(context_, precision_, std::max<std::size_t>(size + size / 4, 1), OnDevice{device});
-    };
-    auto fit_uint = [&](Buffer<std::uint32_t>& b, std::size_t size) {
-        if (b.size() < size || b.size() == 0)
-            b = Buffer<std::uint32_t>(context_, std::max<std::size_t>(size + size / 4, 1), OnDevice{device});
-    };
+    auto fit = [&](RealBuffer& b, std::size_t size) { fit_on_device(b, context_, precision_, size, OnDevice{device}); };
+    auto fit_uint = [&](Buffer<std::uint32_t>& b, std::size_t size) { fit_on_device(b, context_, size, OnDevice{device}); };
     if (keep_others) {
         s.kept = slots.size() - m;
         fit(s.kept_r, dims * s.kept);

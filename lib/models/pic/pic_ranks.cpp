@@ -10,6 +10,7 @@
 
 #include <partcl/algorithm/scan.hpp>
 #include <partcl/dist/distributor.hpp>
+#include <partcl/runtime/device_array.hpp>
 
 namespace partcl {
 
@@ -208,14 +209,8 @@ void ElectrostaticPic::migrate() {
         flags_[k].read(queue, &last_flag, 1, own[k] - 1);
         offsets_[k].read(queue, &last_offset, 1, own[k] - 1);
         leaving[k] = std::size_t(last_flag) + last_offset;
-        auto fit = [&](RealBuffer& b, std::size_t size) {
-            if (b.size() < size || b.precision() != precision_)
-                b = RealBuffer(context_, precision_, std::max<std::size_t>(size + size / 4, 1), OnDevice{k});
-        };
-        auto fit_uint = [&](Buffer<std::uint32_t>& b, std::size_t size) {
-            if (b.size() < size || b.size() == 0)
-                b = Buffer<std::uint32_t>(context_, std::max<std::size_t>(size + size / 4, 1), OnDevice{k});
-        };
+        auto fit = [&](RealBuffer& b, std::size_t size) { fit_on_device(b, context_, precision_, size, OnDevice{k}); };
+        auto fit_uint = [&](Buffer<std::uint32_t>& b, std::size_t size) { fit_on_device(b, context_, size, OnDevice{k}); };
         fit(kept_r_[k], components * own[k]);
         fit(kept_v_[k], std::size_t(d) * own[k]);
         fit_uint(kept_species_[k], own[k]);
