@@ -12,7 +12,8 @@
 // slowest rank's share of its time in exchanges with other ranks: the particles at a step's
 // start and the ghosts' values after three kernels, host copies included), "bytes_per_step"
 // (sent by the rank that sent most) and "moved_per_step" (particles that changed rank, over
-// every rank). "identical" says whether the K ranks' particles at the end are one rank's bit for
+// every rank), "rebalances" (the times the ranks' slabs were cut again, MpsFluid::rebalance_every's
+// default). "identical" says whether the K ranks' particles at the end are one rank's bit for
 // bit (both ran the same steps).
 #include <algorithm>
 #include <cstring>
@@ -106,6 +107,7 @@ int main(int argc, char** argv) {
                     line["exchange_share"] = significant(traffic.share, 3);
                     line["bytes_per_step"] = significant(traffic.bytes_per_step, 4);
                     line["moved_per_step"] = significant(traffic.moved_per_step, 4);
+                    line["rebalances"] = all.rebalances();
                     line["identical"] = identical;
                     print_json_line(line);
                 }
