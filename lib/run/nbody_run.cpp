@@ -82,8 +82,7 @@ public:
     // `initial`: every body; this rank keeps its block.
     NBodyModel(Context& c, Scenario s, const Bodies& initial, const RunOptions& options)
         : context(c), scenario_(std::move(s)), ranks_(*options.ranks),
-          blocks(detail::rank_blocks(initial.size(), ranks_)), block(blocks[std::size_t(ranks_.rank())]),
-          everyone(ranks_, block.size()) {
+          blocks(detail::rank_blocks(initial.size(), ranks_)), everyone(ranks_, own_block().size()) {
         const Precision p = scenario_.precision;
         if (scenario_.gravity_model == GravityModelKind::dense) {
             auto model = std::make_unique<DenseGravity>(context, p, scenario_.gravity, options.dense);
@@ -115,6 +114,7 @@ public:
                 gravity = std::move(spread);
             }
         }
+        const Range block = own_block();
         ids.resize(block.size());
         for (std::size_t i = 0; i < block.size(); ++i) ids[i] = std::uint32_t(block.begin + i);
         bodies = std::make_unique<DeviceBodies>(context, p, ranks_.size() > 1 ? slice(initial, block) : initial);
@@ -306,7 +306,7 @@ public:
     void restore(const Checkpoint& c) {
         IntegratorState state = c.integrator;
         if (ranks_.size() > 1)
-            for (std::vector<double>& v : state.vectors) v = state_block(v, block, everyone.total());
+            for (std::vector<double>& v : state.vectors) v = state_block(v, own_block(), everyone.total());
         integrator->restore(state);
         // A checkpoint without the tree's order (written without refits and the relative
         // criterion) builds anew.
@@ -389,7 +389,7 @@ private:
     Scenario scenario_;
     const dist::Communicator& ranks_;
     Partition blocks;         // every rank's first bodies (and its piece of each snapshot)
-    Range block;              // this rank's bodies among all at the start
+    Range own_block() const { return blocks[std::size_t(ranks_.rank())]; }
     dist::Allgather everyone;  // every rank's block, for diagnostics, outputs and checkpoints
     std::unique_ptr<GravityModel> local_gravity;  // over several ranks: the rank's own model
     std::unique_ptr<GravityModel> gravity;
