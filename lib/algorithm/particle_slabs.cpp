@@ -109,7 +109,7 @@ void ParticleSlabs::arrange(const std::vector<double>& weights) {
                          " weights for " + std::to_string(devices) + " devices");
     const std::uint32_t slabs = cells_[0]->slabs();
     // The slabs cut by the particles each held at the last sort.
-    const std::vector<std::size_t> held = this->held();
+    const std::vector<std::size_t> held = counted_starts();
     const Partition cut = Partition::by_weight_at(held, weights);
     for (std::size_t d = 1; d < devices; ++d)
         first_slab_[d] = std::uint32_t(
@@ -336,7 +336,12 @@ std::vector<std::uint32_t> ParticleSlabs::ghost_slabs(std::uint32_t first, std::
     return near;
 }
 
-std::vector<std::size_t> ParticleSlabs::held() const {
+std::vector<std::size_t> ParticleSlabs::held() {
+    if (devices() == 1) slab_starts_[0] = cells_[0]->slab_starts(context_.queue(0));
+    return counted_starts();
+}
+
+std::vector<std::size_t> ParticleSlabs::counted_starts() const {
     const std::size_t slabs = std::size_t(cells_[0]->slabs());
     std::vector<std::size_t> held(slabs + 1, 0);
     for (const auto& starts : slab_starts_)  // every device counts its own

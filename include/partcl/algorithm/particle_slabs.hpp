@@ -82,7 +82,9 @@ public:
     std::size_t migrated() const noexcept { return migrated_; }
     // Where each slab's particles began at the last sort, counted over every device (ghosts
     // included; slabs + 1 values, the last the total): slab s held held()[s + 1] - held()[s].
-    std::vector<std::size_t> held() const;
+    // On one device, whose sort counts no slabs, they are counted now from its cell list (a
+    // kernel and a read on its queue).
+    std::vector<std::size_t> held();
     const CellGrid& grid() const noexcept { return grid_; }
     std::uint32_t width() const noexcept { return width_; }
 
@@ -148,6 +150,8 @@ private:
     // The ghost slabs of a device owning slabs [first, end) of `slabs`, ascending.
     std::vector<std::uint32_t> ghost_slabs(std::uint32_t first, std::uint32_t end,
                                            std::uint32_t slabs) const;
+    // held() as the last arrange() on several devices counted it.
+    std::vector<std::size_t> counted_starts() const;
     // Steps 2 and 3 from those starts, and the cells of the local slots.
     void place(const std::vector<std::vector<std::uint32_t>>& starts);
     // One device: the sort straight into the local layout.

@@ -203,11 +203,14 @@ void MpsFluid::set_cell_args(Kernel& kernel, std::size_t d) const {
 
 double MpsFluid::step() { return step(dt_); }
 
-void MpsFluid::rebalance_every(std::size_t steps, double tolerance) {
+void MpsFluid::rebalance_every(std::size_t steps, double tolerance, RankWork work) {
     if (!(tolerance >= 0) || !std::isfinite(tolerance))
         throw UsageError("mps: the ranks' imbalance tolerance must be finite and not negative");
+    if (work != RankWork::measured && work != RankWork::particles)
+        throw UsageError("mps: an unknown measure of the ranks' work");
     rebalance_every_ = steps;
     rebalance_tolerance_ = tolerance;
+    rank_work_ = work;
 }
 
 void MpsFluid::advance_to(double t, std::size_t step_limit) {

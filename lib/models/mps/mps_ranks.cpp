@@ -28,24 +28,7 @@ struct MpsFluid::Traveller {
 namespace {
 
 // (Templates of the traveller, MpsFluid's own type.)
-template <class Traveller>
-std::vector<Traveller> travellers(const MpsParticles& p) {
-    const std::size_t n = p.size();
-    std::vector<Traveller> out(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        Traveller& t = out[i];
-        for (int k = 0; k < 3; ++k) {
-            const bool used = k < p.dimensions;
-            t.position[k] = used ? p.position[std::size_t(k) * n + i] : 0.0;
-            t.velocity[k] = used ? p.velocity[std::size_t(k) * n + i] : 0.0;
-        }
-        t.type = std::uint32_t(p.type[i]);
-        t.unused = 0;
-    }
-    return out;
-}
-
-// Packed particles read back from a device (positions and velocities of `dimensions`
+// Particles laid out component after component (positions and velocities of `dimensions`
 // components, of particle j at k * m + j) as travellers, appended.
 template <class Traveller>
 void append_travellers(const std::vector<double>& r, const std::vector<double>& u,
@@ -61,6 +44,16 @@ void append_travellers(const std::vector<double>& r, const std::vector<double>& 
         t.type = type[j];
         out.push_back(t);
     }
+}
+
+template <class Traveller>
+std::vector<Traveller> travellers(const MpsParticles& p) {
+    std::vector<std::uint32_t> type(p.size());
+    for (std::size_t i = 0; i < p.size(); ++i) type[i] = std::uint32_t(p.type[i]);
+    std::vector<Traveller> out;
+    out.reserve(p.size());
+    append_travellers(p.position, p.velocity, type, std::size_t(p.dimensions), out);
+    return out;
 }
 
 // The rank owning slab s.
@@ -141,18 +134,21 @@ double imbalance(const Partition& cut, const std::vector<double>& weights) {
 } // namespace
 
 void MpsFluid::rebalance() {
-    // Each slab weighs the particles it held at the last sort times its rank's measured seconds
-    // a particle (ranks not measured yet count the others' mean): every rank gathers the same
-    // weights and makes the same cut.
-    const std::vector<double> costs = ranks_->allgather(seconds_per_particle_);
-    double known = 0, measured = 0;
-    for (double c : costs)
-        if (c > 0) {
-            known += c;
-            ++measured;
-        }
-    const double mean = measured > 0 ? known / measured : 1.0;
-    const double cost = seconds_per_particle_ > 0 ? seconds_per_particle_ : mean;
+    // Each slab weighs the particles it held at the last sort, times its rank's measured seconds
+    // a particle where the work is measured (ranks not measured yet count the others' mean):
+    // every rank gathers the same weights and makes the same cut.
+    double cost = 1;
+    if (rank_work_ == RankWork::measured) {
+        const std::vector<double> costs = ranks_->allgather(seconds_per_particle_);
+        double known = 0, measured = 0;
+        for (double c : costs)
+            if (c > 0) {
+                known += c;
+                ++measured;
+            }
+        const double mean = measured > 0 ? known / measured : 1.0;
+        cost = seconds_per_particle_ > 0 ? seconds_per_particle_ : mean;
+    }
     const Range mine = rank_slabs_[std::size_t(ranks_->rank())];
     const std::vector<std::size_t> held = slabs_.held();
     std::vector<double> own;
@@ -274,21 +270,21 @@ void MpsFluid::settle(const std::vector<std::size_t>& kept, std::vector<Travelle
     }
     // This rank's particles in a range of its slabs, in its order: the lower ranks' arrivals,
     // each device's kept ones, the higher ranks' arrivals.
+    const std::vector<std::uint32_t> lower_slab = slabs_of(lower), higher_slab = slabs_of(higher);
     auto in_slabs = [&](Range range) {
         std::vector<Traveller> out;
         if (range.empty()) return out;
-        auto filter = [&](const std::vector<Traveller>& from) {
-            const std::vector<std::uint32_t> slab = slabs_of(from);
+        auto filter = [&](const std::vector<Traveller>& from, const std::vector<std::uint32_t>& slab) {
             for (std::size_t i = 0; i < from.size(); ++i)
                 if (slab[i] >= range.begin && slab[i] < range.end) out.push_back(from[i]);
         };
-        filter(lower);
+        filter(lower, lower_slab);
         for (std::size_t k = 0; k < devices; ++k) {
             if (kept[k] == 0) continue;
             const std::vector<Traveller> near = take_out(k, {0, kept[k]}, range, true, false);
             out.insert(out.end(), near.begin(), near.end());
         }
-        filter(higher);
+        filter(higher, higher_slab);
         return out;
     };
     const std::vector<Traveller> front = in_slabs({mine.begin, prefix_end}),

@@ -125,12 +125,14 @@ public:
     // Over several ranks: each rank's slabs (the grid's slabs cut into ranges in rank order);
     // every `steps` steps (0: never; 20 unless set) the ranks cut them again when the most
     // loaded rank's share of the work exceeds the mean by more than `tolerance` (a collective,
-    // the same on every rank): each slab weighs its particles times its rank's measured
-    // seconds a particle of the last steps, and the particles move to their new ranks at the
-    // next step's start. Any cut gives the same fluid bit for bit. rebalances() counts the cuts
-    // made.
+    // the same on every rank): each slab weighs its particles, times its rank's measured
+    // seconds a particle of the last steps with RankWork::measured (the default), or alone with
+    // RankWork::particles (cuts that do not depend on timings: the same on every run), and the
+    // particles move to their new ranks at the next step's start. Any cut gives the same fluid
+    // bit for bit. rebalances() counts the cuts made.
+    enum class RankWork { measured, particles };
     const Partition& rank_slabs() const noexcept { return rank_slabs_; }
-    void rebalance_every(std::size_t steps, double tolerance = 0.05);
+    void rebalance_every(std::size_t steps, double tolerance = 0.05, RankWork work = RankWork::measured);
     std::size_t rebalances() const noexcept { return rebalances_; }
     // Each particle's cell at the last step's sort, in particles()' order.
     std::vector<std::uint32_t> cell_keys() const { return slabs_.cell_keys(); }
@@ -165,6 +167,7 @@ private:
     Partition rank_slabs_;
     std::size_t rebalance_every_ = 20, rebalances_ = 0;
     double rebalance_tolerance_ = 0.05;
+    RankWork rank_work_ = RankWork::measured;
     double seconds_per_particle_ = 0;  // this rank's step without its exchanges, smoothed
     struct RankGhosts {
         std::size_t below = 0, own = 0, above = 0;  // one-device order: [below | own | above]
