@@ -195,6 +195,73 @@ TEST_CASE("a split by weight snapped to allowed cuts (slab borders)") {
     CHECK_THROWS_AS(Partition::by_weight_at({0, 5}, {1.0, -1.0}), UsageError);
 }
 
+namespace {
+
+// The heaviest part of `p` over `weights`, summed as Partition::balanced sums (prefix sums).
+double heaviest(const Partition& p, const std::vector<double>& below) {
+    double most = 0;
+    for (std::size_t r = 0; r < p.parts(); ++r) most = std::max(most, below[p[r].end] - below[p[r].begin]);
+    return most;
+}
+
+// The least heaviest part of any contiguous cut of the items into `parts`, by dynamic
+// programming over every cut.
+double least_heaviest(const std::vector<double>& below, std::size_t parts) {
+    const std::size_t items = below.size() - 1;
+    std::vector<double> best(items + 1, INFINITY);  // best[s]: items < s in the parts so far
+    best[0] = 0;
+    for (std::size_t r = 0; r < parts; ++r) {
+        std::vector<double> next(items + 1, INFINITY);
+        for (std::size_t end = 0; end <= items; ++end)
+            for (std::size_t begin = 0; begin <= end; ++begin)
+                next[end] = std::min(next[end], std::max(best[begin], below[end] - below[begin]));
+        best = next;
+    }
+    return best[items];
+}
+
+} // namespace
+
+TEST_CASE("a balanced cut: the least heaviest part any contiguous cut allows") {
+    // Equal weights that divide: equal parts. Four items in three parts: 2, 1, 1 is as good as
+    // the equal shares' cut, which it keeps.
+    CHECK(Partition::balanced(std::vector<double>(12, 1.0), 3) == Partition({0, 4, 8, 12}));
+    CHECK(Partition::balanced(std::vector<double>(4, 1.0), 3) == Partition({0, 2, 3, 4}));
+    // Equal shares would cut 1, 1, 1, 1, 4 after the third item (weight 3 and 5); the best
+    // cut is 4 and 4.
+    CHECK(Partition::balanced({1, 1, 1, 1, 4}, 2) == Partition({0, 4, 5}));
+    // A heavy item alone, the others shared; no items; more parts than items; zero weights.
+    CHECK(Partition::balanced({1, 9, 1, 1}, 3) == Partition({0, 1, 2, 4}));
+    CHECK(Partition::balanced({}, 2) == Partition({0, 0, 0}));
+    CHECK(Partition::balanced({2.0, 3.0}, 4) == Partition({0, 1, 2, 2, 2}));
+    check_covers(Partition::balanced(std::vector<double>(5, 0.0), 2), 5);
+    // Random weights, zeros and outliers among them: as good as the best cut, never worse than
+    // the equal shares', on every rank alike (a pure function of its input).
+    const std::uint32_t seed = fresh_seed();
+    INFO("seed " << seed);
+    std::mt19937 random(seed);
+    for (int trial = 0; trial < 300; ++trial) {
+        std::vector<double> weights(random() % 30);
+        for (double& w : weights) {
+            const unsigned kind = random() % 10;
+            w = kind == 0 ? 0.0 : kind == 1 ? 50.0 + double(random() % 500) : double(random() % 1000) / 97.0;
+        }
+        const std::size_t parts = 1 + random() % 8;
+        std::vector<double> below(weights.size() + 1, 0.0);
+        for (std::size_t s = 0; s < weights.size(); ++s) below[s + 1] = below[s] + weights[s];
+        const Partition cut = Partition::balanced(weights, parts);
+        REQUIRE(cut.parts() == parts);
+        check_covers(cut, weights.size());
+        const double best = least_heaviest(below, parts);
+        CHECK(heaviest(cut, below) <= best * (1 + 1e-12));
+        CHECK(cut == Partition::balanced(weights, parts));
+    }
+    CHECK_THROWS_WITH_AS(Partition::balanced({1.0, -1.0}, 2), doctest::Contains("item 1"), UsageError);
+    CHECK_THROWS_AS(Partition::balanced({1.0, NAN}, 2), UsageError);
+    CHECK_THROWS_AS(Partition::balanced({1.0, INFINITY}, 2), UsageError);
+    CHECK_THROWS_AS(Partition::balanced({1.0}, 0), UsageError);
+}
+
 TEST_CASE("weights follow measured throughput, smoothed") {
     // Device 1 is three times as fast as device 0 but starts with equal weight.
     Scheduler s({1.0, 1.0}, 0.5);

@@ -33,6 +33,11 @@ public:
     // (UsageError otherwise).
     static Partition by_weight_at(const std::vector<std::size_t>& cuts,
                                   const std::vector<double>& weights);
+    // [0, n), n = item_weights.size(), cut into `parts` contiguous ranges so that the heaviest
+    // weighs as little as any contiguous cut allows (the linear partition problem), each cut as
+    // near the equal-share cut as that allows: items of uneven cost, such as slabs of cells, cut
+    // between ranks. Weights zero or positive and finite, parts >= 1 (UsageError otherwise).
+    static Partition balanced(const std::vector<double>& item_weights, std::size_t parts);
     // All of [0, n) on device `device` of `parts`, the others empty.
     static Partition on_one_device(std::size_t n, std::size_t parts, std::size_t device = 0);
 

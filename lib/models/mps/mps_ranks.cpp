@@ -103,18 +103,7 @@ Partition MpsFluid::cut_slabs(const MpsParticles& all) const {
 }
 
 Partition MpsFluid::cut_slabs(const std::vector<double>& weights) const {
-    const std::size_t slabs = weights.size(), ranks = std::size_t(ranks_->size());
-    std::vector<double> below(slabs + 1, 0.0);  // below[s]: the weight of the slabs under s
-    for (std::size_t s = 0; s < slabs; ++s) below[s + 1] = below[s] + weights[s];
-    // Rank r's slabs begin where the weight below reaches r / K of it.
-    std::vector<std::size_t> cuts{0};
-    for (std::size_t r = 1; r < ranks; ++r) {
-        const double share = below[slabs] * double(r) / double(ranks);
-        const auto at = std::lower_bound(below.begin(), below.end(), share);
-        cuts.push_back(std::min(std::max(cuts.back(), std::size_t(at - below.begin())), slabs));
-    }
-    cuts.push_back(slabs);
-    return Partition(std::move(cuts));
+    return Partition::balanced(weights, std::size_t(ranks_->size()));
 }
 
 namespace {

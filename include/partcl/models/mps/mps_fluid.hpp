@@ -226,7 +226,7 @@ private:
     // owners; the own particles of every rank (rank order) of a field.
     struct Traveller;
     Partition cut_slabs(const MpsParticles& all) const;
-    Partition cut_slabs(const std::vector<double>& weights) const;  // K cuts of equal weight
+    Partition cut_slabs(const std::vector<double>& weights) const;  // Partition::balanced, K parts
     void rebalance();
     std::vector<std::uint32_t> slabs_of(const double* position, std::size_t stride, std::size_t n) const;
     std::vector<std::uint32_t> slabs_of(const MpsParticles& p) const;
