@@ -1,0 +1,56 @@
+#pragma once
+// TreeTop: the top levels of TreeGravity's kd-tree over the bodies of every rank, found without
+// gathering them. TreeGravity cuts each node's cell box along its widest side at the median of
+// its bodies, their order along that axis with ties in the order before (so, within a node of
+// level l, by the coordinates along the axes of the node and its ancestors, then by the order
+// the bodies were given in: their global index, cl/nbody/tree_build.cl). TreeTop finds the same
+// medians by a distributed selection (each round every rank proposes the median of what is
+// left of a node on it, the weighted median of the proposals is counted on every rank, and the
+// side without the sought body is dropped), so each body learns its node at level `levels` and
+// each rank the cell boxes above: the one-rank tree's top, bit for bit, whatever bodies each
+// rank holds. This is the first step of locally essential trees (docs/design.md, "Ranks"):
+// the bodies of a node at that level can then be built into its subtree on one rank.
+//
+//   const TreeTop top = TreeTop::split(ranks, precision, x, y, z, index, n, total, 3);
+//   top.node()[i];  // body i's node of level 3 (0 .. 7, left to right)
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include <partcl/backend/precision.hpp>
+#include <partcl/dist/communicator.hpp>
+
+namespace partcl {
+
+class TreeTop {
+public:
+    // This rank's `n` bodies at x, y, z (values of `precision`) with global indices `index`
+    // (each of 0 .. total - 1 on one rank): their nodes at level `levels` of the tree of all
+    // `total`. Every rank calls it with the same precision, total and levels. UsageError for
+    // NaN or infinite coordinates, an index past `total`, counts that do not add up to it, or
+    // levels past 31.
+    static TreeTop split(const dist::Communicator& ranks, Precision precision, const double* x,
+                         const double* y, const double* z, const std::uint64_t* index,
+                         std::size_t n, std::size_t total, std::size_t levels);
+
+    std::size_t levels() const noexcept { return levels_; }
+    // Body i's node at level levels() (0 .. 2^levels - 1, in the tree's order).
+    const std::vector<std::uint32_t>& node() const noexcept { return node_; }
+    // This rank's bodies in the tree's order at level levels(): by node, and within a node as
+    // the one-rank build orders it there.
+    const std::vector<std::size_t>& order() const noexcept { return order_; }
+    // Cell boxes lox | loy | loz | hix | hiy | hiz of the heap's nodes 1 .. 2^(levels + 1) - 1
+    // (2^(levels + 1) each, element 0 unused), the same on every rank: the root's is the
+    // bodies' bounding box, each child's its parent's cut at the median.
+    const std::vector<double>& cell_boxes() const noexcept { return boxes_; }
+    // The selection's rounds, each two collectives, over all levels.
+    std::size_t rounds() const noexcept { return rounds_; }
+
+private:
+    std::size_t levels_ = 0, rounds_ = 0;
+    std::vector<std::uint32_t> node_;
+    std::vector<std::size_t> order_;
+    std::vector<double> boxes_;
+};
+
+} // namespace partcl
