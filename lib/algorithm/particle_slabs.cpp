@@ -1,6 +1,8 @@
 #include <partcl/algorithm/particle_slabs.hpp>
+#include <partcl/runtime/device_array.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -421,28 +423,93 @@ std::vector<double> ParticleSlabs::read_own(const std::vector<RealBuffer>& array
     return read<double>(arrays, components, true, {0, n_});
 }
 
-std::vector<double> ParticleSlabs::read_own(const std::vector<RealBuffer>& arrays,
-                                            std::size_t components, Range range) const {
-    if (arrays.size() != devices() || range.end > n_ || range.begin > range.end)
-        throw UsageError("ParticleSlabs::read_own: one array per device, a range of the particles");
-    return read<double>(arrays, components, true, range);
+std::vector<std::vector<ParticleSlabs::Piece>> ParticleSlabs::pieces(const std::vector<RealBuffer>& arrays,
+                                                                      std::size_t components,
+                                                                      const std::vector<Range>& ranges,
+                                                                      const char* who) const {
+    if (arrays.size() != devices())
+        throw UsageError(std::string("ParticleSlabs::") + who + ": one array per device");
+    std::vector<std::vector<Piece>> out(devices());
+    std::vector<std::size_t> staged(devices(), 0);
+    std::size_t message = 0;
+    for (const Range range : ranges) {
+        if (range.end > n_ || range.begin > range.end)
+            throw UsageError(std::string("ParticleSlabs::") + who + ": particles [" +
+                             std::to_string(range.begin) + ", " + std::to_string(range.end) + ") of " +
+                             std::to_string(n_));
+        std::size_t first = 0;
+        for (std::size_t d = 0; d < devices(); ++d) {
+            const std::size_t begin = std::max(range.begin, first), end = std::min(range.end, first + own_[d]);
+            if (begin < end) {
+                out[d].push_back({message + (begin - range.begin), range.size(), begin - first, end - begin, staged[d]});
+                staged[d] += components * (end - begin);
+            }
+            first += own_[d];
+        }
+        message += components * range.size();
+    }
+    return out;
 }
 
-void ParticleSlabs::write_own(std::vector<RealBuffer>& arrays, std::size_t components, Range range,
-                              const std::vector<double>& values) {
-    if (arrays.size() != devices() || range.end > n_ || range.begin > range.end ||
-        values.size() != components * range.size())
-        throw UsageError("ParticleSlabs::write_own: one array per device, a range of the "
-                         "particles and its values");
-    std::size_t first = 0;
+std::vector<std::byte> ParticleSlabs::pack_own(const std::vector<RealBuffer>& arrays, std::size_t components,
+                                               const std::vector<Range>& ranges) {
+    const std::vector<std::vector<Piece>> parts = pieces(arrays, components, ranges, "pack_own");
+    const std::size_t size = size_of(precision_);
+    std::size_t elements = 0;
+    for (const Range range : ranges) elements += components * range.size();
+    std::vector<std::byte> out(elements * size);
+    staging_.resize(devices());
+    // Every device's copies first, then one read a device.
     for (std::size_t d = 0; d < devices(); ++d) {
-        const std::size_t begin = std::max(range.begin, first), end = std::min(range.end, first + own_[d]);
-        for (std::size_t k = 0; k < components && begin < end; ++k)
-            arrays[d].write(context_.queue(d), values.data() + k * range.size() + (begin - range.begin),
-                            end - begin, k * total(d) + below_[d] + (begin - first));
-        if (begin < end) context_.queue(d).finish();  // the writes read `values`
-        first += own_[d];
+        if (parts[d].empty()) continue;
+        const Piece& last = parts[d].back();
+        fit_on_device(staging_[d], context_, precision_, last.staged + components * last.count, OnDevice{d});
+        for (const Piece& piece : parts[d])
+            arrays[d].copy_rows_to(context_.queue(d), staging_[d], piece.count, components,
+                                   below_[d] + piece.slot, total(d), piece.staged, piece.count);
     }
+    std::vector<std::byte> host;
+    for (std::size_t d = 0; d < devices(); ++d) {
+        if (parts[d].empty()) continue;
+        const Piece& last = parts[d].back();
+        host.resize((last.staged + components * last.count) * size);
+        staging_[d].memory().read(context_.queue(d), 0, host.size(), host.data());
+        for (const Piece& piece : parts[d])
+            for (std::size_t k = 0; k < components; ++k)
+                std::memcpy(out.data() + (piece.message + k * piece.range_size) * size,
+                            host.data() + (piece.staged + k * piece.count) * size, piece.count * size);
+    }
+    return out;
+}
+
+void ParticleSlabs::unpack_own(std::vector<RealBuffer>& arrays, std::size_t components,
+                               const std::vector<Range>& ranges, const std::vector<std::byte>& bytes) {
+    const std::vector<std::vector<Piece>> parts = pieces(arrays, components, ranges, "unpack_own");
+    const std::size_t size = size_of(precision_);
+    std::size_t elements = 0;
+    for (const Range range : ranges) elements += components * range.size();
+    if (bytes.size() != elements * size)
+        throw UsageError("ParticleSlabs::unpack_own: " + std::to_string(bytes.size()) + " bytes for " +
+                         std::to_string(elements) + " values of " + to_string(precision_));
+    staging_.resize(devices());
+    std::vector<std::vector<std::byte>> host(devices());  // alive until the writes are done
+    for (std::size_t d = 0; d < devices(); ++d) {
+        if (parts[d].empty()) continue;
+        const Piece& last = parts[d].back();
+        host[d].resize((last.staged + components * last.count) * size);
+        for (const Piece& piece : parts[d])
+            for (std::size_t k = 0; k < components; ++k)
+                std::memcpy(host[d].data() + (piece.staged + k * piece.count) * size,
+                            bytes.data() + (piece.message + k * piece.range_size) * size, piece.count * size);
+        fit_on_device(staging_[d], context_, precision_, host[d].size() / size, OnDevice{d});
+        Queue& queue = context_.queue(d);
+        staging_[d].memory().write(queue, 0, host[d].size(), host[d].data());
+        for (const Piece& piece : parts[d])
+            staging_[d].copy_rows_to(queue, arrays[d], piece.count, components, piece.staged, piece.count,
+                                     below_[d] + piece.slot, total(d));
+    }
+    for (std::size_t d = 0; d < devices(); ++d)
+        if (!parts[d].empty()) context_.queue(d).finish();
 }
 
 std::vector<std::uint32_t> ParticleSlabs::cell_keys() const {

@@ -33,6 +33,7 @@
 //   ... kernels on device d over own slots [below(d), below(d) + own(d)) of local(f, d),
 //       results into next(f, d); exchange() between kernels that read what others wrote ...
 #include <cstddef>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -123,13 +124,15 @@ public:
     std::vector<double> read_own(const std::vector<RealBuffer>& arrays,
                                  std::size_t components) const;
     std::vector<std::uint32_t> cell_keys() const;
-    // The own slots of local-layout arrays holding the particles `range` of the one-device
-    // order, read to the host or written from it (component k of particle i at
-    // k * range.size() + i - range.begin); a model's MPI ranks exchange ghosts so.
-    std::vector<double> read_own(const std::vector<RealBuffer>& arrays, std::size_t components,
-                                 Range range) const;
-    void write_own(std::vector<RealBuffer>& arrays, std::size_t components, Range range,
-                   const std::vector<double>& values);
+    // The own slots of local-layout arrays holding the particles of `ranges` of the one-device
+    // order, as bytes of the arrays' precision: range after range, component k of a range's
+    // particle i at k * range.size() + i - range.begin. Packed on each device and read back in
+    // one read a device, or written from such bytes in one write a device and unpacked there:
+    // a model's MPI ranks exchange ghosts so.
+    std::vector<std::byte> pack_own(const std::vector<RealBuffer>& arrays, std::size_t components,
+                                    const std::vector<Range>& ranges);
+    void unpack_own(std::vector<RealBuffer>& arrays, std::size_t components,
+                    const std::vector<Range>& ranges, const std::vector<std::byte>& bytes);
 
 private:
     template <class B>
@@ -161,6 +164,14 @@ private:
     template <class T, class B>
     std::vector<T> read(const std::vector<B>& arrays, std::size_t components, bool local,
                         Range range) const;
+    // What of `ranges` device d owns: where each piece lies in pack_own()'s bytes, among the
+    // device's own slots and in its staging (elements).
+    struct Piece {
+        std::size_t message, range_size, slot, count, staged;
+    };
+    std::vector<std::vector<Piece>> pieces(const std::vector<RealBuffer>& arrays,
+                                           std::size_t components, const std::vector<Range>& ranges,
+                                           const char* who) const;
 
     Context& context_;
     Precision precision_;
@@ -175,6 +186,7 @@ private:
     std::vector<std::uint32_t> first_slab_;                // devices + 1 slab bounds
     std::vector<std::vector<std::uint32_t>> slab_starts_;  // [d]: own slots per slab, cumulative
     std::size_t migrated_ = 0;
+    std::vector<RealBuffer> staging_;  // [d]: pack_own()'s and unpack_own()'s
     // Sorted slabs into place; senders' particles into the runs; sorted runs into place; the
     // ghosts; the carried fields' own slots into next().
     Halo direct_, into_runs_, runs_home_, ghosts_, carried_;

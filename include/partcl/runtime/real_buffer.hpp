@@ -22,7 +22,10 @@ public:
     std::size_t size() const noexcept { return size_; }
     std::size_t bytes() const noexcept { return size_ * size_of(precision_); }
     bool empty() const noexcept { return size_ == 0; }
+    // The bytes themselves, elements of precision(): for data kept in the model's precision
+    // on its way between devices or processes.
     const Memory& memory() const noexcept { return memory_; }
+    Memory& memory() noexcept { return memory_; }
 
     // Blocking: converts and copies host[0, count) to elements [offset, offset + count).
     void write(Queue& queue, const double* host, std::size_t count, std::size_t offset = 0);

@@ -422,37 +422,30 @@ void MpsFluid::settle(const std::vector<std::size_t>& kept, std::vector<Travelle
 
 void MpsFluid::update_ghosts(std::vector<RealBuffer>& arrays, std::size_t components) {
     dist::TrafficTimer exchange(context_.queue(0), traffic_);
-    const std::size_t ranks = std::size_t(ranks_->size());
-    std::vector<double> sent;
+    const std::size_t ranks = std::size_t(ranks_->size()), size = size_of(precision_);
+    // Rank q is sent what it holds as ghosts below this rank's slabs, then above (this rank's
+    // own order), and sends the same of this rank's ghosts: values of the model's precision.
+    std::vector<Range> sending, receiving;
     std::vector<std::size_t> send_counts(ranks, 0), recv_counts(ranks, 0);
     for (std::size_t q = 0; q < ranks; ++q) {
-        for (const Range slots : {ghosts_.sent_below[q], ghosts_.sent_above[q]}) {
-            if (slots.empty()) continue;
-            const std::vector<double> values = slabs_.read_own(arrays, components, slots);
-            sent.insert(sent.end(), values.begin(), values.end());
-        }
-        send_counts[q] = components * (ghosts_.sent_below[q].size() + ghosts_.sent_above[q].size()) *
-                         sizeof(double);
-        // Rank q sends what it holds of this rank's ghosts below, then above (its own order).
-        recv_counts[q] = components *
-                         (ghosts_.received_below[q].size() + ghosts_.received_above[q].size()) *
-                         sizeof(double);
+        for (const Range slots : {ghosts_.sent_below[q], ghosts_.sent_above[q]})
+            if (!slots.empty()) {
+                sending.push_back(slots);
+                send_counts[q] += components * slots.size() * size;
+            }
+        for (const Range slots : {ghosts_.received_below[q], ghosts_.received_above[q]})
+            if (!slots.empty()) {
+                receiving.push_back(slots);
+                recv_counts[q] += components * slots.size() * size;
+            }
     }
+    const std::vector<std::byte> sent = slabs_.pack_own(arrays, components, sending);
     std::size_t total = 0;
     for (std::size_t c : recv_counts) total += c;
-    std::vector<double> received(total / sizeof(double));
+    std::vector<std::byte> received(total);
     ranks_->alltoallv(sent.data(), send_counts, received.data(), recv_counts);
-    exchange.sent(sent.size() * sizeof(double));
-    std::size_t at = 0;
-    for (std::size_t q = 0; q < ranks; ++q)
-        for (const Range slots : {ghosts_.received_below[q], ghosts_.received_above[q]}) {
-            if (slots.empty()) continue;
-            const std::size_t count = components * slots.size();
-            slabs_.write_own(arrays, components, slots,
-                             std::vector<double>(received.begin() + std::ptrdiff_t(at),
-                                                 received.begin() + std::ptrdiff_t(at + count)));
-            at += count;
-        }
+    exchange.sent(sent.size());
+    slabs_.unpack_own(arrays, components, receiving, received);
 }
 
 template <class T>
