@@ -173,6 +173,12 @@ std::uint32_t fresh_seed() {
     return rd();
 }
 
+std::uint32_t shared_seed(const partcl::dist::Communicator& ranks) {
+    std::uint32_t seed = fresh_seed();
+    ranks.broadcast(&seed, sizeof seed);
+    return seed;
+}
+
 partcl::Bodies random_bodies(std::size_t n, std::uint32_t seed) {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> position(-1.0, 1.0), mass(0.5, 1.5);

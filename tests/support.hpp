@@ -105,6 +105,8 @@ void release_shared_objects();
 
 // A new std::random_device seed, to be printed in failure messages.
 std::uint32_t fresh_seed();
+// Rank 0's fresh_seed(), the same on every rank of `ranks`.
+std::uint32_t shared_seed(const partcl::dist::Communicator& ranks);
 
 // Bodies uniform in [-1, 1]^3 with masses in [0.5, 1.5] / n; bodies 2 and 3 coincide (when
 // n > 3), so every gravity test meets a pair at zero separation.

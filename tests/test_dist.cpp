@@ -23,13 +23,6 @@ using partcl_test::test_context;
 
 namespace {
 
-// The same random seed on every rank (rank 0's fresh one).
-std::uint32_t shared_seed(const dist::Communicator& world) {
-    std::uint32_t seed = partcl_test::fresh_seed();
-    world.broadcast(&seed, sizeof seed);
-    return seed;
-}
-
 // Rank r's block of n items cut at weights 1 : 3 : 1 : 3 ..., so blocks differ in size.
 Range uneven_block(std::size_t n, const dist::Communicator& world) {
     std::vector<double> weights;
@@ -226,7 +219,7 @@ std::vector<std::size_t> spread_sizes() {
 TEST_CASE("DistributedDenseGravity gives every rank one rank's accelerations of its block, bit for bit") {
     const dist::Communicator& world = dist::Communicator::world();
     Context& context = test_context();
-    const std::uint32_t seed = shared_seed(world);
+    const std::uint32_t seed = partcl_test::shared_seed(world);
     for (const Precision precision : {Precision::float32, Precision::float64}) {
         DenseGravity alone(context, precision, {1.0, 0.01}, {}, partcl_test::memory_cache());
         DenseGravity mine(context, precision, {1.0, 0.01}, {}, partcl_test::memory_cache());
@@ -238,7 +231,7 @@ TEST_CASE("DistributedDenseGravity gives every rank one rank's accelerations of 
 TEST_CASE("DistributedTreeGravity gives every rank one rank's accelerations of its block, bit for bit") {
     const dist::Communicator& world = dist::Communicator::world();
     Context& context = test_context();
-    const std::uint32_t seed = shared_seed(world);
+    const std::uint32_t seed = partcl_test::shared_seed(world);
     // theta 0.6 (nodes taken whole) and 0 (every node opened); listed groups and single bodies.
     const TreeOptions walks[] = {{0.6, 4, TreeTraversal::stackless, 16, std::nullopt},
                                  {0.0, 4, TreeTraversal::nested, 1, std::nullopt}};
@@ -302,7 +295,7 @@ TEST_CASE("DistributedTreeGravity over bodies held in any order gives one rank's
     const dist::Communicator& world = dist::Communicator::world();
     Context& context = test_context();
     Queue& queue = context.queue(0);
-    const std::uint32_t seed = shared_seed(world);
+    const std::uint32_t seed = partcl_test::shared_seed(world);
     const int k = world.size(), me = world.rank();
     // theta 0.6 and 0, and the relative criterion (which reads every body's |a| in order).
     TreeOptions relative{0.6, 4, TreeTraversal::stackless, 16, std::nullopt};

@@ -73,8 +73,7 @@ TEST_CASE("MpsFluid over ranks is one rank's fluid bit for bit, particles crossi
     for (const int dims : {2, 3})
         for (const Precision precision : {Precision::float32, Precision::float64}) {
             if (precision == Precision::float64 && !context.device(0).info().fp64) continue;
-            std::uint32_t seed = partcl_test::fresh_seed();
-            world.broadcast(&seed, sizeof seed);
+            const std::uint32_t seed = partcl_test::shared_seed(world);
             INFO("seed " << seed << ", rank " << world.rank() << " of " << world.size() << ", "
                          << dims << "-D, " << std::string(to_string(precision)));
             const partcl_test::FallingBlock b = random_block(dims, seed);
@@ -106,8 +105,7 @@ TEST_CASE("MpsFluid over ranks of two devices each is one rank's fluid bit for b
     const dist::Communicator& world = dist::Communicator::world();
     Context& context = test_context();
     Context two = split_context(2);
-    std::uint32_t seed = partcl_test::fresh_seed();
-    world.broadcast(&seed, sizeof seed);
+    const std::uint32_t seed = partcl_test::shared_seed(world);
     for (const int dims : {2, 3}) {
         INFO("seed " << seed << ", rank " << world.rank() << " of " << world.size() << ", " << dims << "-D");
         const partcl_test::FallingBlock b = random_block(dims, seed);
@@ -137,8 +135,7 @@ namespace {
 bool check_cut_again(MpsFluid::RankWork work) {
     const dist::Communicator& world = dist::Communicator::world();
     Context& context = test_context();
-    std::uint32_t seed = partcl_test::fresh_seed();
-    world.broadcast(&seed, sizeof seed);
+    const std::uint32_t seed = partcl_test::shared_seed(world);
     INFO("seed " << seed << ", rank " << world.rank() << " of " << world.size() << ", by "
                  << (work == MpsFluid::RankWork::measured ? "measured work" : "particles"));
     const partcl_test::FallingBlock b = rising_block(seed);

@@ -46,8 +46,7 @@ void check_against_one_rank(Precision precision, const PicGrid& grid, std::size_
             return;
         }
     }
-    std::uint32_t seed = partcl_test::fresh_seed();
-    world.broadcast(&seed, sizeof seed);
+    const std::uint32_t seed = partcl_test::shared_seed(world);
     INFO("seed " << seed << ", rank " << world.rank() << " of " << world.size() << ", "
                  << grid.dimensions << "-D, " << std::string(to_string(precision)) << ", "
                  << std::string(to_string(deposit)));

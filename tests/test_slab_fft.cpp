@@ -26,8 +26,7 @@ void check_slab_transform(Precision precision, std::array<std::size_t, 3> shape,
     const dist::Communicator& world = dist::Communicator::world();
     Context& context = test_context();
     if (precision == Precision::float64 && !context.device(0).info().fp64) return;
-    std::uint32_t seed = partcl_test::fresh_seed();
-    world.broadcast(&seed, sizeof seed);
+    const std::uint32_t seed = partcl_test::shared_seed(world);
     INFO("seed " << seed << ", rank " << world.rank() << " of " << world.size() << ", "
                  << std::string(to_string(precision)) << ", " << shape[0] << " x " << shape[1]
                  << " x " << shape[2]);

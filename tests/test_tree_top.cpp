@@ -89,12 +89,6 @@ void check_top(const dist::Communicator& world, Precision precision, const Bodie
         CHECK(std::memcmp(boxes.data(), boxes.data() + std::size_t(r) * box.size(), box.size() * sizeof(double)) == 0);
 }
 
-std::uint32_t shared_seed(const dist::Communicator& world) {
-    std::uint32_t seed = fresh_seed();
-    world.broadcast(&seed, sizeof seed);
-    return seed;
-}
-
 } // namespace
 
 TEST_SUITE("mpi") {

@@ -33,7 +33,6 @@
 //   ... kernels on device d over own slots [below(d), below(d) + own(d)) of local(f, d),
 //       results into next(f, d); exchange() between kernels that read what others wrote ...
 #include <cstddef>
-#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
