@@ -1,17 +1,23 @@
 // TreeTop on 1, 2 and 3 ranks (suite `mpi`): each rank holds a random share of the bodies in a
 // random order, and every body's node at the top levels must be the one it has in
-// TreeGravity's tree of all of them, built on one device (its perm). Plummer spheres, rounded
-// to float where float is asked (bodies there share coordinates now and then), and bodies on
-// a lattice of four values an axis, whose ties only the ancestors' axes and the indices break.
+// TreeGravity's tree of all of them, built on one device (its perm). Then the bodies move to
+// their nodes' owners, and each rank must hold its run of the one-rank tree's positions in
+// that tree's order at the level, as a host replay of the build's level-by-level sorts has it
+// (itself checked against the device's perm at the deepest level). Plummer spheres, rounded to
+// float where float is asked (bodies there share coordinates now and then), and bodies on a
+// lattice of four values an axis, whose ties only the ancestors' axes and the indices break.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <random>
 
 #include <partcl/dist/communicator.hpp>
+#include <partcl/dist/distributor.hpp>
 #include <partcl/models/nbody/tree_top.hpp>
 
 #include "support.hpp"
@@ -35,17 +41,92 @@ Bodies lattice(std::size_t n, std::uint32_t seed) {
     return b;
 }
 
-// Every level-`levels` node's bodies in the one-device tree of `b`: node[g] for body g.
-std::vector<std::uint32_t> one_device_nodes(Precision precision, const Bodies& b, std::size_t levels) {
+// The one-device tree of `b`, leaves of one body: its perm (tree position -> body).
+std::vector<std::uint32_t> one_device_perm(Precision precision, const Bodies& b) {
     TreeSnapshot tree;
     const TreeOptions o{0.5, 1, TreeTraversal::stackless, 1};
     tree_forces(precision, b, {1.0, 0.01}, o, &tree);
-    REQUIRE(tree.levels >= levels);
-    const std::size_t count = std::size_t(1) << levels, n = b.size();
+    REQUIRE(tree.levels == TreeGravity::levels_for(b.size(), 1));
+    return std::vector<std::uint32_t>(tree.perm.begin(), tree.perm.end());
+}
+
+// Every level-`levels` node's bodies in that tree: node[g] for body g.
+std::vector<std::uint32_t> one_device_nodes(const std::vector<std::uint32_t>& perm, std::size_t levels) {
+    const std::size_t count = std::size_t(1) << levels, n = perm.size();
     std::vector<std::uint32_t> node(n);
     for (std::size_t p = 0; p < count; ++p)
-        for (std::size_t s = p * n / count; s < (p + 1) * n / count; ++s) node[tree.perm[s]] = std::uint32_t(p);
+        for (std::size_t s = p * n / count; s < (p + 1) * n / count; ++s) node[perm[s]] = std::uint32_t(p);
     return node;
+}
+
+// The one-rank build's order of every body (global indices by tree position) after the sorts
+// of levels 0 .. levels - 1, replayed on the host as tree_build.cl does them: each node's range
+// sorted stably along its cell's widest side (ties to the lower axis), the children's cells
+// the node's cut at the right child's first body when both children hold bodies.
+template <class T>
+std::vector<std::uint64_t> replayed_order(const Bodies& b, std::size_t levels) {
+    const std::size_t n = b.size();
+    const std::vector<double>* c[3] = {&b.x, &b.y, &b.z};
+    std::vector<std::uint64_t> order(n);
+    std::iota(order.begin(), order.end(), std::uint64_t(0));
+    std::vector<std::array<T, 6>> cell{{}, {}};  // heap nodes; element 0 unused
+    for (std::size_t a = 0; a < 3; ++a) {
+        cell[1][a] = std::numeric_limits<T>::infinity();
+        cell[1][3 + a] = -std::numeric_limits<T>::infinity();
+        for (std::size_t i = 0; i < n; ++i) {
+            cell[1][a] = std::min(cell[1][a], T((*c[a])[i]));
+            cell[1][3 + a] = std::max(cell[1][3 + a], T((*c[a])[i]));
+        }
+    }
+    auto start = [n](std::size_t p, std::size_t count) { return std::ptrdiff_t(p * n / count); };
+    for (std::size_t level = 0; level < levels; ++level) {
+        const std::size_t count = std::size_t(1) << level;
+        cell.resize(4 * count);
+        for (std::size_t p = 0; p < count; ++p) {
+            const std::array<T, 6>& box = cell[count + p];
+            const T e[3] = {T(box[3] - box[0]), T(box[4] - box[1]), T(box[5] - box[2])};
+            const std::size_t axis = e[0] >= e[1] ? (e[0] >= e[2] ? 0 : 2) : (e[1] >= e[2] ? 1 : 2);
+            const auto first = order.begin() + start(p, count), last = order.begin() + start(p + 1, count);
+            std::stable_sort(first, last, [&](std::uint64_t i, std::uint64_t j) {
+                return T((*c[axis])[i]) < T((*c[axis])[j]);
+            });
+            const auto mid = order.begin() + start(2 * p + 1, 2 * count);
+            cell[2 * (count + p)] = cell[2 * (count + p) + 1] = box;
+            if (first < mid && mid < last) {
+                const T cut = T((*c[axis])[*mid]);
+                cell[2 * (count + p)][3 + axis] = cut;
+                cell[2 * (count + p) + 1][axis] = cut;
+            }
+        }
+    }
+    return order;
+}
+
+std::vector<std::uint64_t> replayed_order(Precision precision, const Bodies& b, std::size_t levels) {
+    return precision == Precision::float32 ? replayed_order<float>(b, levels) : replayed_order<double>(b, levels);
+}
+
+// The bodies moved to their nodes' owners (node_cost: as TreeTop::owners takes it): this
+// rank's arrivals, in order_of's order, must be its run of the replayed one-rank order.
+void check_move(const dist::Communicator& world, Precision precision, const Bodies& b, const TreeTop& top,
+                const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& z,
+                const std::vector<std::uint64_t>& index, const std::vector<double>& node_cost) {
+    const std::size_t n = b.size(), count = std::size_t(1) << top.levels();
+    const Partition owners = top.owners(std::size_t(world.size()), node_cost);
+    REQUIRE(owners.total() == count);
+    const dist::Distributor move(world, top.destinations(owners));
+    const std::vector<double> mx = move.distribute(x), my = move.distribute(y), mz = move.distribute(z);
+    const std::vector<std::uint64_t> mindex = move.distribute(index);
+    const std::vector<std::uint32_t> mnode = move.distribute(top.node());
+    const std::vector<std::size_t> order =
+        top.order_of(mnode.data(), mx.data(), my.data(), mz.data(), mindex.data(), mindex.size());
+    const Range mine = owners[std::size_t(world.rank())];
+    const std::vector<std::uint64_t> one_rank = replayed_order(precision, b, top.levels());
+    const std::size_t begin = mine.begin * n / count, end = mine.end * n / count;
+    REQUIRE(order.size() == end - begin);
+    std::size_t wrong = 0;
+    for (std::size_t s = 0; s < order.size(); ++s) wrong += mindex[order[s]] != one_rank[begin + s];
+    CHECK(wrong == 0);
 }
 
 void check_top(const dist::Communicator& world, Precision precision, const Bodies& b, std::uint32_t seed,
@@ -68,7 +149,8 @@ void check_top(const dist::Communicator& world, Precision precision, const Bodie
     const TreeTop top = TreeTop::split(world, precision, x.data(), y.data(), z.data(), index.data(),
                                        index.size(), n, levels);
     REQUIRE(top.node().size() == index.size());
-    const std::vector<std::uint32_t> expected = one_device_nodes(precision, b, levels);
+    const std::vector<std::uint32_t> perm = one_device_perm(precision, b);
+    const std::vector<std::uint32_t> expected = one_device_nodes(perm, levels);
     std::size_t wrong = 0;
     for (std::size_t i = 0; i < index.size(); ++i) wrong += top.node()[i] != expected[index[i]];
     CHECK(wrong == 0);
@@ -87,6 +169,18 @@ void check_top(const dist::Communicator& world, Precision precision, const Bodie
     const std::vector<double> boxes = world.allgatherv(box);
     for (int r = 1; r < world.size(); ++r)
         CHECK(std::memcmp(boxes.data(), boxes.data() + std::size_t(r) * box.size(), box.size() * sizeof(double)) == 0);
+    CHECK(top.order_of(top.node().data(), x.data(), y.data(), z.data(), index.data(), index.size()) == order);
+    // The replay's deepest level is the device's tree order (a body a leaf, or none).
+    if (levels == TreeGravity::levels_for(n, 1)) {
+        const std::vector<std::uint64_t> replayed = replayed_order(precision, b, levels);
+        CHECK(std::equal(replayed.begin(), replayed.end(), perm.begin(), perm.end()));
+    }
+    // Moved by bodies, then by costs that differ from node to node (the same on every rank).
+    check_move(world, precision, b, top, x, y, z, index, {});
+    std::vector<double> cost(std::size_t(1) << levels);
+    std::mt19937 costs(seed + 7);
+    for (double& c : cost) c = std::uniform_real_distribution<double>(0.1, 3.0)(costs);
+    check_move(world, precision, b, top, x, y, z, index, cost);
 }
 
 } // namespace
@@ -127,5 +221,15 @@ TEST_CASE("TreeTop refuses bad bodies on every rank alike") {
     CHECK_THROWS_WITH_AS(TreeTop::split(world, Precision::float64, &zero, &zero, &zero, &past, 1, total, 1),
                          doctest::Contains("index"), UsageError);
     CHECK_THROWS_AS(TreeTop::split(world, Precision::float64, &zero, &zero, &zero, &mine, 1, total, 32), UsageError);
+    // Owners, destinations and orders of the wrong shape.
+    const TreeTop top = TreeTop::split(world, Precision::float64, &zero, &zero, &zero, &mine, 1, total, 2);
+    CHECK_THROWS_WITH_AS(top.owners(0), doctest::Contains("no ranks"), UsageError);
+    CHECK_THROWS_WITH_AS(top.owners(2, {1.0, 1.0}), doctest::Contains("2 node costs for the 4 nodes"), UsageError);
+    CHECK_THROWS_WITH_AS(top.owners(2, {1.0, -1.0, 1.0, 1.0}), doctest::Contains("node 1's cost"), UsageError);
+    CHECK_THROWS_WITH_AS(top.owners(2, {1.0, 1.0, nan, 1.0}), doctest::Contains("node 2's cost"), UsageError);
+    CHECK_THROWS_WITH_AS(top.destinations(Partition({0, 3})), doctest::Contains("owners of 3 nodes"), UsageError);
+    const std::uint32_t past_node = 4;
+    CHECK_THROWS_WITH_AS(top.order_of(&past_node, &zero, &zero, &zero, &mine, 1), doctest::Contains("node 4"),
+                         UsageError);
 }
 }

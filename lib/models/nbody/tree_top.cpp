@@ -86,10 +86,29 @@ void check_input(const dist::Communicator& ranks, const double* const* c, const 
 
 } // namespace
 
+// The order of bodies within their nodes of a level: by node, then as the build orders the
+// node's bodies, which its parent's sort left along the parent's axis (KeyOrder from the
+// parent up; the root's bodies by index alone).
+template <class T>
+std::vector<std::size_t> order_in_nodes(const std::vector<std::uint8_t>& axis, std::size_t level,
+                                        const std::uint32_t* node, const double* const* c,
+                                        const std::uint64_t* index, std::size_t n) {
+    std::vector<Key<T>> key(n);
+    for (std::size_t i = 0; i < n; ++i) key[i] = {{T(c[0][i]), T(c[1][i]), T(c[2][i])}, index[i]};
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    const std::size_t count = std::size_t(1) << level;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        if (node[a] != node[b]) return node[a] < node[b];
+        return KeyOrder<T>{&axis, (count + node[a]) / 2}(key[a], key[b]);
+    });
+    return order;
+}
+
 template <class T>
 static void split_as(std::size_t& rounds, std::vector<std::uint32_t>& node_of,
                      std::vector<std::size_t>& order, std::vector<double>& box,
-                     const dist::Communicator& ranks, const double* const* c, const std::uint64_t* index,
+                     std::vector<std::uint8_t>& axis, const dist::Communicator& ranks, const double* const* c, const std::uint64_t* index,
                      std::size_t n, std::size_t total, std::size_t levels) {
     const std::size_t nodes = std::size_t(2) << levels;
     std::vector<Key<T>> key(n);
@@ -113,7 +132,7 @@ static void split_as(std::size_t& rounds, std::vector<std::uint32_t>& node_of,
         }
     for (std::size_t e = 0; e < 6; ++e) box[e * nodes + 1] = total > 0 ? double(bounds[e]) : 0.0;
 
-    std::vector<std::uint8_t> axis(nodes, 0);
+    axis.assign(nodes / 2, 0);
     node_of.assign(n, 0);
     order.resize(n);
     std::iota(order.begin(), order.end(), std::size_t(0));
@@ -228,15 +247,58 @@ TreeTop TreeTop::split(const dist::Communicator& ranks, Precision precision, con
                        std::size_t total, std::size_t levels) {
     const double* c[3] = {x, y, z};
     TreeTop top;
+    top.precision_ = precision;
     top.levels_ = levels;
+    top.total_ = total;
     if (precision == Precision::float32) {
         check_input<float>(ranks, c, index, n, total, levels);
-        split_as<float>(top.rounds_, top.node_, top.order_, top.boxes_, ranks, c, index, n, total, levels);
+        split_as<float>(top.rounds_, top.node_, top.order_, top.boxes_, top.axis_, ranks, c, index, n, total, levels);
     } else {
         check_input<double>(ranks, c, index, n, total, levels);
-        split_as<double>(top.rounds_, top.node_, top.order_, top.boxes_, ranks, c, index, n, total, levels);
+        split_as<double>(top.rounds_, top.node_, top.order_, top.boxes_, top.axis_, ranks, c, index, n, total, levels);
     }
     return top;
+}
+
+Partition TreeTop::owners(std::size_t ranks, const std::vector<double>& node_cost) const {
+    const std::size_t count = std::size_t(1) << levels_;
+    if (ranks == 0) throw UsageError("TreeTop::owners: no ranks");
+    if (!node_cost.empty() && node_cost.size() != count)
+        throw UsageError("TreeTop::owners: " + std::to_string(node_cost.size()) + " node costs for the " +
+                         std::to_string(count) + " nodes of level " + std::to_string(levels_));
+    std::vector<double> weight(count);
+    for (std::size_t p = 0; p < count; ++p) {
+        const double cost = node_cost.empty() ? 1.0 : node_cost[p];
+        if (!(std::isfinite(cost) && cost >= 0))
+            throw UsageError("TreeTop::owners: node " + std::to_string(p) + "'s cost is " + std::to_string(cost) +
+                             " (zero or positive and finite)");
+        weight[p] = double(tree_start(p + 1, count, total_) - tree_start(p, count, total_)) * cost;
+    }
+    return Partition::balanced(weight, ranks);
+}
+
+std::vector<int> TreeTop::destinations(const Partition& owners) const {
+    const std::size_t count = std::size_t(1) << levels_;
+    if (owners.total() != count)
+        throw UsageError("TreeTop::destinations: owners of " + std::to_string(owners.total()) + " nodes, not the " +
+                         std::to_string(count) + " of level " + std::to_string(levels_));
+    const std::vector<std::size_t>& at = owners.offsets();
+    std::vector<int> rank(node_.size());
+    for (std::size_t i = 0; i < node_.size(); ++i)
+        rank[i] = int(std::upper_bound(at.begin(), at.end(), std::size_t(node_[i])) - at.begin()) - 1;
+    return rank;
+}
+
+std::vector<std::size_t> TreeTop::order_of(const std::uint32_t* node, const double* x, const double* y,
+                                           const double* z, const std::uint64_t* index, std::size_t n) const {
+    const std::size_t count = std::size_t(1) << levels_;
+    for (std::size_t i = 0; i < n; ++i)
+        if (node[i] >= count)
+            throw UsageError("TreeTop::order_of: body " + std::to_string(i) + "'s node " + std::to_string(node[i]) +
+                             " is past the " + std::to_string(count) + " of level " + std::to_string(levels_));
+    const double* c[3] = {x, y, z};
+    if (precision_ == Precision::float32) return order_in_nodes<float>(axis_, levels_, node, c, index, n);
+    return order_in_nodes<double>(axis_, levels_, node, c, index, n);
 }
 
 } // namespace partcl
