@@ -6,6 +6,7 @@
 #include <array>
 #include <cfloat>
 #include <cmath>
+#include <cstring>
 #include <deque>
 #include <limits>
 #include <numeric>
@@ -169,6 +170,16 @@ struct DeviceTree {
     std::vector<T> pos, m;
     Buffer<T> bpos, bm, box, keys, sorted, node;
     Buffer<std::uint32_t> perm, values, node_keys, perm2;
+    // As the build left them at level `window_level` (build_device_tree's argument): perm
+    // before that level's sorts, and every cell box before fit.
+    std::vector<std::uint32_t> perm_at_window;
+    std::vector<T> cells;
+};
+
+// tree_build.cl's window: positions [base, base + m) of the tree of n bodies, nodes
+// [first, last) of level `from`.
+struct TreeWindow {
+    std::uint32_t n, base, m, from, first, last;
 };
 
 template <class K>
@@ -183,9 +194,71 @@ void host_stable_sort(std::vector<K>& keys, std::vector<std::uint32_t>& values) 
     values.swap(v2);
 }
 
+// The build's levels from the window's down, then fit, over t's buffers (perm holds the
+// window's bodies in the tree's order at its level, box the cell boxes there). at_level:
+// where to keep perm_at_window (a level of whole-tree sorts) and cells.
+template <class T>
+void drive_tree_build(const Program& program, DeviceTree<T>& t, const TreeWindow& w, double theta,
+                      std::size_t at_level) {
+    auto& queue = test_context().queue(0);
+    // Levels whose nodes hold more than 16 bodies by whole-tree sorts (here on the host), the
+    // rest by tree_finish, as TreeGravity does with its larger work-groups.
+    std::size_t first_finished = 0;
+    while (((w.n - 1) >> first_finished) + 1 > 16) ++first_finished;
+    first_finished = std::max<std::size_t>(first_finished, w.from);
+    const std::uint32_t nodes = std::uint32_t(t.nodes);
+    auto first = [&](std::size_t level) { return std::uint32_t(w.first << (level - w.from)); };
+    auto last = [&](std::size_t level) { return std::uint32_t(w.last << (level - w.from)); };
+    for (std::size_t level = w.from; level < std::min(t.levels, first_finished); ++level) {
+        if (level == at_level) t.perm_at_window = t.perm.read(queue);
+        const std::uint32_t count = std::uint32_t(1) << level;
+        Kernel(program, "tree_keys").args(w.n, w.base, w.m, count, nodes, t.bpos, t.box, t.perm, t.keys, t.values)
+            .launch(queue, w.m, 8).wait();
+        auto keys = t.keys.read(queue);
+        auto values = t.values.read(queue);
+        host_stable_sort(keys, values);
+        t.values.write(queue, values).wait();
+        Kernel(program, "tree_regroup").args(w.n, w.base, w.m, count, t.values, t.perm, t.node_keys, t.perm2)
+            .launch(queue, w.m, 8).wait();
+        auto node_keys = t.node_keys.read(queue);
+        auto perm = t.perm2.read(queue);
+        host_stable_sort(node_keys, perm);
+        t.perm.write(queue, perm).wait();
+        Kernel(program, "tree_split")
+            .args(w.n, w.base, w.m, first(level), last(level), count, nodes, t.bpos, t.perm, t.box)
+            .launch(queue, last(level) - first(level), 4)
+            .wait();
+    }
+    if (first_finished < t.levels)
+        Kernel(program, "tree_finish")
+            .args(w.n, w.base, w.m, first(first_finished), std::uint32_t(first_finished), std::uint32_t(t.levels), nodes,
+                  t.bpos, t.perm, t.box)
+            .launch(queue, (last(first_finished) - first(first_finished)) * std::size_t(16), 16)
+            .wait();
+    t.cells = t.box.read(queue);
+    Kernel(program, "tree_gather").args(w.m, t.bpos, t.bm, t.perm, t.sorted).launch(queue, w.m, 8).wait();
+    const std::uint32_t leaves = std::uint32_t(1) << t.levels;
+    Kernel(program, "tree_leaves")
+        .args(w.n, w.base, first(t.levels), last(t.levels), leaves, nodes, t.sorted, t.node, t.box, Real{theta})
+        .launch(queue, last(t.levels) - first(t.levels), 4)
+        .wait();
+    for (std::size_t level = t.levels; level-- > w.from;)
+        Kernel(program, "tree_nodes")
+            .args(first(level), last(level), std::uint32_t(1) << level, nodes, t.node, t.box, Real{theta})
+            .launch(queue, last(level) - first(level), 4)
+            .wait();
+}
+
+Program tree_build_program(Precision precision) {
+    BuildOptions options;
+    options.precision = precision;
+    options.define("TREE_GROUP", 16).define("TREE_FINISH", 16);
+    return build_program(test_context(), Source::builtin("nbody/tree_build.cl"), options, memory_cache());
+}
+
 template <class T>
 DeviceTree<T> build_device_tree(Precision precision, std::size_t n, std::size_t leaf_size, double theta,
-                                std::uint32_t seed) {
+                                std::uint32_t seed, std::size_t window_level = 0) {
     Context& context = test_context();
     auto& queue = context.queue(0);
     std::mt19937 rng(seed);
@@ -211,14 +284,7 @@ DeviceTree<T> build_device_tree(Precision precision, std::size_t n, std::size_t 
     t.values = Buffer<std::uint32_t>(context, n);
     t.node_keys = Buffer<std::uint32_t>(context, n);
     t.perm2 = Buffer<std::uint32_t>(context, n);
-    BuildOptions options;
-    options.precision = precision;
-    options.define("TREE_GROUP", 16).define("TREE_FINISH", 16);
-    const Program program = build_program(context, Source::builtin("nbody/tree_build.cl"), options, memory_cache());
-    // Levels whose nodes hold more than 16 bodies by whole-tree sorts (here on the host), the
-    // rest by tree_finish, as TreeGravity does with its larger work-groups.
-    std::size_t first_finished = 0;
-    while (((n - 1) >> first_finished) + 1 > 16) ++first_finished;
+    const Program program = tree_build_program(precision);
     const std::uint32_t un = std::uint32_t(n), nodes = std::uint32_t(t.nodes);
     // The root box in two passes, as TreeGravity runs it: up to 2 groups of 16 into partial
     // boxes (37 bodies: some work-items take two), then one group over those.
@@ -237,35 +303,75 @@ DeviceTree<T> build_device_tree(Precision precision, std::size_t n, std::size_t 
             CHECK(box[(3 + a) * t.nodes + 1] == *std::max_element(first, last));
         }
     }
-    for (std::size_t level = 0; level < std::min(t.levels, first_finished); ++level) {
-        const std::uint32_t count = std::uint32_t(1) << level;
-        Kernel(program, "tree_keys").args(un, count, nodes, t.bpos, t.box, t.perm, t.keys, t.values)
-            .launch(queue, n, 8).wait();
-        auto keys = t.keys.read(queue);
-        auto values = t.values.read(queue);
-        host_stable_sort(keys, values);
-        t.values.write(queue, values).wait();
-        Kernel(program, "tree_regroup").args(un, count, t.values, t.perm, t.node_keys, t.perm2)
-            .launch(queue, n, 8).wait();
-        auto node_keys = t.node_keys.read(queue);
-        auto perm = t.perm2.read(queue);
-        host_stable_sort(node_keys, perm);
-        t.perm.write(queue, perm).wait();
-        Kernel(program, "tree_split").args(un, count, nodes, t.bpos, t.perm, t.box).launch(queue, count, 4).wait();
-    }
-    if (first_finished < t.levels)
-        Kernel(program, "tree_finish")
-            .args(un, std::uint32_t(first_finished), std::uint32_t(t.levels), nodes, t.bpos, t.perm, t.box)
-            .launch(queue, (std::size_t(1) << first_finished) * 16, 16)
-            .wait();
-    Kernel(program, "tree_gather").args(un, t.bpos, t.bm, t.perm, t.sorted).launch(queue, n, 8).wait();
-    const std::uint32_t leaves = std::uint32_t(1) << t.levels;
-    Kernel(program, "tree_leaves").args(un, leaves, nodes, t.sorted, t.node, t.box, Real{theta})
-        .launch(queue, leaves, 4).wait();
-    for (std::size_t level = t.levels; level-- > 0;)
-        Kernel(program, "tree_nodes").args(std::uint32_t(1) << level, nodes, t.node, t.box, Real{theta})
-            .launch(queue, std::size_t(1) << level, 4).wait();
+    drive_tree_build(program, t, TreeWindow{un, 0, un, 0, 0, 1}, theta, window_level);
     return t;
+}
+
+// The window of node 1 of level 1 of t (37 bodies, built with window_level 1): its 19 bodies in
+// the order t had at level 1 and the cells of level 1 alone, built from there. Every node of
+// its subtree, the perm over its positions and the sorted bodies must be t's bit for bit, and
+// nothing outside the window written.
+template <class T>
+void check_tree_window(Precision precision, const DeviceTree<T>& t, double theta) {
+    Context& context = test_context();
+    auto& queue = context.queue(0);
+    const TreeWindow w{std::uint32_t(t.n), 18, 19, 1, 1, 2};
+    REQUIRE(t.n == 37);
+    REQUIRE(t.perm_at_window.size() == t.n);
+    DeviceTree<T>& b = kept<DeviceTree<T>>().emplace_back();  // not released: oclgrind_kernels.hpp
+    b.n = w.m;
+    b.levels = t.levels;
+    b.nodes = t.nodes;
+    b.pos.resize(3 * w.m);
+    b.m.resize(w.m);
+    for (std::size_t j = 0; j < w.m; ++j) {
+        const std::uint32_t body = t.perm_at_window[w.base + j];
+        for (std::size_t a = 0; a < 3; ++a) b.pos[a * w.m + j] = t.pos[a * t.n + body];
+        b.m[j] = t.m[body];
+    }
+    const T unset = T(-999);
+    std::vector<T> cells(7 * t.nodes, unset);
+    for (std::size_t c = 0; c < 6; ++c)
+        for (std::size_t k = 2 + w.first; k < 2 + w.last; ++k) cells[c * t.nodes + k] = t.cells[c * t.nodes + k];
+    b.bpos = Buffer<T>(context, b.pos);
+    b.bm = Buffer<T>(context, b.m);
+    b.box = Buffer<T>(context, cells);
+    b.node = Buffer<T>(context, std::vector<T>(11 * t.nodes, unset));
+    b.keys = Buffer<T>(context, w.m);
+    b.sorted = Buffer<T>(context, 4 * w.m);
+    std::vector<std::uint32_t> identity(w.m);
+    for (std::uint32_t j = 0; j < w.m; ++j) identity[j] = j;
+    b.perm = Buffer<std::uint32_t>(context, identity);
+    b.values = Buffer<std::uint32_t>(context, w.m);
+    b.node_keys = Buffer<std::uint32_t>(context, w.m);
+    b.perm2 = Buffer<std::uint32_t>(context, w.m);
+    drive_tree_build(tree_build_program(precision), b, w, theta, 0);
+    const auto node = b.node.read(queue), box = b.box.read(queue), want_node = t.node.read(queue);
+    const auto want_box = t.box.read(queue);
+    for (std::size_t k = 1; k < t.nodes; ++k) {
+        std::size_t level = 0;
+        while (k >> (level + 1)) ++level;
+        const std::size_t p = k - (std::size_t(1) << level);
+        const bool inside = level >= w.from && p >= (std::size_t(w.first) << (level - w.from)) &&
+                            p < (std::size_t(w.last) << (level - w.from));
+        CAPTURE(k);
+        for (std::size_t f = 0; f < 11; ++f) {
+            const T got = node[f * t.nodes + k];
+            CHECK(std::memcmp(&got, inside ? &want_node[f * t.nodes + k] : &unset, sizeof(T)) == 0);
+        }
+        for (std::size_t f = 0; f < 7; ++f) {
+            const T got = box[f * t.nodes + k];
+            // Outside the window only the level's cells given and the unset stay.
+            const T* want = inside ? &want_box[f * t.nodes + k] : &cells[f * t.nodes + k];
+            CHECK(std::memcmp(&got, want, sizeof(T)) == 0);
+        }
+    }
+    const auto perm = b.perm.read(queue), want_perm = t.perm.read(queue);
+    const auto sorted = b.sorted.read(queue), want_sorted = t.sorted.read(queue);
+    for (std::size_t i = 0; i < w.m; ++i) {
+        CHECK(t.perm_at_window[w.base + perm[i]] == want_perm[w.base + i]);
+        CHECK(std::memcmp(&sorted[4 * i], &want_sorted[4 * (w.base + i)], 4 * sizeof(T)) == 0);
+    }
 }
 
 template <class T>
@@ -278,8 +384,9 @@ void run_tree_build_typed(Precision precision) {
         for (std::size_t leaf_size : {2, 3}) {
             const std::uint32_t seed = fresh_seed();
             INFO("seed " << seed << ", N " << n << ", leaf " << leaf_size);
-            keep.push_back(build_device_tree<T>(precision, n, leaf_size, 0.6, seed));
+            keep.push_back(build_device_tree<T>(precision, n, leaf_size, 0.6, seed, 1));
             const DeviceTree<T>& t = keep.back();
+            if (n == 37) check_tree_window(precision, t, 0.6);
             auto perm = t.perm.read(queue);
             std::sort(perm.begin(), perm.end());
             for (std::size_t i = 0; i < n; ++i) REQUIRE(perm[i] == i);

@@ -18,6 +18,7 @@
 
 #include <partcl/dist/communicator.hpp>
 #include <partcl/dist/distributor.hpp>
+#include <partcl/models/nbody/tree_layout.hpp>
 #include <partcl/models/nbody/tree_top.hpp>
 
 #include "support.hpp"
@@ -55,7 +56,7 @@ std::vector<std::uint32_t> one_device_nodes(const std::vector<std::uint32_t>& pe
     const std::size_t count = std::size_t(1) << levels, n = perm.size();
     std::vector<std::uint32_t> node(n);
     for (std::size_t p = 0; p < count; ++p)
-        for (std::size_t s = p * n / count; s < (p + 1) * n / count; ++s) node[perm[s]] = std::uint32_t(p);
+        for (std::size_t s = tree_start(p, count, n); s < tree_start(p + 1, count, n); ++s) node[perm[s]] = std::uint32_t(p);
     return node;
 }
 
@@ -78,7 +79,7 @@ std::vector<std::uint64_t> replayed_order(const Bodies& b, std::size_t levels) {
             cell[1][3 + a] = std::max(cell[1][3 + a], T((*c[a])[i]));
         }
     }
-    auto start = [n](std::size_t p, std::size_t count) { return std::ptrdiff_t(p * n / count); };
+    auto start = [n](std::size_t p, std::size_t count) { return std::ptrdiff_t(tree_start(p, count, n)); };
     for (std::size_t level = 0; level < levels; ++level) {
         const std::size_t count = std::size_t(1) << level;
         cell.resize(4 * count);
@@ -122,7 +123,7 @@ void check_move(const dist::Communicator& world, Precision precision, const Bodi
         top.order_of(mnode.data(), mx.data(), my.data(), mz.data(), mindex.data(), mindex.size());
     const Range mine = owners[std::size_t(world.rank())];
     const std::vector<std::uint64_t> one_rank = replayed_order(precision, b, top.levels());
-    const std::size_t begin = mine.begin * n / count, end = mine.end * n / count;
+    const std::size_t begin = tree_start(mine.begin, count, n), end = tree_start(mine.end, count, n);
     REQUIRE(order.size() == end - begin);
     std::size_t wrong = 0;
     for (std::size_t s = 0; s < order.size(); ++s) wrong += mindex[order[s]] != one_rank[begin + s];

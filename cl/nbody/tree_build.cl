@@ -26,6 +26,13 @@
  * holds it (the factors 1 + 4 eps on r and 1 + 8 eps on crit2 keep that true through
  * rounding), and bodies never meet themselves.
  *
+ * A window: a rank of locally essential trees (docs/design.md, "Ranks") holds the bodies of
+ * a run of nodes at some level, the tree positions [base, base + m) of the tree of all n,
+ * and builds their subtrees alone. So the kernels take the tree's n for the ranges
+ * (tree_start), base and m for the bodies held (pos and perm hold m, position i is base + i),
+ * and the launches over nodes the run's nodes [first, last) of their level, in the heap of
+ * all n. The whole tree is the window base 0, m = n, every node.
+ *
  * TREE_GROUP: work-group size of tree_root_box (a power of two). */
 #include "nbody/tree.h"
 
@@ -90,28 +97,28 @@ KERNEL WORK_GROUP_SIZE(TREE_GROUP) void tree_root_box(const uint n, const uint i
 
 /* Level with `count` nodes: keys[i] = coordinate of body perm[i] along its node's widest axis,
  * values[i] = i. */
-KERNEL void tree_keys(const uint n, const uint count, const uint nodes,
-                      GLOBAL const real* RESTRICT pos, GLOBAL const real* RESTRICT box,
-                      GLOBAL const uint* RESTRICT perm, GLOBAL real* RESTRICT keys,
-                      GLOBAL uint* RESTRICT values)
+KERNEL void tree_keys(const uint n, const uint base, const uint m, const uint count,
+                      const uint nodes, GLOBAL const real* RESTRICT pos,
+                      GLOBAL const real* RESTRICT box, GLOBAL const uint* RESTRICT perm,
+                      GLOBAL real* RESTRICT keys, GLOBAL uint* RESTRICT values)
 {
     const uint i = global_id(0);
-    if (i >= n) return;
-    const uint axis = tree_widest_axis(box, nodes, count + tree_node_of(i, count, n));
-    keys[i] = pos[axis * n + perm[i]];
+    if (i >= m) return;
+    const uint axis = tree_widest_axis(box, nodes, count + tree_node_of(base + i, count, n));
+    keys[i] = pos[axis * m + perm[i]];
     values[i] = i;
 }
 
 /* After the sort by coordinate: node_keys[j] = the node position values[j] belonged to,
  * perm_out[j] = its body. */
-KERNEL void tree_regroup(const uint n, const uint count, GLOBAL const uint* RESTRICT values,
-                         GLOBAL const uint* RESTRICT perm, GLOBAL uint* RESTRICT node_keys,
-                         GLOBAL uint* RESTRICT perm_out)
+KERNEL void tree_regroup(const uint n, const uint base, const uint m, const uint count,
+                         GLOBAL const uint* RESTRICT values, GLOBAL const uint* RESTRICT perm,
+                         GLOBAL uint* RESTRICT node_keys, GLOBAL uint* RESTRICT perm_out)
 {
     const uint j = global_id(0);
-    if (j >= n) return;
+    if (j >= m) return;
     const uint from = values[j];
-    node_keys[j] = tree_node_of(from, count, n);
+    node_keys[j] = tree_node_of(base + from, count, n);
     perm_out[j] = perm[from];
 }
 
@@ -131,20 +138,22 @@ INLINE void tree_cut(GLOBAL real* RESTRICT box, const uint nodes, const uint k, 
     }
 }
 
-/* Node p of a level of `count` (its range sorted along its widest axis): the children's cell
- * boxes are its own, cut at the coordinate of the right child's first body. */
-KERNEL void tree_split(const uint n, const uint count, const uint nodes,
+/* Node p (first <= p < last) of a level of `count` (its range sorted along its widest axis):
+ * the children's cell boxes are its own, cut at the coordinate of the right child's first
+ * body. */
+KERNEL void tree_split(const uint n, const uint base, const uint m, const uint first,
+                       const uint last, const uint count, const uint nodes,
                        GLOBAL const real* RESTRICT pos, GLOBAL const uint* RESTRICT perm,
                        GLOBAL real* RESTRICT box)
 {
-    const uint p = global_id(0);
-    if (p >= count) return;
+    const uint p = first + global_id(0);
+    if (p >= last) return;
     const uint k = count + p;
     const uint axis = tree_widest_axis(box, nodes, k);
     const uint begin = tree_start(p, count, n), end = tree_start(p + 1, count, n);
     const uint mid = tree_start(2 * p + 1, 2 * count, n);
     const int split = begin < mid && mid < end;
-    tree_cut(box, nodes, k, axis, split, split ? pos[axis * n + perm[mid]] : REAL_C(0.0));
+    tree_cut(box, nodes, k, axis, split, split ? pos[axis * m + perm[mid - base]] : REAL_C(0.0));
 }
 
 /* The levels from `first_level` down, for nodes of at most TREE_FINISH bodies, in one launch:
@@ -154,7 +163,8 @@ KERNEL void tree_split(const uint n, const uint count, const uint nodes,
  * position: the stable sort's order), then the cut into the children's cell boxes. The same
  * tree, without a sort of all n bodies per level. */
 #ifdef TREE_FINISH
-KERNEL WORK_GROUP_SIZE(TREE_FINISH) void tree_finish(const uint n, const uint first_level,
+KERNEL WORK_GROUP_SIZE(TREE_FINISH) void tree_finish(const uint n, const uint base, const uint m,
+                                                     const uint first, const uint first_level,
                                                      const uint levels, const uint nodes,
                                                      GLOBAL const real* RESTRICT pos,
                                                      GLOBAL uint* RESTRICT perm,
@@ -162,12 +172,12 @@ KERNEL WORK_GROUP_SIZE(TREE_FINISH) void tree_finish(const uint n, const uint fi
 {
     LOCAL uint body[TREE_FINISH], ranked[TREE_FINISH];
     LOCAL real key[TREE_FINISH];
-    const uint lane = local_id(0), p = group_id(0);
+    const uint lane = local_id(0), p = first + group_id(0);
     const uint first_count = 1u << first_level;
     const uint begin = tree_start(p, first_count, n), size = tree_start(p + 1, first_count, n) - begin;
     const int active = lane < size;
     const uint i = begin + (active ? lane : 0u);  /* this work-item's tree position */
-    if (active) body[lane] = perm[i];
+    if (active) body[lane] = perm[i - base];
     for (uint level = first_level; level < levels; ++level) {
         const uint count = 1u << level;
         /* The node of this level holding position i, its range, and its axis. */
@@ -176,7 +186,7 @@ KERNEL WORK_GROUP_SIZE(TREE_FINISH) void tree_finish(const uint n, const uint fi
         const uint lo = tree_start(q, count, n) - begin, hi = tree_start(q + 1, count, n) - begin;
         const uint axis = tree_widest_axis(box, nodes, k);
         BARRIER_LOCAL;
-        if (active) key[lane] = pos[axis * n + body[lane]];
+        if (active) key[lane] = pos[axis * m + body[lane]];
         BARRIER_LOCAL;
         if (active) {
             const real mine = key[lane];
@@ -194,11 +204,11 @@ KERNEL WORK_GROUP_SIZE(TREE_FINISH) void tree_finish(const uint n, const uint fi
         if (active && lane == lo) {
             const uint mid = tree_start(2 * q + 1, 2 * count, n) - begin;
             const int split = lo < mid && mid < hi;
-            tree_cut(box, nodes, k, axis, split, split ? pos[axis * n + body[mid]] : REAL_C(0.0));
+            tree_cut(box, nodes, k, axis, split, split ? pos[axis * m + body[mid]] : REAL_C(0.0));
         }
         BARRIER_GLOBAL;
     }
-    if (active) perm[i] = body[lane];
+    if (active) perm[i - base] = body[lane];
 }
 #endif
 
@@ -279,15 +289,15 @@ INLINE void tree_add_moments(real* s, const real m, const real ux, const real uy
     s[5] += m * uy * uz;
 }
 
-/* Leaf p of `leaves` from its bodies (sorted: tree order): the centre of mass, then the
- * second moments about it. */
-KERNEL void tree_leaves(const uint n, const uint leaves, const uint nodes,
-                        GLOBAL const real* RESTRICT sorted, GLOBAL real* RESTRICT node,
-                        GLOBAL real* RESTRICT box, const real theta)
+/* Leaf p (first <= p < last) of `leaves` from its bodies (sorted: tree order): the centre of
+ * mass, then the second moments about it. */
+KERNEL void tree_leaves(const uint n, const uint base, const uint first, const uint last,
+                        const uint leaves, const uint nodes, GLOBAL const real* RESTRICT sorted,
+                        GLOBAL real* RESTRICT node, GLOBAL real* RESTRICT box, const real theta)
 {
-    const uint p = global_id(0);
-    if (p >= leaves) return;
-    const uint begin = tree_start(p, leaves, n), end = tree_start(p + 1, leaves, n);
+    const uint p = first + global_id(0);
+    if (p >= last) return;
+    const uint begin = tree_start(p, leaves, n) - base, end = tree_start(p + 1, leaves, n) - base;
     real m = REAL_C(0.0), wx = REAL_C(0.0), wy = REAL_C(0.0), wz = REAL_C(0.0);
     real lox = REAL_MAX, loy = REAL_MAX, loz = REAL_MAX;
     real hix = -REAL_MAX, hiy = -REAL_MAX, hiz = -REAL_MAX;
@@ -319,13 +329,14 @@ KERNEL void tree_leaves(const uint n, const uint leaves, const uint nodes,
                hiz, theta);
 }
 
-/* Node p of a level of `count` from its two children; second moments by the parallel-axis
- * rule, each child's about its own centre of mass plus its mass at that centre. */
-KERNEL void tree_nodes(const uint count, const uint nodes, GLOBAL real* RESTRICT node,
-                       GLOBAL real* RESTRICT box, const real theta)
+/* Node p (first <= p < last) of a level of `count` from its two children; second moments by
+ * the parallel-axis rule, each child's about its own centre of mass plus its mass at that
+ * centre. */
+KERNEL void tree_nodes(const uint first, const uint last, const uint count, const uint nodes,
+                       GLOBAL real* RESTRICT node, GLOBAL real* RESTRICT box, const real theta)
 {
-    const uint p = global_id(0);
-    if (p >= count) return;
+    const uint p = first + global_id(0);
+    if (p >= last) return;
     const uint k = count + p;
     const uint child[2] = {2 * k, 2 * k + 1};
     real m = REAL_C(0.0), w[3] = {REAL_C(0.0), REAL_C(0.0), REAL_C(0.0)};

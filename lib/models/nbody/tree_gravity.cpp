@@ -1,4 +1,5 @@
 #include <partcl/models/nbody/tree_gravity.hpp>
+#include <partcl/models/nbody/tree_layout.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -26,8 +27,6 @@ constexpr std::size_t root_partials = 1024;
 constexpr std::size_t stack_size = 34;
 // Largest list: 10 reals a node (and the build checks the local memory the walk needs).
 constexpr std::size_t max_list_size = 2048;
-// Per-node arrays (cl/nbody/tree.h): centre of mass, mass, crit2, six second moments.
-constexpr std::size_t node_fields = 11;
 // Nodes listed per batch when list_size is unset (at least a group's): the batch size hardly
 // matters (docs/performance.md).
 constexpr std::size_t default_list = 128;
@@ -49,11 +48,6 @@ enum KernelIndex : std::size_t {
     k_root_box, k_keys, k_regroup, k_split, k_finish, k_gather, k_leaves, k_nodes
 };
 
-// First tree position of group p of `groups` (tree_start of cl/nbody/tree.h).
-std::size_t tree_start(std::size_t p, std::size_t groups, std::size_t n) noexcept {
-    return std::size_t(std::uint64_t(p) * std::uint64_t(n) / std::uint64_t(groups));
-}
-
 } // namespace
 
 TreeTraversal parse_tree_traversal(const std::string& name) {
@@ -72,16 +66,16 @@ std::size_t level_of(std::size_t k) noexcept {
 
 std::size_t TreeSnapshot::begin(std::size_t k) const noexcept {
     const std::size_t count = std::size_t(1) << level_of(k);
-    return (k - count) * n / count;
+    return tree_start(k - count, count, n);
 }
 
 std::size_t TreeSnapshot::end(std::size_t k) const noexcept {
     const std::size_t count = std::size_t(1) << level_of(k);
-    return (k - count + 1) * n / count;
+    return tree_start(k - count + 1, count, n);
 }
 
 TreeSnapshot TreeGravity::snapshot() {
-    if (n_ == 0) throw UsageError("TreeGravity: snapshot() before build()");
+    if (window_.total == 0) throw UsageError("TreeGravity: snapshot() before build()");
     Queue& queue = context_.queue(0);
     TreeSnapshot s;
     s.n = n_;
@@ -251,8 +245,8 @@ std::size_t TreeGravity::walk_local(std::size_t d, const Kernel& walk) const {
     return std::min(walk_work_group(options_.group_size), walk.max_work_group_size(context_.device(d)));
 }
 
-void TreeGravity::reserve(std::size_t n) {
-    const std::size_t nodes = std::size_t(2) << levels_for(n, options_.leaf_size);
+void TreeGravity::reserve(std::size_t n, std::size_t total) {
+    const std::size_t nodes = std::size_t(2) << levels_for(total, options_.leaf_size);
     if (n > capacity_) {
         perm_ = Buffer<std::uint32_t>(context_, n);
         perm_scratch_ = Buffer<std::uint32_t>(context_, n);
@@ -282,18 +276,19 @@ void TreeGravity::check_inputs(const RealBuffer& positions, const RealBuffer& ma
         throw UsageError("TreeGravity: at most 2^30 - 1 bodies and 2^32 - 1 elements in a buffer");
 }
 
-void TreeGravity::set_size(std::size_t n) {
+void TreeGravity::set_size(std::size_t n, std::size_t total) {
     if (n != reference_size_) next_reference_ = used_reference_ = -1;  // |a| of other bodies
-    reserve(n);
+    reserve(n, total);
     n_ = n;
-    levels_ = levels_for(n, options_.leaf_size);
+    levels_ = levels_for(total, options_.leaf_size);
+    window_ = Window{total, 0, n, 0, 0, 1};
 }
 
 void TreeGravity::build(const RealBuffer& positions, const RealBuffer& mass, std::size_t n) {
     check_inputs(positions, mass, n);
     // Inputs may come from work on any device's queue; the build reads them on device 0's.
     if (context_.size() > 1) walk_.share_inputs();
-    set_size(n);
+    set_size(n, n);
     Queue& queue = context_.queue(0);
     const std::uint32_t un = std::uint32_t(n), nodes = std::uint32_t(std::size_t(2) << levels_);
 
@@ -303,22 +298,7 @@ void TreeGravity::build(const RealBuffer& positions, const RealBuffer& mass, std
     kernels_[k_root_box].args(partials, partials, 3 * partials, root_box_, nodes, std::uint32_t(1), box_,
                               std::uint32_t(0), perm_)
         .launch(queue, root_group, root_group);
-    // Whole-tree sorts down to the first level whose nodes fit a finishing work-group.
-    std::size_t first_finished = 0;
-    while (((n - 1) >> first_finished) + 1 > finish_size_) ++first_finished;
-    for (std::size_t level = 0; level < std::min(levels_, first_finished); ++level) {
-        const std::uint32_t count = std::uint32_t(1) << level;
-        kernels_[k_keys].args(un, count, nodes, positions, box_, perm_, keys_buffer_, values_)
-            .launch(queue, n);
-        sort_(queue, keys_buffer_, values_, n);
-        kernels_[k_regroup].args(un, count, values_, perm_, node_keys_, perm_scratch_).launch(queue, n);
-        sort_(queue, node_keys_, perm_scratch_, n, std::uint32_t(level));  // node keys < 2^level
-        std::swap(perm_, perm_scratch_);
-        kernels_[k_split].args(un, count, nodes, positions, perm_, box_).launch(queue, count);
-    }
-    if (first_finished < levels_)
-        kernels_[k_finish].args(un, std::uint32_t(first_finished), std::uint32_t(levels_), nodes, positions, perm_, box_)
-            .launch(queue, (std::size_t(1) << first_finished) * finish_size_, finish_size_);
+    split_levels(positions);
     fit(positions, mass);
     age_ = 0;
     rebuild_next_ = false;
@@ -338,16 +318,63 @@ double TreeGravity::leaf_radii() {
     return reduce_sum(queue, radii_, leaves);
 }
 
-void TreeGravity::fit(const RealBuffer& positions, const RealBuffer& mass) {
+void TreeGravity::split_levels(const RealBuffer& positions) {
+    const Window& w = window_;
     Queue& queue = context_.queue(0);
-    const std::uint32_t un = std::uint32_t(n_), nodes = std::uint32_t(std::size_t(2) << levels_);
-    const Real theta{options_.theta};
-    kernels_[k_gather].args(un, positions, mass, perm_, sorted_).launch(queue, n_);
-    const std::uint32_t leaf_count = std::uint32_t(1) << levels_;
-    kernels_[k_leaves].args(un, leaf_count, nodes, sorted_, node_, box_, theta).launch(queue, leaf_count);
-    for (std::size_t level = levels_; level-- > 0;) {
+    const std::uint32_t total = std::uint32_t(w.total), base = std::uint32_t(w.base), n = std::uint32_t(w.n);
+    const std::uint32_t nodes = std::uint32_t(std::size_t(2) << levels_);
+    // The window's nodes of a level below its start.
+    auto first = [&](std::size_t level) { return std::uint32_t(w.first << (level - w.from)); };
+    auto last = [&](std::size_t level) { return std::uint32_t(w.last << (level - w.from)); };
+    // Sorts of the window's bodies down to the first level whose nodes fit a finishing
+    // work-group (the tree's nodes, whatever the window, so that every rank switches alike).
+    std::size_t first_finished = 0;
+    while (((w.total - 1) >> first_finished) + 1 > finish_size_) ++first_finished;
+    first_finished = std::max(first_finished, w.from);
+    for (std::size_t level = w.from; level < std::min(levels_, first_finished); ++level) {
         const std::uint32_t count = std::uint32_t(1) << level;
-        kernels_[k_nodes].args(count, nodes, node_, box_, theta).launch(queue, count);
+        if (n > 0) {
+            kernels_[k_keys].args(total, base, n, count, nodes, positions, box_, perm_, keys_buffer_, values_)
+                .launch(queue, n);
+            sort_(queue, keys_buffer_, values_, n);
+            kernels_[k_regroup].args(total, base, n, count, values_, perm_, node_keys_, perm_scratch_).launch(queue, n);
+            sort_(queue, node_keys_, perm_scratch_, n, std::uint32_t(level));  // node keys < 2^level
+            std::swap(perm_, perm_scratch_);
+        }
+        kernels_[k_split].args(total, base, n, first(level), last(level), count, nodes, positions, perm_, box_)
+            .launch(queue, last(level) - first(level));
+    }
+    if (first_finished < levels_)
+        kernels_[k_finish]
+            .args(total, base, n, first(first_finished), std::uint32_t(first_finished), std::uint32_t(levels_), nodes,
+                  positions, perm_, box_)
+            .launch(queue, (last(first_finished) - first(first_finished)) * finish_size_, finish_size_);
+}
+
+void TreeGravity::fit(const RealBuffer& positions, const RealBuffer& mass) {
+    const Window& w = window_;
+    Queue& queue = context_.queue(0);
+    const std::uint32_t nodes = std::uint32_t(std::size_t(2) << levels_);
+    const Real theta{options_.theta};
+    if (w.n > 0) kernels_[k_gather].args(std::uint32_t(w.n), positions, mass, perm_, sorted_).launch(queue, w.n);
+    const std::uint32_t leaf_count = std::uint32_t(1) << levels_;
+    const std::uint32_t first = std::uint32_t(w.first << (levels_ - w.from)), last = std::uint32_t(w.last << (levels_ - w.from));
+    kernels_[k_leaves]
+        .args(std::uint32_t(w.total), std::uint32_t(w.base), first, last, leaf_count, nodes, sorted_, node_, box_, theta)
+        .launch(queue, last - first);
+    for (std::size_t level = levels_; level-- > w.from;) {
+        const std::uint32_t count = std::uint32_t(1) << level;
+        const std::uint32_t a = std::uint32_t(w.first << (level - w.from)), b = std::uint32_t(w.last << (level - w.from));
+        kernels_[k_nodes].args(a, b, count, nodes, node_, box_, theta).launch(queue, b - a);
+    }
+}
+
+void TreeGravity::fit_above(std::size_t level) {
+    Queue& queue = context_.queue(0);
+    const std::uint32_t nodes = std::uint32_t(std::size_t(2) << levels_);
+    for (std::size_t l = level; l-- > 0;) {
+        const std::uint32_t count = std::uint32_t(1) << l;
+        kernels_[k_nodes].args(std::uint32_t(0), count, count, nodes, node_, box_, Real{options_.theta}).launch(queue, count);
     }
 }
 
@@ -377,6 +404,9 @@ void TreeGravity::remember(const RealBuffer& acc, std::size_t offset) {
 
 void TreeGravity::prepare_walk(const RealBuffer& out, const RealBuffer* potential) {
     if (n_ == 0) throw UsageError("TreeGravity: evaluate() before build()");
+    if (!window_.whole())
+        throw UsageError("TreeGravity: a walk of branches alone (build_branches()): the nodes above them "
+                         "and other ranks' nodes are not there");
     if (out.precision() != precision_ || (potential && potential->precision() != precision_))
         throw UsageError("TreeGravity: an output buffer of another precision than the model's (" +
                          std::string(to_string(precision_)) + ")");

@@ -53,7 +53,7 @@ void TreeGravity::restore(const Order& o) {
                              " bodies (body " + std::to_string(b) + (b >= n ? " out of range)" : " twice)"));
         seen[b] = true;
     }
-    set_size(n);
+    set_size(n, n);
     perm_.write(context_.queue(0), o.perm.data(), n).wait();
     age_ = o.age - 1;
     leaf_radii_ = o.leaf_radii;

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include <partcl/models/nbody/tree_gravity.hpp>
+#include <partcl/models/nbody/tree_layout.hpp>
 #include <partcl/support/error.hpp>
 
 namespace partcl::reference {
@@ -16,11 +17,6 @@ namespace {
 
 // Rows of the node array (tree_reference.hpp).
 enum Row : std::size_t { CX, CY, CZ, M, CRIT2, SXX, SYY, SZZ, SXY, SXZ, SYZ, LOX, LOY, LOZ, HIX, HIY, HIZ, RADIUS, ROWS };
-
-// First tree position of node p among `count` at a level (cl/nbody/tree.h).
-std::size_t tree_start(std::size_t p, std::size_t count, std::size_t n) {
-    return static_cast<std::size_t>((static_cast<unsigned long long>(p) * n) / count);
-}
 
 // Whether v is finite, from its bits: this file is built with -ffast-math, under which
 // std::isfinite may fold to true.

@@ -1,4 +1,5 @@
 #include <partcl/models/nbody/tree_top.hpp>
+#include <partcl/models/nbody/tree_layout.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -25,11 +26,6 @@ struct Proposal {
     Key<T> key;
     std::uint64_t weight;
 };
-
-// tree.h's tree_start: node p's first body of the `count` nodes of a level (n < 2^32).
-std::size_t tree_start(std::size_t p, std::size_t count, std::size_t n) {
-    return std::size_t(std::uint64_t(p) * std::uint64_t(n) / std::uint64_t(count));
-}
 
 // The order of bodies within heap node k: along k's axis, ties along its parent's, and so on
 // to the root's, then by index (each level's stable sort keeps the order before).

@@ -72,6 +72,28 @@ public:
     // positions, each node keeping the bodies it holds, on device 0's queue: a fraction of a
     // build. UsageError before a build or for another number of bodies.
     void refit(const RealBuffer& positions, const RealBuffer& mass, std::size_t n);
+    // A piece of locally essential trees (docs/design.md, "Ranks"), on device 0's queue: the
+    // subtrees of the nodes `nodes` of level `top` of the tree of `total` bodies, a run this
+    // rank owns (TreeTop::owners), from their n bodies, the tree's positions from
+    // tree_start(nodes.begin) to tree_start(nodes.end), given in the tree's order at that
+    // level (TreeTop::order_of), and the top's cell boxes (TreeTop::cell_boxes). Those
+    // subtrees' nodes and boxes, and perm over the run's positions, are then the one-rank
+    // tree's bit for bit (snapshot()); the nodes above level `top` are not built, and the walk
+    // refuses such a tree until the rest of locally essential trees is there. UsageError for
+    // n other than the run's bodies, a run past the level, top past levels_for(total), or
+    // cell boxes of another size.
+    void build_branches(const RealBuffer& positions, const RealBuffer& mass, std::size_t n,
+                        std::size_t total, std::size_t top, Range nodes,
+                        const std::vector<double>& cell_boxes);
+    // The rows of nodes `nodes` of level `level` of the latest tree, node after node, each the
+    // 11 node fields then the 7 of the box (tree.h), as doubles (exact in either precision):
+    // what a rank sends of its subtrees' roots, or of any nodes, to the others (blocks).
+    std::vector<double> node_rows(std::size_t level, Range nodes);
+    // Writes every node of level `level` from `rows` (all 2^level of them as node_rows() gives
+    // them, every rank's roots gathered in node order) and computes the levels above as build()
+    // does: after build_branches(), the top of the one-rank tree, bit for bit. UsageError for
+    // rows of another size or a level below the tree's.
+    void build_top(std::size_t level, const std::vector<double>& rows);
 
     // What accelerations() depends on besides the bodies, for checkpoints: the latest tree's
     // order (tree position -> body; empty before a build) and its age, the evaluations since
@@ -155,12 +177,28 @@ public:
     static void check_options(const GravityParameters& parameters, const TreeOptions& options);
 
 private:
-    void reserve(std::size_t n);
+    void reserve(std::size_t n, std::size_t total);  // n bodies of a tree of total
     // UsageError for inputs build() and refit() cannot take.
     void check_inputs(const RealBuffer& positions, const RealBuffer& mass, std::size_t n) const;
-    void set_size(std::size_t n);  // n_, levels_ and the buffers for n bodies
-    // The nodes of the current order from the bodies (gather, leaves, then level by level).
+    // n_, levels_, the buffers and a whole window for n bodies of a tree of total.
+    void set_size(std::size_t n, std::size_t total);
+    // What a build holds: positions [base, base + n) of the tree of `total` bodies and its run of
+    // nodes [first, last) of level `from`, the build's start (the whole tree: base 0, n =
+    // total, the root). cl/nbody/tree_build.cl's window.
+    struct Window {
+        std::size_t total = 0, base = 0, n = 0, from = 0, first = 0, last = 1;
+        bool whole() const noexcept { return from == 0; }
+    };
+    // The build's sorts and cuts of levels from window_.from down (cell boxes there set).
+    void split_levels(const RealBuffer& positions);
+    // The nodes of the current order from the bodies (gather, leaves, then level by level up
+    // to window_.from).
     void fit(const RealBuffer& positions, const RealBuffer& mass);
+    // Every node above level `level` from the nodes of that level.
+    void fit_above(std::size_t level);
+    // Per-node arrays (cl/nbody/tree.h): centre of mass, mass, crit2, six second moments; a
+    // node's row for node_rows() adds its box's 7.
+    static constexpr std::size_t node_fields = 11, row_fields = 18;
     // Whether refits are measured against rebuild_growth, and the measure: the leaves' radii
     // summed on device 0 (blocks).
     bool measures_growth() const noexcept;
@@ -224,6 +262,7 @@ private:
     RealBuffer radii_;             // the leaves' radii, summed
     bool rebuild_next_ = false;    // restore(): the next accelerations() builds
     std::size_t finish_size_ = 0;  // tree_finish's work-group: finish_group or the device's largest
+    Window window_;                // of the latest build
     Buffer<std::uint32_t> perm_, perm_scratch_, values_, node_keys_;
     RealBuffer keys_buffer_, sorted_, node_, box_, root_box_;
     double interactions_ = 0;
