@@ -123,40 +123,41 @@ struct Side {
     }
     // Each of this rank's bodies to the rank that walked it in the latest evaluation (the tree).
     void follow_walks(Context& context, const dist::Communicator& ranks, std::size_t first) {
-        struct Body {
-            double value[4];  // x, y, z, m
-            std::uint32_t id;
-        };
         Queue& queue = context.queue(0);
-        std::vector<double> xyz(3 * mine), m(mine);
+        TravellingBodies travelling;
+        Bodies& b = travelling.bodies;
+        b.resize(mine);
+        std::vector<double> xyz(3 * mine);
         if (mine) {
             positions.read(queue, xyz.data(), 3 * mine);
-            mass.read(queue, m.data(), mine);
+            mass.read(queue, b.m.data(), mine);
+        }
+        for (std::size_t i = 0; i < mine; ++i) {
+            b.x[i] = xyz[i];
+            b.y[i] = xyz[mine + i];
+            b.z[i] = xyz[2 * mine + i];
         }
         if (ids.empty())
             for (std::size_t i = 0; i < mine; ++i) ids.push_back(std::uint32_t(first + i));
-        std::vector<Body> travelling(mine);
-        for (std::size_t i = 0; i < mine; ++i)
-            travelling[i] = {{xyz[i], xyz[mine + i], xyz[2 * mine + i], m[i]}, ids[i]};
-        const dist::Distributor plan(ranks, spread_tree->walkers());
-        const std::vector<Body> arrived = plan.distribute(travelling);
-        mine = arrived.size();
-        const std::size_t k = std::max<std::size_t>(mine, 1);
-        xyz.assign(3 * mine, 0.0);
-        m.assign(mine, 0.0);
-        ids.resize(mine);
+        travelling.ids = ids;
+        const TravellingBodies arrived = move_bodies(ranks, spread_tree->walkers(), travelling);
+        const Bodies& a = arrived.bodies;
+        mine = a.size();
+        ids = arrived.ids;
+        xyz.resize(3 * mine);
         for (std::size_t i = 0; i < mine; ++i) {
-            for (std::size_t c = 0; c < 3; ++c) xyz[c * mine + i] = arrived[i].value[c];
-            m[i] = arrived[i].value[3];
-            ids[i] = arrived[i].id;
+            xyz[i] = a.x[i];
+            xyz[mine + i] = a.y[i];
+            xyz[2 * mine + i] = a.z[i];
         }
+        const std::size_t k = std::max<std::size_t>(mine, 1);
         const Precision precision = positions.precision();
         positions = RealBuffer(context, precision, 3 * k);
         mass = RealBuffer(context, precision, k);
         acc = RealBuffer(context, precision, 3 * k);
         if (mine) {
             positions.write(queue, xyz);
-            mass.write(queue, m);
+            mass.write(queue, a.m);
         }
         directory = std::make_unique<dist::IndexDirectory>(ranks, ids);
         spread_tree->set_directory(directory.get());

@@ -76,8 +76,11 @@
 #include <partcl/models/nbody/gravity_parameters.hpp>
 #include <partcl/models/nbody/nbody_system.hpp>
 #include <partcl/models/nbody/particle_mesh.hpp>
+#include <partcl/models/nbody/travelling_bodies.hpp>
 #include <partcl/models/nbody/tree_gravity.hpp>
+#include <partcl/models/nbody/tree_layout.hpp>
 #include <partcl/models/nbody/tree_pm_gravity.hpp>
+#include <partcl/models/nbody/tree_top.hpp>
 #include <partcl/models/option_names.hpp>
 #include <partcl/models/pic/electrostatic_pic.hpp>
 #include <partcl/models/pic/pic_deposit.hpp>

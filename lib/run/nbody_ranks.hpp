@@ -1,11 +1,12 @@
 #pragma once
-// An N-body run over MPI ranks (nbody_run.cpp): the blocks a run starts from, and bodies moved
-// between ranks with what travels with them. Private to the library.
+// An N-body run over MPI ranks (nbody_run.cpp): the blocks a run starts from, and the bodies of
+// a block gathered from wherever ranks hold them. Private to the library.
 #include <cstdint>
 #include <vector>
 
 #include <partcl/dist/communicator.hpp>
 #include <partcl/models/nbody/bodies.hpp>
+#include <partcl/models/nbody/travelling_bodies.hpp>
 #include <partcl/sched/partition.hpp>
 
 namespace partcl::detail {
@@ -16,16 +17,6 @@ Partition rank_blocks(std::size_t n, const dist::Communicator& ranks);
 Bodies slice(const Bodies& all, Range block);
 std::vector<double> state_block(const std::vector<double>& all, Range block, std::size_t n);
 
-// This rank's bodies, their global indices and state-shaped vectors of theirs (6 components,
-// as an integrator's), each body to the rank `destinations` names (a collective). What arrives
-// comes in rank order of the senders, each sender's in its order.
-struct TravellingBodies {
-    Bodies bodies;
-    std::vector<std::uint32_t> ids;
-    std::vector<std::vector<double>> vectors;
-};
-TravellingBodies move_bodies(const dist::Communicator& ranks, const std::vector<int>& destinations,
-                             const TravellingBodies& mine);
 // The bodies of this rank's block of `blocks` in the global order, from wherever the ranks hold
 // them (a collective).
 Bodies bodies_of_block(const dist::Communicator& ranks, const Partition& blocks, const Bodies& mine,

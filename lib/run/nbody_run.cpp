@@ -364,10 +364,10 @@ private:
         for (int w : walkers) elsewhere += w != ranks_.rank();
         if (!(ranks_.max(double(elsewhere) / double(std::max<std::size_t>(n, 1))) > 0.01)) return;
         Queue& queue = context.queue(0);
-        detail::TravellingBodies mine{bodies->download(queue), ids, {}};
+        TravellingBodies mine{bodies->download(queue), ids, {}};
         IntegratorState state = integrator->save();
         mine.vectors = std::move(state.vectors);
-        detail::TravellingBodies moved = detail::move_bodies(ranks_, walkers, mine);
+        TravellingBodies moved = move_bodies(ranks_, walkers, mine);
         const Precision p = scenario_.precision;
         bodies = std::make_unique<DeviceBodies>(context, p, moved.bodies);
         system = std::make_unique<NBodySystem>(context, *gravity, *bodies);
