@@ -1,15 +1,18 @@
 #include <partcl/models/nbody/tree_gravity.hpp>
 #include <partcl/models/nbody/tree_layout.hpp>
 
+#include "tree_build_kernels.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <utility>
 
-#include <partcl/algorithm/reduce.hpp>
 #include <partcl/runtime/marker.hpp>
 
 namespace partcl {
+
+using namespace detail;
 
 namespace {
 
@@ -18,10 +21,6 @@ namespace {
 // the deep levels hold few bodies each, so a whole-tree sort per level costs far more than their
 // work (docs/performance.md has the figures).
 constexpr std::size_t finish_group = 256;
-// Work-group size of tree_root_box, and most work-groups of its first pass (each bounds a
-// share of the bodies; the second pass, one group, bounds their boxes).
-constexpr std::size_t root_group = 64;
-constexpr std::size_t root_partials = 1024;
 // Private stack of the nested traversal: depth first needs levels + 1 entries, and n < 2^32
 // means at most 32 levels.
 constexpr std::size_t stack_size = 34;
@@ -44,9 +43,6 @@ std::size_t list_levels(std::size_t levels) noexcept { return std::max<std::size
 // not blocks of 1).
 std::size_t walk_work_group(std::size_t g) noexcept { return std::max<std::size_t>(g, 64); }
 
-enum KernelIndex : std::size_t {
-    k_root_box, k_keys, k_regroup, k_split, k_finish, k_gather, k_leaves, k_nodes
-};
 
 } // namespace
 
@@ -282,111 +278,6 @@ void TreeGravity::set_size(std::size_t n, std::size_t total) {
     n_ = n;
     levels_ = levels_for(total, options_.leaf_size);
     window_ = Window{total, 0, n, 0, 0, 1};
-}
-
-void TreeGravity::build(const RealBuffer& positions, const RealBuffer& mass, std::size_t n) {
-    check_inputs(positions, mass, n);
-    // Inputs may come from work on any device's queue; the build reads them on device 0's.
-    if (context_.size() > 1) walk_.share_inputs();
-    set_size(n, n);
-    Queue& queue = context_.queue(0);
-    const std::uint32_t un = std::uint32_t(n), nodes = std::uint32_t(std::size_t(2) << levels_);
-
-    const std::uint32_t partials = std::uint32_t(std::min(root_partials, (n + root_group - 1) / root_group));
-    kernels_[k_root_box].args(un, un, std::uint32_t(0), positions, partials, std::uint32_t(0), root_box_, un, perm_)
-        .launch(queue, partials * root_group, root_group);
-    kernels_[k_root_box].args(partials, partials, 3 * partials, root_box_, nodes, std::uint32_t(1), box_,
-                              std::uint32_t(0), perm_)
-        .launch(queue, root_group, root_group);
-    split_levels(positions);
-    fit(positions, mass);
-    age_ = 0;
-    rebuild_next_ = false;
-    ++builds_;
-    if (measures_growth()) leaf_radii_ = leaf_radii();
-}
-
-bool TreeGravity::measures_growth() const noexcept {
-    return options_.rebuild_every > 1 && options_.rebuild_growth > 0;
-}
-
-double TreeGravity::leaf_radii() {
-    Queue& queue = context_.queue(0);
-    const std::size_t leaves = this->leaves(), nodes = 2 * leaves;
-    if (radii_.size() < leaves) radii_ = RealBuffer(context_, precision_, leaves);
-    box_.copy_to(queue, radii_, leaves, 6 * nodes + leaves);
-    return reduce_sum(queue, radii_, leaves);
-}
-
-void TreeGravity::split_levels(const RealBuffer& positions) {
-    const Window& w = window_;
-    Queue& queue = context_.queue(0);
-    const std::uint32_t total = std::uint32_t(w.total), base = std::uint32_t(w.base), n = std::uint32_t(w.n);
-    const std::uint32_t nodes = std::uint32_t(std::size_t(2) << levels_);
-    // The window's nodes of a level below its start.
-    auto first = [&](std::size_t level) { return std::uint32_t(w.first << (level - w.from)); };
-    auto last = [&](std::size_t level) { return std::uint32_t(w.last << (level - w.from)); };
-    // Sorts of the window's bodies down to the first level whose nodes fit a finishing
-    // work-group (the tree's nodes, whatever the window, so that every rank switches alike).
-    std::size_t first_finished = 0;
-    while (((w.total - 1) >> first_finished) + 1 > finish_size_) ++first_finished;
-    first_finished = std::max(first_finished, w.from);
-    for (std::size_t level = w.from; level < std::min(levels_, first_finished); ++level) {
-        const std::uint32_t count = std::uint32_t(1) << level;
-        if (n > 0) {
-            kernels_[k_keys].args(total, base, n, count, nodes, positions, box_, perm_, keys_buffer_, values_)
-                .launch(queue, n);
-            sort_(queue, keys_buffer_, values_, n);
-            kernels_[k_regroup].args(total, base, n, count, values_, perm_, node_keys_, perm_scratch_).launch(queue, n);
-            sort_(queue, node_keys_, perm_scratch_, n, std::uint32_t(level));  // node keys < 2^level
-            std::swap(perm_, perm_scratch_);
-        }
-        kernels_[k_split].args(total, base, n, first(level), last(level), count, nodes, positions, perm_, box_)
-            .launch(queue, last(level) - first(level));
-    }
-    if (first_finished < levels_)
-        kernels_[k_finish]
-            .args(total, base, n, first(first_finished), std::uint32_t(first_finished), std::uint32_t(levels_), nodes,
-                  positions, perm_, box_)
-            .launch(queue, (last(first_finished) - first(first_finished)) * finish_size_, finish_size_);
-}
-
-void TreeGravity::fit(const RealBuffer& positions, const RealBuffer& mass) {
-    const Window& w = window_;
-    Queue& queue = context_.queue(0);
-    const std::uint32_t nodes = std::uint32_t(std::size_t(2) << levels_);
-    const Real theta{options_.theta};
-    if (w.n > 0) kernels_[k_gather].args(std::uint32_t(w.n), positions, mass, perm_, sorted_).launch(queue, w.n);
-    const std::uint32_t leaf_count = std::uint32_t(1) << levels_;
-    const std::uint32_t first = std::uint32_t(w.first << (levels_ - w.from)), last = std::uint32_t(w.last << (levels_ - w.from));
-    kernels_[k_leaves]
-        .args(std::uint32_t(w.total), std::uint32_t(w.base), first, last, leaf_count, nodes, sorted_, node_, box_, theta)
-        .launch(queue, last - first);
-    for (std::size_t level = levels_; level-- > w.from;) {
-        const std::uint32_t count = std::uint32_t(1) << level;
-        const std::uint32_t a = std::uint32_t(w.first << (level - w.from)), b = std::uint32_t(w.last << (level - w.from));
-        kernels_[k_nodes].args(a, b, count, nodes, node_, box_, theta).launch(queue, b - a);
-    }
-}
-
-void TreeGravity::fit_above(std::size_t level) {
-    Queue& queue = context_.queue(0);
-    const std::uint32_t nodes = std::uint32_t(std::size_t(2) << levels_);
-    for (std::size_t l = level; l-- > 0;) {
-        const std::uint32_t count = std::uint32_t(1) << l;
-        kernels_[k_nodes].args(std::uint32_t(0), count, count, nodes, node_, box_, Real{options_.theta}).launch(queue, count);
-    }
-}
-
-void TreeGravity::refit(const RealBuffer& positions, const RealBuffer& mass, std::size_t n) {
-    check_inputs(positions, mass, n);
-    if (n_ == 0) throw UsageError("TreeGravity: refit() before build()");
-    if (n != n_)
-        throw UsageError("TreeGravity: refit() of " + std::to_string(n) + " bodies, the tree holds " +
-                         std::to_string(n_) + ": build it anew");
-    if (context_.size() > 1) walk_.share_inputs();
-    fit(positions, mass);
-    ++age_;
 }
 
 void TreeGravity::remember(const RealBuffer& acc, std::size_t offset) {
