@@ -135,6 +135,12 @@ TEST_CASE("TreeGravity::build_branches refuses runs and bodies that do not fit t
     Context& context = test_context();
     TreeGravity tree(context, Precision::float32, {1.0, 0.01}, TreeOptions{}, memory_cache());
     RealBuffer pos(context, Precision::float32, 30), mass(context, Precision::float32, 10);
+    // Bodies the valid call below builds from (unwritten memory could hold NaN, which no build
+    // orders).
+    std::vector<double> xyz(30);
+    for (std::size_t i = 0; i < xyz.size(); ++i) xyz[i] = 0.1 * double(i);
+    pos.write(context.queue(0), xyz);
+    mass.write(context.queue(0), std::vector<double>(10, 1.0));
     const std::vector<double> cells(6 * 4, 0.0);  // level 1: nodes 1 .. 3
     const std::size_t total = 100;  // leaves of 8 (TreeOptions' default): 4 levels
     CHECK_THROWS_WITH_AS(tree.build_branches(pos, mass, 10, 0, 1, {0, 1}, cells), doctest::Contains("N = 0"), UsageError);
