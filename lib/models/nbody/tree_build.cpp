@@ -56,9 +56,6 @@ void TreeGravity::split_levels(const RealBuffer& positions) {
     Queue& queue = context_.queue(0);
     const std::uint32_t total = std::uint32_t(w.total), base = std::uint32_t(w.base), n = std::uint32_t(w.n);
     const std::uint32_t nodes = std::uint32_t(std::size_t(2) << levels_);
-    // The window's nodes of a level below its start.
-    auto first = [&](std::size_t level) { return std::uint32_t(w.first << (level - w.from)); };
-    auto last = [&](std::size_t level) { return std::uint32_t(w.last << (level - w.from)); };
     // Sorts of the window's bodies down to the first level whose nodes fit a finishing
     // work-group (the tree's nodes, whatever the window, so that every rank switches alike).
     std::size_t first_finished = 0;
@@ -74,14 +71,18 @@ void TreeGravity::split_levels(const RealBuffer& positions) {
             sort_(queue, node_keys_, perm_scratch_, n, std::uint32_t(level));  // node keys < 2^level
             std::swap(perm_, perm_scratch_);
         }
-        kernels_[k_split].args(total, base, n, first(level), last(level), count, nodes, positions, perm_, box_)
-            .launch(queue, last(level) - first(level));
+        const Range run = w.run(level);
+        kernels_[k_split]
+            .args(total, base, n, std::uint32_t(run.begin), std::uint32_t(run.end), count, nodes, positions, perm_, box_)
+            .launch(queue, run.size());
     }
-    if (first_finished < levels_)
+    if (first_finished < levels_) {
+        const Range run = w.run(first_finished);
         kernels_[k_finish]
-            .args(total, base, n, first(first_finished), std::uint32_t(first_finished), std::uint32_t(levels_), nodes,
+            .args(total, base, n, std::uint32_t(run.begin), std::uint32_t(first_finished), std::uint32_t(levels_), nodes,
                   positions, perm_, box_)
-            .launch(queue, (last(first_finished) - first(first_finished)) * finish_size_, finish_size_);
+            .launch(queue, run.size() * finish_size_, finish_size_);
+    }
 }
 
 void TreeGravity::fit(const RealBuffer& positions, const RealBuffer& mass) {
@@ -91,14 +92,16 @@ void TreeGravity::fit(const RealBuffer& positions, const RealBuffer& mass) {
     const Real theta{options_.theta};
     if (w.n > 0) kernels_[k_gather].args(std::uint32_t(w.n), positions, mass, perm_, sorted_).launch(queue, w.n);
     const std::uint32_t leaf_count = std::uint32_t(1) << levels_;
-    const std::uint32_t first = std::uint32_t(w.first << (levels_ - w.from)), last = std::uint32_t(w.last << (levels_ - w.from));
+    const Range leaves = w.run(levels_);
     kernels_[k_leaves]
-        .args(std::uint32_t(w.total), std::uint32_t(w.base), first, last, leaf_count, nodes, sorted_, node_, box_, theta)
-        .launch(queue, last - first);
+        .args(std::uint32_t(w.total), std::uint32_t(w.base), std::uint32_t(leaves.begin), std::uint32_t(leaves.end),
+              leaf_count, nodes, sorted_, node_, box_, theta)
+        .launch(queue, leaves.size());
     for (std::size_t level = levels_; level-- > w.from;) {
-        const std::uint32_t count = std::uint32_t(1) << level;
-        const std::uint32_t a = std::uint32_t(w.first << (level - w.from)), b = std::uint32_t(w.last << (level - w.from));
-        kernels_[k_nodes].args(a, b, count, nodes, node_, box_, theta).launch(queue, b - a);
+        const Range run = w.run(level);
+        kernels_[k_nodes]
+            .args(std::uint32_t(run.begin), std::uint32_t(run.end), std::uint32_t(1) << level, nodes, node_, box_, theta)
+            .launch(queue, run.size());
     }
 }
 

@@ -188,6 +188,10 @@ private:
     struct Window {
         std::size_t total = 0, base = 0, n = 0, from = 0, first = 0, last = 1;
         bool whole() const noexcept { return from == 0; }
+        // The window's run of the nodes of `level` (at or below `from`).
+        Range run(std::size_t level) const noexcept {
+            return {first << (level - from), last << (level - from)};
+        }
     };
     // The build's sorts and cuts of levels from window_.from down (cell boxes there set).
     void split_levels(const RealBuffer& positions);
