@@ -354,8 +354,9 @@ if part ranks; then
     # Dense and tree gravity, PIC and MPS over MPI ranks, each rank on its share of the GPUs (one
     # GPU each on two), against one rank: docs/scaling.md. GPU_CHECK_RANKS_DENSE / _TREE / _PIC
     # / _MPS: the sizes (PIC: particles on a 128^3 grid, and twice that on 128^2 x 256 for the
-    # weak scaling; MPS: fluid particles of a 3-D dam break); GPU_CHECK_RANKS_MODELS (dense tree
-    # pic mps), GPU_CHECK_RANKS_BACKENDS: which models and backends.
+    # weak scaling; MPS: fluid particles of a 3-D dam break; _ESSENTIAL: locally essential
+    # trees' pieces); GPU_CHECK_RANKS_MODELS (dense tree essential pic mps),
+    # GPU_CHECK_RANKS_BACKENDS: which models and backends.
     J=$OUT/ranks.jsonl
     for backend in ${GPU_CHECK_RANKS_BACKENDS:-cuda opencl}; do
         # The mpi suite (where partcl_tests was built), a rank a GPU.
@@ -366,7 +367,7 @@ if part ranks; then
                 | tail -4 | tee -a "$OUT/summary.txt"
         fi
         for ranks in 1 2; do
-            for model in ${GPU_CHECK_RANKS_MODELS:-dense tree pic mps}; do
+            for model in ${GPU_CHECK_RANKS_MODELS:-dense tree essential pic mps}; do
                 log "$model over $ranks ranks, $backend"
                 run_ranks=(timeout "${GPU_CHECK_TIMEOUT:-120}" orterun --allow-run-as-root
                            --bind-to none -np $ranks)
@@ -383,6 +384,12 @@ if part ranks; then
                     PARTCL_DEVICE=gpu "${run_ranks[@]}" build-gpu/benchmarks/partcl_bench_mps_ranks \
                         --backend $backend --dims 3 --n "${GPU_CHECK_RANKS_MPS:-1000000,4000000}" \
                         --precision float --steps 5 >>"$J" 2>>"$OUT/log.txt" || log "failed ($?)"
+                    continue
+                fi
+                if [ $model = essential ]; then
+                    PARTCL_DEVICE=gpu "${run_ranks[@]}" build-gpu/benchmarks/partcl_bench_essential_tree \
+                        --backend $backend --n "${GPU_CHECK_RANKS_ESSENTIAL:-1048576,4194304}" \
+                        --precision float --theta 0.6 --repeat 3 >>"$J" 2>>"$OUT/log.txt" || log "failed ($?)"
                     continue
                 fi
                 if [ $model = dense ]; then sizes=${GPU_CHECK_RANKS_DENSE:-262144,1048576}

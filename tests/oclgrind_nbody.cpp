@@ -289,18 +289,24 @@ DeviceTree<T> build_device_tree(Precision precision, std::size_t n, std::size_t 
     // The root box in two passes, as TreeGravity runs it: up to 2 groups of 16 into partial
     // boxes (37 bodies: some work-items take two), then one group over those.
     const std::uint32_t partials = std::uint32_t(std::min<std::size_t>(2, (n + 15) / 16));
-    Buffer<T> partial(context, 6 * 2);
+    // And once more side by side past the partials, for the host's check of finite bodies.
+    Buffer<T> partial(context, 6 * 2 + 6);
     Kernel root(program, "tree_root_box");
     root.args(un, un, std::uint32_t(0), t.bpos, partials, std::uint32_t(0), partial, un, t.perm)
         .launch(queue, partials * 16, 16).wait();
     root.args(partials, partials, 3 * partials, partial, nodes, std::uint32_t(1), t.box, std::uint32_t(0), t.perm)
         .launch(queue, 16, 16).wait();
+    root.args(partials, partials, 3 * partials, partial, std::uint32_t(1), std::uint32_t(6 * 2), partial,
+              std::uint32_t(0), t.perm)
+        .launch(queue, 16, 16).wait();
     {
-        const auto box = t.box.read(queue);
+        const auto box = t.box.read(queue), side = partial.read(queue);
         for (std::size_t a = 0; a < 3; ++a) {
             const auto first = t.pos.begin() + std::ptrdiff_t(a * n), last = first + std::ptrdiff_t(n);
             CHECK(box[a * t.nodes + 1] == *std::min_element(first, last));
             CHECK(box[(3 + a) * t.nodes + 1] == *std::max_element(first, last));
+            CHECK(side[12 + a] == *std::min_element(first, last));
+            CHECK(side[15 + a] == *std::max_element(first, last));
         }
     }
     drive_tree_build(program, t, TreeWindow{un, 0, un, 0, 0, 1}, theta, window_level);
@@ -372,6 +378,45 @@ void check_tree_window(Precision precision, const DeviceTree<T>& t, double theta
         CHECK(t.perm_at_window[w.base + perm[i]] == want_perm[w.base + i]);
         CHECK(std::memcmp(&sorted[4 * i], &want_sorted[4 * (w.base + i)], 4 * sizeof(T)) == 0);
     }
+    // The rest of a locally essential tree imported: the other half's nodes (below node 2, the
+    // 11 fields and the radius) and its bodies, which must then be t's bit for bit.
+    std::vector<std::uint32_t> ids, at;
+    std::vector<T> rows, bodies;
+    for (std::size_t k = 4; k < t.nodes; ++k) {
+        std::size_t level = 0;
+        while (k >> (level + 1)) ++level;
+        if ((k >> (level - 1)) != 2) continue;
+        ids.push_back(std::uint32_t(k));
+        for (std::size_t f = 0; f < 11; ++f) rows.push_back(want_node[f * t.nodes + k]);
+        rows.push_back(want_box[6 * t.nodes + k]);
+    }
+    for (std::uint32_t i = 0; i < w.base; ++i) {
+        at.push_back(i);
+        for (std::size_t c = 0; c < 4; ++c) bodies.push_back(want_sorted[4 * i + c]);
+    }
+    std::vector<T> whole_sorted(4 * t.n, unset);
+    std::copy(sorted.begin(), sorted.end(), whole_sorted.begin() + std::ptrdiff_t(4 * w.base));
+    auto& keep = kept<Buffer<std::uint32_t>>();
+    auto& keep_values = kept<Buffer<T>>();
+    const Buffer<std::uint32_t>& bids = keep.emplace_back(context, ids);
+    const Buffer<std::uint32_t>& bat = keep.emplace_back(context, at);
+    const Buffer<T>& brows = keep_values.emplace_back(context, rows);
+    const Buffer<T>& bbodies = keep_values.emplace_back(context, bodies);
+    Buffer<T>& bsorted = keep_values.emplace_back(context, whole_sorted);
+    const Program program = tree_build_program(precision);
+    Kernel(program, "tree_import_nodes")
+        .args(std::uint32_t(ids.size()), std::uint32_t(t.nodes), bids, brows, b.node, b.box)
+        .launch(queue, ids.size(), 4)
+        .wait();
+    Kernel(program, "tree_import_bodies").args(std::uint32_t(at.size()), bat, bbodies, bsorted).launch(queue, at.size(), 4).wait();
+    const auto imported = b.node.read(queue), imported_box = b.box.read(queue), all_sorted = bsorted.read(queue);
+    for (const std::uint32_t k : ids) {
+        CAPTURE(k);
+        for (std::size_t f = 0; f < 11; ++f)
+            CHECK(std::memcmp(&imported[f * t.nodes + k], &want_node[f * t.nodes + k], sizeof(T)) == 0);
+        CHECK(std::memcmp(&imported_box[6 * t.nodes + k], &want_box[6 * t.nodes + k], sizeof(T)) == 0);
+    }
+    CHECK(std::memcmp(all_sorted.data(), want_sorted.data(), 4 * t.n * sizeof(T)) == 0);
 }
 
 template <class T>

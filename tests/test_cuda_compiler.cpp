@@ -84,7 +84,8 @@ TEST_CASE("the tree kernels compile with both traversals, with and without the p
         build.define("TREE_GROUP", 64);
         const cuda::Ptx built = compile_fresh(Source::builtin("nbody/tree_build.cl"), build);
         for (const char* entry : {"tree_root_box", "tree_keys", "tree_regroup", "tree_split",
-                                  "tree_gather", "tree_leaves", "tree_nodes"})
+                                  "tree_gather", "tree_leaves", "tree_nodes", "tree_import_nodes",
+                                  "tree_import_bodies"})
             CHECK(has_entry(built, entry));
         for (int stackless : {0, 1})
             for (int potential : {0, 1})

@@ -8,6 +8,7 @@
 #include <array>
 #include <cfloat>
 #include <cmath>
+#include <limits>
 
 #include <partcl/diag/nbody_diagnostics.hpp>
 #include <partcl/io/initial_conditions.hpp>
@@ -246,6 +247,28 @@ TEST_CASE("bad use is refused with a clear error") {
     CHECK_THROWS_AS(gravity.accelerations(doubles, doubles, 10, doubles, 0), UsageError);
     CHECK_THROWS_WITH_AS(gravity.evaluate(short_buffer, 0), doctest::Contains("before build"), UsageError);
     CHECK_THROWS_WITH_AS(gravity.build(short_buffer, short_buffer, 0), doctest::Contains("N = 0"), UsageError);
+    // A NaN or an infinity among the positions, in any place of a large system (the root box's
+    // partial boxes and their reduction both meet it), is named before any sort meets it.
+    const std::size_t n = 5000;
+    std::vector<double> xyz(3 * n);
+    for (std::size_t i = 0; i < xyz.size(); ++i) xyz[i] = std::sin(0.37 * double(i));
+    RealBuffer mass(context, Precision::float32, n), out(context, Precision::float32, 3 * n);
+    mass.write(context.queue(0), std::vector<double>(n, 1.0 / double(n)));
+    for (const double bad : {std::nan(""), std::numeric_limits<double>::infinity(), -1e300})
+        for (const std::size_t at : {std::size_t(0), n + 4321, 3 * n - 1}) {
+            CAPTURE(bad);
+            CAPTURE(at);
+            std::vector<double> with = xyz;
+            with[at] = bad;
+            RealBuffer pos(context, Precision::float32, 3 * n);
+            pos.write(context.queue(0), with);
+            const std::string message = std::string(1, "xyz"[at / n]) + " coordinate is NaN or infinite";
+            CHECK_THROWS_WITH_AS(gravity.build(pos, mass, n), doctest::Contains(message.c_str()), UsageError);
+            CHECK_THROWS_WITH_AS(gravity.evaluate(out, 0), doctest::Contains("before build"), UsageError);
+        }
+    RealBuffer pos(context, Precision::float32, 3 * n);
+    pos.write(context.queue(0), xyz);
+    gravity.accelerations(pos, mass, n, out, 0);  // the model works on after a refusal
 }
 
 TEST_CASE("leapfrog with tree gravity conserves energy over 1000 steps") {

@@ -7,17 +7,15 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
-#include <random>
 #include <string>
 
 #include <partcl/dist/communicator.hpp>
-#include <partcl/dist/distributor.hpp>
 #include <partcl/models/nbody/device_bodies.hpp>
 #include <partcl/models/nbody/tree_layout.hpp>
-#include <partcl/models/nbody/tree_top.hpp>
 
 #include "support.hpp"
 #include "tree_check.hpp"
+#include "tree_ranks.hpp"
 
 using namespace partcl;
 using namespace partcl_test;
@@ -36,52 +34,20 @@ void check_branches(const dist::Communicator& world, Precision precision, const 
     CAPTURE(top_levels);
     CAPTURE(o.leaf_size);
     Context& context = test_context();
-    Queue& queue = context.queue(0);
     // The one-device tree of all the bodies, in global order.
     TreeGravity whole(context, precision, {1.0, 0.01}, o, memory_cache());
     const DeviceBodies all(context, precision, b);
     whole.build(all.state, all.mass, n);
     const TreeSnapshot want = whole.snapshot();
-    // This rank's random share, its top and its nodes' bodies.
-    std::mt19937 random(seed);
-    std::vector<std::uint64_t> index;
-    std::vector<double> x, y, z, m;
-    for (std::size_t g = 0; g < n; ++g)
-        if (random() % std::uint32_t(world.size()) == std::uint32_t(world.rank())) {
-            index.push_back(g);
-            x.push_back(b.x[g]);
-            y.push_back(b.y[g]);
-            z.push_back(b.z[g]);
-            m.push_back(b.m[g]);
-        }
-    const TreeTop top = TreeTop::split(world, precision, x.data(), y.data(), z.data(), index.data(), index.size(), n,
-                                       top_levels);
-    const Partition owners = top.owners(std::size_t(world.size()));
-    const dist::Distributor move(world, top.destinations(owners));
-    const std::vector<double> ax = move.distribute(x), ay = move.distribute(y), az = move.distribute(z);
-    const std::vector<double> am = move.distribute(m);
-    const std::vector<std::uint64_t> aindex = move.distribute(index);
-    const std::vector<std::uint32_t> anode = move.distribute(top.node());
-    const std::vector<std::size_t> order =
-        top.order_of(anode.data(), ax.data(), ay.data(), az.data(), aindex.data(), aindex.size());
-    const std::size_t held = order.size();
-    std::vector<double> pos(3 * held), mass(held);
-    for (std::size_t i = 0; i < held; ++i) {
-        pos[i] = ax[order[i]];
-        pos[held + i] = ay[order[i]];
-        pos[2 * held + i] = az[order[i]];
-        mass[i] = am[order[i]];
-    }
-    RealBuffer bpos(context, precision, 3 * held), bmass(context, precision, held);
-    bpos.write(queue, pos);
-    bmass.write(queue, mass);
-    const Range mine = owners[std::size_t(world.rank())];
-    TreeGravity branches(context, precision, {1.0, 0.01}, o, memory_cache());
-    branches.build_branches(bpos, bmass, held, n, top_levels, mine, top.cell_boxes());
-    // The subtrees' roots of every rank, in node order, and the top computed from them.
+    // This rank's random share moved to its nodes' owners and built into branches, then the
+    // top from every rank's subtree roots, in node order.
+    RankBranches rank = build_rank_branches(world, precision, b, o, top_levels, seed);
+    TreeGravity& branches = *rank.tree;
+    const Range mine = rank.owners[std::size_t(world.rank())];
     branches.build_top(top_levels, world.allgatherv(branches.node_rows(top_levels, mine)));
     const TreeSnapshot got = branches.snapshot();
     REQUIRE(got.levels == want.levels);
+    const std::size_t held = rank.index.size();
     REQUIRE(got.perm.size() == held);
     // Every node of the top and of this rank's subtrees, all 11 fields and 7 of the box.
     const std::size_t nodes = want.nodes();
@@ -103,7 +69,7 @@ void check_branches(const dist::Communicator& world, Precision precision, const 
     // The bodies' order over the run's positions.
     const std::size_t base = tree_start(mine.begin, std::size_t(1) << top_levels, n);
     std::size_t misplaced = 0;
-    for (std::size_t i = 0; i < held; ++i) misplaced += aindex[order[got.perm[i]]] != want.perm[base + i];
+    for (std::size_t i = 0; i < held; ++i) misplaced += rank.index[got.perm[i]] != want.perm[base + i];
     CHECK(misplaced == 0);
 }
 

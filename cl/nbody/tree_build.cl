@@ -49,6 +49,13 @@ INLINE uint tree_widest_axis(GLOBAL const real* box, const uint nodes, const uin
     return ex >= ey ? (ex >= ez ? 0u : 2u) : (ey >= ez ? 1u : 2u);
 }
 
+/* v, or `flag` where v is NaN or infinite: such a body widens the root box to the largest
+ * reals, which the host refuses (a NaN would otherwise take no place in the sorts' order). */
+INLINE real tree_bounded(const real v, const real flag)
+{
+    return isnan(v) || fabs(v) >= REAL_MAX ? flag : v;
+}
+
 /* The root box in two passes of this kernel (one work-group alone would take milliseconds
  * for a million bodies): work-group g bounds items [0, n) it meets with a grid-stride loop,
  * lower corner of item i along axis a at in[a * in_stride + i], upper at
@@ -72,8 +79,8 @@ KERNEL WORK_GROUP_SIZE(TREE_GROUP) void tree_root_box(const uint n, const uint i
     for (uint a = 0; a < 3; ++a) {
         real l = REAL_MAX, h = -REAL_MAX;
         for (uint i = first; i < n; i += step) {
-            l = min(l, in[a * in_stride + i]);
-            h = max(h, in[hi_offset + a * in_stride + i]);
+            l = min(l, tree_bounded(in[a * in_stride + i], -REAL_MAX));
+            h = max(h, tree_bounded(in[hi_offset + a * in_stride + i], REAL_MAX));
         }
         lo[a][lane] = l;
         hi[a][lane] = h;
@@ -370,4 +377,28 @@ KERNEL void tree_nodes(const uint first, const uint last, const uint count, cons
     const real radius = min(corner, reach) * (REAL_C(1.0) + REAL_C(4.0) * REAL_EPSILON);
     tree_store(node, box, nodes, k, m, centre[0], centre[1], centre[2], s, radius, lo[0], lo[1],
                lo[2], hi[0], hi[1], hi[2], theta);
+}
+
+/* Locally essential trees (docs/design.md, "Ranks"): other ranks' nodes and bodies into this
+ * rank's heap. Row j of `rows` (the 11 node fields, then the radius) becomes node ids[j]; no
+ * two rows name the same node. */
+KERNEL void tree_import_nodes(const uint count, const uint nodes, GLOBAL const uint* RESTRICT ids,
+                              GLOBAL const real* RESTRICT rows, GLOBAL real* RESTRICT node,
+                              GLOBAL real* RESTRICT box)
+{
+    const uint j = global_id(0);
+    if (j >= count) return;
+    const uint k = ids[j];
+    for (uint f = 0; f < 11; ++f) node[f * nodes + k] = rows[12 * j + f];
+    box[6 * nodes + k] = rows[12 * j + 11];
+}
+
+/* Body j (x, y, z, m of `values`) at tree position at[j] of `sorted`; no two at one position. */
+KERNEL void tree_import_bodies(const uint count, GLOBAL const uint* RESTRICT at,
+                               GLOBAL const real* RESTRICT values, GLOBAL real* RESTRICT sorted)
+{
+    const uint j = global_id(0);
+    if (j >= count) return;
+    const uint p = at[j];
+    for (uint c = 0; c < 4; ++c) sorted[4 * p + c] = values[4 * j + c];
 }

@@ -66,11 +66,12 @@
 #include <partcl/models/nbody/bodies.hpp>
 #include <partcl/models/nbody/dense_gravity.hpp>
 #include <partcl/models/nbody/dense_reference.hpp>
+#include <partcl/models/nbody/device_bodies.hpp>
 #include <partcl/models/nbody/distributed_dense_gravity.hpp>
 #include <partcl/models/nbody/distributed_tree_gravity.hpp>
-#include <partcl/models/nbody/gathered_bodies.hpp>
-#include <partcl/models/nbody/device_bodies.hpp>
+#include <partcl/models/nbody/essential_exchange.hpp>
 #include <partcl/models/nbody/ewald_reference.hpp>
+#include <partcl/models/nbody/gathered_bodies.hpp>
 #include <partcl/models/nbody/gravity.hpp>
 #include <partcl/models/nbody/gravity_options.hpp>
 #include <partcl/models/nbody/gravity_parameters.hpp>

@@ -5,6 +5,7 @@
 #include <partcl/models/nbody/tree_layout.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <string>
 
@@ -31,6 +32,22 @@ void TreeGravity::build(const RealBuffer& positions, const RealBuffer& mass, std
     kernels_[k_root_box].args(partials, partials, 3 * partials, root_box_, nodes, std::uint32_t(1), box_,
                               std::uint32_t(0), perm_)
         .launch(queue, root_group, root_group);
+    // The root box once more, side by side past the partials, for the host to refuse bodies
+    // that are not finite before any sort meets them (one read of six values).
+    kernels_[k_root_box].args(partials, partials, 3 * partials, root_box_, std::uint32_t(1),
+                              std::uint32_t(6 * root_partials), root_box_, std::uint32_t(0), perm_)
+        .launch(queue, root_group, root_group);
+    double root[6];
+    root_box_.read(queue, root, 6, 6 * root_partials);
+    const double largest = precision_ == Precision::float32 ? double(std::numeric_limits<float>::max())
+                                                            : std::numeric_limits<double>::max();
+    for (std::size_t a = 0; a < 3; ++a)
+        if (root[a] <= -largest || root[3 + a] >= largest) {
+            n_ = 0;  // no tree: a walk is refused as before any build
+            window_ = Window{};
+            throw UsageError("TreeGravity: a body's " + std::string(1, "xyz"[a]) +
+                             " coordinate is NaN or infinite (positions must be finite)");
+        }
     split_levels(positions);
     fit(positions, mass);
     age_ = 0;
@@ -122,6 +139,7 @@ void TreeGravity::refit(const RealBuffer& positions, const RealBuffer& mass, std
                          std::to_string(n_) + ": build it anew");
     if (context_.size() > 1) walk_.share_inputs();
     fit(positions, mass);
+    top_built_ = essential_ = false;  // branches: their roots moved, the top and imports are stale
     ++age_;
 }
 
@@ -210,6 +228,8 @@ void TreeGravity::build_top(std::size_t level, const std::vector<double>& rows) 
     }
     fit_above(level);
     queue.finish();  // `field` is read by then
+    top_built_ = level == window_.from;
+    essential_ = false;
 }
 
 } // namespace partcl

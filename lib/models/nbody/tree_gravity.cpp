@@ -151,7 +151,7 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
                              ") must be 0 or at least group_size (" +
                              std::to_string(options_.group_size) + "): a round lists up to one node per body");
     }
-    root_box_ = RealBuffer(context, precision, 6 * root_partials);
+    root_box_ = RealBuffer(context, precision, 6 * root_partials + 6);  // partials, then the root
 
     BuildOptions build_options;
     build_options.precision = precision;
@@ -162,7 +162,8 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
     const Program build_program_ =
         build_program(context, Source::builtin("nbody/tree_build.cl"), build_options, cache);
     for (const char* name : {"tree_root_box", "tree_keys", "tree_regroup", "tree_split",
-                             "tree_finish", "tree_gather", "tree_leaves", "tree_nodes"})
+                             "tree_finish", "tree_gather", "tree_leaves", "tree_nodes",
+                             "tree_import_nodes", "tree_import_bodies"})
         kernels_.emplace_back(build_program_, name);
     build_walk(list_levels(levels_for(1, options_.leaf_size)));
     // Listed, a work-group is one group.
@@ -278,6 +279,7 @@ void TreeGravity::set_size(std::size_t n, std::size_t total) {
     n_ = n;
     levels_ = levels_for(total, options_.leaf_size);
     window_ = Window{total, 0, n, 0, 0, 1};
+    top_built_ = essential_ = false;
 }
 
 void TreeGravity::remember(const RealBuffer& acc, std::size_t offset) {
@@ -294,10 +296,11 @@ void TreeGravity::remember(const RealBuffer& acc, std::size_t offset) {
 }
 
 void TreeGravity::prepare_walk(const RealBuffer& out, const RealBuffer* potential) {
-    if (n_ == 0) throw UsageError("TreeGravity: evaluate() before build()");
-    if (!window_.whole())
+    // A rank's branches may hold no bodies, and its walk no groups; a tree has some.
+    if (window_.total == 0) throw UsageError("TreeGravity: evaluate() before build()");
+    if (!window_.whole() && !essential_)
         throw UsageError("TreeGravity: a walk of branches alone (build_branches()): the nodes above them "
-                         "and other ranks' nodes are not there");
+                         "and other ranks' nodes are not there (build_top, import_essential)");
     if (out.precision() != precision_ || (potential && potential->precision() != precision_))
         throw UsageError("TreeGravity: an output buffer of another precision than the model's (" +
                          std::string(to_string(precision_)) + ")");
@@ -305,8 +308,13 @@ void TreeGravity::prepare_walk(const RealBuffer& out, const RealBuffer* potentia
         throw UsageError("TreeGravity: more than 2^32 - 1 elements in one buffer");
     if (list_size() > 0 && levels_ > walk_levels_) build_walk(list_levels(levels_));
     node_mirror_.update(node_, node_fields * (std::size_t(2) << levels_));
-    sorted_mirror_.update(sorted_, 4 * n_);
-    perm_mirror_.update(perm_, n_);
+    if (essential_) {
+        sorted_mirror_.update(essential_sorted_, 4 * window_.total);
+        perm_mirror_.update(essential_perm_, window_.total);
+    } else {
+        sorted_mirror_.update(sorted_, 4 * n_);
+        perm_mirror_.update(perm_, n_);
+    }
     // The radii are the last of the box arrays.
     if (walk_reads_radii()) box_mirror_.update(box_, 7 * (std::size_t(2) << levels_));
     used_reference_ = options_.relative_accuracy > 0 ? next_reference_ : -1;
@@ -332,13 +340,13 @@ void TreeGravity::reserve_slices(Range range, const Partition& partition, bool p
 }
 
 std::size_t TreeGravity::tree_begin(std::size_t group) const noexcept {
-    return tree_start(group, groups(n_), n_);
+    return tree_start(group, groups(walk_n()), walk_n());
 }
 
 void TreeGravity::run_walk(Range range, const Partition& partition, RealBuffer& out,
                            std::size_t out_offset, std::size_t stride, bool tree_order,
                            RealBuffer* potential) {
-    const std::size_t n = n_, g = options_.group_size, groups = this->groups(n);
+    const std::size_t n = walk_n(), g = options_.group_size, groups = this->groups(n);
     const std::size_t kernel_offset = potential ? context_.size() : 0;
     const ShortRangeSplit split = options_.short_range.value_or(ShortRangeSplit{1, 1, 0});
     walk_.run(partition, [&](std::size_t d, Range r) {
@@ -363,6 +371,9 @@ void TreeGravity::run_walk(Range range, const Partition& partition, RealBuffer& 
 
 void TreeGravity::evaluate(RealBuffer& out, std::size_t out_offset, RealBuffer* potential) {
     const std::size_t n = n_;
+    if (essential_)
+        throw UsageError("TreeGravity: a locally essential tree is walked by its rank's groups alone "
+                         "(evaluate_in_tree_order over branch_groups())");
     prepare_walk(out, potential);
     if (out.size() < out_offset + 3 * n || (potential && potential->size() < n))
         throw UsageError("TreeGravity: buffers too short for " + std::to_string(n) + " bodies");
@@ -378,12 +389,15 @@ void TreeGravity::evaluate(RealBuffer& out, std::size_t out_offset, RealBuffer* 
 }
 
 void TreeGravity::evaluate_in_tree_order(Range range, RealBuffer& out, RealBuffer* potential) {
-    const std::size_t n = n_;
     prepare_walk(out, potential);
-    const std::size_t groups = this->groups(n);
-    if (range.end > groups || range.begin > range.end)
+    const std::size_t n = walk_n(), groups = this->groups(n);
+    const Range held = branch_groups();
+    if (range.begin < held.begin || range.end > held.end || range.begin > range.end)
         throw UsageError("TreeGravity: groups [" + std::to_string(range.begin) + ", " +
-                         std::to_string(range.end) + ") of a walk of " + std::to_string(groups));
+                         std::to_string(range.end) + ") of a walk of " + std::to_string(groups) +
+                         (essential_ ? " whose rank holds groups [" + std::to_string(held.begin) + ", " +
+                                           std::to_string(held.end) + ")"
+                                     : std::string()));
     const std::size_t first = tree_begin(range.begin), count = tree_begin(range.end) - first;
     if (out.size() < 3 * count || (potential && potential->size() < count))
         throw UsageError("TreeGravity: buffers too short for the " + std::to_string(count) +

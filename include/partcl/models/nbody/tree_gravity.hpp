@@ -14,7 +14,8 @@
 // ("tree walk") cut by ranges of groups. Device 0 writes its
 // bodies' results into the output, the others into slices of their own in tree order, which
 // device 0 then puts in place: every body's result is the one-device result, bit for bit.
-// Positions must be finite (the sorts place NaN anywhere; Bodies::validate checks inputs).
+// Positions must be finite: build() refuses others (UsageError; the sorts would place NaN
+// anywhere), and a refit takes them as it finds them (Bodies::validate checks a run's inputs).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -79,7 +80,7 @@ public:
     // level (TreeTop::order_of), and the top's cell boxes (TreeTop::cell_boxes). Those
     // subtrees' nodes and boxes, and perm over the run's positions, are then the one-rank
     // tree's bit for bit (snapshot()); the nodes above level `top` are not built, and the walk
-    // refuses such a tree until the rest of locally essential trees is there. UsageError for
+    // refuses such a tree until build_top() and import_essential() have made it whole. UsageError for
     // n other than the run's bodies, a run past the level, top past levels_for(total), or
     // cell boxes of another size.
     void build_branches(const RealBuffer& positions, const RealBuffer& mass, std::size_t n,
@@ -94,6 +95,29 @@ public:
     // does: after build_branches(), the top of the one-rank tree, bit for bit. UsageError for
     // rows of another size or a level below the tree's.
     void build_top(std::size_t level, const std::vector<double>& rows);
+    // The rest of a locally essential tree, after build_branches() and build_top() (what
+    // EssentialExchange sends and receives): other ranks' nodes that this rank's groups may
+    // visit (heap indices `nodes`, each row the 11 node fields then the radius:
+    // essential_row_fields values), and the bodies of their leaves that the groups may open
+    // (tree positions `positions`, x, y, z, m each). The walk then takes this rank's groups
+    // (branch_groups(), evaluate_in_tree_order), and where the nodes and bodies it meets are all
+    // there, each result is the one-rank tree's bit for bit. UsageError before build_top(), for
+    // rows or bodies of another count, nodes or positions outside the tree, or walk groups that
+    // would span several of the top's nodes (a level past levels_for(total, group_size)).
+    void import_essential(const std::vector<std::uint32_t>& nodes, const std::vector<double>& rows,
+                          const std::vector<std::uint32_t>& positions, const std::vector<double>& bodies);
+    static constexpr std::size_t essential_row_fields = 12;
+    // x, y, z, m of each tree position of the latest build's window (build_branches'), in tree
+    // order, as doubles (exact in either precision): what a rank sends of its leaves' bodies.
+    std::vector<double> branch_bodies();
+    // The walk's groups of the latest tree (of groups(total)) whose bodies this rank holds: all
+    // of them for a whole tree, the run's for branches.
+    Range branch_groups() const;
+    // The latest build's window: the level its run of nodes is at and the run (the root for a
+    // whole tree), and the tree's bodies.
+    std::size_t branch_level() const noexcept { return window_.from; }
+    Range branch_nodes() const noexcept { return {window_.first, window_.last}; }
+    std::size_t total() const noexcept { return window_.total; }
 
     // What accelerations() depends on besides the bodies, for checkpoints: the latest tree's
     // order (tree position -> body; empty before a build) and its age, the evaluations since
@@ -187,7 +211,7 @@ private:
     // total, the root). cl/nbody/tree_build.cl's window.
     struct Window {
         std::size_t total = 0, base = 0, n = 0, from = 0, first = 0, last = 1;
-        bool whole() const noexcept { return from == 0; }
+        bool whole() const noexcept { return from == 0 && first == 0 && last == 1; }  // the root's run
         // The window's run of the nodes of `level` (at or below `from`).
         Range run(std::size_t level) const noexcept {
             return {first << (level - from), last << (level - from)};
@@ -195,6 +219,8 @@ private:
     };
     // The build's sorts and cuts of levels from window_.from down (cell boxes there set).
     void split_levels(const RealBuffer& positions);
+    // Bodies the walk's tree holds: the window's, or the whole tree's once essential.
+    std::size_t walk_n() const noexcept { return essential_ ? window_.total : n_; }
     // The nodes of the current order from the bodies (gather, leaves, then level by level up
     // to window_.from).
     void fit(const RealBuffer& positions, const RealBuffer& mass);
@@ -267,6 +293,12 @@ private:
     bool rebuild_next_ = false;    // restore(): the next accelerations() builds
     std::size_t finish_size_ = 0;  // tree_finish's work-group: finish_group or the device's largest
     Window window_;                // of the latest build
+    // Branches: whether the top is built (build_top) and the other ranks' nodes and bodies
+    // imported (import_essential), and what the walk then reads: the bodies of every tree
+    // position it may meet and this rank's perm, each at its position in the whole tree.
+    bool top_built_ = false, essential_ = false;
+    RealBuffer essential_sorted_;
+    Buffer<std::uint32_t> essential_perm_;
     Buffer<std::uint32_t> perm_, perm_scratch_, values_, node_keys_;
     RealBuffer keys_buffer_, sorted_, node_, box_, root_box_;
     double interactions_ = 0;

@@ -1,0 +1,207 @@
+#include <partcl/models/nbody/essential_exchange.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include <partcl/backend/error.hpp>
+#include <partcl/dist/distributor.hpp>
+#include <partcl/models/nbody/tree_layout.hpp>
+
+namespace partcl {
+
+namespace {
+
+// A row of TreeGravity::node_rows: the 11 node fields (cx, cy, cz, m, crit2, moments), the tight
+// box (lo x y z, hi x y z) and the radius.
+constexpr std::size_t row_fields = 18, node_fields = 11, box_lo = 11, box_hi = 14, radius_field = 17;
+
+std::size_t level_of(std::size_t k) noexcept {
+    std::size_t l = 0;
+    while (k >>= 1) ++l;
+    return l;
+}
+
+// The rows a rank holds of the one-rank heap, read back once a run: every node down to the
+// branches' level (the top and every rank's roots), and below it its own run's subtrees.
+class HeldRows {
+public:
+    HeldRows(TreeGravity& tree, const std::vector<double>& roots)
+        : top_(tree.branch_level()), levels_(tree.levels()), run_(tree.branch_nodes()) {
+        upper_.resize(row_fields << (top_ + 1));
+        for (std::size_t l = 0; l < top_; ++l) {
+            const std::vector<double> rows = tree.node_rows(l, {0, std::size_t(1) << l});
+            std::copy(rows.begin(), rows.end(), upper_.begin() + std::ptrdiff_t(row_fields << l));
+        }
+        std::copy(roots.begin(), roots.end(), upper_.begin() + std::ptrdiff_t(row_fields << top_));
+        offsets_.assign(levels_ + 2, 0);
+        for (std::size_t l = top_ + 1; l <= levels_; ++l) {
+            const std::vector<double> rows = tree.node_rows(l, run(l));
+            offsets_[l + 1] = offsets_[l] + run(l).size();
+            below_.insert(below_.end(), rows.begin(), rows.end());
+        }
+        for (std::size_t l = levels_ + 1; l < offsets_.size(); ++l) offsets_[l] = std::max(offsets_[l], offsets_[l - 1]);
+    }
+
+    std::size_t top() const noexcept { return top_; }
+    std::size_t levels() const noexcept { return levels_; }
+    // The run's nodes of level l >= top().
+    Range run(std::size_t l) const noexcept {
+        return {run_.begin << (l - top_), run_.end << (l - top_)};
+    }
+    // Whether node k of level l is this rank's to send: below top() and in its run's subtrees.
+    bool below_mine(std::size_t k, std::size_t l) const noexcept {
+        if (l <= top_) return false;
+        const std::size_t p = (k >> (l - top_)) - (std::size_t(1) << top_);
+        return run_.begin <= p && p < run_.end;
+    }
+    // Whether some other rank's walk past node k of level l is that rank's own or a third's.
+    bool elsewhere(std::size_t k, std::size_t l) const noexcept {
+        return l > top_ && !below_mine(k, l);
+    }
+    // Node k of level l's row (held: at or above top(), or below_mine), and its index among
+    // the held nodes below top().
+    const double* row(std::size_t k, std::size_t l) const noexcept {
+        if (l <= top_) return upper_.data() + row_fields * k;
+        return below_.data() + row_fields * index(k, l);
+    }
+    std::size_t index(std::size_t k, std::size_t l) const noexcept {
+        return offsets_[l] + (k - (std::size_t(1) << l)) - run(l).begin;
+    }
+    std::size_t below_count() const noexcept { return below_.size() / row_fields; }
+
+private:
+    std::size_t top_, levels_;
+    Range run_;
+    std::vector<double> upper_, below_;
+    std::vector<std::size_t> offsets_;  // [l]: index of level l's first held node below top
+};
+
+// The walk of a box over the held rows, as a walk group within it would go but opening every
+// node the group could open: calls node(k, l) for each node below top met (its parent opened)
+// and leaf(p) for each leaf of this rank opened.
+template <class Node, class Leaf>
+void walk_box(const HeldRows& held, const double* box, double margin, std::vector<std::size_t>& stack,
+              Node node, Leaf leaf) {
+    stack.assign(1, 1);
+    while (!stack.empty()) {
+        const std::size_t k = stack.back();
+        stack.pop_back();
+        const std::size_t l = level_of(k);
+        if (held.elsewhere(k, l)) continue;
+        if (l == held.top()) {
+            // A root of another rank's run: that rank sends what lies below it.
+            const std::size_t p = k - (std::size_t(1) << l);
+            if (!(held.run(l).begin <= p && p < held.run(l).end)) continue;
+        }
+        const double* r = held.row(k, l);
+        if (!(r[3] > 0)) continue;  // massless: skipped
+        double g2 = 0;
+        for (std::size_t a = 0; a < 3; ++a) {
+            const double c = r[a], gap = std::max(std::max(box[a] - c, c - box[3 + a]), 0.0);
+            g2 += gap * gap;
+        }
+        if (g2 > r[4] * margin) continue;  // taken whole by every group within the box
+        if (l == held.levels()) {
+            if (l >= held.top()) leaf(k - (std::size_t(1) << l));
+            continue;
+        }
+        if (l + 1 > held.top()) {
+            node(2 * k, l + 1);
+            node(2 * k + 1, l + 1);
+        }
+        stack.push_back(2 * k + 1);
+        stack.push_back(2 * k);
+    }
+}
+
+} // namespace
+
+void EssentialExchange::run(TreeGravity& tree, const Partition& owners, const std::vector<double>& roots) {
+    const std::string what = "EssentialExchange: ";
+    const dist::Communicator& world = *communicator_;
+    const std::size_t ranks = std::size_t(world.size()), rank = std::size_t(world.rank());
+    const std::size_t top = tree.branch_level(), count = std::size_t(1) << top;
+    if (owners.parts() != ranks || owners.total() != count)
+        throw UsageError(what + "owners of " + std::to_string(owners.total()) + " nodes for " +
+                         std::to_string(owners.parts()) + " ranks; the branches' level " + std::to_string(top) +
+                         " has " + std::to_string(count) + " nodes, the communicator " + std::to_string(ranks) +
+                         " ranks");
+    if (owners[rank].begin != tree.branch_nodes().begin || owners[rank].end != tree.branch_nodes().end)
+        throw UsageError(what + "the tree holds branches other than this rank's owners");
+    if (roots.size() != row_fields * count)
+        throw UsageError(what + std::to_string(roots.size()) + " root values for the " + std::to_string(count) +
+                         " nodes of level " + std::to_string(top));
+    const HeldRows held(tree, roots);
+    const std::vector<double> bodies = tree.branch_bodies();
+    const std::size_t total = tree.total(), leaves = tree.leaves();
+    const std::size_t base = tree_start(owners[rank].begin, count, total);
+    const double epsilon = tree.precision() == Precision::float32 ? double(std::numeric_limits<float>::epsilon())
+                                                                  : std::numeric_limits<double>::epsilon();
+    const double margin = 1 + 64 * epsilon;
+
+    // Each other rank's items, marked by a stamp (the rank + 1) so that no node or body goes
+    // twice to one rank whichever of its roots' boxes met it.
+    nodes_.clear();
+    bodies_.clear();
+    std::vector<int> node_to, body_to;
+    std::vector<std::size_t> node_stamp(held.below_count(), 0), leaf_stamp(held.run(held.levels()).size(), 0);
+    std::vector<std::size_t> stack;
+    for (std::size_t b = 0; b < ranks; ++b) {
+        if (b == rank) continue;
+        const auto node = [&](std::size_t k, std::size_t l) {
+            const std::size_t i = held.index(k, l);
+            if (node_stamp[i] == b + 1) return;
+            node_stamp[i] = b + 1;
+            Node item{k, {}};
+            const double* r = held.row(k, l);
+            std::copy(r, r + node_fields, item.row);
+            item.row[node_fields] = r[radius_field];
+            nodes_.push_back(item);
+            node_to.push_back(int(b));
+        };
+        const auto leaf = [&](std::size_t p) {
+            const std::size_t i = p - held.run(held.levels()).begin;
+            if (leaf_stamp[i] == b + 1) return;
+            leaf_stamp[i] = b + 1;
+            for (std::size_t j = tree_start(p, leaves, total); j < tree_start(p + 1, leaves, total); ++j) {
+                Body item{j, {}};
+                std::copy(bodies.begin() + std::ptrdiff_t(4 * (j - base)),
+                          bodies.begin() + std::ptrdiff_t(4 * (j - base) + 4), item.value);
+                bodies_.push_back(item);
+                body_to.push_back(int(b));
+            }
+        };
+        for (std::size_t q = owners[b].begin; q < owners[b].end; ++q) {
+            const double* root = roots.data() + row_fields * q;
+            if (!(root[3] > 0)) continue;  // no bodies, no groups
+            double box[6];
+            std::copy(root + box_lo, root + box_hi + 3, box);
+            walk_box(held, box, margin, stack, node, leaf);
+        }
+    }
+    nodes_sent_ = nodes_.size();
+    bodies_sent_ = bodies_.size();
+
+    const dist::Distributor send_nodes(world, node_to), send_bodies(world, body_to);
+    send_nodes.distribute(nodes_, nodes_arrived_);
+    send_bodies.distribute(bodies_, bodies_arrived_);
+    nodes_received_ = nodes_arrived_.size();
+    bodies_received_ = bodies_arrived_.size();
+    bytes_received_ = double(nodes_received_ * sizeof(Node) + bodies_received_ * sizeof(Body));
+
+    std::vector<std::uint32_t> ids(nodes_received_), positions(bodies_received_);
+    std::vector<double> rows(TreeGravity::essential_row_fields * nodes_received_), values(4 * bodies_received_);
+    for (std::size_t i = 0; i < nodes_received_; ++i) {
+        ids[i] = std::uint32_t(nodes_arrived_[i].node);
+        std::copy(nodes_arrived_[i].row, nodes_arrived_[i].row + TreeGravity::essential_row_fields,
+                  rows.begin() + std::ptrdiff_t(TreeGravity::essential_row_fields * i));
+    }
+    for (std::size_t i = 0; i < bodies_received_; ++i) {
+        positions[i] = std::uint32_t(bodies_arrived_[i].position);
+        std::copy(bodies_arrived_[i].value, bodies_arrived_[i].value + 4, values.begin() + std::ptrdiff_t(4 * i));
+    }
+    tree.import_essential(ids, rows, positions, values);
+}
+
+} // namespace partcl
