@@ -1,7 +1,7 @@
 #pragma once
 // Runs of tests/test_oclgrind.cpp's kernel table that live in their own files: each runs one
 // kernel file of cl/ at small N in `precision` on the test device and checks it against the
-// host (oclgrind_nbody.cpp, oclgrind_shared.cpp, oclgrind_routing.cpp).
+// host (oclgrind_dense.cpp, oclgrind_nbody.cpp, oclgrind_shared.cpp, oclgrind_routing.cpp).
 #include <cstdint>
 #include <deque>
 
