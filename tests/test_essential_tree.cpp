@@ -2,15 +2,22 @@
 // the top (as test_tree_branches.cpp does), EssentialExchange sends every other rank the nodes
 // and bodies its groups may meet, and each rank walks its own groups. Every acceleration and
 // potential must be the one-device walk's of all the bodies bit for bit, at every opening
-// angle, in each of the walk's traversals, and with the relative criterion.
+// angle, in each of the walk's traversals, and with the relative criterion. Then the whole
+// chain as a gravity model (EssentialTreeGravity) on bodies held anywhere, and moved to the
+// ranks that walked them: again the one-device tree's results bit for bit.
 #include <doctest/doctest.h>
 
 #include <cstring>
 #include <string>
 
+#include <random>
+
 #include <partcl/dist/communicator.hpp>
+#include <partcl/dist/index_directory.hpp>
 #include <partcl/models/nbody/device_bodies.hpp>
 #include <partcl/models/nbody/essential_exchange.hpp>
+#include <partcl/models/nbody/essential_tree_gravity.hpp>
+#include <partcl/models/nbody/travelling_bodies.hpp>
 #include <partcl/models/nbody/tree_layout.hpp>
 
 #include "support.hpp"
@@ -94,9 +101,101 @@ void check_essential(const dist::Communicator& world, Precision precision, const
     CHECK(sent == received);
 }
 
+// EssentialTreeGravity on a random share of the bodies (their global indices through an
+// IndexDirectory), then twice more, each time after every body moved to the rank that walked it.
+void check_gravity(const dist::Communicator& world, Precision precision, const Bodies& b, const TreeOptions& o,
+                   std::uint32_t seed) {
+    const std::size_t n = b.size();
+    CAPTURE(n);
+    CAPTURE(o.theta);
+    CAPTURE(o.leaf_size);
+    Context& context = test_context();
+    Queue& queue = context.queue(0);
+    TreeGravity whole(context, precision, {1.0, 0.01}, o, memory_cache());
+    const DeviceBodies all(context, precision, b);
+    RealBuffer all_acc(context, precision, 3 * n), all_pot(context, precision, n);
+    whole.accelerations(all.state, all.mass, n, all_acc, 0, &all_pot);
+    std::vector<double> want(3 * n), want_pot(n);
+    all_acc.read(queue, want.data(), 3 * n);
+    all_pot.read(queue, want_pot.data(), n);
+
+    TravellingBodies mine;
+    std::mt19937 random(seed);
+    for (std::size_t g = 0; g < n; ++g)
+        if (random() % std::uint32_t(world.size()) == std::uint32_t(world.rank())) mine.ids.push_back(std::uint32_t(g));
+    const std::size_t first_held = mine.ids.size();
+    mine.bodies.resize(first_held);
+    for (std::size_t i = 0; i < first_held; ++i) {
+        const std::size_t g = mine.ids[i];
+        mine.bodies.x[i] = b.x[g];
+        mine.bodies.y[i] = b.y[g];
+        mine.bodies.z[i] = b.z[g];
+        mine.bodies.m[i] = b.m[g];
+    }
+    TreeGravity local(context, precision, {1.0, 0.01}, o, memory_cache());
+    EssentialTreeGravity gravity(world, local);
+    for (int round = 0; round < 3; ++round) {
+        CAPTURE(round);
+        const std::size_t held = mine.ids.size(), room = std::max<std::size_t>(held, 1);
+        const dist::IndexDirectory directory(world, mine.ids);
+        gravity.set_directory(&directory);
+        std::vector<double> xyz(3 * held);
+        for (std::size_t i = 0; i < held; ++i) {
+            xyz[i] = mine.bodies.x[i];
+            xyz[held + i] = mine.bodies.y[i];
+            xyz[2 * held + i] = mine.bodies.z[i];
+        }
+        RealBuffer pos(context, precision, 3 * room), mass(context, precision, room);
+        RealBuffer acc(context, precision, 3 * room), pot(context, precision, room);
+        pos.write(queue, xyz);
+        mass.write(queue, mine.bodies.m);
+        gravity.accelerations(pos, mass, held, acc, 0, &pot);
+        std::vector<double> got(3 * room), got_pot(room);
+        acc.read(queue, got.data(), 3 * room);
+        pot.read(queue, got_pot.data(), room);
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < held; ++i) {
+            const std::size_t g = mine.ids[i];
+            for (std::size_t c = 0; c < 3; ++c)
+                wrong += std::memcmp(&got[c * held + i], &want[c * n + g], sizeof(double)) != 0;
+            wrong += std::memcmp(&got_pot[i], &want_pot[g], sizeof(double)) != 0;
+        }
+        CHECK(wrong == 0);
+        REQUIRE(gravity.walkers().size() == held);
+        mine = move_bodies(world, gravity.walkers(), mine);
+    }
+}
+
 } // namespace
 
 TEST_SUITE("mpi") {
+TEST_CASE("EssentialTreeGravity: accelerations over ranks are one device's bit for bit, wherever the bodies are") {
+    const dist::Communicator& world = dist::Communicator::world();
+    const std::uint32_t seed = shared_seed(world);
+    INFO("seed " << seed << ", rank " << world.rank() << " of " << world.size());
+    for (const Precision precision : {Precision::float32, Precision::float64}) {
+        if (precision == Precision::float64 && !test_context().device(0).info().fp64) continue;
+        CAPTURE(to_string(precision));
+        for (const std::size_t n : {1, 2, 100, 3001}) {
+            const Bodies b = rounded(plummer(n, seed + std::uint32_t(n)), precision);
+            for (const double theta : {0.0, 0.6}) {
+                TreeOptions o;
+                o.theta = theta;
+                check_gravity(world, precision, b, o, seed + 7);
+            }
+        }
+    }
+    Context& context = test_context();
+    TreeOptions refit;
+    refit.rebuild_every = 4;
+    TreeGravity refitted(context, Precision::float32, {1.0, 0.01}, refit, memory_cache());
+    CHECK_THROWS_WITH_AS(EssentialTreeGravity(world, refitted), doctest::Contains("rebuild_every 4"), UsageError);
+    TreeOptions relative;
+    relative.relative_accuracy = 0.01;
+    TreeGravity criterion(context, Precision::float32, {1.0, 0.01}, relative, memory_cache());
+    CHECK_THROWS_WITH_AS(EssentialTreeGravity(world, criterion), doctest::Contains("relative criterion"), UsageError);
+}
+
 TEST_CASE("EssentialExchange: each rank's walk over its locally essential tree is the one-device walk bit for bit") {
     const dist::Communicator& world = dist::Communicator::world();
     const std::uint32_t seed = shared_seed(world);

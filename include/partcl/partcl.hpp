@@ -70,6 +70,7 @@
 #include <partcl/models/nbody/distributed_dense_gravity.hpp>
 #include <partcl/models/nbody/distributed_tree_gravity.hpp>
 #include <partcl/models/nbody/essential_exchange.hpp>
+#include <partcl/models/nbody/essential_tree_gravity.hpp>
 #include <partcl/models/nbody/ewald_reference.hpp>
 #include <partcl/models/nbody/gathered_bodies.hpp>
 #include <partcl/models/nbody/gravity.hpp>
