@@ -42,6 +42,27 @@ struct KeyOrder {
     }
 };
 
+// A body being placed: its key, its node at the level being split, and its place in the input.
+// The sorts move these whole, not indices into the keys: a sort of a million bodies through
+// indices spent most of its time waiting on memory.
+template <class T>
+struct Item {
+    Key<T> key;
+    std::uint32_t node;
+    std::uint32_t origin;
+};
+
+// Items by node, each node's in the build's order there (KeyOrder from `up(node)`: the node
+// itself while splitting, its parent when ordering a level's bodies). A total order (ties end
+// at the index), so an unstable sort gives the stable sorts' result.
+template <class T, class Up>
+void sort_items(std::vector<Item<T>>& items, const std::vector<std::uint8_t>& axis, Up up) {
+    std::sort(items.begin(), items.end(), [&](const Item<T>& a, const Item<T>& b) {
+        if (a.node != b.node) return a.node < b.node;
+        return KeyOrder<T>{&axis, up(a.node)}(a.key, b.key);
+    });
+}
+
 // tree_build.cl's tree_widest_axis: ties go to the lower axis.
 template <class T>
 std::uint8_t widest_axis(const std::vector<double>& box, std::size_t nodes, std::size_t k) {
@@ -89,15 +110,13 @@ template <class T>
 std::vector<std::size_t> order_in_nodes(const std::vector<std::uint8_t>& axis, std::size_t level,
                                         const std::uint32_t* node, const double* const* c,
                                         const std::uint64_t* index, std::size_t n) {
-    std::vector<Key<T>> key(n);
-    for (std::size_t i = 0; i < n; ++i) key[i] = {{T(c[0][i]), T(c[1][i]), T(c[2][i])}, index[i]};
-    std::vector<std::size_t> order(n);
-    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::vector<Item<T>> items(n);
+    for (std::size_t i = 0; i < n; ++i)
+        items[i] = {{{T(c[0][i]), T(c[1][i]), T(c[2][i])}, index[i]}, node[i], std::uint32_t(i)};
     const std::size_t count = std::size_t(1) << level;
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        if (node[a] != node[b]) return node[a] < node[b];
-        return KeyOrder<T>{&axis, (count + node[a]) / 2}(key[a], key[b]);
-    });
+    sort_items(items, axis, [count](std::uint32_t p) { return (count + p) / 2; });
+    std::vector<std::size_t> order(n);
+    for (std::size_t i = 0; i < n; ++i) order[i] = items[i].origin;
     return order;
 }
 
@@ -107,17 +126,18 @@ static void split_as(std::size_t& rounds, std::vector<std::uint32_t>& node_of,
                      std::vector<std::uint8_t>& axis, const dist::Communicator& ranks, const double* const* c, const std::uint64_t* index,
                      std::size_t n, std::size_t total, std::size_t levels) {
     const std::size_t nodes = std::size_t(2) << levels;
-    std::vector<Key<T>> key(n);
-    for (std::size_t i = 0; i < n; ++i) key[i] = {{T(c[0][i]), T(c[1][i]), T(c[2][i])}, index[i]};
+    std::vector<Item<T>> items(n);
+    for (std::size_t i = 0; i < n; ++i)
+        items[i] = {{{T(c[0][i]), T(c[1][i]), T(c[2][i])}, index[i]}, 0, std::uint32_t(i)};
     // The root's cell: the bodies' bounding box, as tree_root_box finds it.
     box.assign(6 * nodes, 0.0);
     std::vector<T> bounds(6);
     for (std::size_t a = 0; a < 3; ++a) {
         bounds[a] = std::numeric_limits<T>::infinity();
         bounds[3 + a] = -std::numeric_limits<T>::infinity();
-        for (const Key<T>& k : key) {
-            bounds[a] = std::min(bounds[a], k.c[a]);
-            bounds[3 + a] = std::max(bounds[3 + a], k.c[a]);
+        for (const Item<T>& item : items) {
+            bounds[a] = std::min(bounds[a], item.key.c[a]);
+            bounds[3 + a] = std::max(bounds[3 + a], item.key.c[a]);
         }
     }
     const std::vector<T> every = gather_equal(ranks, bounds);
@@ -129,20 +149,15 @@ static void split_as(std::size_t& rounds, std::vector<std::uint32_t>& node_of,
     for (std::size_t e = 0; e < 6; ++e) box[e * nodes + 1] = total > 0 ? double(bounds[e]) : 0.0;
 
     axis.assign(nodes / 2, 0);
-    node_of.assign(n, 0);
-    order.resize(n);
-    std::iota(order.begin(), order.end(), std::size_t(0));
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key[a].index < key[b].index; });
+    // The root's bodies by index (the order of a tree of no split levels).
+    std::sort(items.begin(), items.end(), [](const Item<T>& a, const Item<T>& b) { return a.key.index < b.key.index; });
     for (std::size_t level = 0; level < levels; ++level) {
         const std::size_t count = std::size_t(1) << level;
         for (std::size_t p = 0; p < count; ++p) axis[count + p] = widest_axis<T>(box, nodes, count + p);
         // This rank's bodies by node, each node's in its order: where[p] .. where[p + 1].
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-            if (node_of[a] != node_of[b]) return node_of[a] < node_of[b];
-            return KeyOrder<T>{&axis, count + node_of[a]}(key[a], key[b]);
-        });
+        sort_items(items, axis, [count](std::uint32_t p) { return count + p; });
         std::vector<std::size_t> where(count + 1, 0);
-        for (std::size_t i : order) ++where[node_of[i] + 1];
+        for (const Item<T>& item : items) ++where[item.node + 1];
         std::partial_sum(where.begin(), where.end(), where.begin());
         // Node p's median: the body that begins its right child, the want[p]-th in its order.
         std::vector<std::size_t> want(count), lo(count), hi(count), base(count, 0), open;
@@ -157,7 +172,7 @@ static void split_as(std::size_t& rounds, std::vector<std::uint32_t>& node_of,
             split[p] = begin < mid && mid < end;
             if (split[p]) open.push_back(p);
         }
-        auto at = [&](std::size_t s) -> const Key<T>& { return key[order[s]]; };
+        auto at = [&](std::size_t s) -> const Key<T>& { return items[s].key; };
         while (!open.empty()) {
             ++rounds;
             std::vector<Proposal<T>> mine(open.size());
@@ -189,9 +204,9 @@ static void split_as(std::size_t& rounds, std::vector<std::uint32_t>& node_of,
                         break;
                     }
                 }
-                const auto first = order.begin() + std::ptrdiff_t(lo[p]), last = order.begin() + std::ptrdiff_t(hi[p]);
-                less[o] = std::uint64_t(std::partition_point(first, last, [&](std::size_t i) {
-                                            return before(key[i], pivot[o]);
+                const auto first = items.begin() + std::ptrdiff_t(lo[p]), last = items.begin() + std::ptrdiff_t(hi[p]);
+                less[o] = std::uint64_t(std::partition_point(first, last, [&](const Item<T>& item) {
+                                            return before(item.key, pivot[o]);
                                         }) - first);
             }
             const std::vector<std::uint64_t> counted = gather_equal(ranks, less);
@@ -224,7 +239,7 @@ static void split_as(std::size_t& rounds, std::vector<std::uint32_t>& node_of,
             const KeyOrder<T> before{&axis, k};
             for (std::size_t s = where[p]; s < where[p + 1]; ++s) {
                 const bool right = split[p] ? !before(at(s), median[p]) : want[p] == 0;
-                node_of[order[s]] = std::uint32_t(2 * p + (right ? 1 : 0));
+                items[s].node = std::uint32_t(2 * p + (right ? 1 : 0));
             }
             for (std::size_t e = 0; e < 6; ++e) {
                 box[e * nodes + 2 * k] = box[e * nodes + k];
@@ -235,6 +250,13 @@ static void split_as(std::size_t& rounds, std::vector<std::uint32_t>& node_of,
                 box[axis[k] * nodes + 2 * k + 1] = double(median[p].c[axis[k]]);
             }
         }
+    }
+    // Each child's bodies are a run of its parent's, in the parent's order: the tree's order.
+    node_of.resize(n);
+    order.resize(n);
+    for (std::size_t s = 0; s < n; ++s) {
+        node_of[items[s].origin] = items[s].node;
+        order[s] = items[s].origin;
     }
 }
 
