@@ -3,7 +3,8 @@
 #   mpi_run.sh MPIEXEC PARTCL [mpiexec flags...]
 # For fixed-step (leapfrog), adaptive (dopri5 to an end time), multistep (adams4) and implicit
 # (rkgl6) N-body runs with dense gravity, leapfrog and dopri5 with tree gravity (theta 0.5
-# and 0; leapfrog also with the tree refitted between builds and the relative criterion), and
+# and 0; leapfrog also with the tree refitted between builds and the relative criterion, and
+# over locally essential trees rather than the gather), and
 # the 2-D and 3-D MPS dam breaks, the run on 2 and 3 ranks must leave its CSV, checkpoint.bin
 # and every frame byte for byte as the one-rank run, and every snapshot's contents (h5diff: the
 # files' bytes differ in HDF5's own object headers; on K ranks a snapshot joins the K pieces its
@@ -67,6 +68,23 @@ steps = 20
 diagnostics_every = 3
 checkpoint_every = 7
 EOF
+# The tree over ranks by locally essential trees rather than the gather.
+cat >"$work/tree_essential.toml" <<EOF
+[scenario]
+name = "tree_essential"
+[bodies]
+initial = "galaxies"
+n = 900
+seed = 7
+[gravity]
+model = "tree"
+softening = 0.04
+theta = 0.6
+ranks = "essential"
+[run]
+steps = 12
+snapshot_every = 6
+EOF
 for case in \
   "leapfrog galaxies --n 700 --steps 12 --frame-every 6 --snapshot-every 6" \
   "dopri5 plummer --n 300 --integrator dopri5 --end-time 0.05" \
@@ -75,6 +93,7 @@ for case in \
   "tree galaxies --n 900 --gravity tree --steps 20 --snapshot-every 10" \
   "tree_dopri5 plummer --n 400 --gravity tree --theta 0 --integrator dopri5 --end-time 0.05" \
   "tree_refit $work/tree_refit.toml" \
+  "tree_essential $work/tree_essential.toml" \
   "dambreak dambreak --steps 800" \
   "dambreak3d dambreak3d --steps 100"; do
   set -f

@@ -338,6 +338,16 @@ TEST_CASE("a scenario asks for the tree; a run uses it, resumable as any run") {
     CHECK_THROWS_WITH_AS(parse_scenario("[gravity]\ngroup_size = 48\n", "t.toml"),
                          doctest::Contains("group_size must be a power of two in [1, 1024] (got 48)"),
                          UsageError);
+    // The way over ranks: the gather unless asked, essential trees only where they rebuild and
+    // open by theta alone.
+    CHECK(parsed.tree_ranks == TreeRanks::gather);
+    const Scenario essential = parse_scenario("[gravity]\nmodel = \"tree\"\nranks = \"essential\"\n", "e.toml");
+    CHECK(essential.tree_ranks == TreeRanks::essential);
+    CHECK(parse_scenario(to_toml(essential), "again.toml").tree_ranks == TreeRanks::essential);
+    CHECK_THROWS_WITH_AS(parse_scenario("[gravity]\nranks = \"scatter\"\n", "t.toml"),
+                         doctest::Contains("not a way over ranks"), UsageError);
+    CHECK_THROWS_WITH_AS(parse_scenario("[gravity]\nranks = \"essential\"\nrebuild_every = 4\n", "t.toml"),
+                         doctest::Contains("ranks must be \"gather\" with rebuild_every > 1"), UsageError);
 
     // A short run and the same run interrupted and resumed: the tree is rebuilt from the state
     // each evaluation, so the resumed run is bitwise the uninterrupted one. (Energy is the

@@ -11,6 +11,7 @@
 #include <partcl/models/nbody/dense_gravity.hpp>
 #include <partcl/models/nbody/distributed_dense_gravity.hpp>
 #include <partcl/models/nbody/distributed_tree_gravity.hpp>
+#include <partcl/models/nbody/essential_tree_gravity.hpp>
 #include <partcl/models/nbody/tree_gravity.hpp>
 #include <partcl/models/nbody/nbody_system.hpp>
 
@@ -109,9 +110,15 @@ public:
             gravity = std::move(model);
             if (ranks_.size() > 1) {
                 local_gravity = std::move(gravity);
-                auto spread = std::make_unique<DistributedTreeGravity>(ranks_, tree);
-                distributed_tree = spread.get();
-                gravity = std::move(spread);
+                if (scenario_.tree_ranks == TreeRanks::essential) {
+                    auto spread = std::make_unique<EssentialTreeGravity>(ranks_, tree);
+                    essential_tree = spread.get();
+                    gravity = std::move(spread);
+                } else {
+                    auto spread = std::make_unique<DistributedTreeGravity>(ranks_, tree);
+                    distributed_tree = spread.get();
+                    gravity = std::move(spread);
+                }
             }
         }
         const Range block = own_block();
@@ -163,7 +170,7 @@ public:
                          {{s.damping - 1.0, &bodies->state, 3 * n}});
         }
         ++step_;
-        if (distributed_tree) follow_walks();
+        if (distributed_tree || essential_tree) follow_walks();
     }
 
     void begin(bool) override { interactions0 = gravity->interactions(); }
@@ -280,7 +287,7 @@ public:
                                    : "force evaluations over wall time"),
                 detail::format("wrote %zu snapshots, %zu frames, energy.csv and checkpoint.bin in %s",
                                r.snapshots, r.frames, out.c_str())};
-        if (distributed_tree)
+        if (distributed_tree || essential_tree)
             lines.push_back(detail::format("bodies moved to the ranks that walk them %zu times (%zu of this rank's)",
                                            migrations, moved_bodies));
         // Implicit methods: how hard their fixed-point iteration worked.
@@ -357,7 +364,7 @@ private:
     // of some rank's bodies were walked by another (the walk's ranges of groups are pieces of
     // space), so that their results stay where they are computed. Every rank decides alike.
     void follow_walks() {
-        const std::vector<int>& walkers = distributed_tree->walkers();
+        const std::vector<int>& walkers = essential_tree ? essential_tree->walkers() : distributed_tree->walkers();
         const std::size_t n = bodies->size();
         if (walkers.size() != n) return;  // no evaluation of these bodies yet
         std::size_t elsewhere = 0;
@@ -379,7 +386,10 @@ private:
         ids = std::move(moved.ids);
         everyone = dist::Allgather(ranks_, ids.size());
         directory = std::make_unique<dist::IndexDirectory>(ranks_, ids);
-        distributed_tree->set_directory(directory.get());
+        if (essential_tree)
+            essential_tree->set_directory(directory.get());
+        else
+            distributed_tree->set_directory(directory.get());
         host = Bodies();  // the diagnostics' copy holds the old order's masses
         ++migrations;
         moved_bodies += elsewhere;
@@ -395,7 +405,9 @@ private:
     std::unique_ptr<GravityModel> gravity;
     DenseGravity* dense_gravity = nullptr;  // the model when dense (its scheduler's weights)
     TreeGravity* tree_gravity = nullptr;    // the tree when its order goes into checkpoints
-    DistributedTreeGravity* distributed_tree = nullptr;  // the tree over several ranks
+    // The tree over several ranks, one of the two ways (TreeRanks).
+    DistributedTreeGravity* distributed_tree = nullptr;
+    EssentialTreeGravity* essential_tree = nullptr;
     // This rank's bodies' global indices, and where every rank's are once they have moved.
     std::vector<std::uint32_t> ids;
     std::unique_ptr<dist::IndexDirectory> directory;

@@ -98,6 +98,18 @@ const std::vector<Field>& gravity_table() {
         {"gravity", "relative_accuracy", RealRef([](S& s) -> double& { return s.tree.relative_accuracy; }),
          [](const S& s) { return check_relative_accuracy(s.tree.relative_accuracy); },
          "tree: a node also acts whole where the term its expansion leaves out is below this fraction of the group's |a| of the step before; 0: theta alone"},
+        {"gravity", "ranks",
+         EnumRef{[](const S& s) { return to_string(s.tree_ranks); },
+                 [](S& s, const std::string& name) { return from_name(tree_ranks_kinds, name, s.tree_ranks); },
+                 [] { return names_of(tree_ranks_kinds); }, "a way over ranks"},
+         [](const S& s) -> std::string {
+             if (s.tree_ranks != TreeRanks::essential) return ok();
+             if (s.tree.rebuild_every > 1 || s.tree.relative_accuracy > 0)
+                 return "must be \"gather\" with rebuild_every > 1 or relative_accuracy > 0: essential trees "
+                        "are built anew every evaluation and opened by theta alone";
+             return ok();
+         },
+         "tree over MPI ranks: gather | essential"},
     });
     return fields;
 }

@@ -108,6 +108,7 @@ struct Scenario {
     // model = "tree": the tree's options (models/nbody/gravity_options.hpp; list_size is no
     // key: unset, TreeGravity chooses it).
     TreeOptions tree;
+    TreeRanks tree_ranks = TreeRanks::gather;  // the tree over MPI ranks
 
     // [units]: what one code unit of length, mass and velocity is ("1 kpc", "1e10 Msun",
     // "1 km/s"; io/units.hpp), written to snapshots for their readers. None ("") is a run

@@ -20,6 +20,17 @@ inline const char* to_string(GravityModelKind kind) noexcept {
     return name_of(gravity_model_kinds, kind);
 }
 
+// How tree gravity spreads over MPI ranks: every body gathered to every rank, each building the
+// whole tree (DistributedTreeGravity), or locally essential trees, each rank its piece of space
+// and what its groups meet of the others' (EssentialTreeGravity). One rank's forces either way.
+enum class TreeRanks {
+    gather,
+    essential,
+};
+inline constexpr OptionName<TreeRanks> tree_ranks_kinds[] = {{TreeRanks::gather, "gather"},
+                                                             {TreeRanks::essential, "essential"}};
+inline const char* to_string(TreeRanks kind) noexcept { return name_of(tree_ranks_kinds, kind); }
+
 enum class TreeTraversal {
     nested,     // an explicit stack of node indices in private memory
     stackless,  // next/skip arithmetic on heap indices (no stack)
