@@ -132,6 +132,12 @@ void EssentialExchange::run(TreeGravity& tree, const Partition& owners, const st
     if (roots.size() != row_fields * count)
         throw UsageError(what + std::to_string(roots.size()) + " root values for the " + std::to_string(count) +
                          " nodes of level " + std::to_string(top));
+    if (ranks == 1) {  // nothing to send or receive: the tree is whole already
+        nodes_sent_ = bodies_sent_ = nodes_received_ = bodies_received_ = 0;
+        bytes_received_ = 0;
+        tree.import_essential({}, {}, {}, {});
+        return;
+    }
     const HeldRows held(tree, roots);
     const std::vector<double> bodies = tree.branch_bodies();
     const std::size_t total = tree.total(), leaves = tree.leaves();

@@ -1,6 +1,7 @@
 #include <partcl/models/nbody/essential_tree_gravity.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <numeric>
 #include <string>
 
@@ -11,6 +12,20 @@
 namespace partcl {
 
 namespace {
+
+// Seconds since the latest lap.
+class Laps {
+public:
+    double lap() {
+        const auto now = std::chrono::steady_clock::now();
+        const double seconds = std::chrono::duration<double>(now - last_).count();
+        last_ = now;
+        return seconds;
+    }
+
+private:
+    std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
 
 // A walked body's result on its way back: its slot on the rank it came from, its acceleration
 // and potential (exact as doubles in either precision).
@@ -44,6 +59,7 @@ std::size_t EssentialTreeGravity::level_for(std::size_t total, std::size_t ranks
 void EssentialTreeGravity::accelerations(const RealBuffer& positions, const RealBuffer& mass, std::size_t n,
                                          RealBuffer& out, std::size_t out_offset, RealBuffer* potential) {
     const dist::Communicator& world = *communicator_;
+    seconds_ = Seconds{};
     if (world.size() == 1 && (!directory_ || directory_->in_order())) {
         walkers_.assign(n, 0);
         local_.accelerations(positions, mass, n, out, out_offset, potential);
@@ -66,6 +82,7 @@ void EssentialTreeGravity::accelerations(const RealBuffer& positions, const Real
         throw UsageError("EssentialTreeGravity: buffers too short for " + std::to_string(n) + " bodies");
 
     // This rank's bodies on the host, with their global indices.
+    Laps clock;
     std::vector<double> xyz(3 * n), m(n);
     if (n > 0) {
         positions.read(queue, xyz.data(), 3 * n);
@@ -81,6 +98,7 @@ void EssentialTreeGravity::accelerations(const RealBuffer& positions, const Real
     // The top, each body to its node's rank, in the tree's order there.
     level_ = level_for(total, ranks, local_.options());
     const TreeTop top = TreeTop::split(world, precision, x.data(), y.data(), z.data(), index.data(), n, total, level_);
+    seconds_.top = clock.lap();
     const Partition owners = top.owners(ranks);
     const std::vector<int> destinations = top.destinations(owners);
     for (std::size_t i = 0; i < n; ++i) walkers_[i] = destinations[i];
@@ -92,7 +110,9 @@ void EssentialTreeGravity::accelerations(const RealBuffer& positions, const Real
     const std::vector<std::uint64_t> aindex = move.distribute(index), aslot = move.distribute(slot);
     const std::vector<std::uint32_t> anode = move.distribute(top.node());
     const std::size_t held = aindex.size();
-    bytes_received_ += double(held) * (5 * sizeof(double) + 2 * sizeof(std::uint64_t) + sizeof(std::uint32_t));
+    // (A rank's items to itself are copies, not traffic.)
+    bytes_received_ += double(held - move.sources()[rank].size()) *
+                       (5 * sizeof(double) + 2 * sizeof(std::uint64_t) + sizeof(std::uint32_t));
     const std::vector<std::size_t> order = top.order_of(anode.data(), ax.data(), ay.data(), az.data(), aindex.data(), held);
     std::vector<double> bpos(3 * held), bmass(held);
     for (std::size_t i = 0; i < held; ++i) {
@@ -113,15 +133,20 @@ void EssentialTreeGravity::accelerations(const RealBuffer& positions, const Real
         branch_mass_.write(queue, bmass);
     }
 
+    seconds_.move = clock.lap();
     // This rank's subtrees, the top, the others' essential nodes, and the walk of its groups.
     const Range run = owners[rank];
     local_.build_branches(branch_positions_, branch_mass_, held, total, level_, run, top.cell_boxes());
+    seconds_.branches = clock.lap();
     const std::vector<double> roots = world.allgatherv(local_.node_rows(level_, run));
     bytes_received_ += double((roots.size() - 18 * run.size()) * sizeof(double));  // 18 values a root
     local_.build_top(level_, roots);
+    seconds_.join = clock.lap();
     exchange_.run(local_, owners, roots);
     bytes_received_ += exchange_.bytes_received();
+    seconds_.exchange = clock.lap();
     local_.evaluate_in_tree_order(local_.branch_groups(), walked_, potential ? &walked_potential_ : nullptr);
+    seconds_.walk = clock.lap();
 
     // Each result back to the rank and slot its body came from.
     std::vector<double> walked(3 * held), walked_potential(held, 0.0);
@@ -142,8 +167,9 @@ void EssentialTreeGravity::accelerations(const RealBuffer& positions, const Real
         back[j] = int(std::upper_bound(sources.offsets().begin() + 1, sources.offsets().end(), arrived) -
                       (sources.offsets().begin() + 1));
     }
-    const std::vector<Result> mine = dist::Distributor(world, back).distribute(results);
-    bytes_received_ += double(mine.size() * sizeof(Result));
+    const dist::Distributor send_back(world, back);
+    const std::vector<Result> mine = send_back.distribute(results);
+    bytes_received_ += double((mine.size() - send_back.sources()[rank].size()) * sizeof(Result));
     if (mine.size() != n)
         throw Error("EssentialTreeGravity: rank " + std::to_string(rank) + " received " + std::to_string(mine.size()) +
                     " results for its " + std::to_string(n) + " bodies");
@@ -156,6 +182,7 @@ void EssentialTreeGravity::accelerations(const RealBuffer& positions, const Real
         out.write(queue, acc.data(), 3 * n, out_offset);
         if (potential) potential->write(queue, pot);
     }
+    seconds_.results = clock.lap();
 }
 
 } // namespace partcl

@@ -56,6 +56,14 @@ public:
     // Bytes received by this rank in the latest evaluation: its bodies' moves to their nodes'
     // ranks, the roots, the exchange and the results coming back.
     double bytes_received() const noexcept { return bytes_received_; }
+    // Where the latest evaluation's time went on this rank (host wall time, each piece's device
+    // work finished): the top (TreeTop), the bodies' move and order, the branches' build, the
+    // roots joined into the top, the exchange, the walk, and the results sent back. All zero
+    // on one rank, which evaluates the tree whole.
+    struct Seconds {
+        double top = 0, move = 0, branches = 0, join = 0, exchange = 0, walk = 0, results = 0;
+    };
+    const Seconds& seconds() const noexcept { return seconds_; }
 
     // The level of the top that an evaluation over `ranks` ranks cuts: the first with 8 nodes a
     // rank, or the deepest the tree's leaves and the walk's groups allow.
@@ -69,6 +77,7 @@ private:
     std::vector<int> walkers_;
     std::size_t level_ = 0;
     double bytes_received_ = 0;
+    Seconds seconds_;
     RealBuffer branch_positions_, branch_mass_, walked_, walked_potential_;
 };
 
