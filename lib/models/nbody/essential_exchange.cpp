@@ -1,6 +1,7 @@
 #include <partcl/models/nbody/essential_exchange.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -77,6 +78,48 @@ private:
     std::vector<std::size_t> offsets_;  // [l]: index of level l's first held node below top
 };
 
+// Items of a 32-bit index and `values` reals of the tree's precision, packed side by side.
+class Packing {
+public:
+    Packing(Precision precision, std::size_t values)
+        : real_(precision == Precision::float32 ? sizeof(float) : sizeof(double)), values_(values) {}
+    std::size_t size() const noexcept { return sizeof(std::uint32_t) + real_ * values_; }
+    void append(std::vector<unsigned char>& into, std::size_t index, const double* value) const {
+        const std::size_t at = into.size();
+        into.resize(at + size());
+        const std::uint32_t i = std::uint32_t(index);
+        std::memcpy(&into[at], &i, sizeof i);
+        for (std::size_t v = 0; v < values_; ++v) {
+            unsigned char* to = &into[at + sizeof i + v * real_];
+            if (real_ == sizeof(float)) {
+                const float f = float(value[v]);
+                std::memcpy(to, &f, sizeof f);
+            } else {
+                std::memcpy(to, &value[v], sizeof(double));
+            }
+        }
+    }
+    // Item j of `items`: its index, and its values into `value`.
+    std::uint32_t unpack(const std::vector<unsigned char>& items, std::size_t j, double* value) const {
+        const unsigned char* from = &items[j * size()];
+        std::uint32_t i;
+        std::memcpy(&i, from, sizeof i);
+        for (std::size_t v = 0; v < values_; ++v) {
+            if (real_ == sizeof(float)) {
+                float f;
+                std::memcpy(&f, from + sizeof i + v * real_, sizeof f);
+                value[v] = f;
+            } else {
+                std::memcpy(&value[v], from + sizeof i + v * real_, sizeof(double));
+            }
+        }
+        return i;
+    }
+
+private:
+    std::size_t real_, values_;
+};
+
 // The walk of a box over the held rows, as a walk group within it would go but opening every
 // node the group could open: calls node(k, l) for each node below top met (its parent opened)
 // and leaf(p) for each leaf of this rank opened.
@@ -145,6 +188,7 @@ void EssentialExchange::run(TreeGravity& tree, const Partition& owners, const st
     const double epsilon = tree.precision() == Precision::float32 ? double(std::numeric_limits<float>::epsilon())
                                                                   : std::numeric_limits<double>::epsilon();
     const double margin = 1 + 64 * epsilon;
+    const Packing node_items(tree.precision(), TreeGravity::essential_row_fields), body_items(tree.precision(), 4);
 
     // Each other rank's items, marked by a stamp (the rank + 1) so that no node or body goes
     // twice to one rank whichever of its roots' boxes met it.
@@ -159,11 +203,11 @@ void EssentialExchange::run(TreeGravity& tree, const Partition& owners, const st
             const std::size_t i = held.index(k, l);
             if (node_stamp[i] == b + 1) return;
             node_stamp[i] = b + 1;
-            Node item{k, {}};
+            double row[TreeGravity::essential_row_fields];
             const double* r = held.row(k, l);
-            std::copy(r, r + node_fields, item.row);
-            item.row[node_fields] = r[radius_field];
-            nodes_.push_back(item);
+            std::copy(r, r + node_fields, row);
+            row[node_fields] = r[radius_field];
+            node_items.append(nodes_, k, row);
             node_to.push_back(int(b));
         };
         const auto leaf = [&](std::size_t p) {
@@ -171,10 +215,7 @@ void EssentialExchange::run(TreeGravity& tree, const Partition& owners, const st
             if (leaf_stamp[i] == b + 1) return;
             leaf_stamp[i] = b + 1;
             for (std::size_t j = tree_start(p, leaves, total); j < tree_start(p + 1, leaves, total); ++j) {
-                Body item{j, {}};
-                std::copy(bodies.begin() + std::ptrdiff_t(4 * (j - base)),
-                          bodies.begin() + std::ptrdiff_t(4 * (j - base) + 4), item.value);
-                bodies_.push_back(item);
+                body_items.append(bodies_, j, bodies.data() + 4 * (j - base));
                 body_to.push_back(int(b));
             }
         };
@@ -186,27 +227,24 @@ void EssentialExchange::run(TreeGravity& tree, const Partition& owners, const st
             walk_box(held, box, margin, stack, node, leaf);
         }
     }
-    nodes_sent_ = nodes_.size();
-    bodies_sent_ = bodies_.size();
+    nodes_sent_ = node_to.size();
+    bodies_sent_ = body_to.size();
 
     const dist::Distributor send_nodes(world, node_to), send_bodies(world, body_to);
-    send_nodes.distribute(nodes_, nodes_arrived_);
-    send_bodies.distribute(bodies_, bodies_arrived_);
-    nodes_received_ = nodes_arrived_.size();
-    bodies_received_ = bodies_arrived_.size();
-    bytes_received_ = double(nodes_received_ * sizeof(Node) + bodies_received_ * sizeof(Body));
+    nodes_received_ = send_nodes.received();
+    bodies_received_ = send_bodies.received();
+    nodes_arrived_.resize(nodes_received_ * node_items.size());
+    bodies_arrived_.resize(bodies_received_ * body_items.size());
+    send_nodes.distribute(nodes_.data(), node_items.size(), nodes_arrived_.data());
+    send_bodies.distribute(bodies_.data(), body_items.size(), bodies_arrived_.data());
+    bytes_received_ = double(nodes_arrived_.size() + bodies_arrived_.size());
 
     std::vector<std::uint32_t> ids(nodes_received_), positions(bodies_received_);
     std::vector<double> rows(TreeGravity::essential_row_fields * nodes_received_), values(4 * bodies_received_);
-    for (std::size_t i = 0; i < nodes_received_; ++i) {
-        ids[i] = std::uint32_t(nodes_arrived_[i].node);
-        std::copy(nodes_arrived_[i].row, nodes_arrived_[i].row + TreeGravity::essential_row_fields,
-                  rows.begin() + std::ptrdiff_t(TreeGravity::essential_row_fields * i));
-    }
-    for (std::size_t i = 0; i < bodies_received_; ++i) {
-        positions[i] = std::uint32_t(bodies_arrived_[i].position);
-        std::copy(bodies_arrived_[i].value, bodies_arrived_[i].value + 4, values.begin() + std::ptrdiff_t(4 * i));
-    }
+    for (std::size_t i = 0; i < nodes_received_; ++i)
+        ids[i] = node_items.unpack(nodes_arrived_, i, rows.data() + TreeGravity::essential_row_fields * i);
+    for (std::size_t i = 0; i < bodies_received_; ++i)
+        positions[i] = body_items.unpack(bodies_arrived_, i, values.data() + 4 * i);
     tree.import_essential(ids, rows, positions, values);
 }
 

@@ -50,21 +50,12 @@ public:
     std::size_t bodies_received() const noexcept { return bodies_received_; }
     double bytes_received() const noexcept { return bytes_received_; }
 
-    // Items as they travel: a node's heap index and its row (TreeGravity::import_essential),
-    // a body's tree position and x, y, z, m.
-    struct Node {
-        std::uint64_t node;
-        double row[TreeGravity::essential_row_fields];
-    };
-    struct Body {
-        std::uint64_t position;
-        double value[4];
-    };
-
 private:
     const dist::Communicator* communicator_;
-    std::vector<Node> nodes_, nodes_arrived_;
-    std::vector<Body> bodies_, bodies_arrived_;
+    // The items as they travel, packed: a 32-bit index (a node of the heap, a body's tree
+    // position), then the row (the 11 node fields and the radius) or x, y, z, m, in the tree's
+    // precision, which holds them exactly.
+    std::vector<unsigned char> nodes_, nodes_arrived_, bodies_, bodies_arrived_;
     std::size_t nodes_sent_ = 0, bodies_sent_ = 0, nodes_received_ = 0, bodies_received_ = 0;
     double bytes_received_ = 0;
 };
