@@ -94,8 +94,10 @@ def test_tree_refitted_between_builds_keeps_its_accuracy(ctx, rng):
 
 def test_relative_criterion_trades_a_bounded_error_for_work(ctx, rng):
     # From the second call on, nodes whose left-out term is small beside the previous call's
-    # |a| act whole: on a Plummer sphere the error grows with the accuracy asked, and at 1e-3
-    # stays near theta's own.
+    # |a| act whole: on a Plummer sphere the error at 1e-3 stays near theta's own, and at 3e-2
+    # grows well past both. (At 1e-3 the few nodes it takes whole move the median error by a
+    # percent or two either way: the smaller of the two was theta's in 35 of 41 seeds, which
+    # is no property to assert.)
     x, m = plummer(rng, 3000)
     precision = "double" if "double" in precisions(ctx) else "float"
     acc, _ = direct_sum(x, m, G=1.0, eps=0.01)
@@ -108,8 +110,8 @@ def test_relative_criterion_trades_a_bounded_error_for_work(ctx, rng):
         if accuracy == 0.0:
             assert second == first
         errors.append(second)
-    assert errors[0] <= errors[1] < errors[2]
     assert errors[1] < 2.5 * errors[0] + 1e-6
+    assert errors[2] > 1.5 * max(errors[0], errors[1])
     with pytest.raises(partcl.UsageError, match="relative_accuracy"):
         partcl.TreeGravity(ctx, relative_accuracy=-1.0)
 
