@@ -13,9 +13,10 @@ namespace partcl {
 
 namespace {
 
-// A row of TreeGravity::node_rows: the 11 node fields (cx, cy, cz, m, crit2, moments), the tight
-// box (lo x y z, hi x y z) and the radius.
-constexpr std::size_t row_fields = 18, node_fields = 11, box_lo = 11, box_hi = 14, radius_field = 17;
+// A row of TreeGravity::node_rows: the node fields (cx, cy, cz, m, crit2, moments), the tight box
+// (lo x y z, hi x y z) and the radius.
+constexpr std::size_t row_fields = TreeGravity::row_fields, node_fields = TreeGravity::node_fields;
+constexpr std::size_t box_lo = node_fields, radius_field = row_fields - 1;
 
 std::size_t level_of(std::size_t k) noexcept {
     std::size_t l = 0;
@@ -41,7 +42,6 @@ public:
             offsets_[l + 1] = offsets_[l] + run(l).size();
             below_.insert(below_.end(), rows.begin(), rows.end());
         }
-        for (std::size_t l = levels_ + 1; l < offsets_.size(); ++l) offsets_[l] = std::max(offsets_[l], offsets_[l - 1]);
     }
 
     std::size_t top() const noexcept { return top_; }
@@ -50,18 +50,15 @@ public:
     Range run(std::size_t l) const noexcept {
         return {run_.begin << (l - top_), run_.end << (l - top_)};
     }
-    // Whether node k of level l is this rank's to send: below top() and in its run's subtrees.
-    bool below_mine(std::size_t k, std::size_t l) const noexcept {
-        if (l <= top_) return false;
+    // Whether this rank walks on from node k of level l: above top() every rank does; at and
+    // below it, only in its own run's subtrees (another rank's sends what lies below its roots).
+    bool walks(std::size_t k, std::size_t l) const noexcept {
+        if (l < top_) return true;
         const std::size_t p = (k >> (l - top_)) - (std::size_t(1) << top_);
         return run_.begin <= p && p < run_.end;
     }
-    // Whether some other rank's walk past node k of level l is that rank's own or a third's.
-    bool elsewhere(std::size_t k, std::size_t l) const noexcept {
-        return l > top_ && !below_mine(k, l);
-    }
-    // Node k of level l's row (held: at or above top(), or below_mine), and its index among
-    // the held nodes below top().
+    // Node k of level l's row (held: at or above top(), or walks() below it), and its index
+    // among the held nodes below top().
     const double* row(std::size_t k, std::size_t l) const noexcept {
         if (l <= top_) return upper_.data() + row_fields * k;
         return below_.data() + row_fields * index(k, l);
@@ -131,12 +128,7 @@ void walk_box(const HeldRows& held, const double* box, double margin, std::vecto
         const std::size_t k = stack.back();
         stack.pop_back();
         const std::size_t l = level_of(k);
-        if (held.elsewhere(k, l)) continue;
-        if (l == held.top()) {
-            // A root of another rank's run: that rank sends what lies below it.
-            const std::size_t p = k - (std::size_t(1) << l);
-            if (!(held.run(l).begin <= p && p < held.run(l).end)) continue;
-        }
+        if (!held.walks(k, l)) continue;
         const double* r = held.row(k, l);
         if (!(r[3] > 0)) continue;  // massless: skipped
         double g2 = 0;
@@ -145,8 +137,8 @@ void walk_box(const HeldRows& held, const double* box, double margin, std::vecto
             g2 += gap * gap;
         }
         if (g2 > r[4] * margin) continue;  // taken whole by every group within the box
-        if (l == held.levels()) {
-            if (l >= held.top()) leaf(k - (std::size_t(1) << l));
+        if (l == held.levels()) {  // a leaf, at or below top(): this rank's
+            leaf(k - (std::size_t(1) << l));
             continue;
         }
         if (l + 1 > held.top()) {
@@ -223,7 +215,7 @@ void EssentialExchange::run(TreeGravity& tree, const Partition& owners, const st
             const double* root = roots.data() + row_fields * q;
             if (!(root[3] > 0)) continue;  // no bodies, no groups
             double box[6];
-            std::copy(root + box_lo, root + box_hi + 3, box);
+            std::copy(root + box_lo, root + box_lo + 6, box);
             walk_box(held, box, margin, stack, node, leaf);
         }
     }

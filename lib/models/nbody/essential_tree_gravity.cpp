@@ -139,7 +139,7 @@ void EssentialTreeGravity::accelerations(const RealBuffer& positions, const Real
     local_.build_branches(branch_positions_, branch_mass_, held, total, level_, run, top.cell_boxes());
     seconds_.branches = clock.lap();
     const std::vector<double> roots = world.allgatherv(local_.node_rows(level_, run));
-    bytes_received_ += double((roots.size() - 18 * run.size()) * sizeof(double));  // 18 values a root
+    bytes_received_ += double((roots.size() - TreeGravity::row_fields * run.size()) * sizeof(double));
     local_.build_top(level_, roots);
     seconds_.join = clock.lap();
     exchange_.run(local_, owners, roots);

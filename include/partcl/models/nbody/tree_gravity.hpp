@@ -90,6 +90,9 @@ public:
     // 11 node fields then the 7 of the box (tree.h), as doubles (exact in either precision):
     // what a rank sends of its subtrees' roots, or of any nodes, to the others (blocks).
     std::vector<double> node_rows(std::size_t level, Range nodes);
+    // A node's fields (cl/nbody/tree.h: centre of mass, mass, crit2, six second moments), and
+    // its row for node_rows() and build_top(), which adds the box's 7 (lo, hi, radius).
+    static constexpr std::size_t node_fields = 11, row_fields = 18;
     // Writes every node of level `level` from `rows` (all 2^level of them as node_rows() gives
     // them, every rank's roots gathered in node order) and computes the levels above as build()
     // does: after build_branches(), the top of the one-rank tree, bit for bit. UsageError for
@@ -106,7 +109,7 @@ public:
     // would span several of the top's nodes (a level past levels_for(total, group_size)).
     void import_essential(const std::vector<std::uint32_t>& nodes, const std::vector<double>& rows,
                           const std::vector<std::uint32_t>& positions, const std::vector<double>& bodies);
-    static constexpr std::size_t essential_row_fields = 12;
+    static constexpr std::size_t essential_row_fields = node_fields + 1;
     // x, y, z, m of each tree position of the latest build's window (build_branches'), in tree
     // order, as doubles (exact in either precision): what a rank sends of its leaves' bodies.
     std::vector<double> branch_bodies();
@@ -226,9 +229,6 @@ private:
     void fit(const RealBuffer& positions, const RealBuffer& mass);
     // Every node above level `level` from the nodes of that level.
     void fit_above(std::size_t level);
-    // Per-node arrays (cl/nbody/tree.h): centre of mass, mass, crit2, six second moments; a
-    // node's row for node_rows() adds its box's 7.
-    static constexpr std::size_t node_fields = 11, row_fields = 18;
     // Whether refits are measured against rebuild_growth, and the measure: the leaves' radii
     // summed on device 0 (blocks).
     bool measures_growth() const noexcept;
