@@ -1,7 +1,7 @@
 #pragma once
 // Runs of tests/test_oclgrind.cpp's kernel table that live in their own files: each runs one
 // kernel file of cl/ at small N in `precision` on the test device and checks it against the
-// host (oclgrind_dense.cpp, oclgrind_nbody.cpp, oclgrind_shared.cpp, oclgrind_routing.cpp).
+// host (oclgrind_dense.cpp, oclgrind_nbody.cpp, oclgrind_shared.cpp, oclgrind_routing.cpp, oclgrind_tree_top.cpp).
 #include <cstdint>
 #include <deque>
 
@@ -22,6 +22,7 @@ void run_ordered_sum_kernel(partcl::Precision precision);
 void run_radix_sort_kernel(partcl::Precision precision);
 void run_result_routing_kernel(partcl::Precision precision);
 void run_slab_selection_kernel(partcl::Precision precision);
+void run_tree_top_kernel(partcl::Precision precision);
 
 // Oclgrind 21.10 hands a new buffer the slot of a released one and keeps tracking
 // initialisation over the old buffer's length: a kernel's writes past that length stay

@@ -87,6 +87,13 @@ TEST_CASE("the tree kernels compile with both traversals, with and without the p
                                   "tree_gather", "tree_leaves", "tree_nodes", "tree_import_nodes",
                                   "tree_import_bodies"})
             CHECK(has_entry(built, entry));
+        BuildOptions top;
+        top.precision = precision;
+        top.define("TOP_GROUP", 64);
+        const cuda::Ptx split = compile_fresh(Source::builtin("nbody/tree_top.cl"), top);
+        for (const char* entry : {"top_bounds", "top_start", "top_keys", "top_groups", "top_probe", "top_count_before",
+                                  "top_children", "top_pack", "top_merge", "top_place", "top_results", "top_home"})
+            CHECK(has_entry(split, entry));
         for (int stackless : {0, 1})
             for (int potential : {0, 1})
                 for (int list : {0, 256}) {

@@ -60,6 +60,7 @@ const std::map<std::string, std::function<void(Precision)>>& tree_kernels() {
         {"nbody/dense.cl", run_dense_kernel},
         {"nbody/tree_build.cl", run_tree_build_kernel},
         {"nbody/tree_force.cl", run_tree_force_kernel},
+        {"nbody/tree_top.cl", run_tree_top_kernel},
         {"nbody/particle_mesh.cl", run_particle_mesh_kernel},
         {"nbody/result_routing.cl", run_result_routing_kernel},
         {"pic/pic.cl", run_pic_kernel},

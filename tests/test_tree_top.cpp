@@ -19,6 +19,7 @@
 #include <partcl/dist/communicator.hpp>
 #include <partcl/dist/distributor.hpp>
 #include <partcl/models/nbody/tree_layout.hpp>
+#include <partcl/models/nbody/device_tree_top.hpp>
 #include <partcl/models/nbody/tree_top.hpp>
 
 #include "support.hpp"
@@ -130,6 +131,87 @@ void check_move(const dist::Communicator& world, Precision precision, const Bodi
     CHECK(wrong == 0);
 }
 
+// The device's split must be the host's bit for bit: every body's node, the order, the cells and
+// the selection's rounds. Then its move: the records packed in the top's order, sent to their
+// nodes' owners and merged there must be this rank's run of the replayed one-rank order, the
+// bodies laid out in it.
+void check_device_top(const dist::Communicator& world, Precision precision, const Bodies& b, const TreeTop& host,
+                      const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& z,
+                      const std::vector<std::uint64_t>& index) {
+    Context& context = test_context();
+    Queue& queue = context.queue(0);
+    const std::size_t n = index.size(), total = b.size(), levels = host.levels();
+    std::vector<double> xyz(x);
+    xyz.insert(xyz.end(), y.begin(), y.end());
+    xyz.insert(xyz.end(), z.begin(), z.end());
+    std::vector<double> m(n);
+    for (std::size_t i = 0; i < n; ++i) m[i] = b.m[index[i]];
+    RealBuffer pos(context, precision, std::max<std::size_t>(3 * n, 1)), mass(context, precision, std::max<std::size_t>(n, 1));
+    if (n > 0) {
+        pos.write(queue, xyz);
+        mass.write(queue, m);
+    }
+    DeviceTreeTop device(context, precision, memory_cache());
+    const TreeTop top = device.split(world, pos, index.data(), n, total, levels);
+    CHECK(top.node() == host.node());
+    CHECK(top.order() == host.order());
+    CHECK(top.rounds() == host.rounds());
+    REQUIRE(top.cell_boxes().size() == host.cell_boxes().size());
+    CHECK(std::memcmp(top.cell_boxes().data(), host.cell_boxes().data(), host.cell_boxes().size() * sizeof(double)) == 0);
+
+    RealBuffer records;
+    Buffer<std::uint32_t> tags;
+    device.pack(pos, mass, records, tags);
+    const Partition owners = top.owners(std::size_t(world.size()));
+    const std::vector<int> to_body = top.destinations(owners);
+    std::vector<int> to(n);
+    for (std::size_t s = 0; s < n; ++s) to[s] = to_body[top.order()[s]];
+    struct Record {
+        double v[4];
+    };
+    struct Tag {
+        std::uint32_t v[2];
+    };
+    std::vector<Record> rec(n);
+    std::vector<Tag> tag(n);
+    if (n > 0) {
+        records.read(queue, &rec[0].v[0], 4 * n);
+        tags.read(queue, &tag[0].v[0], 2 * n);
+    }
+    const dist::Distributor move(world, to);
+    const std::vector<Record> arec = move.distribute(rec);
+    const std::vector<Tag> atag = move.distribute(tag);
+    const std::size_t held = arec.size();
+    RealBuffer arrived(context, precision, std::max<std::size_t>(4 * held, 1));
+    Buffer<std::uint32_t> arrived_tags(context, std::max<std::size_t>(2 * held, 1));
+    if (held > 0) {
+        arrived.write(queue, &arec[0].v[0], 4 * held);
+        arrived_tags.write(queue, &atag[0].v[0], 2 * held);
+    }
+    Buffer<std::uint32_t> order;
+    RealBuffer bpos, bmass;
+    device.merge(move.sources().offsets(), arrived, arrived_tags, order, bpos, bmass);
+    const std::size_t count = std::size_t(1) << levels;
+    const Range mine = owners[std::size_t(world.rank())];
+    const std::size_t begin = tree_start(mine.begin, count, total), end = tree_start(mine.end, count, total);
+    REQUIRE(held == end - begin);
+    if (held == 0) return;
+    const std::vector<std::uint64_t> one_rank = replayed_order(precision, b, levels);
+    std::vector<std::uint32_t> placed(held);
+    order.read(queue, placed.data(), held);
+    std::vector<double> laid(3 * held), laid_mass(held);
+    bpos.read(queue, laid.data(), 3 * held);
+    bmass.read(queue, laid_mass.data(), held);
+    std::size_t wrong = 0;
+    for (std::size_t j = 0; j < held; ++j) {
+        const std::uint64_t g = atag[placed[j]].v[0];
+        wrong += g != one_rank[begin + j];
+        wrong += laid[j] != arec[placed[j]].v[0] || laid[held + j] != arec[placed[j]].v[1] ||
+                 laid[2 * held + j] != arec[placed[j]].v[2] || laid_mass[j] != b.m[g];
+    }
+    CHECK(wrong == 0);
+}
+
 void check_top(const dist::Communicator& world, Precision precision, const Bodies& b, std::uint32_t seed,
                std::size_t levels) {
     const std::size_t n = b.size();
@@ -176,6 +258,7 @@ void check_top(const dist::Communicator& world, Precision precision, const Bodie
         const std::vector<std::uint64_t> replayed = replayed_order(precision, b, levels);
         CHECK(std::equal(replayed.begin(), replayed.end(), perm.begin(), perm.end()));
     }
+    check_device_top(world, precision, b, top, x, y, z, index);
     // Moved by bodies, then by costs that differ from node to node (the same on every rank).
     check_move(world, precision, b, top, x, y, z, index, {});
     std::vector<double> cost(std::size_t(1) << levels);
@@ -222,6 +305,19 @@ TEST_CASE("TreeTop refuses bad bodies on every rank alike") {
     CHECK_THROWS_WITH_AS(TreeTop::split(world, Precision::float64, &zero, &zero, &zero, &past, 1, total, 1),
                          doctest::Contains("index"), UsageError);
     CHECK_THROWS_AS(TreeTop::split(world, Precision::float64, &zero, &zero, &zero, &mine, 1, total, 32), UsageError);
+    // The device's split alike.
+    {
+        Context& context = test_context();
+        DeviceTreeTop device(context, Precision::float64, memory_cache());
+        RealBuffer at(context, Precision::float64, 3);
+        at.write(context.queue(0), {*x, zero, zero});
+        CHECK_THROWS_WITH_AS(device.split(world, at, &mine, 1, total, 1), doctest::Contains("NaN"), UsageError);
+        at.write(context.queue(0), {zero, zero, zero});
+        CHECK_THROWS_WITH_AS(device.split(world, at, &past, 1, total, 1), doctest::Contains("index"), UsageError);
+        CHECK_THROWS_WITH_AS(device.split(world, at, &mine, 1, total + 1, 1), doctest::Contains("hold"), UsageError);
+        CHECK_THROWS_WITH_AS(device.split(world, at, &mine, 2, total, 1), doctest::Contains("positions hold 3"),
+                             UsageError);
+    }
     // Owners, destinations and orders of the wrong shape.
     const TreeTop top = TreeTop::split(world, Precision::float64, &zero, &zero, &zero, &mine, 1, total, 2);
     CHECK_THROWS_WITH_AS(top.owners(0), doctest::Contains("no ranks"), UsageError);

@@ -7,7 +7,6 @@
 
 #include <partcl/backend/error.hpp>
 #include <partcl/dist/distributor.hpp>
-#include <partcl/models/nbody/tree_top.hpp>
 
 namespace partcl {
 
@@ -27,12 +26,10 @@ private:
     std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
-// A walked body's result on its way back: its slot on the rank it came from, its acceleration
-// and potential (exact as doubles in either precision).
-struct Result {
-    std::uint64_t slot;
-    double value[4];
-};
+void reserve(const Context& context, Precision precision, RealBuffer& buffer, std::size_t size) {
+    if (buffer.size() < std::max<std::size_t>(size, 1) || buffer.precision() != precision)
+        buffer = RealBuffer(context, precision, std::max<std::size_t>(size, 1));
+}
 
 } // namespace
 
@@ -81,58 +78,49 @@ void EssentialTreeGravity::accelerations(const RealBuffer& positions, const Real
     if (out.size() < out_offset + 3 * n || (potential && potential->size() < n))
         throw UsageError("EssentialTreeGravity: buffers too short for " + std::to_string(n) + " bodies");
 
-    // This rank's bodies on the host, with their global indices.
+    // This rank's bodies' global indices.
     Laps clock;
-    std::vector<double> xyz(3 * n), m(n);
-    if (n > 0) {
-        positions.read(queue, xyz.data(), 3 * n);
-        mass.read(queue, m.data(), n);
-    }
     std::vector<std::uint64_t> index(n);
     const std::size_t first = std::accumulate(counts.begin(), counts.begin() + std::ptrdiff_t(rank), std::size_t(0));
     for (std::size_t i = 0; i < n; ++i) index[i] = directory_ ? directory_->mine()[i] : first + i;
-    std::vector<double> x(xyz.begin(), xyz.begin() + std::ptrdiff_t(n));
-    std::vector<double> y(xyz.begin() + std::ptrdiff_t(n), xyz.begin() + std::ptrdiff_t(2 * n));
-    std::vector<double> z(xyz.begin() + std::ptrdiff_t(2 * n), xyz.end());
 
     // The top, each body to its node's rank, in the tree's order there.
     level_ = level_for(total, ranks, local_.options());
-    const TreeTop top = TreeTop::split(world, precision, x.data(), y.data(), z.data(), index.data(), n, total, level_);
+    if (!top_ || top_->precision() != precision) top_ = std::make_unique<DeviceTreeTop>(context, precision, local_.cache());
+    const TreeTop top = top_->split(world, positions, index.data(), n, total, level_);
     seconds_.top = clock.lap();
     const Partition owners = top.owners(ranks);
-    const std::vector<int> destinations = top.destinations(owners);
-    for (std::size_t i = 0; i < n; ++i) walkers_[i] = destinations[i];
-    const dist::Distributor move(world, destinations);
-    std::vector<std::uint64_t> slot(n);
-    std::iota(slot.begin(), slot.end(), std::uint64_t(0));
-    const std::vector<double> ax = move.distribute(x), ay = move.distribute(y), az = move.distribute(z);
-    const std::vector<double> am = move.distribute(m);
-    const std::vector<std::uint64_t> aindex = move.distribute(index), aslot = move.distribute(slot);
-    const std::vector<std::uint32_t> anode = move.distribute(top.node());
-    const std::size_t held = aindex.size();
+    walkers_ = top.destinations(owners);
+    // In the top's order the bodies are by node, so by the rank they go to.
+    std::vector<int> to(n);
+    for (std::size_t s = 0; s < n; ++s) to[s] = walkers_[top.order()[s]];
+    const std::size_t real = size_of(precision), record = 4 * real, tag = 2 * sizeof(std::uint32_t);
+    top_->pack(positions, mass, records_, tags_);
+    std::vector<unsigned char> sent_records(record * n);
+    std::vector<std::uint32_t> sent_tags(2 * n);
+    if (n > 0) {
+        records_.memory().read(queue, 0, sent_records.size(), sent_records.data());
+        tags_.read(queue, sent_tags.data(), sent_tags.size());
+    }
+    const dist::Distributor move(world, to);
+    const std::size_t held = move.received();
+    std::vector<unsigned char> arrived_records(record * held);
+    std::vector<std::uint32_t> arrived_tags(2 * held);
+    move.distribute(sent_records.data(), record, arrived_records.data());
+    move.distribute(sent_tags.data(), tag, arrived_tags.data());
     // (A rank's items to itself are copies, not traffic.)
-    bytes_received_ += double(held - move.sources()[rank].size()) *
-                       (5 * sizeof(double) + 2 * sizeof(std::uint64_t) + sizeof(std::uint32_t));
-    const std::vector<std::size_t> order = top.order_of(anode.data(), ax.data(), ay.data(), az.data(), aindex.data(), held);
-    std::vector<double> bpos(3 * held), bmass(held);
-    for (std::size_t i = 0; i < held; ++i) {
-        bpos[i] = ax[order[i]];
-        bpos[held + i] = ay[order[i]];
-        bpos[2 * held + i] = az[order[i]];
-        bmass[i] = am[order[i]];
-    }
-    const std::size_t room = std::max<std::size_t>(held, 1);
-    if (branch_mass_.size() < room || branch_mass_.precision() != precision) {
-        branch_positions_ = RealBuffer(context, precision, 3 * room);
-        branch_mass_ = RealBuffer(context, precision, room);
-        walked_ = RealBuffer(context, precision, 3 * room);
-        walked_potential_ = RealBuffer(context, precision, room);
-    }
+    bytes_received_ += double(held - move.sources()[rank].size()) * double(record + tag);
+    reserve(context, precision, arrived_records_, 4 * held);
+    if (arrived_tags_.size() < std::max<std::size_t>(2 * held, 1))
+        arrived_tags_ = Buffer<std::uint32_t>(context, std::max<std::size_t>(2 * held, 1));
     if (held > 0) {
-        branch_positions_.write(queue, bpos);
-        branch_mass_.write(queue, bmass);
+        arrived_records_.memory().write(queue, 0, arrived_records.size(), arrived_records.data()).wait();
+        arrived_tags_.write(queue, arrived_tags.data(), arrived_tags.size()).wait();
     }
-
+    top_->merge(move.sources().offsets(), arrived_records_, arrived_tags_, arrival_, branch_positions_, branch_mass_);
+    reserve(context, precision, walked_, 3 * held);
+    reserve(context, precision, walked_potential_, held);
+    queue.finish();
     seconds_.move = clock.lap();
     // This rank's subtrees, the top, the others' essential nodes, and the walk of its groups.
     const Range run = owners[rank];
@@ -148,39 +136,26 @@ void EssentialTreeGravity::accelerations(const RealBuffer& positions, const Real
     local_.evaluate_in_tree_order(local_.branch_groups(), walked_, potential ? &walked_potential_ : nullptr);
     seconds_.walk = clock.lap();
 
-    // Each result back to the rank and slot its body came from.
-    std::vector<double> walked(3 * held), walked_potential(held, 0.0);
-    std::vector<std::uint32_t> perm(held);
-    if (held > 0) {
-        walked_.read(queue, walked.data(), 3 * held);
-        if (potential) walked_potential_.read(queue, walked_potential.data(), held);
-        local_.permutation().read(queue, perm.data(), held);
-    }
-    std::vector<Result> results(held);
+    // Each result back to the rank it came from, which receives them in the order it sent them.
+    top_->results_by_arrival(held, arrival_, local_.permutation(), walked_, potential ? &walked_potential_ : nullptr,
+                             results_);
+    std::vector<unsigned char> walked(record * held), mine(record * n);
+    if (held > 0) results_.memory().read(queue, 0, walked.size(), walked.data());
     std::vector<int> back(held);
     const Partition& sources = move.sources();
-    for (std::size_t j = 0; j < held; ++j) {
-        const std::size_t arrived = order[perm[j]];
-        results[j].slot = aslot[arrived];
-        for (std::size_t c = 0; c < 3; ++c) results[j].value[c] = walked[c * held + j];
-        results[j].value[3] = walked_potential[j];
-        back[j] = int(std::upper_bound(sources.offsets().begin() + 1, sources.offsets().end(), arrived) -
-                      (sources.offsets().begin() + 1));
-    }
+    for (std::size_t r = 0; r < ranks; ++r) std::fill(back.begin() + std::ptrdiff_t(sources[r].begin),
+                                                      back.begin() + std::ptrdiff_t(sources[r].end), int(r));
     const dist::Distributor send_back(world, back);
-    const std::vector<Result> mine = send_back.distribute(results);
-    bytes_received_ += double((mine.size() - send_back.sources()[rank].size()) * sizeof(Result));
-    if (mine.size() != n)
-        throw Error("EssentialTreeGravity: rank " + std::to_string(rank) + " received " + std::to_string(mine.size()) +
-                    " results for its " + std::to_string(n) + " bodies");
-    std::vector<double> acc(3 * n), pot(n);
-    for (const Result& r : mine) {
-        for (std::size_t c = 0; c < 3; ++c) acc[c * n + r.slot] = r.value[c];
-        pot[r.slot] = r.value[3];
-    }
+    if (send_back.received() != n)
+        throw Error("EssentialTreeGravity: rank " + std::to_string(rank) + " received " +
+                    std::to_string(send_back.received()) + " results for its " + std::to_string(n) + " bodies");
+    send_back.distribute(walked.data(), record, mine.data());
+    bytes_received_ += double((n - send_back.sources()[rank].size()) * record);
+    reserve(context, precision, home_, 4 * n);
     if (n > 0) {
-        out.write(queue, acc.data(), 3 * n, out_offset);
-        if (potential) potential->write(queue, pot);
+        home_.memory().write(queue, 0, mine.size(), mine.data()).wait();
+        top_->results_home(home_, out, out_offset, potential);
+        queue.finish();
     }
     seconds_.results = clock.lap();
 }

@@ -1,12 +1,14 @@
 #pragma once
 // EssentialTreeGravity: Barnes-Hut gravity over the ranks of a communicator by locally essential
 // trees (docs/design.md, "Ranks"), where DistributedTreeGravity brings every body to every rank.
-// Each evaluation: TreeTop finds the tree's top levels from the ranks' bodies where they are,
-// cuts that level's nodes into one run a rank, and a Distributor moves each body to its node's
-// rank; each rank builds its run's subtrees (TreeGravity::build_branches), the top from every
-// rank's subtree roots (build_top), receives the nodes and bodies its groups may meet from the
-// others (EssentialExchange), walks its groups, and sends each result back to the rank and slot
-// its body came from. A rank holds its share of the bodies and what its groups meet, never all
+// Each evaluation: DeviceTreeTop finds the tree's top levels from the ranks' bodies where they
+// are, on their devices, and cuts that level's nodes into one run a rank; a Distributor moves
+// each body to its node's rank, where DeviceTreeTop::merge puts the arrivals in the one-rank
+// tree's order; each rank builds its run's subtrees (TreeGravity::build_branches), the top
+// from every rank's subtree roots (build_top), receives the nodes and bodies its groups may
+// meet from the others (EssentialExchange), walks its groups, and sends each result back to
+// the rank its body came from, which puts it at its body on the device. The host only packs
+// and unpacks messages and runs the top's selection (a few keys and counts a round). A rank holds its share of the bodies and what its groups meet, never all
 // N; the accelerations are one rank's bit for bit at any opening angle (ranks on devices of the
 // same shapes), since every result is its group's walk of the one-rank tree.
 //
@@ -18,10 +20,12 @@
 // travel with the bodies. The tree's per-rank memory is still the whole heap's node arrays and
 // bodies (docs/scaling.md).
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <partcl/dist/communicator.hpp>
 #include <partcl/dist/index_directory.hpp>
+#include <partcl/models/nbody/device_tree_top.hpp>
 #include <partcl/models/nbody/essential_exchange.hpp>
 #include <partcl/models/nbody/tree_gravity.hpp>
 
@@ -78,7 +82,11 @@ private:
     std::size_t level_ = 0;
     double bytes_received_ = 0;
     Seconds seconds_;
-    RealBuffer branch_positions_, branch_mass_, walked_, walked_potential_;
+    std::unique_ptr<DeviceTreeTop> top_;  // made at the first evaluation over ranks
+    // The move's records as they leave and arrive, their order, the bodies laid out in it,
+    // the walk's results, and the results by arrival and home again.
+    RealBuffer records_, arrived_records_, branch_positions_, branch_mass_, walked_, walked_potential_, results_, home_;
+    Buffer<std::uint32_t> tags_, arrived_tags_, arrival_;
 };
 
 } // namespace partcl

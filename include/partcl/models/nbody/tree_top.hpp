@@ -39,6 +39,17 @@ public:
                          const double* y, const double* z, const std::uint64_t* index,
                          std::size_t n, std::size_t total, std::size_t levels);
 
+    // What a split found: each body's node, the bodies' order, the cell boxes and split axes
+    // above the level, and the selection's rounds (DeviceTreeTop makes these on the device).
+    struct Parts {
+        std::vector<std::uint32_t> node;
+        std::vector<std::size_t> order;
+        std::vector<double> box;
+        std::vector<std::uint8_t> axis;
+        std::size_t rounds = 0;
+    };
+    TreeTop(Precision precision, std::size_t total, std::size_t levels, Parts parts);
+
     std::size_t levels() const noexcept { return levels_; }
     // Body i's node at level levels() (0 .. 2^levels - 1, in the tree's order).
     const std::vector<std::uint32_t>& node() const noexcept { return node_; }
