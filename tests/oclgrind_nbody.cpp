@@ -279,6 +279,17 @@ void check_tree_window(Precision precision, const DeviceTree<T>& t, double theta
         CHECK(std::memcmp(&imported_box[6 * t.nodes + k], &want_box[6 * t.nodes + k], sizeof(T)) == 0);
     }
     CHECK(std::memcmp(all_sorted.data(), want_sorted.data(), 4 * t.n * sizeof(T)) == 0);
+    // And exported from t's arrays: the same rows and bodies.
+    Buffer<T>& exported_rows = keep_values.emplace_back(context, std::max<std::size_t>(rows.size(), 1));
+    Buffer<T>& exported_bodies = keep_values.emplace_back(context, std::max<std::size_t>(bodies.size(), 1));
+    Kernel(program, "tree_export_nodes")
+        .args(std::uint32_t(ids.size()), std::uint32_t(t.nodes), bids, t.node, t.box, exported_rows)
+        .launch(queue, ids.size(), 4)
+        .wait();
+    Kernel(program, "tree_export_bodies").args(std::uint32_t(at.size()), bat, t.sorted, exported_bodies).launch(queue, at.size(), 4).wait();
+    const auto out_rows = exported_rows.read(queue), out_bodies = exported_bodies.read(queue);
+    CHECK(std::memcmp(out_rows.data(), rows.data(), rows.size() * sizeof(T)) == 0);
+    CHECK(std::memcmp(out_bodies.data(), bodies.data(), bodies.size() * sizeof(T)) == 0);
 }
 
 template <class T>

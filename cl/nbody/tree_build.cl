@@ -402,3 +402,26 @@ KERNEL void tree_import_bodies(const uint count, GLOBAL const uint* RESTRICT at,
     const uint p = at[j];
     for (uint c = 0; c < 4; ++c) sorted[4 * p + c] = values[4 * j + c];
 }
+
+/* What a rank sends of its subtrees (the inverse of the imports): rows[12 j ..] = node ids[j]'s
+ * 11 node fields, then its radius; values[4 j ..] = the body at tree position at[j] of `sorted`
+ * (x, y, z, m). */
+KERNEL void tree_export_nodes(const uint count, const uint nodes, GLOBAL const uint* RESTRICT ids,
+                              GLOBAL const real* RESTRICT node, GLOBAL const real* RESTRICT box,
+                              GLOBAL real* RESTRICT rows)
+{
+    const uint j = global_id(0);
+    if (j >= count) return;
+    const uint k = ids[j];
+    for (uint f = 0; f < 11; ++f) rows[12 * j + f] = node[f * nodes + k];
+    rows[12 * j + 11] = box[6 * nodes + k];
+}
+
+KERNEL void tree_export_bodies(const uint count, GLOBAL const uint* RESTRICT at,
+                               GLOBAL const real* RESTRICT sorted, GLOBAL real* RESTRICT values)
+{
+    const uint j = global_id(0);
+    if (j >= count) return;
+    const uint p = at[j];
+    for (uint c = 0; c < 4; ++c) values[4 * j + c] = sorted[4 * p + c];
+}

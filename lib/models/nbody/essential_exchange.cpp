@@ -16,7 +16,7 @@ namespace {
 // A row of TreeGravity::node_rows: the node fields (cx, cy, cz, m, crit2, moments), the tight box
 // (lo x y z, hi x y z) and the radius.
 constexpr std::size_t row_fields = TreeGravity::row_fields, node_fields = TreeGravity::node_fields;
-constexpr std::size_t box_lo = node_fields, radius_field = row_fields - 1;
+constexpr std::size_t box_lo = node_fields, walk_fields = 5;
 
 std::size_t level_of(std::size_t k) noexcept {
     std::size_t l = 0;
@@ -25,7 +25,9 @@ std::size_t level_of(std::size_t k) noexcept {
 }
 
 // The rows a rank holds of the one-rank heap, read back once a run: every node down to the
-// branches' level (the top and every rank's roots), and below it its own run's subtrees.
+// branches' level (the top and every rank's roots), and below it its own run's subtrees, of
+// these only what the box walk reads (centre of mass, mass, crit2: walk_fields); the rows sent
+// are read from the device when they are known (TreeGravity::essential_rows).
 class HeldRows {
 public:
     HeldRows(TreeGravity& tree, const std::vector<double>& roots)
@@ -38,7 +40,7 @@ public:
         std::copy(roots.begin(), roots.end(), upper_.begin() + std::ptrdiff_t(row_fields << top_));
         offsets_.assign(levels_ + 2, 0);
         for (std::size_t l = top_ + 1; l <= levels_; ++l) {
-            const std::vector<double> rows = tree.node_rows(l, run(l));
+            const std::vector<double> rows = tree.node_rows(l, run(l), walk_fields);
             offsets_[l + 1] = offsets_[l] + run(l).size();
             below_.insert(below_.end(), rows.begin(), rows.end());
         }
@@ -57,16 +59,16 @@ public:
         const std::size_t p = (k >> (l - top_)) - (std::size_t(1) << top_);
         return run_.begin <= p && p < run_.end;
     }
-    // Node k of level l's row (held: at or above top(), or walks() below it), and its index
-    // among the held nodes below top().
+    // Node k of level l's row, its first walk_fields values at least (held: at or above top(),
+    // or walks() below it), and its index among the held nodes below top().
     const double* row(std::size_t k, std::size_t l) const noexcept {
         if (l <= top_) return upper_.data() + row_fields * k;
-        return below_.data() + row_fields * index(k, l);
+        return below_.data() + walk_fields * index(k, l);
     }
     std::size_t index(std::size_t k, std::size_t l) const noexcept {
         return offsets_[l] + (k - (std::size_t(1) << l)) - run(l).begin;
     }
-    std::size_t below_count() const noexcept { return below_.size() / row_fields; }
+    std::size_t below_count() const noexcept { return below_.size() / walk_fields; }
 
 private:
     std::size_t top_, levels_;
@@ -174,9 +176,7 @@ void EssentialExchange::run(TreeGravity& tree, const Partition& owners, const st
         return;
     }
     const HeldRows held(tree, roots);
-    const std::vector<double> bodies = tree.branch_bodies();
     const std::size_t total = tree.total(), leaves = tree.leaves();
-    const std::size_t base = tree_start(owners[rank].begin, count, total);
     const double epsilon = tree.precision() == Precision::float32 ? double(std::numeric_limits<float>::epsilon())
                                                                   : std::numeric_limits<double>::epsilon();
     const double margin = 1 + 64 * epsilon;
@@ -187,6 +187,7 @@ void EssentialExchange::run(TreeGravity& tree, const Partition& owners, const st
     nodes_.clear();
     bodies_.clear();
     std::vector<int> node_to, body_to;
+    std::vector<std::uint32_t> node_ids, body_positions;
     std::vector<std::size_t> node_stamp(held.below_count(), 0), leaf_stamp(held.run(held.levels()).size(), 0);
     std::vector<std::size_t> stack;
     for (std::size_t b = 0; b < ranks; ++b) {
@@ -195,11 +196,7 @@ void EssentialExchange::run(TreeGravity& tree, const Partition& owners, const st
             const std::size_t i = held.index(k, l);
             if (node_stamp[i] == b + 1) return;
             node_stamp[i] = b + 1;
-            double row[TreeGravity::essential_row_fields];
-            const double* r = held.row(k, l);
-            std::copy(r, r + node_fields, row);
-            row[node_fields] = r[radius_field];
-            node_items.append(nodes_, k, row);
+            node_ids.push_back(std::uint32_t(k));
             node_to.push_back(int(b));
         };
         const auto leaf = [&](std::size_t p) {
@@ -207,7 +204,7 @@ void EssentialExchange::run(TreeGravity& tree, const Partition& owners, const st
             if (leaf_stamp[i] == b + 1) return;
             leaf_stamp[i] = b + 1;
             for (std::size_t j = tree_start(p, leaves, total); j < tree_start(p + 1, leaves, total); ++j) {
-                body_items.append(bodies_, j, bodies.data() + 4 * (j - base));
+                body_positions.push_back(std::uint32_t(j));
                 body_to.push_back(int(b));
             }
         };
@@ -219,6 +216,11 @@ void EssentialExchange::run(TreeGravity& tree, const Partition& owners, const st
             walk_box(held, box, margin, stack, node, leaf);
         }
     }
+    const std::vector<double> sent_rows = tree.essential_rows(node_ids), sent_bodies = tree.branch_bodies(body_positions);
+    for (std::size_t i = 0; i < node_ids.size(); ++i)
+        node_items.append(nodes_, node_ids[i], sent_rows.data() + TreeGravity::essential_row_fields * i);
+    for (std::size_t i = 0; i < body_positions.size(); ++i)
+        body_items.append(bodies_, body_positions[i], sent_bodies.data() + 4 * i);
     nodes_sent_ = node_to.size();
     bodies_sent_ = body_to.size();
 

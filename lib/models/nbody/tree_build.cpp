@@ -185,8 +185,11 @@ void TreeGravity::build_branches(const RealBuffer& positions, const RealBuffer& 
     ++builds_;
 }
 
-std::vector<double> TreeGravity::node_rows(std::size_t level, Range nodes) {
+std::vector<double> TreeGravity::node_rows(std::size_t level, Range nodes, std::size_t fields) {
     if (window_.total == 0) throw UsageError("TreeGravity::node_rows: no tree built");
+    if (fields == 0 || fields > row_fields)
+        throw UsageError("TreeGravity::node_rows: rows of " + std::to_string(fields) + " fields (1 to " +
+                         std::to_string(row_fields) + ")");
     if (level > levels_ || nodes.begin > nodes.end || nodes.end > (std::size_t(1) << level))
         throw UsageError("TreeGravity::node_rows: nodes [" + std::to_string(nodes.begin) + ", " +
                          std::to_string(nodes.end) + ") of level " + std::to_string(level) + " of a tree of " +
@@ -194,14 +197,14 @@ std::vector<double> TreeGravity::node_rows(std::size_t level, Range nodes) {
     Queue& queue = context_.queue(0);
     const std::size_t heap = std::size_t(2) << levels_, span = nodes.size();
     const std::size_t first = (std::size_t(1) << level) + nodes.begin;
-    std::vector<double> field(span), rows(row_fields * span);
-    for (std::size_t f = 0; f < row_fields; ++f) {
+    std::vector<double> field(span), rows(fields * span);
+    for (std::size_t f = 0; f < fields; ++f) {
         if (span == 0) break;
         if (f < node_fields)
             node_.read(queue, field.data(), span, f * heap + first);
         else
             box_.read(queue, field.data(), span, (f - node_fields) * heap + first);
-        for (std::size_t j = 0; j < span; ++j) rows[j * row_fields + f] = field[j];
+        for (std::size_t j = 0; j < span; ++j) rows[j * fields + f] = field[j];
     }
     return rows;
 }

@@ -29,11 +29,43 @@ Range TreeGravity::branch_groups() const {
     return {window_.first << shift, window_.last << shift};
 }
 
-std::vector<double> TreeGravity::branch_bodies() {
-    const std::size_t n = window_.n;
-    std::vector<double> bodies(4 * n);
-    if (n > 0) sorted_.read(context_.queue(0), bodies.data(), 4 * n);
+std::vector<double> TreeGravity::branch_bodies(const std::vector<std::uint32_t>& positions) {
+    const Window& w = window_;
+    for (const std::uint32_t p : positions)
+        if (p < w.base || p >= w.base + w.n)
+            throw UsageError("TreeGravity::branch_bodies: tree position " + std::to_string(p) + " outside the window [" +
+                             std::to_string(w.base) + ", " + std::to_string(w.base + w.n) + ")");
+    std::vector<double> bodies(4 * positions.size());
+    if (positions.empty()) return bodies;
+    Queue& queue = context_.queue(0);
+    std::vector<std::uint32_t> at(positions);
+    for (std::uint32_t& p : at) p -= std::uint32_t(w.base);
+    Buffer<std::uint32_t> places(context_, at.size());
+    RealBuffer values(context_, precision_, bodies.size());
+    places.write(queue, at.data(), at.size());
+    kernels_[k_export_bodies].args(std::uint32_t(at.size()), places, sorted_, values).launch(queue, at.size());
+    values.read(queue, bodies.data(), bodies.size());
     return bodies;
+}
+
+std::vector<double> TreeGravity::essential_rows(const std::vector<std::uint32_t>& nodes) {
+    const std::size_t heap = std::size_t(2) << levels_;
+    if (window_.total == 0) throw UsageError("TreeGravity::essential_rows: no tree built");
+    for (const std::uint32_t k : nodes)
+        if (k == 0 || k >= heap)
+            throw UsageError("TreeGravity::essential_rows: node " + std::to_string(k) + " outside the heap of " +
+                             std::to_string(heap - 1) + " nodes");
+    std::vector<double> rows(essential_row_fields * nodes.size());
+    if (nodes.empty()) return rows;
+    Queue& queue = context_.queue(0);
+    Buffer<std::uint32_t> ids(context_, nodes.size());
+    RealBuffer values(context_, precision_, rows.size());
+    ids.write(queue, nodes.data(), nodes.size());
+    kernels_[k_export_nodes]
+        .args(std::uint32_t(nodes.size()), std::uint32_t(heap), ids, node_, box_, values)
+        .launch(queue, nodes.size());
+    values.read(queue, rows.data(), rows.size());
+    return rows;
 }
 
 void TreeGravity::import_essential(const std::vector<std::uint32_t>& nodes, const std::vector<double>& rows,

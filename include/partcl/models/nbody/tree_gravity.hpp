@@ -88,8 +88,9 @@ public:
                         const std::vector<double>& cell_boxes);
     // The rows of nodes `nodes` of level `level` of the latest tree, node after node, each the
     // 11 node fields then the 7 of the box (tree.h), as doubles (exact in either precision):
-    // what a rank sends of its subtrees' roots, or of any nodes, to the others (blocks).
-    std::vector<double> node_rows(std::size_t level, Range nodes);
+    // what a rank sends of its subtrees' roots, or of any nodes, to the others (blocks). With
+    // `fields` < row_fields, each row is its first `fields` values.
+    std::vector<double> node_rows(std::size_t level, Range nodes, std::size_t fields = row_fields);
     // A node's fields (cl/nbody/tree.h: centre of mass, mass, crit2, six second moments), and
     // its row for node_rows() and build_top(), which adds the box's 7 (lo, hi, radius).
     static constexpr std::size_t node_fields = 11, row_fields = 18;
@@ -110,9 +111,12 @@ public:
     void import_essential(const std::vector<std::uint32_t>& nodes, const std::vector<double>& rows,
                           const std::vector<std::uint32_t>& positions, const std::vector<double>& bodies);
     static constexpr std::size_t essential_row_fields = node_fields + 1;
-    // x, y, z, m of each tree position of the latest build's window (build_branches'), in tree
-    // order, as doubles (exact in either precision): what a rank sends of its leaves' bodies.
-    std::vector<double> branch_bodies();
+    // What a rank sends of its subtrees, as doubles (exact in either precision): x, y, z, m
+    // of the bodies at tree positions `positions` of the latest build's window
+    // (build_branches'), and the rows of heap nodes `nodes` as import_essential() takes them.
+    // UsageError for a position outside the window or a node outside the heap.
+    std::vector<double> branch_bodies(const std::vector<std::uint32_t>& positions);
+    std::vector<double> essential_rows(const std::vector<std::uint32_t>& nodes);
     // The walk's groups of the latest tree (of groups(total)) whose bodies this rank holds: all
     // of them for a whole tree, the run's for branches.
     Range branch_groups() const;
