@@ -91,33 +91,51 @@ void EssentialTreeGravity::accelerations(const RealBuffer& positions, const Real
     seconds_.top = clock.lap();
     const Partition owners = top.owners(ranks);
     walkers_ = top.destinations(owners);
-    // In the top's order the bodies are by node, so by the rank they go to.
+    // In the top's order the bodies are by node, so by the rank they go to; those that stay,
+    // places [stay.begin, stay.end), stay on the device, and only the others cross the host.
     std::vector<int> to(n);
     for (std::size_t s = 0; s < n; ++s) to[s] = walkers_[top.order()[s]];
+    const Range stay{std::size_t(std::lower_bound(to.begin(), to.end(), int(rank)) - to.begin()),
+                     std::size_t(std::upper_bound(to.begin(), to.end(), int(rank)) - to.begin())};
     const std::size_t real = size_of(precision), record = 4 * real, tag = 2 * sizeof(std::uint32_t);
     top_->pack(positions, mass, records_, tags_);
-    std::vector<unsigned char> sent_records(record * n);
-    std::vector<std::uint32_t> sent_tags(2 * n);
-    if (n > 0) {
-        records_.memory().read(queue, 0, sent_records.size(), sent_records.data());
-        tags_.read(queue, sent_tags.data(), sent_tags.size());
+    std::vector<int> away(to.begin(), to.begin() + std::ptrdiff_t(stay.begin));
+    away.insert(away.end(), to.begin() + std::ptrdiff_t(stay.end), to.end());
+    std::vector<unsigned char> sent_records(record * away.size());
+    std::vector<std::uint32_t> sent_tags(2 * away.size());
+    for (const Range part : {Range{0, stay.begin}, Range{stay.end, n}}) {
+        if (part.size() == 0) continue;
+        const std::size_t at = part.begin < stay.begin ? 0 : stay.begin;  // in the sent items
+        records_.memory().read(queue, record * part.begin, record * part.size(), sent_records.data() + record * at);
+        tags_.read(queue, sent_tags.data() + 2 * at, 2 * part.size(), 2 * part.begin);
     }
-    const dist::Distributor move(world, to);
-    const std::size_t held = move.received();
-    std::vector<unsigned char> arrived_records(record * held);
-    std::vector<std::uint32_t> arrived_tags(2 * held);
+    const dist::Distributor move(world, away);
+    const std::size_t arrived = move.received(), held = arrived + stay.size();
+    std::vector<unsigned char> arrived_records(record * arrived);
+    std::vector<std::uint32_t> arrived_tags(2 * arrived);
     move.distribute(sent_records.data(), record, arrived_records.data());
     move.distribute(sent_tags.data(), tag, arrived_tags.data());
-    // (A rank's items to itself are copies, not traffic.)
-    bytes_received_ += double(held - move.sources()[rank].size()) * double(record + tag);
+    bytes_received_ += double(arrived) * double(record + tag);
+    // The arrivals in runs by sending rank, this rank's own (those that stayed) in its place.
+    const std::size_t before = move.sources()[rank].begin;
+    std::vector<std::size_t> runs = move.sources().offsets();
+    for (std::size_t r = rank + 1; r < runs.size(); ++r) runs[r] += stay.size();
     reserve(context, precision, arrived_records_, 4 * held);
     if (arrived_tags_.size() < std::max<std::size_t>(2 * held, 1))
         arrived_tags_ = Buffer<std::uint32_t>(context, std::max<std::size_t>(2 * held, 1));
-    if (held > 0) {
-        arrived_records_.memory().write(queue, 0, arrived_records.size(), arrived_records.data()).wait();
-        arrived_tags_.write(queue, arrived_tags.data(), arrived_tags.size()).wait();
+    for (const Range part : {Range{0, before}, Range{before, arrived}}) {
+        if (part.size() == 0) continue;
+        const std::size_t at = part.begin < before ? 0 : before + stay.size();  // in the held items
+        arrived_records_.memory()
+            .write(queue, record * at, record * part.size(), arrived_records.data() + record * part.begin)
+            .wait();
+        arrived_tags_.write(queue, arrived_tags.data() + 2 * part.begin, 2 * part.size(), 2 * at).wait();
     }
-    top_->merge(move.sources().offsets(), arrived_records_, arrived_tags_, arrival_, branch_positions_, branch_mass_);
+    if (stay.size() > 0) {
+        records_.copy_to(queue, arrived_records_, 4 * stay.size(), 4 * stay.begin, 4 * before);
+        tags_.copy_to(queue, arrived_tags_, 2 * stay.size(), 2 * stay.begin, 2 * before);
+    }
+    top_->merge(runs, arrived_records_, arrived_tags_, arrival_, branch_positions_, branch_mass_);
     reserve(context, precision, walked_, 3 * held);
     reserve(context, precision, walked_potential_, held);
     queue.finish();
@@ -136,24 +154,35 @@ void EssentialTreeGravity::accelerations(const RealBuffer& positions, const Real
     local_.evaluate_in_tree_order(local_.branch_groups(), walked_, potential ? &walked_potential_ : nullptr);
     seconds_.walk = clock.lap();
 
-    // Each result back to the rank it came from, which receives them in the order it sent them.
+    // Each result back to the rank it came from, which receives them in the order it sent them;
+    // those of the bodies that stayed stay on the device.
     top_->results_by_arrival(held, arrival_, local_.permutation(), walked_, potential ? &walked_potential_ : nullptr,
                              results_);
-    std::vector<unsigned char> walked(record * held), mine(record * n);
-    if (held > 0) results_.memory().read(queue, 0, walked.size(), walked.data());
-    std::vector<int> back(held);
+    std::vector<unsigned char> walked(record * arrived), mine(record * away.size());
+    for (const Range part : {Range{0, before}, Range{before, arrived}}) {
+        if (part.size() == 0) continue;
+        const std::size_t at = part.begin < before ? 0 : before + stay.size();
+        results_.memory().read(queue, record * at, record * part.size(), walked.data() + record * part.begin);
+    }
+    std::vector<int> back(arrived);
     const Partition& sources = move.sources();
     for (std::size_t r = 0; r < ranks; ++r) std::fill(back.begin() + std::ptrdiff_t(sources[r].begin),
                                                       back.begin() + std::ptrdiff_t(sources[r].end), int(r));
     const dist::Distributor send_back(world, back);
-    if (send_back.received() != n)
+    if (send_back.received() != away.size())
         throw Error("EssentialTreeGravity: rank " + std::to_string(rank) + " received " +
-                    std::to_string(send_back.received()) + " results for its " + std::to_string(n) + " bodies");
+                    std::to_string(send_back.received()) + " results for the " + std::to_string(away.size()) +
+                    " bodies it sent away");
     send_back.distribute(walked.data(), record, mine.data());
-    bytes_received_ += double((n - send_back.sources()[rank].size()) * record);
+    bytes_received_ += double(away.size() * record);
     reserve(context, precision, home_, 4 * n);
+    for (const Range part : {Range{0, stay.begin}, Range{stay.end, n}}) {
+        if (part.size() == 0) continue;
+        const std::size_t at = part.begin < stay.begin ? 0 : stay.begin;  // in the returned items
+        home_.memory().write(queue, record * part.begin, record * part.size(), mine.data() + record * at).wait();
+    }
+    if (stay.size() > 0) results_.copy_to(queue, home_, 4 * stay.size(), 4 * before, 4 * stay.begin);
     if (n > 0) {
-        home_.memory().write(queue, 0, mine.size(), mine.data()).wait();
         top_->results_home(home_, out, out_offset, potential);
         queue.finish();
     }
