@@ -12,7 +12,8 @@
 // "seconds" (an evaluation over the K ranks), "one_rank_seconds" (rank 0 alone, all N),
 // "speedup" (their ratio), the pieces of an evaluation (EssentialTreeGravity::Seconds:
 // "top_seconds", "move_seconds", "branches_seconds", "join_seconds", "exchange_seconds",
-// "walk_seconds", "results_seconds"; none on one rank, which evaluates the tree whole), and
+// "walk_seconds", "results_seconds"; none on one rank, which evaluates the tree whole), the
+// rounds of the top's selection ("top_rounds"), and
 // per rank at most: "held_bodies", "nodes_received", "bodies_received" (by the exchange),
 // "bytes_received" (the whole evaluation's) against "gather_bytes" (what the gather brings a
 // rank: the others' bodies, x y z m in the precision). "bit_for_bit": every rank's
@@ -167,6 +168,7 @@ int main(int argc, char** argv) {
                 line["precision"] = to_string(precision);
                 line["theta"] = o.theta;
                 line["level"] = gravity.level();
+                line["top_rounds"] = gravity.top_rounds();
                 line["seconds"] = significant(seconds, 4);
                 line["one_rank_seconds"] = significant(alone, 4);
                 line["speedup"] = significant(alone / seconds, 4);

@@ -179,9 +179,15 @@ TreeTop DeviceTreeTop::split(const dist::Communicator& ranks, const RealBuffer& 
     reserve(context_, precision_, real_keys_, n);
     // The rounds' small buffers at their largest (a level's nodes), made before the rounds: a
     // buffer remade between kernels would be fresh memory to Oclgrind's checks of what is set.
-    const std::size_t count = std::size_t(1) << levels;
-    for (Buffer<std::uint32_t>* b : {&axis_, &asks_, &found_}) reserve(context_, *b, 4 * count);
-    for (RealBuffer* b : {&probe_keys_, &pivots_}) reserve(context_, precision_, *b, 3 * count);
+    // A level's open nodes (half its count at most) each ask about every rank's proposals.
+    const std::size_t count = std::size_t(1) << levels, ranks_size = std::size_t(ranks.size());
+    const std::size_t probes = detail::top_probes(ranks_size) * std::max<std::size_t>(count / 2, 1);
+    const std::size_t asks = ranks_size * probes;
+    reserve(context_, axis_, count);
+    reserve(context_, asks_, std::max(4 * asks, count));
+    reserve(context_, found_, 2 * asks);
+    reserve(context_, precision_, probe_keys_, 3 * probes);
+    reserve(context_, precision_, pivots_, 3 * asks);
     reserve(context_, precision_, partial_, 6 * group);
     if (n > 0 && index_ok && total < (std::size_t(1) << 32)) {
         write_uints(queue, index_, index32);

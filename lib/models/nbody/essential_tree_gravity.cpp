@@ -57,6 +57,7 @@ void EssentialTreeGravity::accelerations(const RealBuffer& positions, const Real
                                          RealBuffer& out, std::size_t out_offset, RealBuffer* potential) {
     const dist::Communicator& world = *communicator_;
     seconds_ = Seconds{};
+    top_rounds_ = 0;
     if (world.size() == 1 && (!directory_ || directory_->in_order())) {
         walkers_.assign(n, 0);
         local_.accelerations(positions, mass, n, out, out_offset, potential);
@@ -89,6 +90,7 @@ void EssentialTreeGravity::accelerations(const RealBuffer& positions, const Real
     if (!top_ || top_->precision() != precision) top_ = std::make_unique<DeviceTreeTop>(context, precision, local_.cache());
     const TreeTop top = top_->split(world, positions, index.data(), n, total, level_);
     seconds_.top = clock.lap();
+    top_rounds_ = top.rounds();
     const Partition owners = top.owners(ranks);
     walkers_ = top.destinations(owners);
     // In the top's order the bodies are by node, so by the rank they go to; those that stay,

@@ -3,9 +3,10 @@
 // the host's (tree_top.cpp, the reference) and the device's (device_tree_top.cpp). The split
 // level by level: the store orders its bodies by node and, within a node, as the build orders
 // them there; every open node's median is found by the distributed selection (each round
-// every rank proposes the median of what is left of a node on it, the weighted median of the
-// proposals is counted on every rank, and the side without the sought body is dropped); the
-// store then puts each body in its child. The store is asked only for a few keys and counts a
+// every rank proposes a few bodies evenly spaced through what is left of the node on it,
+// every rank counts what it holds before each proposal, and what lies outside the two
+// proposals that bracket the sought body is dropped); the store then puts each body in its
+// child. The store is asked only for a few keys and counts a
 // round, so where the bodies live only the store knows.
 //
 // A Store of reals T provides
@@ -77,6 +78,13 @@ struct TopCells {
     std::size_t rounds = 0;
 };
 
+// The bodies each rank proposes for an open node a round: every round narrows each rank's part
+// of the node to about 1 / (probes + 1), so a level takes about log16 of a rank's bodies rounds
+// on two ranks, each two collectives and a few small transfers (a single median a round took
+// about log4/3). Fewer where more ranks propose, so that a node's proposals stay at most 64 (or
+// one a rank): the counts every rank sends grow with them.
+inline std::size_t top_probes(std::size_t ranks) noexcept { return std::clamp<std::size_t>(64 / ranks, 1, 15); }
+
 // tree_build.cl's tree_widest_axis: ties go to the lower axis.
 template <class T>
 std::uint8_t top_widest_axis(const std::vector<double>& box, std::size_t nodes, std::size_t k) {
@@ -120,10 +128,10 @@ void check_top_input(const dist::Communicator& ranks, const std::array<T, 6>& bo
 template <class T, class Store>
 TopCells split_top(const dist::Communicator& ranks, Store& store, bool index_ok, std::size_t n, std::size_t total,
                    std::size_t levels) {
-    // A rank's proposal for a node: the median of what is left of the node on it, and how much is.
+    // A rank's proposal for a node (valid 0: an empty slot).
     struct Proposal {
         TopKey<T> key;
-        std::uint64_t weight;
+        std::uint64_t valid;
     };
     std::array<T, 6> bounds = store.bounds();
     check_top_input<T>(ranks, bounds, index_ok, n, total, levels);
@@ -142,6 +150,7 @@ TopCells split_top(const dist::Communicator& ranks, Store& store, bool index_ok,
     for (std::size_t e = 0; e < 6; ++e) box[e * nodes + 1] = total > 0 ? double(bounds[e]) : 0.0;
 
     axis.assign(nodes / 2, 0);
+    const std::size_t probes = top_probes(std::size_t(ranks.size()));
     // This rank's bodies by node, each node's in its order: where[p] .. where[p + 1].
     std::vector<std::size_t> where = {0, n};
     for (std::size_t level = 0; level < levels; ++level) {
@@ -165,63 +174,75 @@ TopCells split_top(const dist::Communicator& ranks, Store& store, bool index_ok,
         }
         while (!open.empty()) {
             ++cells.rounds;
+            // Each rank proposes up to probes bodies evenly spaced through what is left of
+            // each open node on it (all of them where fewer are left): slots of a fixed size, so
+            // that every rank's proposals line up.
             std::vector<std::size_t> places;
-            for (std::size_t p : open)
-                if (hi[p] > lo[p]) places.push_back(lo[p] + (hi[p] - lo[p]) / 2);
-            const std::vector<TopKey<T>> keys = store.keys_at(places);
-            std::vector<Proposal> mine(open.size());
-            for (std::size_t o = 0, at = 0; o < open.size(); ++o) {
+            std::vector<std::size_t> offered(open.size());
+            for (std::size_t o = 0; o < open.size(); ++o) {
                 const std::size_t p = open[o], size = hi[p] - lo[p];
-                mine[o] = {size > 0 ? keys[at++] : TopKey<T>{}, size};
+                offered[o] = std::min(size, probes);
+                for (std::size_t j = 0; j < offered[o]; ++j) places.push_back(lo[p] + (j + 1) * size / (offered[o] + 1));
             }
+            const std::vector<TopKey<T>> keys = store.keys_at(places);
+            std::vector<Proposal> mine(open.size() * probes, Proposal{TopKey<T>{}, 0});
+            for (std::size_t o = 0, at = 0; o < open.size(); ++o)
+                for (std::size_t j = 0; j < offered[o]; ++j) mine[o * probes + j] = {keys[at++], 1};
             const std::vector<Proposal> all = gather_equal(ranks, mine);
-            std::vector<TopAsk<T>> asks(open.size());
+            // Every rank counts what it holds before each proposal, in the node's order.
+            std::vector<TopAsk<T>> asks;
+            std::vector<std::size_t> first_ask(open.size() + 1, 0);
             for (std::size_t o = 0; o < open.size(); ++o) {
                 const std::size_t p = open[o];
-                // The weighted median of the proposals: as much left below it as above.
-                std::vector<Proposal> offered;
-                std::uint64_t weight = 0;
+                std::vector<TopKey<T>> candidates;
                 for (std::size_t r = 0; r < std::size_t(ranks.size()); ++r)
-                    if (all[r * open.size() + o].weight > 0) {
-                        offered.push_back(all[r * open.size() + o]);
-                        weight += offered.back().weight;
+                    for (std::size_t j = 0; j < probes; ++j) {
+                        const Proposal& offer = all[(r * open.size() + o) * probes + j];
+                        if (offer.valid) candidates.push_back(offer.key);
                     }
-                std::sort(offered.begin(), offered.end(), [&](const Proposal& a, const Proposal& b) {
-                    return top_before(axis, count + p, a.key, b.key);
+                std::sort(candidates.begin(), candidates.end(), [&](const TopKey<T>& a, const TopKey<T>& b) {
+                    return top_before(axis, count + p, a, b);
                 });
-                std::uint64_t below = 0;
-                for (const Proposal& offer : offered) {
-                    below += offer.weight;
-                    if (2 * below >= weight) {
-                        asks[o] = {lo[p], hi[p], count + p, offer.key};
-                        break;
-                    }
-                }
+                for (const TopKey<T>& c : candidates) asks.push_back({lo[p], hi[p], count + p, c});
+                first_ask[o + 1] = asks.size();
             }
             const std::vector<TopCount> found = store.count_before(asks, axis);
-            std::vector<std::uint64_t> less(open.size());
-            for (std::size_t o = 0; o < open.size(); ++o) less[o] = found[o].less;
+            std::vector<std::uint64_t> less(asks.size());
+            for (std::size_t a = 0; a < asks.size(); ++a) less[a] = found[a].less;
             const std::vector<std::uint64_t> counted = gather_equal(ranks, less);
             std::vector<std::size_t> still;
             for (std::size_t o = 0; o < open.size(); ++o) {
                 const std::size_t p = open[o];
-                std::uint64_t below = 0;
-                for (std::size_t r = 0; r < std::size_t(ranks.size()); ++r) below += counted[r * open.size() + o];
-                const std::size_t rank = base[p] + below;
-                if (rank == want[p]) {
-                    median[p] = asks[o].pivot;
-                    cut[p] = lo[p] + less[o];
-                    continue;
+                // The candidates' ranks in the node rise with them: the sought body is one of
+                // them, or lies between the last below it and the first above it.
+                std::size_t below = first_ask[o + 1], above = first_ask[o + 1], rank_below = 0;
+                bool found_median = false;
+                for (std::size_t a = first_ask[o]; a < first_ask[o + 1]; ++a) {
+                    std::uint64_t before = 0;
+                    for (std::size_t r = 0; r < std::size_t(ranks.size()); ++r) before += counted[r * asks.size() + a];
+                    const std::size_t rank = base[p] + before;
+                    if (rank == want[p]) {
+                        median[p] = asks[a].pivot;
+                        cut[p] = lo[p] + less[a];
+                        found_median = true;
+                        break;
+                    }
+                    if (rank < want[p]) {
+                        below = a;
+                        rank_below = rank;
+                    } else if (above == first_ask[o + 1]) {
+                        above = a;
+                    }
                 }
+                if (found_median) continue;
                 still.push_back(p);
-                // Drop the side without the sought body: the pivot (on the one rank that holds
-                // it) and all below it, or the pivot and all above.
-                if (rank < want[p]) {
-                    base[p] = rank + 1;
-                    lo[p] += less[o] + found[o].holds;
-                } else {
-                    hi[p] = lo[p] + less[o];
+                // Keep only what lies between them (the one below is on one rank: past it there).
+                const std::size_t old_lo = lo[p];
+                if (below < first_ask[o + 1]) {
+                    base[p] = rank_below + 1;
+                    lo[p] = old_lo + less[below] + found[below].holds;
                 }
+                if (above < first_ask[o + 1]) hi[p] = old_lo + less[above];
             }
             open.swap(still);
         }

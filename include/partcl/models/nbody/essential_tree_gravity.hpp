@@ -56,6 +56,8 @@ public:
     // The level whose nodes the latest evaluation cut between the ranks, and the exchange's
     // counts (EssentialExchange).
     std::size_t level() const noexcept { return level_; }
+    // The rounds of the latest evaluation's selection of the top (TreeTop::rounds).
+    std::size_t top_rounds() const noexcept { return top_rounds_; }
     const EssentialExchange& exchange() const noexcept { return exchange_; }
     // Bytes received by this rank in the latest evaluation: its bodies' moves to their nodes'
     // ranks, the roots, the exchange and the results coming back.
@@ -79,7 +81,7 @@ private:
     EssentialExchange exchange_;
     const dist::IndexDirectory* directory_ = nullptr;
     std::vector<int> walkers_;
-    std::size_t level_ = 0;
+    std::size_t level_ = 0, top_rounds_ = 0;
     double bytes_received_ = 0;
     Seconds seconds_;
     std::unique_ptr<DeviceTreeTop> top_;  // made at the first evaluation over ranks

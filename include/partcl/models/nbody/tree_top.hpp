@@ -4,9 +4,10 @@
 // its bodies, their order along that axis with ties in the order before (so, within a node of
 // level l, by the coordinates along the axes of the node and its ancestors, then by the order
 // the bodies were given in: their global index, cl/nbody/tree_build.cl). TreeTop finds the same
-// medians by a distributed selection (each round every rank proposes the median of what is
-// left of a node on it, the weighted median of the proposals is counted on every rank, and the
-// side without the sought body is dropped), so each body learns its node at level `levels` and
+// medians by a distributed selection (each round every rank proposes a few bodies evenly spaced
+// through what is left of a node on it, every rank counts what it holds before each, and what
+// lies outside the two that bracket the sought body is dropped), so each body learns its node
+// at level `levels` and
 // each rank the cell boxes above: the one-rank tree's top, bit for bit, whatever bodies each
 // rank holds. This is the first step of locally essential trees (docs/design.md, "Ranks"):
 // the bodies of a node at that level can then be built into its subtree on one rank, and
@@ -60,7 +61,9 @@ public:
     // (2^(levels + 1) each, element 0 unused), the same on every rank: the root's is the
     // bodies' bounding box, each child's its parent's cut at the median.
     const std::vector<double>& cell_boxes() const noexcept { return boxes_; }
-    // The selection's rounds, each two collectives, over all levels.
+    // The selection's rounds, each two collectives, over all levels. This split runs on the
+    // host; DeviceTreeTop runs the same with the bodies on a device, and this one is its
+    // reference.
     std::size_t rounds() const noexcept { return rounds_; }
 
     // The nodes of level levels() cut into `ranks` contiguous runs (rank r owns nodes
