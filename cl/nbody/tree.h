@@ -38,4 +38,26 @@ INLINE uint tree_node_of(const uint i, const uint count, const uint n)
     return (uint)((((ulong)i + 1) * (ulong)count - 1) / (ulong)n);
 }
 
+/* v, or `flag` where v is NaN or infinite: such a body widens the root box to the largest
+ * reals, which the host refuses (a NaN would otherwise take no place in the sorts' order). */
+INLINE real tree_bounded(const real v, const real flag)
+{
+    return isnan(v) || fabs(v) >= REAL_MAX ? flag : v;
+}
+
+/* The work-group's boxes, lane l's at lo[a * size + l] and hi[a * size + l] (axis a, `size` lanes, a
+ * power of two), reduced into lane 0's; every lane calls it once its own box is written. */
+INLINE void tree_reduce_boxes(LOCAL_SPACE real* lo, LOCAL_SPACE real* hi, const uint lane, const uint size)
+{
+    BARRIER_LOCAL;
+    for (uint stride = size / 2; stride > 0; stride /= 2) {
+        if (lane < stride)
+            for (uint a = 0; a < 3; ++a) {
+                lo[a * size + lane] = min(lo[a * size + lane], lo[a * size + lane + stride]);
+                hi[a * size + lane] = max(hi[a * size + lane], hi[a * size + lane + stride]);
+            }
+        BARRIER_LOCAL;
+    }
+}
+
 #endif /* PARTCL_NBODY_TREE_H */

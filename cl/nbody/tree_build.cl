@@ -49,12 +49,6 @@ INLINE uint tree_widest_axis(GLOBAL const real* box, const uint nodes, const uin
     return ex >= ey ? (ex >= ez ? 0u : 2u) : (ey >= ez ? 1u : 2u);
 }
 
-/* v, or `flag` where v is NaN or infinite: such a body widens the root box to the largest
- * reals, which the host refuses (a NaN would otherwise take no place in the sorts' order). */
-INLINE real tree_bounded(const real v, const real flag)
-{
-    return isnan(v) || fabs(v) >= REAL_MAX ? flag : v;
-}
 
 /* The root box in two passes of this kernel (one work-group alone would take milliseconds
  * for a million bodies): work-group g bounds items [0, n) it meets with a grid-stride loop,
@@ -72,8 +66,8 @@ KERNEL WORK_GROUP_SIZE(TREE_GROUP) void tree_root_box(const uint n, const uint i
                                                       const uint perm_count,
                                                       GLOBAL uint* RESTRICT perm)
 {
-    LOCAL real lo[3][TREE_GROUP];
-    LOCAL real hi[3][TREE_GROUP];
+    LOCAL real lo[3 * TREE_GROUP];
+    LOCAL real hi[3 * TREE_GROUP];
     const uint lane = local_id(0);
     const uint first = global_id(0), step = global_size(0);
     for (uint a = 0; a < 3; ++a) {
@@ -82,23 +76,15 @@ KERNEL WORK_GROUP_SIZE(TREE_GROUP) void tree_root_box(const uint n, const uint i
             l = min(l, tree_bounded(in[a * in_stride + i], -REAL_MAX));
             h = max(h, tree_bounded(in[hi_offset + a * in_stride + i], REAL_MAX));
         }
-        lo[a][lane] = l;
-        hi[a][lane] = h;
+        lo[a * TREE_GROUP + lane] = l;
+        hi[a * TREE_GROUP + lane] = h;
     }
     for (uint i = first; i < perm_count; i += step) perm[i] = i;
-    BARRIER_LOCAL;
-    for (uint stride = TREE_GROUP / 2; stride > 0; stride /= 2) {
-        if (lane < stride)
-            for (uint a = 0; a < 3; ++a) {
-                lo[a][lane] = min(lo[a][lane], lo[a][lane + stride]);
-                hi[a][lane] = max(hi[a][lane], hi[a][lane + stride]);
-            }
-        BARRIER_LOCAL;
-    }
+    tree_reduce_boxes(lo, hi, lane, TREE_GROUP);
     if (lane == 0)
         for (uint a = 0; a < 3; ++a) {
-            out[a * out_stride + out_offset + group_id(0)] = lo[a][0];
-            out[(3u + a) * out_stride + out_offset + group_id(0)] = hi[a][0];
+            out[a * out_stride + out_offset + group_id(0)] = lo[a * TREE_GROUP];
+            out[(3u + a) * out_stride + out_offset + group_id(0)] = hi[a * TREE_GROUP];
         }
 }
 

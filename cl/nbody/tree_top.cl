@@ -50,33 +50,23 @@ INLINE int top_before(GLOBAL const uint* RESTRICT axis, uint k, const real a0, c
 KERNEL WORK_GROUP_SIZE(TOP_GROUP) void top_bounds(const uint m, GLOBAL const real* RESTRICT pos,
                                                   GLOBAL real* RESTRICT partial)
 {
-    LOCAL real lo[3][TOP_GROUP];
-    LOCAL real hi[3][TOP_GROUP];
+    LOCAL real lo[3 * TOP_GROUP];
+    LOCAL real hi[3 * TOP_GROUP];
     const uint lane = local_id(0);
     for (uint a = 0; a < 3; ++a) {
         real l = REAL_MAX, h = -REAL_MAX;
         for (uint i = global_id(0); i < m; i += global_size(0)) {
-            const real v = pos[a * m + i];
-            const int bad = isnan(v) || fabs(v) >= REAL_MAX;
-            l = min(l, bad ? -REAL_MAX : v);
-            h = max(h, bad ? REAL_MAX : v);
+            l = min(l, tree_bounded(pos[a * m + i], -REAL_MAX));
+            h = max(h, tree_bounded(pos[a * m + i], REAL_MAX));
         }
-        lo[a][lane] = l;
-        hi[a][lane] = h;
+        lo[a * TOP_GROUP + lane] = l;
+        hi[a * TOP_GROUP + lane] = h;
     }
-    BARRIER_LOCAL;
-    for (uint stride = TOP_GROUP / 2; stride > 0; stride /= 2) {
-        if (lane < stride)
-            for (uint a = 0; a < 3; ++a) {
-                lo[a][lane] = min(lo[a][lane], lo[a][lane + stride]);
-                hi[a][lane] = max(hi[a][lane], hi[a][lane + stride]);
-            }
-        BARRIER_LOCAL;
-    }
+    tree_reduce_boxes(lo, hi, lane, TOP_GROUP);
     if (lane == 0)
         for (uint a = 0; a < 3; ++a) {
-            partial[6 * group_id(0) + a] = lo[a][0];
-            partial[6 * group_id(0) + 3 + a] = hi[a][0];
+            partial[6 * group_id(0) + a] = lo[a * TOP_GROUP];
+            partial[6 * group_id(0) + 3 + a] = hi[a * TOP_GROUP];
         }
 }
 
