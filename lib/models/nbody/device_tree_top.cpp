@@ -8,22 +8,16 @@
 #include <partcl/backend/error.hpp>
 #include <partcl/jit/compiler.hpp>
 
+#include "device_room.hpp"
 #include "tree_top_split.hpp"
 
 namespace partcl {
 
 namespace {
 
+using detail::reserve;
+
 constexpr std::size_t group = 64;  // top_bounds' work-group, and at most as many groups
-
-void reserve(const Context& context, Buffer<std::uint32_t>& buffer, std::size_t size) {
-    if (buffer.size() < std::max<std::size_t>(size, 1)) buffer = Buffer<std::uint32_t>(context, std::max<std::size_t>(size, 1));
-}
-
-void reserve(const Context& context, Precision precision, RealBuffer& buffer, std::size_t size) {
-    if (buffer.size() < std::max<std::size_t>(size, 1) || buffer.precision() != precision)
-        buffer = RealBuffer(context, precision, std::max<std::size_t>(size, 1));
-}
 
 template <class T>
 void read_reals(Queue& queue, const RealBuffer& buffer, T* host, std::size_t count) {
@@ -172,7 +166,7 @@ TreeTop DeviceTreeTop::split(const dist::Communicator& ranks, const RealBuffer& 
         index_ok = index_ok && index[i] < total;
         index32[i] = std::uint32_t(index[i]);
     }
-    if (levels > 31) throw UsageError("TreeTop: " + std::to_string(levels) + " levels (at most 31)");
+    detail::check_top_levels(levels);  // before the buffers a level's nodes size
     n_ = n;
     levels_ = levels;
     for (Buffer<std::uint32_t>* b : {&index_, &perm_, &values_, &node_, &uint_keys_}) reserve(context_, *b, n);

@@ -8,6 +8,8 @@
 #include <partcl/backend/error.hpp>
 #include <partcl/dist/distributor.hpp>
 
+#include "device_room.hpp"
+
 namespace partcl {
 
 namespace {
@@ -26,9 +28,20 @@ private:
     std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
-void reserve(const Context& context, Precision precision, RealBuffer& buffer, std::size_t size) {
-    if (buffer.size() < std::max<std::size_t>(size, 1) || buffer.precision() != precision)
-        buffer = RealBuffer(context, precision, std::max<std::size_t>(size, 1));
+using detail::reserve;
+
+// The parts of [0, size) outside `hole`, each with where it starts among the items outside the
+// hole packed together: how the items that cross the host line up with the device's, where
+// those of the hole stay.
+struct Part {
+    Range range;
+    std::size_t packed;
+};
+std::vector<Part> around(Range hole, std::size_t size) {
+    std::vector<Part> parts;
+    if (hole.begin > 0) parts.push_back({{0, hole.begin}, 0});
+    if (hole.end < size) parts.push_back({{hole.end, size}, hole.begin});
+    return parts;
 }
 
 } // namespace
@@ -105,11 +118,10 @@ void EssentialTreeGravity::accelerations(const RealBuffer& positions, const Real
     away.insert(away.end(), to.begin() + std::ptrdiff_t(stay.end), to.end());
     std::vector<unsigned char> sent_records(record * away.size());
     std::vector<std::uint32_t> sent_tags(2 * away.size());
-    for (const Range part : {Range{0, stay.begin}, Range{stay.end, n}}) {
-        if (part.size() == 0) continue;
-        const std::size_t at = part.begin < stay.begin ? 0 : stay.begin;  // in the sent items
-        records_.memory().read(queue, record * part.begin, record * part.size(), sent_records.data() + record * at);
-        tags_.read(queue, sent_tags.data() + 2 * at, 2 * part.size(), 2 * part.begin);
+    for (const Part& part : around(stay, n)) {
+        const Range r = part.range;
+        records_.memory().read(queue, record * r.begin, record * r.size(), sent_records.data() + record * part.packed);
+        tags_.read(queue, sent_tags.data() + 2 * part.packed, 2 * r.size(), 2 * r.begin);
     }
     const dist::Distributor move(world, away);
     const std::size_t arrived = move.received(), held = arrived + stay.size();
@@ -120,22 +132,21 @@ void EssentialTreeGravity::accelerations(const RealBuffer& positions, const Real
     bytes_received_ += double(arrived) * double(record + tag);
     // The arrivals in runs by sending rank, this rank's own (those that stayed) in its place.
     const std::size_t before = move.sources()[rank].begin;
+    const Range stayed{before, before + stay.size()};  // among the held items
     std::vector<std::size_t> runs = move.sources().offsets();
     for (std::size_t r = rank + 1; r < runs.size(); ++r) runs[r] += stay.size();
     reserve(context, precision, arrived_records_, 4 * held);
-    if (arrived_tags_.size() < std::max<std::size_t>(2 * held, 1))
-        arrived_tags_ = Buffer<std::uint32_t>(context, std::max<std::size_t>(2 * held, 1));
-    for (const Range part : {Range{0, before}, Range{before, arrived}}) {
-        if (part.size() == 0) continue;
-        const std::size_t at = part.begin < before ? 0 : before + stay.size();  // in the held items
+    reserve(context, arrived_tags_, 2 * held);
+    for (const Part& part : around(stayed, held)) {
+        const Range r = part.range;
         arrived_records_.memory()
-            .write(queue, record * at, record * part.size(), arrived_records.data() + record * part.begin)
+            .write(queue, record * r.begin, record * r.size(), arrived_records.data() + record * part.packed)
             .wait();
-        arrived_tags_.write(queue, arrived_tags.data() + 2 * part.begin, 2 * part.size(), 2 * at).wait();
+        arrived_tags_.write(queue, arrived_tags.data() + 2 * part.packed, 2 * r.size(), 2 * r.begin).wait();
     }
     if (stay.size() > 0) {
-        records_.copy_to(queue, arrived_records_, 4 * stay.size(), 4 * stay.begin, 4 * before);
-        tags_.copy_to(queue, arrived_tags_, 2 * stay.size(), 2 * stay.begin, 2 * before);
+        records_.copy_to(queue, arrived_records_, 4 * stay.size(), 4 * stay.begin, 4 * stayed.begin);
+        tags_.copy_to(queue, arrived_tags_, 2 * stay.size(), 2 * stay.begin, 2 * stayed.begin);
     }
     top_->merge(runs, arrived_records_, arrived_tags_, arrival_, branch_positions_, branch_mass_);
     reserve(context, precision, walked_, 3 * held);
@@ -161,10 +172,9 @@ void EssentialTreeGravity::accelerations(const RealBuffer& positions, const Real
     top_->results_by_arrival(held, arrival_, local_.permutation(), walked_, potential ? &walked_potential_ : nullptr,
                              results_);
     std::vector<unsigned char> walked(record * arrived), mine(record * away.size());
-    for (const Range part : {Range{0, before}, Range{before, arrived}}) {
-        if (part.size() == 0) continue;
-        const std::size_t at = part.begin < before ? 0 : before + stay.size();
-        results_.memory().read(queue, record * at, record * part.size(), walked.data() + record * part.begin);
+    for (const Part& part : around(stayed, held)) {
+        const Range r = part.range;
+        results_.memory().read(queue, record * r.begin, record * r.size(), walked.data() + record * part.packed);
     }
     std::vector<int> back(arrived);
     const Partition& sources = move.sources();
@@ -178,12 +188,11 @@ void EssentialTreeGravity::accelerations(const RealBuffer& positions, const Real
     send_back.distribute(walked.data(), record, mine.data());
     bytes_received_ += double(away.size() * record);
     reserve(context, precision, home_, 4 * n);
-    for (const Range part : {Range{0, stay.begin}, Range{stay.end, n}}) {
-        if (part.size() == 0) continue;
-        const std::size_t at = part.begin < stay.begin ? 0 : stay.begin;  // in the returned items
-        home_.memory().write(queue, record * part.begin, record * part.size(), mine.data() + record * at).wait();
+    for (const Part& part : around(stay, n)) {
+        const Range r = part.range;
+        home_.memory().write(queue, record * r.begin, record * r.size(), mine.data() + record * part.packed).wait();
     }
-    if (stay.size() > 0) results_.copy_to(queue, home_, 4 * stay.size(), 4 * before, 4 * stay.begin);
+    if (stay.size() > 0) results_.copy_to(queue, home_, 4 * stay.size(), 4 * stayed.begin, 4 * stay.begin);
     if (n > 0) {
         top_->results_home(home_, out, out_offset, potential);
         queue.finish();

@@ -102,13 +102,18 @@ std::vector<V> gather_equal(const dist::Communicator& ranks, const std::vector<V
     return all;
 }
 
+// UsageError for a top of more than 31 levels (every rank asks for the same).
+inline void check_top_levels(std::size_t levels) {
+    if (levels > 31) throw UsageError("TreeTop: " + std::to_string(levels) + " levels (at most 31)");
+}
+
 // Collective: UsageError on every rank alike for levels past 31, too many bodies, counts that
 // do not add up to `total`, an index past it (index_ok false on some rank) or a body that is
 // not finite (bounds as Store::bounds gives them).
 template <class T>
 void check_top_input(const dist::Communicator& ranks, const std::array<T, 6>& bounds, bool index_ok,
                      std::size_t n, std::size_t total, std::size_t levels) {
-    if (levels > 31) throw UsageError("TreeTop: " + std::to_string(levels) + " levels (at most 31)");
+    check_top_levels(levels);
     if (total >= (std::size_t(1) << 32)) throw UsageError("TreeTop: " + std::to_string(total) + " bodies (fewer than 2^32)");
     const T largest = std::numeric_limits<T>::max();
     std::uint64_t bad = index_ok ? 0 : 2;
