@@ -1,9 +1,11 @@
 #pragma once
 // Runs of tests/test_oclgrind.cpp's kernel table that live in their own files: each runs one
 // kernel file of cl/ at small N in `precision` on the test device and checks it against the
-// host (oclgrind_dense.cpp, oclgrind_nbody.cpp, oclgrind_shared.cpp, oclgrind_routing.cpp, oclgrind_tree_top.cpp).
+// host (oclgrind_dense.cpp, oclgrind_nbody.cpp, oclgrind_shared.cpp, oclgrind_routing.cpp, oclgrind_tree_top.cpp,
+// oclgrind_essential.cpp).
 #include <cstdint>
 #include <deque>
+#include <utility>
 
 #include <partcl/backend/precision.hpp>
 #include <partcl/runtime/buffer.hpp>
@@ -15,6 +17,7 @@ namespace partcl_test {
 void run_dense_kernel(partcl::Precision precision);
 void run_particle_mesh_kernel(partcl::Precision precision);
 void run_tree_build_kernel(partcl::Precision precision);
+void run_tree_essential_kernels(partcl::Precision precision);  // run by run_tree_build_kernel
 void run_tree_force_kernel(partcl::Precision precision);
 void run_combine_kernel(partcl::Precision precision);
 void run_cell_list_kernel(partcl::Precision precision);
@@ -38,6 +41,12 @@ template <class T>
 std::deque<T>& kept() {
     static std::deque<T>* objects = new std::deque<T>;
     return *objects;
+}
+
+// An object made in kept()'s deque, which lives as long as the process.
+template <class B, class... Args>
+B& keep(Args&&... args) {
+    return kept<B>().emplace_back(std::forward<Args>(args)...);
 }
 
 inline void take_recycled_slots(partcl::Context& context) {

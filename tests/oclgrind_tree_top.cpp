@@ -22,12 +22,6 @@ namespace partcl_test {
 
 namespace {
 
-// A buffer that lives as long as the process (oclgrind_kernels.hpp, kept()).
-template <class B, class... Args>
-B& keep(Args&&... args) {
-    return kept<B>().emplace_back(std::forward<Args>(args)...);
-}
-
 std::vector<double> random_values(std::mt19937& rng, std::size_t n) {
     std::vector<double> v(n);
     for (double& x : v) x = std::uniform_real_distribution<double>(-1, 1)(rng);

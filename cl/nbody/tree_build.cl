@@ -411,3 +411,108 @@ KERNEL void tree_export_bodies(const uint count, GLOBAL const uint* RESTRICT at,
     const uint p = at[j];
     for (uint c = 0; c < 4; ++c) values[4 * j + c] = sorted[4 * p + c];
 }
+
+/* Locally essential trees' selection (TreeGravity::essential_sends): what of this rank's
+ * subtrees the walk groups of other ranks may meet. Each group lies inside a box (a node of the
+ * branches' level another rank owns), so its walk opens no node the box's walk leaves shut,
+ * where a node opens when it has mass and the squared distance from its centre of mass to the
+ * box is within crit2 * margin (the margin covers both walks' rounding).
+ *
+ * Bit b of word w of a node's mask stands for box 32 w + b. Walked nodes are numbered level by
+ * level: the whole level above the run's level `top` (everyone holds the top), the run's nodes
+ * at and below it (others' subtrees are theirs to send), each level's from `base` on, the run's
+ * children of a node at i of its level at 2 i and 2 i + 1 of theirs.
+ * tree_essential_open, once a level from the root (k == 1 reaches every box's walk, `walked`):
+ *   open[words (base + i) + w]  the boxes whose walk opens node first + i (its parent opened)
+ *   sends[at + i]                below `top`: the ranks a node goes to (rank[] of the boxes
+ *                                that opened its parent; a rank's boxes are consecutive)
+ *   leaf_sends[i]                at the leaves: the ranks times the leaf's bodies
+ * and once the counts are scanned into offsets, tree_essential_nodes and tree_essential_bodies
+ * write each node and body once for each rank, in the ranks' order. */
+INLINE bool tree_box_opens(GLOBAL const real* RESTRICT box, const uint j, const real cx, const real cy,
+                           const real cz, const real crit)
+{
+    const real gx = max(max(box[6 * j] - cx, cx - box[6 * j + 3]), REAL_C(0.0));
+    const real gy = max(max(box[6 * j + 1] - cy, cy - box[6 * j + 4]), REAL_C(0.0));
+    const real gz = max(max(box[6 * j + 2] - cz, cz - box[6 * j + 5]), REAL_C(0.0));
+    return gx * gx + gy * gy + gz * gz <= crit;
+}
+
+/* The ranks named by `words` masks, each once: counted, and where `out`, each written `repeat`
+ * times in a row from out[at] on. */
+INLINE uint tree_mask_ranks(GLOBAL const uint* RESTRICT mask, const uint words, GLOBAL const uint* RESTRICT rank,
+                            GLOBAL uint* RESTRICT out, const uint at, const uint repeat)
+{
+    uint ranks = 0, last = 0xffffffffu;
+    for (uint w = 0; w < words; ++w) {
+        const uint bits = mask[w];
+        for (uint b = 0; b < 32 && (bits >> b) != 0; ++b)
+            if ((bits >> b) & 1u && rank[32 * w + b] != last) {
+                last = rank[32 * w + b];
+                if (out)
+                    for (uint r = 0; r < repeat; ++r) out[at + ranks * repeat + r] = last;
+                ++ranks;
+            }
+    }
+    return ranks;
+}
+
+KERNEL void tree_essential_open(const uint count, const uint first, const uint base, const uint parent_first,
+                                const uint parent_base, const uint nodes, const uint words, const real margin,
+                                const uint sends_at, const uint leaf_level, const uint leaves, const uint n,
+                                GLOBAL const uint* RESTRICT walked, GLOBAL const real* RESTRICT box,
+                                GLOBAL const uint* RESTRICT rank, GLOBAL const real* RESTRICT node,
+                                GLOBAL uint* RESTRICT open, GLOBAL uint* RESTRICT sends,
+                                GLOBAL uint* RESTRICT leaf_sends)
+{
+    const uint i = global_id(0);
+    if (i >= count) return;
+    const uint k = first + i;
+    GLOBAL const uint* reach = k == 1 ? walked : open + words * (parent_base + (k >> 1) - parent_first);
+    const real cx = node[k], cy = node[nodes + k], cz = node[2 * nodes + k];
+    const bool massive = node[3 * nodes + k] > 0;
+    const real crit = node[4 * nodes + k] * margin;
+    GLOBAL uint* mine = open + words * (base + i);
+    for (uint w = 0; w < words; ++w) {
+        const uint bits = reach[w];
+        uint opened = 0;
+        if (massive)
+            for (uint b = 0; b < 32 && (bits >> b) != 0; ++b)
+                if ((bits >> b) & 1u && tree_box_opens(box, 32 * w + b, cx, cy, cz, crit)) opened |= 1u << b;
+        mine[w] = opened;
+    }
+    if (sends_at != 0xffffffffu) sends[sends_at + i] = tree_mask_ranks(reach, words, rank, 0, 0, 0);
+    if (leaf_level) {
+        const uint p = k - leaves;
+        leaf_sends[i] = tree_mask_ranks(mine, words, rank, 0, 0, 0) * (tree_start(p + 1, leaves, n) - tree_start(p, leaves, n));
+    }
+}
+
+/* Node first + i of a level below `top` at offsets[at + i] on, once for each rank it goes to. */
+KERNEL void tree_essential_nodes(const uint count, const uint first, const uint parent_first, const uint parent_base,
+                                 const uint words, const uint at, GLOBAL const uint* RESTRICT rank,
+                                 GLOBAL const uint* RESTRICT open, GLOBAL const uint* RESTRICT offsets,
+                                 GLOBAL uint* RESTRICT ids, GLOBAL uint* RESTRICT to)
+{
+    const uint i = global_id(0);
+    if (i >= count) return;
+    const uint k = first + i, o = offsets[at + i];
+    const uint ranks = tree_mask_ranks(open + words * (parent_base + (k >> 1) - parent_first), words, rank, to, o, 1);
+    for (uint r = 0; r < ranks; ++r) ids[o + r] = k;
+}
+
+/* The bodies of leaf first + i (of the run's `count`, walked from `base`) at offsets[i] on,
+ * rank after rank: their places in the window of tree positions from `window` on. */
+KERNEL void tree_essential_bodies(const uint count, const uint first, const uint base, const uint words,
+                                  const uint leaves, const uint n, const uint window,
+                                  GLOBAL const uint* RESTRICT rank, GLOBAL const uint* RESTRICT open,
+                                  GLOBAL const uint* RESTRICT offsets, GLOBAL uint* RESTRICT places,
+                                  GLOBAL uint* RESTRICT to)
+{
+    const uint i = global_id(0);
+    if (i >= count) return;
+    const uint p = first + i - leaves, begin = tree_start(p, leaves, n), end = tree_start(p + 1, leaves, n);
+    const uint o = offsets[i];
+    const uint size = end - begin, ranks = tree_mask_ranks(open + words * (base + i), words, rank, to, o, size);
+    for (uint q = 0; q < ranks * size; ++q) places[o + q] = begin + q % size - window;
+}

@@ -7,7 +7,6 @@
 
 #include <partcl/backend/error.hpp>
 #include <partcl/dist/distributor.hpp>
-#include <partcl/models/nbody/tree_layout.hpp>
 
 namespace partcl {
 
@@ -15,67 +14,7 @@ namespace {
 
 // A row of TreeGravity::node_rows: the node fields (cx, cy, cz, m, crit2, moments), the tight box
 // (lo x y z, hi x y z) and the radius.
-constexpr std::size_t row_fields = TreeGravity::row_fields, node_fields = TreeGravity::node_fields;
-constexpr std::size_t box_lo = node_fields, walk_fields = 5;
-
-std::size_t level_of(std::size_t k) noexcept {
-    std::size_t l = 0;
-    while (k >>= 1) ++l;
-    return l;
-}
-
-// The rows a rank holds of the one-rank heap, read back once a run: every node down to the
-// branches' level (the top and every rank's roots), and below it its own run's subtrees, of
-// these only what the box walk reads (centre of mass, mass, crit2: walk_fields); the rows sent
-// are read from the device when they are known (TreeGravity::essential_rows).
-class HeldRows {
-public:
-    HeldRows(TreeGravity& tree, const std::vector<double>& roots)
-        : top_(tree.branch_level()), levels_(tree.levels()), run_(tree.branch_nodes()) {
-        upper_.resize(row_fields << (top_ + 1));
-        for (std::size_t l = 0; l < top_; ++l) {
-            const std::vector<double> rows = tree.node_rows(l, {0, std::size_t(1) << l});
-            std::copy(rows.begin(), rows.end(), upper_.begin() + std::ptrdiff_t(row_fields << l));
-        }
-        std::copy(roots.begin(), roots.end(), upper_.begin() + std::ptrdiff_t(row_fields << top_));
-        offsets_.assign(levels_ + 2, 0);
-        for (std::size_t l = top_ + 1; l <= levels_; ++l) {
-            const std::vector<double> rows = tree.node_rows(l, run(l), walk_fields);
-            offsets_[l + 1] = offsets_[l] + run(l).size();
-            below_.insert(below_.end(), rows.begin(), rows.end());
-        }
-    }
-
-    std::size_t top() const noexcept { return top_; }
-    std::size_t levels() const noexcept { return levels_; }
-    // The run's nodes of level l >= top().
-    Range run(std::size_t l) const noexcept {
-        return {run_.begin << (l - top_), run_.end << (l - top_)};
-    }
-    // Whether this rank walks on from node k of level l: above top() every rank does; at and
-    // below it, only in its own run's subtrees (another rank's sends what lies below its roots).
-    bool walks(std::size_t k, std::size_t l) const noexcept {
-        if (l < top_) return true;
-        const std::size_t p = (k >> (l - top_)) - (std::size_t(1) << top_);
-        return run_.begin <= p && p < run_.end;
-    }
-    // Node k of level l's row, its first walk_fields values at least (held: at or above top(),
-    // or walks() below it), and its index among the held nodes below top().
-    const double* row(std::size_t k, std::size_t l) const noexcept {
-        if (l <= top_) return upper_.data() + row_fields * k;
-        return below_.data() + walk_fields * index(k, l);
-    }
-    std::size_t index(std::size_t k, std::size_t l) const noexcept {
-        return offsets_[l] + (k - (std::size_t(1) << l)) - run(l).begin;
-    }
-    std::size_t below_count() const noexcept { return below_.size() / walk_fields; }
-
-private:
-    std::size_t top_, levels_;
-    Range run_;
-    std::vector<double> upper_, below_;
-    std::vector<std::size_t> offsets_;  // [l]: index of level l's first held node below top
-};
+constexpr std::size_t row_fields = TreeGravity::row_fields, box_lo = TreeGravity::node_fields;
 
 // Items of a 32-bit index and `values` reals of the tree's precision, packed side by side.
 class Packing {
@@ -119,39 +58,6 @@ private:
     std::size_t real_, values_;
 };
 
-// The walk of a box over the held rows, as a walk group within it would go but opening every
-// node the group could open: calls node(k, l) for each node below top met (its parent opened)
-// and leaf(p) for each leaf of this rank opened.
-template <class Node, class Leaf>
-void walk_box(const HeldRows& held, const double* box, double margin, std::vector<std::size_t>& stack,
-              Node node, Leaf leaf) {
-    stack.assign(1, 1);
-    while (!stack.empty()) {
-        const std::size_t k = stack.back();
-        stack.pop_back();
-        const std::size_t l = level_of(k);
-        if (!held.walks(k, l)) continue;
-        const double* r = held.row(k, l);
-        if (!(r[3] > 0)) continue;  // massless: skipped
-        double g2 = 0;
-        for (std::size_t a = 0; a < 3; ++a) {
-            const double c = r[a], gap = std::max(std::max(box[a] - c, c - box[3 + a]), 0.0);
-            g2 += gap * gap;
-        }
-        if (g2 > r[4] * margin) continue;  // taken whole by every group within the box
-        if (l == held.levels()) {  // a leaf, at or below top(): this rank's
-            leaf(k - (std::size_t(1) << l));
-            continue;
-        }
-        if (l + 1 > held.top()) {
-            node(2 * k, l + 1);
-            node(2 * k + 1, l + 1);
-        }
-        stack.push_back(2 * k + 1);
-        stack.push_back(2 * k);
-    }
-}
-
 } // namespace
 
 void EssentialExchange::run(TreeGravity& tree, const Partition& owners, const std::vector<double>& roots) {
@@ -175,56 +81,30 @@ void EssentialExchange::run(TreeGravity& tree, const Partition& owners, const st
         tree.import_essential({}, {}, {}, {});
         return;
     }
-    const HeldRows held(tree, roots);
-    const std::size_t total = tree.total(), leaves = tree.leaves();
     const double epsilon = tree.precision() == Precision::float32 ? double(std::numeric_limits<float>::epsilon())
                                                                   : std::numeric_limits<double>::epsilon();
-    const double margin = 1 + 64 * epsilon;
     const Packing node_items(tree.precision(), TreeGravity::essential_row_fields), body_items(tree.precision(), 4);
 
-    // Each other rank's items, marked by a stamp (the rank + 1) so that no node or body goes
-    // twice to one rank whichever of its roots' boxes met it.
-    nodes_.clear();
-    bodies_.clear();
-    std::vector<int> node_to, body_to;
-    std::vector<std::uint32_t> node_ids, body_positions;
-    std::vector<std::size_t> node_stamp(held.below_count(), 0), leaf_stamp(held.run(held.levels()).size(), 0);
-    std::vector<std::size_t> stack;
-    for (std::size_t b = 0; b < ranks; ++b) {
-        if (b == rank) continue;
-        const auto node = [&](std::size_t k, std::size_t l) {
-            const std::size_t i = held.index(k, l);
-            if (node_stamp[i] == b + 1) return;
-            node_stamp[i] = b + 1;
-            node_ids.push_back(std::uint32_t(k));
-            node_to.push_back(int(b));
-        };
-        const auto leaf = [&](std::size_t p) {
-            const std::size_t i = p - held.run(held.levels()).begin;
-            if (leaf_stamp[i] == b + 1) return;
-            leaf_stamp[i] = b + 1;
-            for (std::size_t j = tree_start(p, leaves, total); j < tree_start(p + 1, leaves, total); ++j) {
-                body_positions.push_back(std::uint32_t(j));
-                body_to.push_back(int(b));
-            }
-        };
+    // Every other rank's roots with bodies (no bodies, no groups), walked for the rank.
+    std::vector<double> boxes(6 * count);
+    std::vector<int> box_rank(count, -1);
+    for (std::size_t b = 0; b < ranks; ++b)
         for (std::size_t q = owners[b].begin; q < owners[b].end; ++q) {
             const double* root = roots.data() + row_fields * q;
-            if (!(root[3] > 0)) continue;  // no bodies, no groups
-            double box[6];
-            std::copy(root + box_lo, root + box_lo + 6, box);
-            walk_box(held, box, margin, stack, node, leaf);
+            std::copy(root + box_lo, root + box_lo + 6, boxes.begin() + std::ptrdiff_t(6 * q));
+            if (b != rank && root[3] > 0) box_rank[q] = int(b);
         }
-    }
-    const std::vector<double> sent_rows = tree.essential_rows(node_ids), sent_bodies = tree.branch_bodies(body_positions);
-    for (std::size_t i = 0; i < node_ids.size(); ++i)
-        node_items.append(nodes_, node_ids[i], sent_rows.data() + TreeGravity::essential_row_fields * i);
-    for (std::size_t i = 0; i < body_positions.size(); ++i)
-        body_items.append(bodies_, body_positions[i], sent_bodies.data() + 4 * i);
-    nodes_sent_ = node_to.size();
-    bodies_sent_ = body_to.size();
+    const TreeGravity::EssentialSends sends = tree.essential_sends(boxes, box_rank, 1 + 64 * epsilon);
+    nodes_.clear();
+    bodies_.clear();
+    for (std::size_t i = 0; i < sends.nodes.size(); ++i)
+        node_items.append(nodes_, sends.nodes[i], sends.rows.data() + TreeGravity::essential_row_fields * i);
+    for (std::size_t i = 0; i < sends.positions.size(); ++i)
+        body_items.append(bodies_, sends.positions[i], sends.bodies.data() + 4 * i);
+    nodes_sent_ = sends.nodes.size();
+    bodies_sent_ = sends.positions.size();
 
-    const dist::Distributor send_nodes(world, node_to), send_bodies(world, body_to);
+    const dist::Distributor send_nodes(world, sends.node_to), send_bodies(world, sends.body_to);
     nodes_received_ = send_nodes.received();
     bodies_received_ = send_bodies.received();
     nodes_arrived_.resize(nodes_received_ * node_items.size());

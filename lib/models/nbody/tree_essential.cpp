@@ -4,10 +4,13 @@
 #include <partcl/models/nbody/tree_gravity.hpp>
 #include <partcl/models/nbody/tree_layout.hpp>
 
+#include <algorithm>
 #include <string>
 
+#include <partcl/algorithm/scan.hpp>
 #include <partcl/backend/error.hpp>
 
+#include "device_room.hpp"
 #include "tree_build_kernels.hpp"
 
 namespace partcl {
@@ -29,43 +32,113 @@ Range TreeGravity::branch_groups() const {
     return {window_.first << shift, window_.last << shift};
 }
 
-std::vector<double> TreeGravity::branch_bodies(const std::vector<std::uint32_t>& positions) {
-    const Window& w = window_;
-    for (const std::uint32_t p : positions)
-        if (p < w.base || p >= w.base + w.n)
-            throw UsageError("TreeGravity::branch_bodies: tree position " + std::to_string(p) + " outside the window [" +
-                             std::to_string(w.base) + ", " + std::to_string(w.base + w.n) + ")");
-    std::vector<double> bodies(4 * positions.size());
-    if (positions.empty()) return bodies;
-    Queue& queue = context_.queue(0);
-    std::vector<std::uint32_t> at(positions);
-    for (std::uint32_t& p : at) p -= std::uint32_t(w.base);
-    Buffer<std::uint32_t> places(context_, at.size());
-    RealBuffer values(context_, precision_, bodies.size());
-    places.write(queue, at.data(), at.size());
-    kernels_[k_export_bodies].args(std::uint32_t(at.size()), places, sorted_, values).launch(queue, at.size());
-    values.read(queue, bodies.data(), bodies.size());
-    return bodies;
-}
+TreeGravity::EssentialSends TreeGravity::essential_sends(const std::vector<double>& boxes,
+                                                         const std::vector<int>& box_rank, double margin) {
+    const std::string what = "TreeGravity::essential_sends: ";
+    if (!top_built_) throw UsageError(what + "build_branches() and build_top() come first");
+    const std::size_t count = box_rank.size();
+    if (boxes.size() != 6 * count)
+        throw UsageError(what + std::to_string(boxes.size()) + " values for " + std::to_string(count) +
+                         " boxes (6 a box)");
+    // The kernels name each rank once a mask by comparing a box's rank with the one before.
+    std::vector<int> seen;
+    for (std::size_t j = 0; j < count; ++j) {
+        const int r = box_rank[j];
+        if (r < 0 || (j > 0 && box_rank[j - 1] == r)) continue;
+        if (std::find(seen.begin(), seen.end(), r) != seen.end())
+            throw UsageError(what + "the boxes of rank " + std::to_string(r) + " are not consecutive (box " +
+                             std::to_string(j) + ")");
+        seen.push_back(r);
+    }
+    EssentialSends sends;
+    if (seen.empty()) return sends;
 
-std::vector<double> TreeGravity::essential_rows(const std::vector<std::uint32_t>& nodes) {
-    const std::size_t heap = std::size_t(2) << levels_;
-    if (window_.total == 0) throw UsageError("TreeGravity::essential_rows: no tree built");
-    for (const std::uint32_t k : nodes)
-        if (k == 0 || k >= heap)
-            throw UsageError("TreeGravity::essential_rows: node " + std::to_string(k) + " outside the heap of " +
-                             std::to_string(heap - 1) + " nodes");
-    std::vector<double> rows(essential_row_fields * nodes.size());
-    if (nodes.empty()) return rows;
+    // Walked nodes level by level: the whole level above the branches', the run's at and below.
+    const std::size_t top = window_.from, words = (count + 31) / 32, heap = std::size_t(2) << levels_;
+    std::vector<std::size_t> first(levels_ + 1), size(levels_ + 1), base(levels_ + 2, 0);
+    for (std::size_t l = 0; l <= levels_; ++l) {
+        const Range run = l < top ? Range{0, std::size_t(1) << l} : window_.run(l);
+        first[l] = (std::size_t(1) << l) + run.begin;
+        size[l] = run.size();
+        base[l + 1] = base[l] + size[l];
+    }
+    const std::size_t below = base[levels_ + 1] - base[std::min(top + 1, levels_ + 1)], leaves = size[levels_];
     Queue& queue = context_.queue(0);
-    Buffer<std::uint32_t> ids(context_, nodes.size());
-    RealBuffer values(context_, precision_, rows.size());
-    ids.write(queue, nodes.data(), nodes.size());
+    detail::reserve(context_, precision_, sends_boxes_, 6 * count);
+    detail::reserve(context_, sends_rank_, count);
+    detail::reserve(context_, sends_walked_, words);
+    detail::reserve(context_, sends_open_, words * base[levels_ + 1]);
+    detail::reserve(context_, sends_nodes_, below + 1);
+    detail::reserve(context_, sends_leaves_, leaves + 1);
+    std::vector<std::uint32_t> rank(count), walked(words, 0);
+    for (std::size_t j = 0; j < count; ++j) {
+        rank[j] = std::uint32_t(box_rank[j]);
+        if (box_rank[j] >= 0) walked[j / 32] |= std::uint32_t(1) << (j % 32);
+    }
+    sends_boxes_.write(queue, boxes);
+    sends_rank_.write(queue, rank.data(), count);
+    sends_walked_.write(queue, walked.data(), words);
+    const std::uint32_t zero = 0, none = 0xffffffffu;
+    sends_nodes_.write(queue, &zero, 1, below);  // each count's end, for the scans' totals
+    sends_leaves_.write(queue, &zero, 1, leaves);
+    for (std::size_t l = 0; l <= levels_; ++l) {
+        const std::size_t up = l > 0 ? l - 1 : 0;
+        kernels_[k_essential_open]
+            .args(std::uint32_t(size[l]), std::uint32_t(first[l]), std::uint32_t(base[l]), std::uint32_t(first[up]),
+                  std::uint32_t(base[up]), std::uint32_t(heap), std::uint32_t(words), Real{margin},
+                  l > top ? std::uint32_t(base[l] - base[top + 1]) : none, std::uint32_t(l == levels_),
+                  std::uint32_t(this->leaves()), std::uint32_t(window_.total), sends_walked_, sends_boxes_,
+                  sends_rank_, node_, sends_open_, sends_nodes_, sends_leaves_)
+            .launch(queue, size[l]);
+    }
+    exclusive_scan(queue, sends_nodes_, sends_nodes_, below + 1);
+    exclusive_scan(queue, sends_leaves_, sends_leaves_, leaves + 1);
+    std::uint32_t node_items = 0, body_items = 0;
+    sends_nodes_.read(queue, &node_items, 1, below);
+    sends_leaves_.read(queue, &body_items, 1, leaves);
+
+    detail::reserve(context_, sends_ids_, node_items);
+    detail::reserve(context_, sends_ids_to_, node_items);
+    detail::reserve(context_, sends_places_, body_items);
+    detail::reserve(context_, sends_places_to_, body_items);
+    detail::reserve(context_, precision_, sends_rows_, essential_row_fields * node_items);
+    detail::reserve(context_, precision_, sends_bodies_, 4 * body_items);
+    for (std::size_t l = top + 1; l <= levels_ && node_items > 0; ++l)
+        kernels_[k_essential_nodes]
+            .args(std::uint32_t(size[l]), std::uint32_t(first[l]), std::uint32_t(first[l - 1]), std::uint32_t(base[l - 1]),
+                  std::uint32_t(words), std::uint32_t(base[l] - base[top + 1]), sends_rank_, sends_open_, sends_nodes_,
+                  sends_ids_, sends_ids_to_)
+            .launch(queue, size[l]);
+    if (body_items > 0)
+        kernels_[k_essential_bodies]
+            .args(std::uint32_t(leaves), std::uint32_t(first[levels_]), std::uint32_t(base[levels_]), std::uint32_t(words),
+                  std::uint32_t(this->leaves()), std::uint32_t(window_.total), std::uint32_t(window_.base), sends_rank_,
+                  sends_open_, sends_leaves_, sends_places_, sends_places_to_)
+            .launch(queue, leaves);
     kernels_[k_export_nodes]
-        .args(std::uint32_t(nodes.size()), std::uint32_t(heap), ids, node_, box_, values)
-        .launch(queue, nodes.size());
-    values.read(queue, rows.data(), rows.size());
-    return rows;
+        .args(node_items, std::uint32_t(heap), sends_ids_, node_, box_, sends_rows_)
+        .launch(queue, node_items);
+    kernels_[k_export_bodies].args(body_items, sends_places_, sorted_, sends_bodies_).launch(queue, body_items);
+
+    sends.nodes.resize(node_items);
+    sends.rows.resize(essential_row_fields * node_items);
+    sends.positions.resize(body_items);
+    sends.bodies.resize(4 * body_items);
+    std::vector<std::uint32_t> node_to(node_items), body_to(body_items);
+    if (node_items > 0) {
+        sends_ids_.read(queue, sends.nodes.data(), node_items);
+        sends_ids_to_.read(queue, node_to.data(), node_items);
+        sends_rows_.read(queue, sends.rows.data(), sends.rows.size());
+    }
+    if (body_items > 0) {
+        sends_places_.read(queue, sends.positions.data(), body_items);
+        sends_places_to_.read(queue, body_to.data(), body_items);
+        sends_bodies_.read(queue, sends.bodies.data(), sends.bodies.size());
+    }
+    for (std::uint32_t& p : sends.positions) p += std::uint32_t(window_.base);
+    sends.node_to.assign(node_to.begin(), node_to.end());
+    sends.body_to.assign(body_to.begin(), body_to.end());
+    return sends;
 }
 
 void TreeGravity::import_essential(const std::vector<std::uint32_t>& nodes, const std::vector<double>& rows,

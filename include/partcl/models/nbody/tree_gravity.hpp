@@ -111,12 +111,27 @@ public:
     void import_essential(const std::vector<std::uint32_t>& nodes, const std::vector<double>& rows,
                           const std::vector<std::uint32_t>& positions, const std::vector<double>& bodies);
     static constexpr std::size_t essential_row_fields = node_fields + 1;
-    // What a rank sends of its subtrees, as doubles (exact in either precision): x, y, z, m
-    // of the bodies at tree positions `positions` of the latest build's window
-    // (build_branches'), and the rows of heap nodes `nodes` as import_essential() takes them.
-    // UsageError for a position outside the window or a node outside the heap.
-    std::vector<double> branch_bodies(const std::vector<std::uint32_t>& positions);
-    std::vector<double> essential_rows(const std::vector<std::uint32_t>& nodes);
+    // What a rank sends of its subtrees (EssentialExchange): the nodes below the branches' level
+    // that walk groups inside boxes of other ranks may visit, and the bodies of the leaves they
+    // may open, each once for each rank it goes to, as import_essential() takes them.
+    struct EssentialSends {
+        std::vector<std::uint32_t> nodes;      // heap indices
+        std::vector<int> node_to;              // the rank each goes to
+        std::vector<double> rows;              // essential_row_fields a node
+        std::vector<std::uint32_t> positions;  // tree positions
+        std::vector<int> body_to;
+        std::vector<double> bodies;            // x, y, z, m a body
+    };
+    // After build_branches() and build_top(), on device 0's queue (blocks). A box walks the
+    // tree as a group inside it would, opening every node the group could: a node opens where
+    // it has mass and the squared distance from its centre of mass to the box is within its
+    // crit2 times `margin`; below the branches' level it walks this rank's run only. `boxes`
+    // holds lo x, y, z, hi x, y, z of each box, box_rank[j] the rank box j's groups are on
+    // (negative: a box not walked), each rank's boxes consecutive. Nodes come by heap index, each
+    // once for each rank in box order; bodies leaf by leaf, a leaf's once for each rank. UsageError
+    // before build_top(), for boxes of another count, or a rank's boxes apart.
+    EssentialSends essential_sends(const std::vector<double>& boxes, const std::vector<int>& box_rank,
+                                   double margin);
     // The walk's groups of the latest tree (of groups(total)) whose bodies this rank holds: all
     // of them for a whole tree, the run's for branches.
     Range branch_groups() const;
@@ -303,6 +318,14 @@ private:
     bool top_built_ = false, essential_ = false;
     RealBuffer essential_sorted_;
     Buffer<std::uint32_t> essential_perm_;
+    // essential_sends()'s: the boxes, their ranks and the root's mask of boxes walked; each
+    // walked node's mask of boxes that open it; the ranks a node and a leaf's bodies go to,
+    // scanned into offsets; the items (heap index or place in the window, and rank); their
+    // rows and bodies.
+    RealBuffer sends_boxes_;
+    Buffer<std::uint32_t> sends_rank_, sends_walked_, sends_open_, sends_nodes_, sends_leaves_;
+    Buffer<std::uint32_t> sends_ids_, sends_ids_to_, sends_places_, sends_places_to_;
+    RealBuffer sends_rows_, sends_bodies_;
     Buffer<std::uint32_t> perm_, perm_scratch_, values_, node_keys_;
     RealBuffer keys_buffer_, sorted_, node_, box_, root_box_;
     double interactions_ = 0;
