@@ -110,15 +110,13 @@ public:
             gravity = std::move(model);
             if (ranks_.size() > 1) {
                 local_gravity = std::move(gravity);
-                if (scenario_.tree_ranks == TreeRanks::essential) {
-                    auto spread = std::make_unique<EssentialTreeGravity>(ranks_, tree);
-                    essential_tree = spread.get();
-                    gravity = std::move(spread);
-                } else {
-                    auto spread = std::make_unique<DistributedTreeGravity>(ranks_, tree);
-                    distributed_tree = spread.get();
-                    gravity = std::move(spread);
-                }
+                std::unique_ptr<TreeOverRanks> spread;
+                if (scenario_.tree_ranks == TreeRanks::essential)
+                    spread = std::make_unique<EssentialTreeGravity>(ranks_, tree);
+                else
+                    spread = std::make_unique<DistributedTreeGravity>(ranks_, tree);
+                tree_over_ranks = spread.get();
+                gravity = std::move(spread);
             }
         }
         const Range block = own_block();
@@ -170,7 +168,7 @@ public:
                          {{s.damping - 1.0, &bodies->state, 3 * n}});
         }
         ++step_;
-        if (distributed_tree || essential_tree) follow_walks();
+        if (tree_over_ranks) follow_walks();
     }
 
     void begin(bool) override { interactions0 = gravity->interactions(); }
@@ -287,7 +285,7 @@ public:
                                    : "force evaluations over wall time"),
                 detail::format("wrote %zu snapshots, %zu frames, energy.csv and checkpoint.bin in %s",
                                r.snapshots, r.frames, out.c_str())};
-        if (distributed_tree || essential_tree)
+        if (tree_over_ranks)
             lines.push_back(detail::format("bodies moved to the ranks that walk them %zu times (%zu of this rank's)",
                                            migrations, moved_bodies));
         // Implicit methods: how hard their fixed-point iteration worked.
@@ -364,7 +362,7 @@ private:
     // of some rank's bodies were walked by another (the walk's ranges of groups are pieces of
     // space), so that their results stay where they are computed. Every rank decides alike.
     void follow_walks() {
-        const std::vector<int>& walkers = essential_tree ? essential_tree->walkers() : distributed_tree->walkers();
+        const std::vector<int>& walkers = tree_over_ranks->walkers();
         const std::size_t n = bodies->size();
         if (walkers.size() != n) return;  // no evaluation of these bodies yet
         std::size_t elsewhere = 0;
@@ -386,10 +384,7 @@ private:
         ids = std::move(moved.ids);
         everyone = dist::Allgather(ranks_, ids.size());
         directory = std::make_unique<dist::IndexDirectory>(ranks_, ids);
-        if (essential_tree)
-            essential_tree->set_directory(directory.get());
-        else
-            distributed_tree->set_directory(directory.get());
+        tree_over_ranks->set_directory(directory.get());
         host = Bodies();  // the diagnostics' copy holds the old order's masses
         ++migrations;
         moved_bodies += elsewhere;
@@ -405,9 +400,7 @@ private:
     std::unique_ptr<GravityModel> gravity;
     DenseGravity* dense_gravity = nullptr;  // the model when dense (its scheduler's weights)
     TreeGravity* tree_gravity = nullptr;    // the tree when its order goes into checkpoints
-    // The tree over several ranks, one of the two ways (TreeRanks).
-    DistributedTreeGravity* distributed_tree = nullptr;
-    EssentialTreeGravity* essential_tree = nullptr;
+    TreeOverRanks* tree_over_ranks = nullptr;  // the tree over several ranks, either way (TreeRanks)
     // This rank's bodies' global indices, and where every rank's are once they have moved.
     std::vector<std::uint32_t> ids;
     std::unique_ptr<dist::IndexDirectory> directory;

@@ -22,10 +22,11 @@
 #include <partcl/dist/index_directory.hpp>
 #include <partcl/models/nbody/gathered_bodies.hpp>
 #include <partcl/models/nbody/tree_gravity.hpp>
+#include <partcl/models/nbody/tree_over_ranks.hpp>
 
 namespace partcl {
 
-class DistributedTreeGravity : public GravityModel {
+class DistributedTreeGravity : public TreeOverRanks {
 public:
     // `local` builds and walks on this rank's devices; it must outlive this object.
     DistributedTreeGravity(const dist::Communicator& communicator, TreeGravity& local);
@@ -50,17 +51,13 @@ public:
     double exchange_seconds() const noexcept { return exchange_seconds_; }
     double bytes_received() const noexcept { return sources_.bytes_received() + bytes_received_; }
 
-    // Where every rank's bodies are in the global order, when not in blocks in rank order (null,
-    // the default): set by every rank alike, after each move of bodies between ranks; it must
-    // outlive the evaluations that use it. UsageError at the next evaluation where it does not
-    // describe the bodies given.
-    void set_directory(const dist::IndexDirectory* directory) noexcept {
+    // TreeOverRanks: where every rank's bodies are (null, the default: blocks in rank order),
+    // and the rank that walked each of this rank's bodies, where its result is computed.
+    void set_directory(const dist::IndexDirectory* directory) noexcept override {
         directory_ = directory;
         ++directory_changes_;
     }
-    // For each of this rank's bodies, the rank that walked it in the latest evaluation: where it
-    // would be computed without sending its result.
-    const std::vector<int>& walkers() const noexcept { return walkers_; }
+    const std::vector<int>& walkers() const noexcept override { return walkers_; }
 
     const dist::Communicator& communicator() const noexcept { return *communicator_; }
     // The blocks of the latest evaluation (rank r's bodies are [r.begin, r.end) of all), and

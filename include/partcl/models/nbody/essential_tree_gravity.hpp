@@ -28,10 +28,11 @@
 #include <partcl/models/nbody/device_tree_top.hpp>
 #include <partcl/models/nbody/essential_exchange.hpp>
 #include <partcl/models/nbody/tree_gravity.hpp>
+#include <partcl/models/nbody/tree_over_ranks.hpp>
 
 namespace partcl {
 
-class EssentialTreeGravity : public GravityModel {
+class EssentialTreeGravity : public TreeOverRanks {
 public:
     // `local` builds and walks this rank's part on its devices; it must outlive this object.
     EssentialTreeGravity(const dist::Communicator& communicator, TreeGravity& local);
@@ -47,12 +48,10 @@ public:
     double interactions() const noexcept override { return local_.interactions(); }
     LaunchList launches() const override { return local_.launches(); }
 
-    // Where every rank's bodies are in the global order (null: blocks in rank order); it must
-    // outlive the evaluations that use it. UsageError at the next evaluation where it does not
-    // describe the bodies given.
-    void set_directory(const dist::IndexDirectory* directory) noexcept { directory_ = directory; }
-    // For each of this rank's bodies, the rank that walked it in the latest evaluation.
-    const std::vector<int>& walkers() const noexcept { return walkers_; }
+    // TreeOverRanks: where every rank's bodies are (null: blocks in rank order), and the rank
+    // that walked each of this rank's bodies (its node's).
+    void set_directory(const dist::IndexDirectory* directory) noexcept override { directory_ = directory; }
+    const std::vector<int>& walkers() const noexcept override { return walkers_; }
     // The level whose nodes the latest evaluation cut between the ranks, and the exchange's
     // counts (EssentialExchange).
     std::size_t level() const noexcept { return level_; }
