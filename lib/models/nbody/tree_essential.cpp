@@ -1,8 +1,8 @@
-// TreeGravity's side of locally essential trees (docs/design.md, "Ranks"): the window's bodies
-// for other ranks, the groups a rank walks, and the import of other ranks' nodes and bodies
-// into the arrays the walk reads (cl/nbody/tree_build.cl, tree_import_*).
+// TreeGravity's side of locally essential trees (docs/design.md, "Ranks"): the nodes and bodies
+// this rank sends the others (cl/nbody/tree_build.cl, tree_essential_* and tree_export_*), the
+// groups a rank walks, and the import of other ranks' nodes and bodies into the arrays the walk
+// reads (tree_import_*).
 #include <partcl/models/nbody/tree_gravity.hpp>
-#include <partcl/models/nbody/tree_layout.hpp>
 
 #include <algorithm>
 #include <string>

@@ -12,10 +12,11 @@
 // distance (crit2). Each group of another rank lies within one of that rank's nodes at the
 // branches' level, whose tight box holds the group's box, so that node's distance is at most
 // the group's: where the node's box does not open a node (by a margin of 64 rounding units of
-// the tree's precision over the device's rounding of the distance), no group within it opens it.
-// So a rank walks its subtrees once for each node of that level another rank owns and sends
-// the nodes met below its own roots (the roots every rank has) and the bodies of the leaves
-// opened: a superset of what the other's walk meets. The relative criterion only takes more
+// the tree's precision over both walks' rounding of the distance), no group within it opens it.
+// So a rank walks its subtrees for each node of that level another rank owns (every such box at
+// once, on the device: TreeGravity::essential_sends) and sends the nodes met below its own
+// roots (the roots every rank has) and the bodies of the leaves opened: a superset of what the
+// other's walk meets. The relative criterion only takes more
 // nodes whole, so the set holds with it too.
 //
 //   EssentialExchange exchange(world);
