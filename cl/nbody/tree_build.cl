@@ -419,9 +419,10 @@ KERNEL void tree_export_bodies(const uint count, GLOBAL const uint* RESTRICT at,
  * box is within crit2 * margin (the margin covers both walks' rounding).
  *
  * Bit b of word w of a node's mask stands for box 32 w + b. Walked nodes are numbered level by
- * level: the whole level above the run's level `top` (everyone holds the top), the run's nodes
- * at and below it (others' subtrees are theirs to send), each level's from `base` on, the run's
- * children of a node at i of its level at 2 i and 2 i + 1 of theirs.
+ * level: above the run's level `top`, a run of each level holding the run's ancestors (everyone
+ * holds the top); at and below it, the run's nodes (others' subtrees are theirs to send); each
+ * level's from `base` on, the run's children of a node at i of its level at 2 i and 2 i + 1 of
+ * theirs.
  * tree_essential_open, once a level from the root (k == 1 reaches every box's walk, `walked`):
  *   open[words (base + i) + w]  the boxes whose walk opens node first + i (its parent opened)
  *   sends[at + i]                below `top`: the ranks a node goes to (rank[] of the boxes

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <unordered_set>
 
 #include <partcl/algorithm/scan.hpp>
 #include <partcl/backend/error.hpp>
@@ -41,33 +42,35 @@ TreeGravity::EssentialSends TreeGravity::essential_sends(const std::vector<doubl
         throw UsageError(what + std::to_string(boxes.size()) + " values for " + std::to_string(count) +
                          " boxes (6 a box)");
     // The kernels name each rank once a mask by comparing a box's rank with the one before.
-    std::vector<int> seen;
+    std::unordered_set<int> seen;
     for (std::size_t j = 0; j < count; ++j) {
         const int r = box_rank[j];
         if (r < 0 || (j > 0 && box_rank[j - 1] == r)) continue;
-        if (std::find(seen.begin(), seen.end(), r) != seen.end())
+        if (!seen.insert(r).second)
             throw UsageError(what + "the boxes of rank " + std::to_string(r) + " are not consecutive (box " +
                              std::to_string(j) + ")");
-        seen.push_back(r);
     }
     EssentialSends sends;
-    if (seen.empty()) return sends;
+    if (seen.empty() || window_.first == window_.last) return sends;
 
-    // Walked nodes level by level: the whole level above the branches', the run's at and below.
-    const std::size_t top = window_.from, words = (count + 31) / 32, heap = std::size_t(2) << levels_;
+    // Walked nodes level by level: the run's ancestors above the branches' level, the run at and
+    // below it.
+    const std::size_t top = window_.from, heap = std::size_t(2) << levels_;
     std::vector<std::size_t> first(levels_ + 1), size(levels_ + 1), base(levels_ + 2, 0);
     for (std::size_t l = 0; l <= levels_; ++l) {
-        const Range run = l < top ? Range{0, std::size_t(1) << l} : window_.run(l);
+        const Range run = l < top ? Range{window_.first >> (top - l), ((window_.last - 1) >> (top - l)) + 1}
+                                  : window_.run(l);
         first[l] = (std::size_t(1) << l) + run.begin;
         size[l] = run.size();
         base[l + 1] = base[l] + size[l];
     }
-    const std::size_t below = base[levels_ + 1] - base[std::min(top + 1, levels_ + 1)], leaves = size[levels_];
+    const std::size_t leaves = size[levels_], below = base[levels_ + 1] - base[std::min(top + 1, levels_ + 1)];
+    std::size_t words = (count + 31) / 32;
     Queue& queue = context_.queue(0);
     detail::reserve(context_, precision_, sends_boxes_, 6 * count);
     detail::reserve(context_, sends_rank_, count);
     detail::reserve(context_, sends_walked_, words);
-    detail::reserve(context_, sends_open_, words * base[levels_ + 1]);
+    detail::reserve(context_, sends_open_, words * (words > 1 ? base[top + 1] : base[levels_ + 1]));
     detail::reserve(context_, sends_nodes_, below + 1);
     detail::reserve(context_, sends_leaves_, leaves + 1);
     std::vector<std::uint32_t> rank(count), walked(words, 0);
@@ -81,7 +84,7 @@ TreeGravity::EssentialSends TreeGravity::essential_sends(const std::vector<doubl
     const std::uint32_t zero = 0, none = 0xffffffffu;
     sends_nodes_.write(queue, &zero, 1, below);  // each count's end, for the scans' totals
     sends_leaves_.write(queue, &zero, 1, leaves);
-    for (std::size_t l = 0; l <= levels_; ++l) {
+    const auto open_level = [&](std::size_t l) {
         const std::size_t up = l > 0 ? l - 1 : 0;
         kernels_[k_essential_open]
             .args(std::uint32_t(size[l]), std::uint32_t(first[l]), std::uint32_t(base[l]), std::uint32_t(first[up]),
@@ -90,7 +93,47 @@ TreeGravity::EssentialSends TreeGravity::essential_sends(const std::vector<doubl
                   std::uint32_t(this->leaves()), std::uint32_t(window_.total), sends_walked_, sends_boxes_,
                   sends_rank_, node_, sends_open_, sends_nodes_, sends_leaves_)
             .launch(queue, size[l]);
+    };
+    for (std::size_t l = 0; l <= top; ++l) open_level(l);
+    // Below the branches' level only the boxes that open one of the run's nodes there walk on, a
+    // few neighbours' whatever the ranks: the masks of the levels below keep those boxes alone,
+    // so that they do not grow a word for every 32 boxes of the run (16 a rank). The kept lists
+    // live to the function's end, which waits for their writes.
+    std::vector<double> kept_boxes;
+    std::vector<std::uint32_t> kept_rank, kept_open;
+    if (words > 1) {
+        std::vector<std::uint32_t> open(words * size[top]), reached(words, 0);
+        sends_open_.read(queue, open.data(), open.size(), words * base[top]);
+        for (std::size_t i = 0; i < size[top]; ++i)
+            for (std::size_t w = 0; w < words; ++w) reached[w] |= open[words * i + w];
+        std::vector<std::size_t> kept;  // in box order, so a rank's boxes stay consecutive
+        for (std::size_t j = 0; j < count; ++j)
+            if ((reached[j / 32] >> (j % 32)) & 1u) kept.push_back(j);
+        if (kept.empty()) return sends;
+        const std::size_t kept_words = (kept.size() + 31) / 32;
+        kept_boxes.resize(6 * kept.size());
+        kept_rank.resize(kept.size());
+        kept_open.assign(kept_words * size[top], 0);
+        for (std::size_t a = 0; a < kept.size(); ++a) {
+            const std::size_t j = kept[a];
+            std::copy(boxes.begin() + std::ptrdiff_t(6 * j), boxes.begin() + std::ptrdiff_t(6 * j + 6),
+                      kept_boxes.begin() + std::ptrdiff_t(6 * a));
+            kept_rank[a] = rank[j];
+            for (std::size_t i = 0; i < size[top]; ++i)
+                if ((open[words * i + j / 32] >> (j % 32)) & 1u)
+                    kept_open[kept_words * i + a / 32] |= std::uint32_t(1) << (a % 32);
+        }
+        // The walk below reads these in place of the whole lists (the queue runs in order): the
+        // levels from the branches' on are laid out from the start of sends_open_.
+        words = kept_words;
+        const std::size_t shift = base[top];
+        for (std::size_t l = top; l <= levels_ + 1; ++l) base[l] -= shift;
+        sends_boxes_.write(queue, kept_boxes);
+        sends_rank_.write(queue, kept_rank.data(), kept.size());
+        detail::reserve(context_, sends_open_, words * base[levels_ + 1]);
+        sends_open_.write(queue, kept_open.data(), kept_open.size(), 0);
     }
+    for (std::size_t l = top + 1; l <= levels_; ++l) open_level(l);
     exclusive_scan(queue, sends_nodes_, sends_nodes_, below + 1);
     exclusive_scan(queue, sends_leaves_, sends_leaves_, leaves + 1);
     std::uint32_t node_items = 0, body_items = 0;
