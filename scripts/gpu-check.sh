@@ -13,7 +13,7 @@
 # and libraries partcl needs travel as .deb files and are unpacked with dpkg -x into .deps/root.
 #
 # GPU_CHECK_PARTS picks parts (default all but twogpu, ranks, parity and bounds): tests python dense
-# ncu tree treesteps treencu treepm cosmology mps pic profile bounds run twogpu ranks parity (bounds:
+# ncu tree treesteps treencu treepm cosmology mps pic profile bounds run twogpu ranks selection parity (bounds:
 # each kernel of the PIC and MPS steps against the memory's and the SMs' peaks; treepm: TreePM's parts at
 # 64^3 to 256^3 bodies on both backends, into treepm.jsonl; cosmology: the built-in at 128^3 and
 # 256^3, its CSVs and plots; ranks: needs Open MPI's packages and several GPUs;
@@ -399,6 +399,19 @@ if part ranks; then
                     --repeat 3 >>"$J" 2>>"$OUT/log.txt" || log "failed ($?)"
             done
         done
+    done
+    cat "$J" >>"$OUT/summary.txt"
+fi
+if part selection; then
+    # What locally essential trees' selection costs one rank of K, K from 2 to 8192, in one
+    # process (partcl_bench_essential_selection): docs/scaling.md. GPU_CHECK_SELECTION: the sizes.
+    J=$OUT/selection.jsonl
+    for backend in cuda opencl; do
+        log "essential selection, $backend"
+        PARTCL_DEVICE=gpu timeout "${GPU_CHECK_TIMEOUT:-120}" orterun --allow-run-as-root -np 1 \
+            build-gpu/benchmarks/partcl_bench_essential_selection --backend $backend \
+            --n "${GPU_CHECK_SELECTION:-4194304}" --ranks 2,16,128,1024,8192 --precision float --theta 0.6 \
+            --repeat 5 >>"$J" 2>>"$OUT/log.txt" || log "failed ($?)"
     done
     cat "$J" >>"$OUT/summary.txt"
 fi
