@@ -1,6 +1,6 @@
 // Part of tests/test_oclgrind.cpp's run of nbody/tree_build.cl: the selection of locally
-// essential trees (tree_essential_open, tree_essential_nodes, tree_essential_bodies, then the
-// exports), driven level by level as TreeGravity::essential_sends drives it, on fresh random
+// essential trees (tree_essential_open and _count, tree_essential_nodes, tree_essential_bodies,
+// then the exports), driven level by level as TreeGravity::essential_sends drives it, on fresh random
 // inputs: a heap of random node values (an eighth of them massless), random boxes in runs of
 // ranks (some not walked, masks of several words), against the host's walk of each box in
 // float64 over the same values. A node whose distance lies within 1e-5 of its opening distance
@@ -165,11 +165,19 @@ void run_essential_with(Precision precision, std::size_t levels, std::size_t top
         const std::size_t up = l > 0 ? l - 1 : 0;
         Kernel(program, "tree_essential_open")
             .args(std::uint32_t(size[l]), std::uint32_t(first[l]), std::uint32_t(base[l]), std::uint32_t(first[up]),
-                  std::uint32_t(base[up]), std::uint32_t(h.nodes()), std::uint32_t(words), Real{margin},
-                  l > top ? std::uint32_t(base[l] - base[top + 1]) : none, std::uint32_t(l == levels),
-                  std::uint32_t(h.leaves()), std::uint32_t(n), bwalked, bbox, brank, node, open, sends, leaf_sends)
-            .launch(queue, size[l], 4)
+                  std::uint32_t(base[up]), std::uint32_t(h.nodes()), std::uint32_t(words), Real{margin}, bwalked, bbox,
+                  node, open)
+            .launch(queue, size[l] * words, 4)
             .wait();
+        if (l > top || l == levels)
+            Kernel(program, "tree_essential_count")
+                .args(std::uint32_t(size[l]), std::uint32_t(first[l]), std::uint32_t(base[l]), std::uint32_t(first[up]),
+                      std::uint32_t(base[up]), std::uint32_t(words),
+                      l > top ? std::uint32_t(base[l] - base[top + 1]) : none,
+                      std::uint32_t(l == levels), std::uint32_t(h.leaves()), std::uint32_t(n), brank, open, sends,
+                      leaf_sends)
+                .launch(queue, size[l], 4)
+                .wait();
     }
     host_scan(queue, sends, below + 1);
     host_scan(queue, leaf_sends, leaves + 1);

@@ -86,7 +86,8 @@ TEST_CASE("the tree kernels compile with both traversals, with and without the p
         for (const char* entry : {"tree_root_box", "tree_keys", "tree_regroup", "tree_split",
                                   "tree_gather", "tree_leaves", "tree_nodes", "tree_import_nodes",
                                   "tree_import_bodies", "tree_export_nodes", "tree_export_bodies",
-                                  "tree_essential_open", "tree_essential_nodes", "tree_essential_bodies"})
+                                  "tree_essential_open", "tree_essential_count", "tree_essential_nodes",
+                                  "tree_essential_bodies"})
             CHECK(has_entry(built, entry));
         BuildOptions top;
         top.precision = precision;

@@ -423,7 +423,8 @@ KERNEL void tree_export_bodies(const uint count, GLOBAL const uint* RESTRICT at,
  * holds the top); at and below it, the run's nodes (others' subtrees are theirs to send); each
  * level's from `base` on, the run's children of a node at i of its level at 2 i and 2 i + 1 of
  * theirs.
- * tree_essential_open, once a level from the root (k == 1 reaches every box's walk, `walked`):
+ * tree_essential_open, once a level from the root (k == 1 reaches every box's walk, `walked`),
+ * then tree_essential_count, below `top` and at the leaves:
  *   open[words (base + i) + w]  the boxes whose walk opens node first + i (its parent opened)
  *   sends[at + i]                below `top`: the ranks a node goes to (rank[] of the boxes
  *                                that opened its parent; a rank's boxes are consecutive)
@@ -458,34 +459,44 @@ INLINE uint tree_mask_ranks(GLOBAL const uint* RESTRICT mask, const uint words, 
     return ranks;
 }
 
+/* One word of each node's mask a work-item (a node's boxes are tested side by side: a node may
+ * be reached by the boxes of thousands of ranks). */
 KERNEL void tree_essential_open(const uint count, const uint first, const uint base, const uint parent_first,
                                 const uint parent_base, const uint nodes, const uint words, const real margin,
-                                const uint sends_at, const uint leaf_level, const uint leaves, const uint n,
                                 GLOBAL const uint* RESTRICT walked, GLOBAL const real* RESTRICT box,
-                                GLOBAL const uint* RESTRICT rank, GLOBAL const real* RESTRICT node,
-                                GLOBAL uint* RESTRICT open, GLOBAL uint* RESTRICT sends,
-                                GLOBAL uint* RESTRICT leaf_sends)
+                                GLOBAL const real* RESTRICT node, GLOBAL uint* RESTRICT open)
+{
+    const uint g = global_id(0);
+    if (g >= count * words) return;
+    const uint i = g / words, w = g - i * words, k = first + i;
+    const uint bits = k == 1 ? walked[w] : open[words * (parent_base + (k >> 1) - parent_first) + w];
+    uint opened = 0;
+    if (node[3 * nodes + k] > 0) {
+        const real cx = node[k], cy = node[nodes + k], cz = node[2 * nodes + k];
+        const real crit = node[4 * nodes + k] * margin;
+        for (uint b = 0; b < 32 && (bits >> b) != 0; ++b)
+            if ((bits >> b) & 1u && tree_box_opens(box, 32 * w + b, cx, cy, cz, crit)) opened |= 1u << b;
+    }
+    open[words * (base + i) + w] = opened;
+}
+
+/* After tree_essential_open of the level: below `top`, sends[at + i]; at the leaves, leaf_sends[i]. */
+KERNEL void tree_essential_count(const uint count, const uint first, const uint base, const uint parent_first,
+                                 const uint parent_base, const uint words, const uint sends_at,
+                                 const uint leaf_level, const uint leaves, const uint n,
+                                 GLOBAL const uint* RESTRICT rank, GLOBAL const uint* RESTRICT open,
+                                 GLOBAL uint* RESTRICT sends, GLOBAL uint* RESTRICT leaf_sends)
 {
     const uint i = global_id(0);
     if (i >= count) return;
     const uint k = first + i;
-    GLOBAL const uint* reach = k == 1 ? walked : open + words * (parent_base + (k >> 1) - parent_first);
-    const real cx = node[k], cy = node[nodes + k], cz = node[2 * nodes + k];
-    const bool massive = node[3 * nodes + k] > 0;
-    const real crit = node[4 * nodes + k] * margin;
-    GLOBAL uint* mine = open + words * (base + i);
-    for (uint w = 0; w < words; ++w) {
-        const uint bits = reach[w];
-        uint opened = 0;
-        if (massive)
-            for (uint b = 0; b < 32 && (bits >> b) != 0; ++b)
-                if ((bits >> b) & 1u && tree_box_opens(box, 32 * w + b, cx, cy, cz, crit)) opened |= 1u << b;
-        mine[w] = opened;
-    }
-    if (sends_at != 0xffffffffu) sends[sends_at + i] = tree_mask_ranks(reach, words, rank, 0, 0, 0);
+    if (sends_at != 0xffffffffu)
+        sends[sends_at + i] =
+            tree_mask_ranks(open + words * (parent_base + (k >> 1) - parent_first), words, rank, 0, 0, 0);
     if (leaf_level) {
         const uint p = k - leaves;
-        leaf_sends[i] = tree_mask_ranks(mine, words, rank, 0, 0, 0) * (tree_start(p + 1, leaves, n) - tree_start(p, leaves, n));
+        leaf_sends[i] = tree_mask_ranks(open + words * (base + i), words, rank, 0, 0, 0) *
+                        (tree_start(p + 1, leaves, n) - tree_start(p, leaves, n));
     }
 }
 

@@ -88,11 +88,17 @@ TreeGravity::EssentialSends TreeGravity::essential_sends(const std::vector<doubl
         const std::size_t up = l > 0 ? l - 1 : 0;
         kernels_[k_essential_open]
             .args(std::uint32_t(size[l]), std::uint32_t(first[l]), std::uint32_t(base[l]), std::uint32_t(first[up]),
-                  std::uint32_t(base[up]), std::uint32_t(heap), std::uint32_t(words), Real{margin},
-                  l > top ? std::uint32_t(base[l] - base[top + 1]) : none, std::uint32_t(l == levels_),
-                  std::uint32_t(this->leaves()), std::uint32_t(window_.total), sends_walked_, sends_boxes_,
-                  sends_rank_, node_, sends_open_, sends_nodes_, sends_leaves_)
-            .launch(queue, size[l]);
+                  std::uint32_t(base[up]), std::uint32_t(heap), std::uint32_t(words), Real{margin}, sends_walked_,
+                  sends_boxes_, node_, sends_open_)
+            .launch(queue, size[l] * words);
+        if (l > top || l == levels_)
+            kernels_[k_essential_count]
+                .args(std::uint32_t(size[l]), std::uint32_t(first[l]), std::uint32_t(base[l]), std::uint32_t(first[up]),
+                      std::uint32_t(base[up]), std::uint32_t(words),
+                      l > top ? std::uint32_t(base[l] - base[top + 1]) : none, std::uint32_t(l == levels_),
+                      std::uint32_t(this->leaves()), std::uint32_t(window_.total), sends_rank_, sends_open_,
+                      sends_nodes_, sends_leaves_)
+                .launch(queue, size[l]);
     };
     for (std::size_t l = 0; l <= top; ++l) open_level(l);
     // Below the branches' level only the boxes that open one of the run's nodes there walk on, a

@@ -164,8 +164,8 @@ TreeGravity::TreeGravity(Context& context, Precision precision, GravityParameter
     for (const char* name : {"tree_root_box", "tree_keys", "tree_regroup", "tree_split",
                              "tree_finish", "tree_gather", "tree_leaves", "tree_nodes",
                              "tree_import_nodes", "tree_import_bodies", "tree_export_nodes",
-                             "tree_export_bodies", "tree_essential_open", "tree_essential_nodes",
-                             "tree_essential_bodies"})
+                             "tree_export_bodies", "tree_essential_open", "tree_essential_count",
+                             "tree_essential_nodes", "tree_essential_bodies"})
         kernels_.emplace_back(build_program_, name);
     build_walk(list_levels(levels_for(1, options_.leaf_size)));
     // Listed, a work-group is one group.
