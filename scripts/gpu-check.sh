@@ -358,6 +358,13 @@ if part ranks; then
     # trees' pieces); GPU_CHECK_RANKS_MODELS (dense tree essential pic mps),
     # GPU_CHECK_RANKS_BACKENDS: which models and backends.
     J=$OUT/ranks.jsonl
+    # GPU_CHECK_CUDA_MPS=1: ranks sharing a GPU through CUDA's Multi-Process Service (its
+    # control daemon runs for the part; NVIDIA's OpenCL makes no context under it).
+    if [ "${GPU_CHECK_CUDA_MPS:-0}" = 1 ]; then
+        export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
+        mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+        nvidia-cuda-mps-control -d && log "CUDA MPS daemon started"
+    fi
     for backend in ${GPU_CHECK_RANKS_BACKENDS:-cuda opencl}; do
         # The mpi suite (where partcl_tests was built), a rank a GPU.
         if [ -x build-gpu/tests/partcl_tests ]; then
@@ -400,6 +407,7 @@ if part ranks; then
             done
         done
     done
+    [ "${GPU_CHECK_CUDA_MPS:-0}" = 1 ] && echo quit | nvidia-cuda-mps-control
     cat "$J" >>"$OUT/summary.txt"
 fi
 if part selection; then
