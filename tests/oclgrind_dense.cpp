@@ -88,7 +88,8 @@ void run_dense_typed(Precision precision) {
         if (c.parts == 1) {
             kernel.args(std::uint32_t(c.begin), std::uint32_t(c.end), std::uint32_t(n), Real{eps2}, Real{G}, bpos,
                         bm, acc, std::uint32_t(c.acc_offset), std::uint32_t(c.stride), pot,
-                        std::uint32_t(c.tile ? (items + c.tile - 1) / c.tile : 1), std::uint32_t(n));
+                        std::uint32_t(c.tile ? (items + c.tile - 1) / c.tile : 1), std::uint32_t(n),
+                        std::uint32_t(0));
             kernel.launch(queue, items, c.tile ? std::size_t(c.tile) : 0).wait();
         } else {
             // As DenseGravity cuts them: parts of whole tiles, then their sum in part order.
@@ -102,10 +103,14 @@ void run_dense_typed(Precision precision) {
             // filled by clEnqueueFillBuffer), though every element read was written.
             Buffer<T> partial(context, std::vector<T>(3 * count * parts, T(0))),
                 pot_partial(context, std::vector<T>(count * parts, T(0)));
-            kernel.args(std::uint32_t(c.begin), std::uint32_t(c.end), std::uint32_t(n), Real{eps2}, Real{G}, bpos,
-                        bm, partial, std::uint32_t(0), std::uint32_t(count), pot_partial, std::uint32_t(blocks),
-                        std::uint32_t(chunk));
-            kernel.launch(queue, blocks * c.tile * parts, c.tile);
+            // In two launches, the later parts first, as sources that arrive in pieces take them.
+            for (const std::size_t first : {std::size_t(1), std::size_t(0)}) {
+                const std::size_t launched = first == 1 ? parts - 1 : 1;
+                kernel.args(std::uint32_t(c.begin), std::uint32_t(c.end), std::uint32_t(n), Real{eps2}, Real{G},
+                            bpos, bm, partial, std::uint32_t(0), std::uint32_t(count), pot_partial,
+                            std::uint32_t(blocks), std::uint32_t(chunk), std::uint32_t(first));
+                kernel.launch(queue, blocks * c.tile * launched, c.tile);
+            }
             Kernel sum(program, "dense_sum_parts");
             sum.args(std::uint32_t(count), std::uint32_t(parts), partial, acc, std::uint32_t(c.acc_offset),
                      std::uint32_t(c.stride), pot_partial, pot);

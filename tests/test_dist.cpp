@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include <partcl/dist/allgather.hpp>
+#include <partcl/dist/block_ring.hpp>
 #include <partcl/dist/communicator.hpp>
 #include <partcl/dist/device_share.hpp>
 #include <partcl/dist/environment.hpp>
@@ -120,6 +121,59 @@ TEST_CASE("Allgather brings every rank's block of a field to every rank, whole a
     }
 }
 
+TEST_CASE("BlockRing puts every rank's block of its fields in place, its own at start, the others' as they pass") {
+    const dist::Communicator& world = dist::Communicator::world();
+    Context& context = test_context();
+    Queue& queue = context.queue(0);
+    for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(1000)}) {
+        const Range block = uneven_block(n, world);
+        dist::BlockRing ring(world, block.size());
+        REQUIRE(ring.total() == n);
+        CHECK(ring.offset() == block.begin);
+        // Field a: three components of item i, c * 10^6 + i + 0.25, at a local stride past the
+        // block; field b: one, -i - 0.5.
+        const std::size_t stride = block.size() + 3;
+        std::vector<double> a(3 * stride, -1.0), b(std::max<std::size_t>(block.size(), 1), -1.0);
+        for (std::size_t i = 0; i < block.size(); ++i) {
+            for (std::size_t c = 0; c < 3; ++c) a[c * stride + i] = double(c) * 1e6 + double(block.begin + i) + 0.25;
+            b[i] = -double(block.begin + i) - 0.5;
+        }
+        for (const Precision precision : {Precision::float32, Precision::float64}) {
+            RealBuffer local_a(context, precision, a.size()), local_b(context, precision, b.size());
+            RealBuffer all_a(context, precision, 3 * n + 1), all_b(context, precision, n + 1);
+            local_a.write(queue, a);
+            local_b.write(queue, b);
+            all_a.fill(queue, -7.0);
+            all_b.fill(queue, -7.0);
+            const std::vector<dist::BlockRing::Field> fields{{&local_a, stride, &all_a, n, 3},
+                                                             {&local_b, block.size(), &all_b, n, 1}};
+            ring.start(queue, fields);
+            const std::vector<double> started = all_a.read(queue);
+            bool own_in_place = true, others_not_yet = true;
+            for (std::size_t i = 0; i < n; ++i) {
+                const bool own = i >= block.begin && i < block.end;
+                const double want = own ? 1e6 + double(i) + 0.25 : -7.0;
+                own_in_place = own_in_place && (!own || started[n + i] == want);
+                others_not_yet = others_not_yet && (own || started[n + i] == -7.0);
+            }
+            CHECK(own_in_place);
+            CHECK(others_not_yet);
+            ring.pass(queue, fields);
+            const std::vector<double> got_a = all_a.read(queue), got_b = all_b.read(queue);
+            std::size_t wrong = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                for (std::size_t c = 0; c < 3; ++c) wrong += got_a[c * n + i] != double(c) * 1e6 + double(i) + 0.25;
+                wrong += got_b[i] != -double(i) - 0.5;
+            }
+            CHECK_MESSAGE(wrong == 0, "n " << n << ", " << to_string(precision));
+            CHECK((ring.bytes_received() > 0.0) == (n > block.size()));
+        }
+        RealBuffer short_buffer(context, Precision::float32, 1), all(context, Precision::float32, 3 * n + 1);
+        if (block.size() > 1)
+            CHECK_THROWS_AS(ring.start(queue, {{&short_buffer, block.size(), &all, n, 3}}), UsageError);
+    }
+}
+
 TEST_CASE("alltoallv and a Distributor deliver each item to its rank, in the senders' order") {
     const dist::Communicator& world = dist::Communicator::world();
     const int k = world.size(), me = world.rank();
@@ -225,6 +279,17 @@ TEST_CASE("DistributedDenseGravity gives every rank one rank's accelerations of 
         DenseGravity mine(context, precision, {1.0, 0.01}, {}, partcl_test::memory_cache());
         DistributedDenseGravity spread(world, mine);
         for (const std::size_t n : spread_sizes()) check_against_one_rank(alone, spread, precision, n, seed);
+        // The tiled form in source parts, as GPUs run it: the parts within a rank's own block go
+        // while the others' blocks pass around the ring, and the sums stay one rank's.
+        DenseOptions tiled;
+        tiled.tile = 16;
+        tiled.targets = 2;
+        tiled.source_parts = 7;
+        DenseGravity alone_tiled(context, precision, {1.0, 0.01}, tiled, partcl_test::memory_cache());
+        DenseGravity mine_tiled(context, precision, {1.0, 0.01}, tiled, partcl_test::memory_cache());
+        DistributedDenseGravity spread_tiled(world, mine_tiled);
+        for (const std::size_t n : spread_sizes())
+            check_against_one_rank(alone_tiled, spread_tiled, precision, n, seed + 1);
     }
 }
 

@@ -38,7 +38,9 @@
  * parts of `chunk` (a multiple of DENSE_TILE): work-group g takes targets of block g % blocks
  * and sources [p chunk, (p + 1) chunk) with p = g / blocks, and writes its partial sums where
  * part 0 would, 3 * stride elements further per part (the potential stride further per part).
- * dense_sum_parts then adds the parts in order. Few targets then still fill a GPU: 16384
+ * dense_sum_parts then adds the parts in order. A launch may take parts first_part on (the
+ * launch's p-th group of blocks is part first_part + p): the parts whose sources are there
+ * first go first (DistributedDenseGravity, while the others' blocks arrive). Few targets then still fill a GPU: 16384
  * bodies are 64 work-groups of 256, half an H100's multiprocessors, and 1M bodies with 4
  * targets per work-item 1.55 waves of work-groups; parts give every multiprocessor work to the
  * end (docs/performance.md). P = 1 (chunk >= n) is the plain launch. */
@@ -215,7 +217,7 @@ KERNEL DENSE_WORK_GROUP void dense_gravity(const uint begin, const uint end, con
                           const real G, GLOBAL const real* RESTRICT pos,
                           GLOBAL const real* RESTRICT m, GLOBAL real* RESTRICT acc,
                           const uint acc_offset, const uint stride, GLOBAL real* RESTRICT pot,
-                          const uint blocks, const uint chunk)
+                          const uint blocks, const uint chunk, const uint first_part)
 {
     GLOBAL const real* RESTRICT x = pos;
     GLOBAL const real* RESTRICT y = pos + n;
@@ -231,8 +233,8 @@ KERNEL DENSE_WORK_GROUP void dense_gravity(const uint begin, const uint end, con
      * DENSE_TARGETS); work-item `lane` takes every DENSE_TILE-th of them, so neighbouring
      * work-items touch neighbouring bodies, and each source read from local memory serves
      * DENSE_TARGETS targets. */
-    const uint part = group_id(0) / blocks;
-    const uint first = begin + (group_id(0) - part * blocks) * (DENSE_TILE * DENSE_TARGETS) + lane;
+    const uint launched = group_id(0) / blocks, part = first_part + launched;
+    const uint first = begin + (group_id(0) - launched * blocks) * (DENSE_TILE * DENSE_TARGETS) + lane;
     const uint sources_begin = part * chunk;
     const uint sources_end = min(n, sources_begin + chunk);
     real xi[DENSE_TARGETS], yi[DENSE_TARGETS], zi[DENSE_TARGETS];

@@ -45,6 +45,7 @@
 #include <partcl/algorithm/sort_by_key.hpp>
 
 #include <partcl/dist/allgather.hpp>
+#include <partcl/dist/block_ring.hpp>
 #include <partcl/dist/communicator.hpp>
 #include <partcl/dist/device_share.hpp>
 #include <partcl/dist/distributor.hpp>

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <cmath>
 #include <limits>
 
@@ -158,6 +159,38 @@ void Communicator::alltoallv(const void* sent, const std::vector<std::size_t>& s
                                         impl_->comm, &requests.back()),
                               "MPI_Isend");
         }
+    }
+    detail::check_mpi(MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+#endif
+}
+
+void Communicator::sendrecv(const void* sent, std::size_t send_bytes, int to, void* received,
+                            std::size_t recv_bytes, int from) const {
+    if (to < 0 || to >= size_ || from < 0 || from >= size_)
+        throw UsageError("Communicator::sendrecv: to rank " + std::to_string(to) + " from rank " +
+                         std::to_string(from) + " of " + std::to_string(size_));
+    if (!impl_) {  // one rank: to itself
+        if (send_bytes != recv_bytes)
+            throw UsageError("Communicator::sendrecv: " + std::to_string(send_bytes) + " bytes sent to this rank, " +
+                             std::to_string(recv_bytes) + " received");
+        if (send_bytes > 0) std::memmove(received, sent, send_bytes);
+        return;
+    }
+#if PARTCL_WITH_MPI
+    // In rounds past MPI's int counts; sender and receiver cut the same bytes the same way.
+    constexpr std::size_t round = std::size_t(1) << 30;
+    std::vector<MPI_Request> requests;
+    for (std::size_t done = 0; done < recv_bytes; done += round) {
+        requests.emplace_back();
+        detail::check_mpi(MPI_Irecv(static_cast<char*>(received) + done, int(std::min(round, recv_bytes - done)),
+                                    MPI_BYTE, from, 1, impl_->comm, &requests.back()),
+                          "MPI_Irecv");
+    }
+    for (std::size_t done = 0; done < send_bytes; done += round) {
+        requests.emplace_back();
+        detail::check_mpi(MPI_Isend(static_cast<const char*>(sent) + done, int(std::min(round, send_bytes - done)),
+                                    MPI_BYTE, to, 1, impl_->comm, &requests.back()),
+                          "MPI_Isend");
     }
     detail::check_mpi(MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
 #endif

@@ -40,6 +40,11 @@ public:
     // recv_counts must be what each rank sends here (alltoall() of the counts tells).
     void alltoallv(const void* sent, const std::vector<std::size_t>& send_counts, void* received,
                    const std::vector<std::size_t>& recv_counts) const;
+    // Point to point, both at once (a step of a ring): send_bytes of `sent` to rank `to`, and
+    // recv_bytes from rank `from` into `received`. Each rank's send_bytes must be what its `to`
+    // asks to receive.
+    void sendrecv(const void* sent, std::size_t send_bytes, int to, void* received,
+                  std::size_t recv_bytes, int from) const;
     // `bytes` bytes of `root`'s `data` into every rank's `data`.
     void broadcast(void* data, std::size_t bytes, int root = 0) const;
 

@@ -198,7 +198,8 @@ DenseShape DenseGravity::tune(std::size_t d, const Source& source, ProgramCache&
         RealBuffer partial = s.parts > 1 ? RealBuffer(context_, precision_, 3 * n * s.parts) : acc;
         const std::size_t items = s.work_items(shape.work_group());
         k.args(std::uint32_t(0), std::uint32_t(n), std::uint32_t(n), Real{0.0025}, Real{1.0}, bpos, bmass, partial,
-               std::uint32_t(0), std::uint32_t(n), RealBuffer(), std::uint32_t(s.blocks), std::uint32_t(s.chunk));
+               std::uint32_t(0), std::uint32_t(n), RealBuffer(), std::uint32_t(s.blocks), std::uint32_t(s.chunk),
+               std::uint32_t(0));
         k.launch(queue, items, shape.work_group()).wait();  // first launch: driver-side compilation
         double seconds = 1e300;
         for (int repeat = 0; repeat < 3; ++repeat)
@@ -211,14 +212,49 @@ DenseShape DenseGravity::tune(std::size_t d, const Source& source, ProgramCache&
     return best;
 }
 
-void DenseGravity::accelerations(const RealBuffer& positions, const RealBuffer& mass,
-                                 std::size_t n, Range targets, RealBuffer& out,
-                                 std::size_t out_offset, RealBuffer* potential) {
+Event DenseGravity::launch_parts(std::size_t d, Range r, Range targets, std::size_t n, const Split& s,
+                                 std::size_t first, std::size_t last, bool potential) {
+    const OutputPart<RealBuffer> acc = acc_parts_.part(d);
+    // The kernel writes potentials from the start of their buffer: a slice's start, or
+    // device 0's part of the destination, which begins at item 0.
+    RealBuffer* pot = potential ? &pot_parts_.part(d).buffer : nullptr;
+    const std::size_t slice = r.size();
+    // Several parts write their partial sums apart, for dense_sum_parts to add into place.
+    PartialSums& partial = parts_[d];
+    if (s.parts > 1) {
+        if (partial.acc.size() < 3 * slice * s.parts)
+            partial.acc = RealBuffer(context_, precision_, 3 * slice * s.parts, OnDevice{d});
+        if (potential && partial.potential.size() < slice * s.parts)
+            partial.potential = RealBuffer(context_, precision_, slice * s.parts, OnDevice{d});
+    }
+    RealBuffer& acc_into = s.parts > 1 ? partial.acc : acc.buffer;
+    RealBuffer* pot_into = !pot ? nullptr : s.parts > 1 ? &partial.potential : pot;
+    Kernel& k = kernels_.at((potential ? context_.size() : 0) + d);
+    k.args(std::uint32_t(targets.begin + r.begin), std::uint32_t(targets.begin + r.end), std::uint32_t(n),
+           Real{parameters_.softening * parameters_.softening}, Real{parameters_.G}, positions_.on(d), mass_.on(d),
+           acc_into, s.parts > 1 ? std::uint32_t(0) : std::uint32_t(acc.offset),
+           s.parts > 1 ? std::uint32_t(slice) : std::uint32_t(acc.stride), pot_into ? *pot_into : RealBuffer(),
+           std::uint32_t(s.blocks), std::uint32_t(s.chunk), std::uint32_t(first));
+    const std::size_t group = shapes_[d].work_group();
+    Split launched = s;
+    launched.parts = last - first;
+    return k.launch(context_.queue(d), launched.work_items(group), group);
+}
+
+void DenseGravity::accelerations(const RealBuffer& positions, const RealBuffer& mass, std::size_t n,
+                                 Range targets, RealBuffer& out, std::size_t out_offset,
+                                 RealBuffer* potential, Range ready, const std::function<void()>& arrive) {
     if (targets.end > n || targets.begin > targets.end)
         throw UsageError("DenseGravity: targets [" + std::to_string(targets.begin) + ", " +
                          std::to_string(targets.end) + ") of " + std::to_string(n) + " bodies");
+    if (ready.end > n || ready.begin > ready.end)
+        throw UsageError("DenseGravity: sources [" + std::to_string(ready.begin) + ", " +
+                         std::to_string(ready.end) + ") ready of " + std::to_string(n));
     const std::size_t count = targets.size();
-    if (count == 0) return;
+    if (count == 0) {
+        if (arrive) arrive();
+        return;
+    }
     for (const RealBuffer* b : {&positions, &mass, static_cast<const RealBuffer*>(&out)})
         if (b->precision() != precision_)
             throw UsageError("DenseGravity: a " + std::string(to_string(b->precision())) +
@@ -234,38 +270,45 @@ void DenseGravity::accelerations(const RealBuffer& positions, const RealBuffer& 
     mass_.update(mass, n);
     acc_parts_.assign(partition, out, {out_offset, count});
     if (potential) pot_parts_.assign(partition, *potential, {0, count});
-    const std::size_t potential_offset = potential ? context_.size() : 0;
+    const bool with_potential = potential != nullptr;
+    // The parts over the sources already there, while the others arrive: where the sources are
+    // not copied to other devices (a copy would read what is still being written).
+    std::vector<Range> early(context_.size(), Range{0, 0});
+    if (arrive) {
+        if (!positions_.copies())
+            for (std::size_t d = 0; d < context_.size(); ++d) {
+                const Range r = partition[d];
+                const Split s = split(shapes_[d], d, r.size(), n);
+                if (r.empty() || s.parts < 2) continue;
+                const std::size_t first = (ready.begin + s.chunk - 1) / s.chunk;
+                const std::size_t last = ready.end == n ? s.parts : std::min(s.parts, ready.end / s.chunk);
+                if (first >= last || (first == 0 && last == s.parts)) continue;
+                launch_parts(d, r, targets, n, s, first, last, with_potential);
+                early[d] = {first, last};
+            }
+        arrive();
+        positions_.update(positions, 3 * n);
+        mass_.update(mass, n);
+    }
     launch_.run(partition, [&](std::size_t d, Range r) {
-        const OutputPart<RealBuffer> acc = acc_parts_.part(d);
-        // The kernel writes potentials from the start of their buffer: a slice's start, or
-        // device 0's part of the destination, which begins at item 0.
-        RealBuffer* pot = potential ? &pot_parts_.part(d).buffer : nullptr;
-        const auto offset = std::uint32_t(acc.offset), stride = std::uint32_t(acc.stride);
         const Split s = split(shapes_[d], d, r.size(), n);
-        const std::size_t slice = r.size();
-        // Several parts write their partial sums apart, for dense_sum_parts to add into place.
-        PartialSums& partial = parts_[d];
-        if (s.parts > 1) {
-            if (partial.acc.size() < 3 * slice * s.parts)
-                partial.acc = RealBuffer(context_, precision_, 3 * slice * s.parts, OnDevice{d});
-            if (potential && partial.potential.size() < slice * s.parts)
-                partial.potential = RealBuffer(context_, precision_, slice * s.parts, OnDevice{d});
+        // Early parts leave at least one part to launch here.
+        Event done;
+        if (early[d].empty()) {
+            done = launch_parts(d, r, targets, n, s, 0, s.parts, with_potential);
+        } else {
+            if (early[d].begin > 0) done = launch_parts(d, r, targets, n, s, 0, early[d].begin, with_potential);
+            if (early[d].end < s.parts) done = launch_parts(d, r, targets, n, s, early[d].end, s.parts, with_potential);
         }
-        RealBuffer& acc_into = s.parts > 1 ? partial.acc : acc.buffer;
-        RealBuffer* pot_into = !pot ? nullptr : s.parts > 1 ? &partial.potential : pot;
-        Kernel& k = kernels_.at(potential_offset + d);
-        k.args(std::uint32_t(targets.begin + r.begin), std::uint32_t(targets.begin + r.end),
-               std::uint32_t(n), Real{parameters_.softening * parameters_.softening},
-               Real{parameters_.G}, positions_.on(d), mass_.on(d), acc_into,
-               s.parts > 1 ? std::uint32_t(0) : offset, s.parts > 1 ? std::uint32_t(slice) : stride,
-               pot_into ? *pot_into : RealBuffer(), std::uint32_t(s.blocks), std::uint32_t(s.chunk));
-        const std::size_t group = shapes_[d].work_group();
-        Event done = k.launch(context_.queue(d), s.work_items(group), group);
         if (s.parts > 1) {
-            Kernel& sum = sums_.at(potential_offset + d);
-            sum.args(std::uint32_t(slice), std::uint32_t(s.parts), partial.acc, acc.buffer, offset,
-                     stride, pot ? partial.potential : RealBuffer(), pot ? *pot : RealBuffer());
-            sum.launch(context_.queue(d), slice);
+            const OutputPart<RealBuffer> acc = acc_parts_.part(d);
+            RealBuffer* pot = potential ? &pot_parts_.part(d).buffer : nullptr;
+            PartialSums& partial = parts_[d];
+            Kernel& sum = sums_.at((with_potential ? context_.size() : 0) + d);
+            sum.args(std::uint32_t(r.size()), std::uint32_t(s.parts), partial.acc, acc.buffer,
+                     std::uint32_t(acc.offset), std::uint32_t(acc.stride), pot ? partial.potential : RealBuffer(),
+                     pot ? *pot : RealBuffer());
+            sum.launch(context_.queue(d), r.size());
         }
         return done;  // the scheduler weighs devices by the interactions' time
     });

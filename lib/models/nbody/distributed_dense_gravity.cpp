@@ -14,12 +14,13 @@ void DistributedDenseGravity::accelerations(const RealBuffer& positions, const R
         local_.accelerations(positions, mass, n, out, out_offset, potential);
         return;
     }
-    const dist::Allgather blocks = sources_.gather(*communicator_, local_.context(), positions, mass, n);
-    ranks_ = blocks.ranks();
-    const std::size_t total = blocks.total();
-    if (total == 0) return;
-    local_.accelerations(sources_.positions(), sources_.mass(), total, {blocks.offset(), blocks.offset() + n}, out,
-                         out_offset, potential);
+    // This rank's targets against its own block while the others' pass around the ring.
+    ranks_ = sources_.ring(*communicator_, local_.context(), positions, mass, n,
+                           [&](const dist::BlockRing& ring, const std::function<void()>& arrive) {
+                               const Range mine{ring.offset(), ring.offset() + n};
+                               local_.accelerations(sources_.positions(), sources_.mass(), ring.total(), mine, out,
+                                                    out_offset, potential, mine, arrive);
+                           });
 }
 
 } // namespace partcl

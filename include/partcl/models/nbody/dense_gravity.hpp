@@ -4,6 +4,7 @@
 // are read by all devices (Mirrors: copied to each device's own memory where the devices have
 // separate ones), each device computes its range of targets, and the accelerations and
 // potentials are PartitionedOutputs gathered into the output buffers on device 0.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -75,7 +76,17 @@ public:
     // computes, bit for bit.
     void accelerations(const RealBuffer& positions, const RealBuffer& mass, std::size_t n,
                        Range targets, RealBuffer& out, std::size_t out_offset,
-                       RealBuffer* potential = nullptr);
+                       RealBuffer* potential = nullptr) {
+        accelerations(positions, mass, n, targets, out, out_offset, potential, Range{0, n}, {});
+    }
+    // The same while the sources arrive (DistributedDenseGravity): positions and mass hold the
+    // sources `ready` only; the source parts of each target's sum that lie within them are
+    // launched first (the tiled form's parts, on a rank whose devices share the sources'
+    // memory: one device), then `arrive()` is called, which must enqueue the writes of the other
+    // sources on device 0's queue, then the other parts follow. Bit for bit the same results.
+    void accelerations(const RealBuffer& positions, const RealBuffer& mass, std::size_t n,
+                       Range targets, RealBuffer& out, std::size_t out_offset, RealBuffer* potential,
+                       Range ready, const std::function<void()>& arrive);
 
     const GravityParameters& parameters() const noexcept override { return parameters_; }
     double interactions() const noexcept override { return interactions_; }
@@ -107,6 +118,10 @@ private:
     };
     Split split(const DenseShape& shape, std::size_t device, std::size_t count,
                 std::size_t n) const;
+    // Device d's parts [first, last) of its targets `r` (of `targets`, n sources): into the
+    // output where one part, else into its partial sums.
+    Event launch_parts(std::size_t d, Range r, Range targets, std::size_t n, const Split& s,
+                       std::size_t first, std::size_t last, bool potential);
 
     Context& context_;
     Precision precision_;

@@ -1,16 +1,17 @@
 #pragma once
 // DistributedDenseGravity: all-pairs gravity over the ranks of a communicator. Each rank holds a
 // block of the bodies (contiguous in the global order, rank 0's first) and asks for the
-// accelerations of its own block; every evaluation brings all positions and masses to every rank
-// (dist::Allgather) and lets the rank's DenseGravity, spread over the rank's devices, compute
-// its block's targets against all sources. Each target's sum runs over the sources in the
-// global order on every device of every rank, so the accelerations are one rank's bit for bit,
-// whatever the blocks (DenseGravity on devices of the same shapes).
+// accelerations of its own block. Every evaluation passes the blocks of positions and masses
+// around the ranks (dist::BlockRing) while the rank's DenseGravity, spread over its devices,
+// computes its targets against its own block; the other sources follow as they arrive.
 //
-// Why gathered and not passed around a ring while computing: the sum of a target must see the
-// sources in one fixed order to give one rank's bits, and a ring brings rank r the blocks
-// r - 1, r - 2, ... in an order that differs on every rank; gathering O(N) values costs little
-// against the O(N^2 / K) interactions of a rank.
+// Each target's sum runs over the sources in one fixed order whatever the ranks, so the
+// accelerations are one rank's bit for bit (DenseGravity on devices of the same shapes): the
+// tiled form cuts the sources into parts of whole tiles, summed after in part order
+// (dense_sum_parts), and only the parts that lie within the rank's own block go first. The
+// untiled form (CPUs) sums each target over all sources in one pass, so there the work waits
+// for the ring; so does a rank of several devices with separate memories, whose copies of the
+// sources would read them while they are written.
 #include <partcl/dist/communicator.hpp>
 #include <partcl/models/nbody/dense_gravity.hpp>
 #include <partcl/models/nbody/gathered_bodies.hpp>
@@ -33,8 +34,9 @@ public:
     double interactions() const noexcept override { return local_.interactions(); }
     LaunchList launches() const override { return local_.launches(); }
 
-    // What bringing the sources to this rank has cost so far: host wall time of the gathers
-    // (which block until the sources are on the device), and bytes received from other ranks.
+    // What bringing the sources to this rank has cost so far: host wall time of the rings
+    // (this rank's block read back, then the steps, while the device may work), and bytes
+    // received from other ranks.
     double gather_seconds() const noexcept { return sources_.seconds(); }
     double bytes_received() const noexcept { return sources_.bytes_received(); }
 
