@@ -8,12 +8,13 @@
 
 namespace partcl::dist {
 
-namespace {
-Partition blocks(const Communicator& communicator, std::size_t mine) {
+Partition rank_blocks(const Communicator& communicator, std::size_t mine) {
     std::vector<std::size_t> offsets{0};
     for (std::size_t size : communicator.allgather(mine)) offsets.push_back(offsets.back() + size);
     return Partition(std::move(offsets));
 }
+
+namespace {
 
 // Bytes from each rank: its block's `components` components of `size` bytes each, which
 // arrive one after another ([c0 | c1 | ...], each of the block's size).
@@ -26,7 +27,7 @@ std::vector<std::size_t> byte_counts(const Partition& ranks, std::size_t compone
 } // namespace
 
 Allgather::Allgather(const Communicator& communicator, std::size_t mine)
-    : communicator_(&communicator), ranks_(blocks(communicator, mine)) {}
+    : communicator_(&communicator), ranks_(rank_blocks(communicator, mine)) {}
 
 std::vector<double> Allgather::gather(const std::vector<double>& local, std::size_t local_stride,
                                       std::size_t components) const {

@@ -4,19 +4,12 @@
 
 #include <partcl/backend/error.hpp>
 #include <partcl/backend/precision.hpp>
+#include <partcl/dist/allgather.hpp>
 
 namespace partcl::dist {
 
-namespace {
-Partition blocks(const Communicator& communicator, std::size_t mine) {
-    std::vector<std::size_t> offsets{0};
-    for (const std::size_t size : communicator.allgather(mine)) offsets.push_back(offsets.back() + size);
-    return Partition(std::move(offsets));
-}
-} // namespace
-
 BlockRing::BlockRing(const Communicator& communicator, std::size_t mine)
-    : communicator_(&communicator), ranks_(blocks(communicator, mine)) {}
+    : communicator_(&communicator), ranks_(rank_blocks(communicator, mine)) {}
 
 BlockRing::~BlockRing() {
     if (!writing_) return;

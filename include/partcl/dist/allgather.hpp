@@ -20,6 +20,9 @@
 
 namespace partcl::dist {
 
+// Collective: every rank's block of a field, in rank order, from each rank's size.
+Partition rank_blocks(const Communicator& communicator, std::size_t mine);
+
 class Allgather {
 public:
     // Collective: every rank gives the size of its own block.
