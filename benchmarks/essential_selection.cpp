@@ -127,24 +127,11 @@ int main(int argc, char** argv) {
                     local.build_top(level, rows);
 
                     // The others' roots with bodies, as EssentialExchange walks them.
-                    const std::size_t count = std::size_t(1) << level;
-                    std::vector<double> boxes(6 * count);
-                    std::vector<int> box_rank(count, -1);
-                    std::size_t walked = 0;
-                    for (std::size_t r = 0; r < ranks; ++r)
-                        for (std::size_t q = owners[r].begin; q < owners[r].end; ++q) {
-                            const double* root = rows.data() + TreeGravity::row_fields * q;
-                            std::copy(root + TreeGravity::node_fields, root + TreeGravity::node_fields + 6,
-                                      boxes.begin() + std::ptrdiff_t(6 * q));
-                            if (r != rank && root[3] > 0) {
-                                box_rank[q] = int(r);
-                                ++walked;
-                            }
-                        }
-                    const double margin = 1 + 64 * (precision == Precision::float32 ? 1.1920929e-7 : 2.220446e-16);
+                    const EssentialExchange::Boxes boxes = EssentialExchange::boxes_for(rank, owners, rows, precision);
+                    const auto walked = std::count_if(boxes.rank.begin(), boxes.rank.end(), [](int r) { return r >= 0; });
                     TreeGravity::EssentialSends sends;
-                    const double selection =
-                        median_seconds(o.repeat, [&] { sends = local.essential_sends(boxes, box_rank, margin); });
+                    const double selection = median_seconds(
+                        o.repeat, [&] { sends = local.essential_sends(boxes.boxes, boxes.rank, boxes.margin); });
                     const std::set<int> to(sends.node_to.begin(), sends.node_to.end());
 
                     auto line = json_head("essential_selection", context.device(0));

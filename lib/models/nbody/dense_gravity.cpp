@@ -266,32 +266,34 @@ void DenseGravity::accelerations(const RealBuffer& positions, const RealBuffer& 
         throw UsageError("DenseGravity: more than 2^32 - 1 elements in one buffer");
 
     const Partition partition = launch_.split(count, granule_);
+    // Where the sources are copied to other devices, a copy would read what is still being
+    // written: nothing goes first there.
+    const bool early_parts = arrive && !positions_.copies();
+    if (arrive && !early_parts) arrive();
     positions_.update(positions, 3 * n);
     mass_.update(mass, n);
     acc_parts_.assign(partition, out, {out_offset, count});
     if (potential) pot_parts_.assign(partition, *potential, {0, count});
     const bool with_potential = potential != nullptr;
-    // The parts over the sources already there, while the others arrive: where the sources are
-    // not copied to other devices (a copy would read what is still being written).
+    std::vector<Split> splits;
+    for (std::size_t d = 0; d < context_.size(); ++d) splits.push_back(split(shapes_[d], d, partition[d].size(), n));
+    // The parts over the sources already there, while the others arrive.
     std::vector<Range> early(context_.size(), Range{0, 0});
-    if (arrive) {
-        if (!positions_.copies())
-            for (std::size_t d = 0; d < context_.size(); ++d) {
-                const Range r = partition[d];
-                const Split s = split(shapes_[d], d, r.size(), n);
-                if (r.empty() || s.parts < 2) continue;
-                const std::size_t first = (ready.begin + s.chunk - 1) / s.chunk;
-                const std::size_t last = ready.end == n ? s.parts : std::min(s.parts, ready.end / s.chunk);
-                if (first >= last || (first == 0 && last == s.parts)) continue;
-                launch_parts(d, r, targets, n, s, first, last, with_potential);
-                early[d] = {first, last};
-            }
+    if (early_parts) {
+        for (std::size_t d = 0; d < context_.size(); ++d) {
+            const Range r = partition[d];
+            const Split& s = splits[d];
+            if (r.empty() || s.parts < 2) continue;
+            const std::size_t first = (ready.begin + s.chunk - 1) / s.chunk;
+            const std::size_t last = ready.end == n ? s.parts : std::min(s.parts, ready.end / s.chunk);
+            if (first >= last || (first == 0 && last == s.parts)) continue;
+            launch_parts(d, r, targets, n, s, first, last, with_potential);
+            early[d] = {first, last};
+        }
         arrive();
-        positions_.update(positions, 3 * n);
-        mass_.update(mass, n);
     }
     launch_.run(partition, [&](std::size_t d, Range r) {
-        const Split s = split(shapes_[d], d, r.size(), n);
+        const Split& s = splits[d];
         // Early parts leave at least one part to launch here.
         Event done;
         if (early[d].empty()) {

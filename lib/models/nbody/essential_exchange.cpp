@@ -60,6 +60,27 @@ private:
 
 } // namespace
 
+EssentialExchange::Boxes EssentialExchange::boxes_for(std::size_t rank, const Partition& owners,
+                                                       const std::vector<double>& roots, Precision precision) {
+    const std::size_t count = owners.total();
+    if (roots.size() != row_fields * count)
+        throw UsageError("EssentialExchange: " + std::to_string(roots.size()) + " root values for the " +
+                         std::to_string(count) + " nodes of the branches' level");
+    Boxes out;
+    out.boxes.resize(6 * count);
+    out.rank.assign(count, -1);
+    for (std::size_t b = 0; b < owners.parts(); ++b)
+        for (std::size_t q = owners[b].begin; q < owners[b].end; ++q) {
+            const double* root = roots.data() + row_fields * q;
+            std::copy(root + box_lo, root + box_lo + 6, out.boxes.begin() + std::ptrdiff_t(6 * q));
+            if (b != rank && root[3] > 0) out.rank[q] = int(b);
+        }
+    const double epsilon = precision == Precision::float32 ? double(std::numeric_limits<float>::epsilon())
+                                                           : std::numeric_limits<double>::epsilon();
+    out.margin = 1 + 64 * epsilon;
+    return out;
+}
+
 void EssentialExchange::run(TreeGravity& tree, const Partition& owners, const std::vector<double>& roots) {
     const std::string what = "EssentialExchange: ";
     const dist::Communicator& world = *communicator_;
@@ -81,20 +102,9 @@ void EssentialExchange::run(TreeGravity& tree, const Partition& owners, const st
         tree.import_essential({}, {}, {}, {});
         return;
     }
-    const double epsilon = tree.precision() == Precision::float32 ? double(std::numeric_limits<float>::epsilon())
-                                                                  : std::numeric_limits<double>::epsilon();
     const Packing node_items(tree.precision(), TreeGravity::essential_row_fields), body_items(tree.precision(), 4);
-
-    // Every other rank's roots with bodies (no bodies, no groups), walked for the rank.
-    std::vector<double> boxes(6 * count);
-    std::vector<int> box_rank(count, -1);
-    for (std::size_t b = 0; b < ranks; ++b)
-        for (std::size_t q = owners[b].begin; q < owners[b].end; ++q) {
-            const double* root = roots.data() + row_fields * q;
-            std::copy(root + box_lo, root + box_lo + 6, boxes.begin() + std::ptrdiff_t(6 * q));
-            if (b != rank && root[3] > 0) box_rank[q] = int(b);
-        }
-    const TreeGravity::EssentialSends sends = tree.essential_sends(boxes, box_rank, 1 + 64 * epsilon);
+    const Boxes walked = boxes_for(rank, owners, roots, tree.precision());
+    const TreeGravity::EssentialSends sends = tree.essential_sends(walked.boxes, walked.rank, walked.margin);
     nodes_.clear();
     bodies_.clear();
     for (std::size_t i = 0; i < sends.nodes.size(); ++i)

@@ -101,10 +101,12 @@ TreeGravity::EssentialSends TreeGravity::essential_sends(const std::vector<doubl
                 .launch(queue, size[l]);
     };
     for (std::size_t l = 0; l <= top; ++l) open_level(l);
-    // Below the branches' level only the boxes that open one of the run's nodes there walk on, a
-    // few neighbours' whatever the ranks: the masks of the levels below keep those boxes alone,
-    // so that they do not grow a word for every 32 boxes of the run (16 a rank). The kept lists
-    // live to the function's end, which waits for their writes.
+    // Below the branches' level only the boxes that open one of the run's nodes there walk on:
+    // the masks of the levels below keep those boxes alone, so that a rank whose roots only its
+    // neighbours' boxes reach does not carry a word for every 32 boxes of all ranks (8 to 16 a
+    // rank). (A rank whose roots reach far, as at a Plummer sphere's centre, still keeps nearly
+    // all of them: docs/scaling.md.) The kept lists live to the function's end, which waits for
+    // their writes.
     std::vector<double> kept_boxes;
     std::vector<std::uint32_t> kept_rank, kept_open;
     if (words > 1) {

@@ -43,6 +43,19 @@ public:
     // or roots of another size.
     void run(TreeGravity& tree, const Partition& owners, const std::vector<double>& roots);
 
+    // What run() walks rank `rank`'s subtrees with (TreeGravity::essential_sends): the boxes of
+    // every node of the branches' level (`roots` and `owners` as run() takes them), each
+    // named by the rank that owns it where that is another rank and the node holds bodies (a
+    // node without bodies has no groups), -1 otherwise; and the margin that covers both walks'
+    // rounding in `precision`.
+    struct Boxes {
+        std::vector<double> boxes;  // lo x, y, z, hi x, y, z a node
+        std::vector<int> rank;
+        double margin = 1;
+    };
+    static Boxes boxes_for(std::size_t rank, const Partition& owners, const std::vector<double>& roots,
+                           Precision precision);
+
     // Of the latest run: the nodes and bodies this rank sent (counted once for each rank they
     // went to) and received, and the bytes it received.
     std::size_t nodes_sent() const noexcept { return nodes_sent_; }

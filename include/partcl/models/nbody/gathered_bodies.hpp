@@ -31,8 +31,9 @@ public:
 
     const RealBuffer& positions() const noexcept { return positions_; }
     const RealBuffer& mass() const noexcept { return mass_; }
-    // Host wall time of the gathers so far (they block until the sources are on the device),
-    // and bytes received from other ranks.
+    // Host wall time of the gathers and rings so far (a gather blocks until the sources are on
+    // the device; a ring's time may include waiting for its writes queued behind the work), and
+    // bytes received from other ranks.
     double seconds() const noexcept { return seconds_; }
     double bytes_received() const noexcept { return bytes_received_; }
 
