@@ -4,8 +4,10 @@
 // number density comes from the sum over neighbours (--cont 0, with its own radius --ren) or is
 // carried and integrated by the continuity equation, dn/dt = -n div u (--cont 1, with
 // Antuono's corrected diffusion of strength --delta and --pmin 0|1, --pminfluid 0|1 for the
-// bracket's reference pressure). Prints the largest speed of each --report seconds and a
-// RESULT line like partcl_bench_mps_validation's still case. Build against a partcl build:
+// bracket's reference pressure); --hydro K gives the fluid particles left at P = 0 the
+// hydrostatic extrapolation of their pressured neighbours' pressure in K sweeps. Prints the
+// largest speed of each --report seconds and a RESULT line like partcl_bench_mps_validation's
+// still case. Build against a partcl build:
 //   g++ -O2 -fopenmp -std=c++20 -Iinclude docs/data/mps_validation/continuity_probe.cpp \
 //       -Lbuild/lib -lpartcl -Wl,-rpath,$PWD/build/lib -o /tmp/continuity_probe
 #include <algorithm>
@@ -153,6 +155,7 @@ int main(int argc, char** argv) {
     };
     const bool pminfluid = arg("--pminfluid", 0) != 0;
     const bool usepmin = arg("--pmin", 1) != 0;
+    const int hydro = int(arg("--hydro", 0));
     const double rep0 = arg("--report", 1);
     double t = 0, vmax = 0, next = std::min(0.005, rep0), maxafter = 0, secmax = 0;
     long steps = 0;
@@ -285,6 +288,27 @@ int main(int argc, char** argv) {
             T v = pf * (nnew[i] - n0);
             if (clampneg > 0) v = std::max(T(0), v);
             P[i] = type[i] == 2 ? 0 : v;
+        }
+        // --hydro K: K Jacobi sweeps that give the fluid particles left without pressure (the
+        // layer within re of the surface) the hydrostatic extrapolation of their pressured
+        // neighbours', P_j - rho g (y_i - y_j), weighted by w(r_ij, re).
+        for (int sweep = 0; sweep < hydro; ++sweep) {
+            std::vector<T> Pold = P;
+#pragma omp parallel for schedule(static)
+            for (long long ii = 0; ii < cnt; ++ii) {
+                std::size_t i = ii;
+                if (type[i] != 0 || Pold[i] > 0) continue;
+                T sw = 0, sp = 0;
+                for (unsigned j : nb[i]) {
+                    T del[3];
+                    T r2 = dist2(rc, i, j, del);
+                    if (type[j] != 0 || !(Pold[j] > 0) || !(r2 < re * re)) continue;
+                    T ww = w(std::sqrt(r2), re);
+                    sw += ww;
+                    sp += ww * (Pold[j] + rho * g * del[up]);
+                }
+                if (sw > 0) P[i] = std::max(T(0), sp / sw);
+            }
         }
         nst = nnew;
 #pragma omp parallel for schedule(static)
