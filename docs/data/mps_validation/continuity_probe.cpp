@@ -5,9 +5,15 @@
 // carried and integrated by the continuity equation, dn/dt = -n div u (--cont 1, with
 // Antuono's corrected diffusion of strength --delta and --pmin 0|1, --pminfluid 0|1 for the
 // bracket's reference pressure); --hydro K gives the fluid particles left at P = 0 the
-// hydrostatic extrapolation of their pressured neighbours' pressure in K sweeps. Prints the
-// largest speed of each --report seconds and a RESULT line like partcl_bench_mps_validation's
-// still case. Build against a partcl build:
+// hydrostatic extrapolation of their pressured neighbours' pressure in K sweeps. Seventh pass
+// (docs/mps.md, "Where the bursts are"): --sym 1 takes the conservative bracket P_i + P_j without
+// the correction, --adami 1 gives walls and dummies their fluid neighbours' pressure extrapolated
+// hydrostatically and sums over them; --jitter a moves the fluid particles off the lattice by up
+// to a l0 and --relax T runs T seconds with the velocities damped over --tau seconds before the
+// clock starts. Prints the largest speed of each --report seconds, a BURST line for every 5 ms
+// sample after 1 s whose fastest particle exceeds 1% of sqrt(g h) (where it is, its pressure,
+// number density, nearest neighbour and neighbours within re), and a RESULT line like
+// partcl_bench_mps_validation's still case. Build against a partcl build:
 //   g++ -O2 -fopenmp -std=c++20 -Iinclude docs/data/mps_validation/continuity_probe.cpp \
 //       -Lbuild/lib -lpartcl -Wl,-rpath,$PWD/build/lib -o /tmp/continuity_probe
 #include <algorithm>
@@ -61,6 +67,18 @@ int main(int argc, char** argv) {
             y -= strain * (depth * y - y * y / 2);
         }
     }
+    const double jitter = arg("--jitter", 0), relaxT = arg("--relax", 0), tau = arg("--tau", 0.02);
+    if (jitter > 0) {
+        unsigned long long st = 12345;
+        auto U = [&]() { st = st * 6364136223846793005ULL + 1442695040888963407ULL; return double(st >> 11) / double(1ULL << 53) * 2 - 1; };
+        for (std::size_t i = 0; i < n; ++i)
+            if (type[i] == 0)
+                for (int k = 0; k < d; ++k) r[k * n + i] += jitter * l0 * U();
+    }
+    double ylat = 0;
+    for (std::size_t i = 0; i < n; ++i)
+        if (type[i] == 0) ylat += r[up * n + i];
+    ylat /= double(p.count(MpsType::fluid));
     const MpsLattice lat = mps_lattice(d, reR, MpsWeight::quadratic);
     const MpsLattice latl = mps_lattice(d, 3.1, MpsWeight::quadratic);
     const double n0 = lat.n0, n0l = latl.n0, lambda0 = latl.lambda0 * l0 * l0;
@@ -156,6 +174,8 @@ int main(int argc, char** argv) {
     const bool pminfluid = arg("--pminfluid", 0) != 0;
     const bool usepmin = arg("--pmin", 1) != 0;
     const int hydro = int(arg("--hydro", 0));
+    const bool sym = arg("--sym", 0) != 0;  // conservative P_i + P_j, uncorrected
+    const bool adami = arg("--adami", 0) != 0;
     const double rep0 = arg("--report", 1);
     double t = 0, vmax = 0, next = std::min(0.005, rep0), maxafter = 0, secmax = 0;
     long steps = 0;
@@ -170,6 +190,8 @@ int main(int argc, char** argv) {
     }
     double psum = 0, psum2 = 0;
     long pcount = 0;
+    bool relaxing = relaxT > 0;
+    if (relaxing) next = 1e30;
     while (t < end - 1e-12) {
         double dt = 0.2 * l0 / (c + vmax);
         if (t + dt > next) dt = next - t;
@@ -289,6 +311,26 @@ int main(int argc, char** argv) {
             if (clampneg > 0) v = std::max(T(0), v);
             P[i] = type[i] == 2 ? 0 : v;
         }
+        // --adami 1: walls and dummies take their fluid neighbours' pressure extrapolated
+        // hydrostatically (Adami et al. 2012), and the gradient sums over them too.
+        if (adami) {
+            std::vector<T> Pf = P;
+#pragma omp parallel for schedule(static)
+            for (long long ii = 0; ii < cnt; ++ii) {
+                std::size_t i = ii;
+                if (type[i] == 0) continue;
+                T sw = 0, sp = 0;
+                for (unsigned j : nb[i]) {
+                    T del[3];
+                    T r2 = dist2(rc, i, j, del);
+                    if (type[j] != 0 || !(r2 < re * re)) continue;
+                    T ww = w(std::sqrt(r2), re);
+                    sw += ww;
+                    sp += ww * (Pf[j] + rho * g * del[up]);
+                }
+                P[i] = sw > 0 ? std::max(T(0), sp / sw) : 0;
+            }
+        }
         // --hydro K: K Jacobi sweeps that give the fluid particles left without pressure (the
         // layer within re of the surface) the hydrostatic extrapolation of their pressured
         // neighbours', P_j - rho g (y_i - y_j), weighted by w(r_ij, re).
@@ -330,8 +372,9 @@ int main(int argc, char** argv) {
                         T r1 = std::sqrt(r2), q = 1 - r1 / l0;
                         for (int k = 0; k < d; ++k) apart[k] -= q * q / r1 * del[k];
                     }
-                    if (type[j] == 2 || !(r2 < re * re) || !(r2 > 0)) continue;
-                    T ww = w(std::sqrt(r2), re) / r2, br = P[j] - (usepmin ? pmin : P[i]);
+                    if ((type[j] == 2 && !adami) || !(r2 < re * re) || !(r2 > 0)) continue;
+                    T ww = w(std::sqrt(r2), re) / r2,
+                      br = sym ? P[j] + P[i] : P[j] - (usepmin ? pmin : P[i]);
                     if (av > 0 && type[j] == 0) {
                         T ap = 0;
                         for (int k = 0; k < d; ++k) ap += (uc[k * n + j] - uc[k * n + i]) * del[k];
@@ -342,7 +385,7 @@ int main(int argc, char** argv) {
                         for (int b = 0; b < d; ++b) C[a][b] += ww * del[a] * del[b];
                 }
                 T x[3] = {0, 0, 0};
-                if (solve(C, grad, x))
+                if (!sym && solve(C, grad, x))
                     for (int k = 0; k < d; ++k) grad[k] = x[k] * n0 / d;
             }
             for (int k = 0; k < d; ++k) {
@@ -353,6 +396,22 @@ int main(int argc, char** argv) {
         }
         t += dt;
         ++steps;
+        if (relaxing) {
+            const double damp = std::exp(-dt / tau);
+            for (auto& v : u) v *= damp;
+            if (t >= relaxT) {
+                relaxing = false;
+                double s = 0;
+                for (std::size_t i = 0; i < n; ++i)
+                    if (type[i] == 0) s += r[up * n + i];
+                y0 = s / nf;
+                std::printf("relaxed %.2f s, %ld steps: height against the lattice %.3f%%\n", t, steps, 100 * (y0 / ylat - 1));
+                std::fill(u.begin(), u.end(), 0);
+                t = 0;
+                steps = 0;
+                next = std::min(0.005, rep0);
+            }
+        }
         vmax = 0;
         for (std::size_t i = 0; i < n; ++i)
             if (type[i] == 0) {
@@ -368,6 +427,25 @@ int main(int argc, char** argv) {
             }
             if (t >= 1 - 1e-9) {
                 maxafter = std::max(maxafter, vmax);
+                if (vmax > 0.01 * std::sqrt(g * h)) {
+                    std::size_t bi = 0;
+                    double bv = -1;
+                    for (std::size_t q = 0; q < n; ++q)
+                        if (type[q] == 0) {
+                            double v2 = 0;
+                            for (int k = 0; k < d; ++k) v2 += u[k * n + q] * u[k * n + q];
+                            if (v2 > bv) { bv = v2; bi = q; }
+                        }
+                    double dmin = 1e9; int tmin = -1, nfl = 0, nwall = 0;
+                    for (unsigned j : nb[bi]) {
+                        T del[3];
+                        double rr = std::sqrt(dist2(r, bi, j, del));
+                        if (rr < dmin) { dmin = rr; tmin = int(type[j]); }
+                        if (rr < re) { if (type[j] == 0) ++nfl; else if (type[j] == 1) ++nwall; }
+                    }
+                    std::printf("BURST t=%.3f v=%.3f%% at (%.4f,%.4f) u=(%.4f,%.4f) P/rgh=%.3f n/n0=%.4f nearest %.3f l0 type %d, fluid %d wall %d in re\n",
+                                t, 100 * std::sqrt(bv) / std::sqrt(g * h), r[bi], r[n + bi], u[bi], u[n + bi], P[bi] / (rho * g * h), nst[bi] / n0, dmin / l0, tmin, nfl, nwall);
+                }
                 double row = 0;
                 long cntb = 0;
                 for (std::size_t i = 0; i < n; ++i)
