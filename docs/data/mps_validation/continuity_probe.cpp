@@ -10,7 +10,8 @@
 // the correction, --adami 1 gives walls and dummies their fluid neighbours' pressure extrapolated
 // hydrostatically and sums over them; --jitter a moves the fluid particles off the lattice by up
 // to a l0 and --relax T runs T seconds with the velocities damped over --tau seconds before the
-// clock starts. Prints the largest speed of each --report seconds, a BURST line for every 5 ms
+// clock starts; --avlayer a lets the viscosity act on separating pairs too, a times as strong,
+// for particles at P = 0. Prints the largest speed of each --report seconds, a BURST line for every 5 ms
 // sample after 1 s whose fastest particle exceeds 1% of sqrt(g h) (where it is, its pressure,
 // number density, nearest neighbour and neighbours within re), and a RESULT line like
 // partcl_bench_mps_validation's still case. Build against a partcl build:
@@ -176,6 +177,10 @@ int main(int argc, char** argv) {
     const int hydro = int(arg("--hydro", 0));
     const bool sym = arg("--sym", 0) != 0;  // conservative P_i + P_j, uncorrected
     const bool adami = arg("--adami", 0) != 0;
+    // --avlayer a: in the layer at P = 0 the viscosity also acts, a times as strong, on pairs
+    // that separate (a damping of the layer's bobbing that leaves its pressure alone).
+    const double avlayer = arg("--avlayer", 0);
+    auto avlayer_scale = [&](T ap) { return ap < 0 ? T(1) : T(avlayer); };
     const double rep0 = arg("--report", 1);
     double t = 0, vmax = 0, next = std::min(0.005, rep0), maxafter = 0, secmax = 0;
     long steps = 0;
@@ -378,7 +383,7 @@ int main(int argc, char** argv) {
                     if (av > 0 && type[j] == 0) {
                         T ap = 0;
                         for (int k = 0; k < d; ++k) ap += (uc[k * n + j] - uc[k * n + i]) * del[k];
-                        if (ap < 0) br += av * -ap / (r2 + soft2);
+                        if (ap < 0 || (avlayer > 0 && P[i] <= 0)) br += av * avlayer_scale(ap) * -ap / (r2 + soft2);
                     }
                     for (int k = 0; k < d; ++k) grad[k] += ww * br * del[k];
                     for (int a = 0; a < d; ++a)
