@@ -11,7 +11,8 @@
 // hydrostatically and sums over them; --jitter a moves the fluid particles off the lattice by up
 // to a l0 and --relax T runs T seconds with the velocities damped over --tau seconds before the
 // clock starts; --avlayer a lets the viscosity act on separating pairs too, a times as strong,
-// for particles at P = 0. Prints the largest speed of each --report seconds, a BURST line for every 5 ms
+// for particles at P = 0, and --nulayer k gives particles at P = 0 a kinematic viscosity
+// k c l0 / 8 against their fluid neighbours. Prints the largest speed of each --report seconds, a BURST line for every 5 ms
 // sample after 1 s whose fastest particle exceeds 1% of sqrt(g h) (where it is, its pressure,
 // number density, nearest neighbour and neighbours within re), and a RESULT line like
 // partcl_bench_mps_validation's still case. Build against a partcl build:
@@ -149,6 +150,10 @@ int main(int argc, char** argv) {
     std::vector<T> gn(d * n, 0);
     const double anto = arg("--antuono", 1);
     std::vector<T> rs(d * n), us(d * n), rc(d * n), uc(d * n), nnew(n);
+    // --nulayer k: fluid particles left at P = 0 (the last step's) take a kinematic viscosity
+    // k c l0 / 8 against their fluid neighbours (Monaghan's alpha c h / 8 as a Laplacian).
+    const double nulayer = arg("--nulayer", 0);
+    const T nu_layer = T(nulayer * c * l0 / 8 * 2 * d / (lambda0 * n0l));
     const T visc = T(1e-6 * 2 * d / (lambda0 * n0l)), col = 0.5 * l0, colw = wallcol * l0,
             share = 0.6;
     const T pf = c * c * rho / n0, av = alpha * rho * c * l0, soft2 = 0.01 * l0 * l0;
@@ -207,13 +212,17 @@ int main(int argc, char** argv) {
             std::size_t i = ii;
             T a[3] = {0, 0, 0};
             if (type[i] == 0) {
-                T lap[3] = {0, 0, 0};
+                T lap[3] = {0, 0, 0}, lapf[3] = {0, 0, 0};
                 for (unsigned j : nb[i]) {
                     T del[3];
                     T ww = w(std::sqrt(dist2(r, i, j, del)), re_lap);
                     for (int k = 0; k < d; ++k) lap[k] += (u[k * n + j] - u[k * n + i]) * ww;
+                    if (type[j] == 0)
+                        for (int k = 0; k < d; ++k) lapf[k] += (u[k * n + j] - u[k * n + i]) * ww;
                 }
                 for (int k = 0; k < d; ++k) a[k] = visc * lap[k];
+                if (nulayer > 0 && !(P[i] > 0))
+                    for (int k = 0; k < d; ++k) a[k] += nu_layer * lapf[k];
                 a[up] -= g;
             }
             for (int k = 0; k < d; ++k) {
