@@ -200,6 +200,21 @@ int main(int argc, char** argv) {
     }
     double psum = 0, psum2 = 0;
     long pcount = 0;
+    // The fastest fluid particle and its squared speed.
+    auto fastest = [&]() {
+        std::size_t bi = 0;
+        double bv = -1;
+        for (std::size_t q = 0; q < n; ++q)
+            if (type[q] == 0) {
+                double v2 = 0;
+                for (int k = 0; k < d; ++k) v2 += u[k * n + q] * u[k * n + q];
+                if (v2 > bv) {
+                    bv = v2;
+                    bi = q;
+                }
+            }
+        return std::pair<std::size_t, double>(bi, bv);
+    };
     bool relaxing = relaxT > 0;
     if (relaxing) next = 1e30;
     while (t < end - 1e-12) {
@@ -442,14 +457,7 @@ int main(int argc, char** argv) {
             if (t >= 1 - 1e-9) {
                 maxafter = std::max(maxafter, vmax);
                 if (vmax > 0.01 * std::sqrt(g * h)) {
-                    std::size_t bi = 0;
-                    double bv = -1;
-                    for (std::size_t q = 0; q < n; ++q)
-                        if (type[q] == 0) {
-                            double v2 = 0;
-                            for (int k = 0; k < d; ++k) v2 += u[k * n + q] * u[k * n + q];
-                            if (v2 > bv) { bv = v2; bi = q; }
-                        }
+                    const auto [bi, bv] = fastest();
                     double dmin = 1e9; int tmin = -1, nfl = 0, nwall = 0;
                     for (unsigned j : nb[bi]) {
                         T del[3];
@@ -478,17 +486,8 @@ int main(int argc, char** argv) {
                 for (std::size_t q = 0; q < n; ++q)
                     if (type[q] == 0) ys += r[up * n + q];
                 {
-                    std::size_t bi = 0;
-                    double bv = -1;
-                    for (std::size_t q = 0; q < n; ++q)
-                        if (type[q] == 0) {
-                            double v2 = 0;
-                            for (int k = 0; k < d; ++k) v2 += u[k * n + q] * u[k * n + q];
-                            if (v2 > bv) {
-                                bv = v2;
-                                bi = q;
-                            }
-                        }
+                    const auto [bi, bv] = fastest();
+                    (void)bv;
                     std::printf("  fastest at x=%.4f y=%.4f v=(%.4f,%.4f) P=%.1f n/n0=%.5f\n",
                                 r[bi], r[n + bi], u[bi], u[n + bi], P[bi], nst[bi] / n0);
                 }
