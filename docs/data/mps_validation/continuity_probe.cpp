@@ -77,10 +77,6 @@ int main(int argc, char** argv) {
             if (type[i] == 0)
                 for (int k = 0; k < d; ++k) r[k * n + i] += jitter * l0 * U();
     }
-    double ylat = 0;
-    for (std::size_t i = 0; i < n; ++i)
-        if (type[i] == 0) ylat += r[up * n + i];
-    ylat /= double(p.count(MpsType::fluid));
     const MpsLattice lat = mps_lattice(d, reR, MpsWeight::quadratic);
     const MpsLattice latl = mps_lattice(d, 3.1, MpsWeight::quadratic);
     const double n0 = lat.n0, n0l = latl.n0, lambda0 = latl.lambda0 * l0 * l0;
@@ -185,19 +181,19 @@ int main(int argc, char** argv) {
     // --avlayer a: in the layer at P = 0 the viscosity also acts, a times as strong, on pairs
     // that separate (a damping of the layer's bobbing that leaves its pressure alone).
     const double avlayer = arg("--avlayer", 0);
-    auto avlayer_scale = [&](T ap) { return ap < 0 ? T(1) : T(avlayer); };
     const double rep0 = arg("--report", 1);
     double t = 0, vmax = 0, next = std::min(0.005, rep0), maxafter = 0, secmax = 0;
     long steps = 0;
     int sec = 1;
     const double rep = arg("--report", 1);
-    double y0 = 0;
-    {
+    // The fluid's mean height (its centre of mass), against which the height change is given.
+    auto mean_height = [&]() {
         double s = 0;
         for (std::size_t i = 0; i < n; ++i)
             if (type[i] == 0) s += r[up * n + i];
-        y0 = s / nf;
-    }
+        return s / nf;
+    };
+    double y0 = mean_height();
     double psum = 0, psum2 = 0;
     long pcount = 0;
     // The fastest fluid particle and its squared speed.
@@ -232,7 +228,7 @@ int main(int argc, char** argv) {
                     T del[3];
                     T ww = w(std::sqrt(dist2(r, i, j, del)), re_lap);
                     for (int k = 0; k < d; ++k) lap[k] += (u[k * n + j] - u[k * n + i]) * ww;
-                    if (type[j] == 0)
+                    if (nulayer > 0 && type[j] == 0)
                         for (int k = 0; k < d; ++k) lapf[k] += (u[k * n + j] - u[k * n + i]) * ww;
                 }
                 for (int k = 0; k < d; ++k) a[k] = visc * lap[k];
@@ -407,7 +403,9 @@ int main(int argc, char** argv) {
                     if (av > 0 && type[j] == 0) {
                         T ap = 0;
                         for (int k = 0; k < d; ++k) ap += (uc[k * n + j] - uc[k * n + i]) * del[k];
-                        if (ap < 0 || (avlayer > 0 && P[i] <= 0)) br += av * avlayer_scale(ap) * -ap / (r2 + soft2);
+                        // Approaching pairs; with --avlayer, separating ones too at P = 0.
+                        const T scale = ap < 0 ? T(1) : P[i] <= 0 ? T(avlayer) : T(0);
+                        if (scale > 0) br += av * scale * -ap / (r2 + soft2);
                     }
                     for (int k = 0; k < d; ++k) grad[k] += ww * br * del[k];
                     for (int a = 0; a < d; ++a)
@@ -430,11 +428,9 @@ int main(int argc, char** argv) {
             for (auto& v : u) v *= damp;
             if (t >= relaxT) {
                 relaxing = false;
-                double s = 0;
-                for (std::size_t i = 0; i < n; ++i)
-                    if (type[i] == 0) s += r[up * n + i];
-                y0 = s / nf;
-                std::printf("relaxed %.2f s, %ld steps: height against the lattice %.3f%%\n", t, steps, 100 * (y0 / ylat - 1));
+                const double lattice = y0;
+                y0 = mean_height();
+                std::printf("relaxed %.2f s, %ld steps: height against the lattice %.3f%%\n", t, steps, 100 * (y0 / lattice - 1));
                 std::fill(u.begin(), u.end(), 0);
                 t = 0;
                 steps = 0;
@@ -482,9 +478,6 @@ int main(int argc, char** argv) {
             }
             secmax = std::max(secmax, vmax);
             if (t >= sec * rep - 1e-9) {
-                double ys = 0;
-                for (std::size_t q = 0; q < n; ++q)
-                    if (type[q] == 0) ys += r[up * n + q];
                 {
                     const auto [bi, bv] = fastest();
                     (void)bv;
@@ -492,20 +485,17 @@ int main(int argc, char** argv) {
                                 r[bi], r[n + bi], u[bi], u[n + bi], P[bi], nst[bi] / n0);
                 }
                 std::printf("t=%.2f max %.4f%% height %.3f%%\n", sec * rep,
-                            100 * secmax / std::sqrt(g * h), 100 * (ys / nf / y0 - 1));
+                            100 * secmax / std::sqrt(g * h), 100 * (mean_height() / y0 - 1));
                 std::fflush(stdout);
                 secmax = 0;
                 ++sec;
             }
         }
     }
-    double s = 0;
-    for (std::size_t i = 0; i < n; ++i)
-        if (type[i] == 0) s += r[up * n + i];
     const double mean = psum / pcount, sd = std::sqrt(std::max(0.0, psum2 / pcount - mean * mean));
     std::printf(
         "RESULT mode=%d fluid=%zu steps=%ld maxafter1s=%.3f%% bottom mean=%.4f sd=%.3f%% "
         "height=%.3f%%\n",
         mode, nf, steps, 100 * maxafter / std::sqrt(g * h), mean / (rho * g * h),
-        100 * sd / (rho * g * h), 100 * (s / nf / y0 - 1));
+        100 * sd / (rho * g * h), 100 * (mean_height() / y0 - 1));
 }
