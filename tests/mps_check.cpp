@@ -292,6 +292,55 @@ void check_typed(Precision precision, int dims, std::size_t per_axis, const Vari
         CHECK_MESSAGE(wrong == 0, "mps_pressure");
     }
 
+    {  // mps_surface_pressure: a fifth of the particles at P = 0 (the others up to 100), rho0 g
+       // steep enough across re that the weighted mean falls below 0, and stays at 0, for some
+        Buffer<T> swept(context, n);
+        const double steep = 1000 / re, rho_g[3] = {0.3 * steep, -2 * steep, 0.5 * steep};
+        Kernel k(program, "mps_surface_pressure");
+        cell_args(k);
+        k.arg(11, btype).arg(12, brs).arg(13, bp).arg(14, swept);
+        k.arg(15, Real{re}).arg(16, Real{rho_g[0]}).arg(17, Real{rho_g[1]}).arg(18, Real{rho_g[2]});
+        whole_range(k, 19);
+        k.launch(queue, n, 16).wait();
+        const auto got = swept.read(queue);
+        std::size_t wrong = 0, extrapolated = 0, clamped = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            double want = double(p[i]), tol = 0;
+            if (type[i] == 0 && !(p[i] > 0)) {
+                // A weighted mean: a weight off by e moves it by e |v_j - mean| / sum w; each
+                // value v_j = P_j - rho0 g.(r_j - r_i) carries the rounding of its terms.
+                double sum_w = 0, sum_v = 0, err_w = 0, scale = 0, count = 0;
+                std::vector<std::pair<double, double>> terms;  // (w, v)
+                for (std::size_t j = 0; j < n; ++j) {
+                    const double rij = distance(rs, i, j), w = weight(rij, re);
+                    if (type[j] != 0 || !(p[j] > 0) || w == 0) continue;
+                    double drop = 0, reach = 0;
+                    for (int c = 0; c < dims; ++c) {
+                        drop += rho_g[c] * (coord(rs, j, c) - coord(rs, i, c));
+                        reach += std::fabs(rho_g[c]) * (std::fabs(coord(rs, j, c)) + std::fabs(coord(rs, i, c)));
+                    }
+                    terms.emplace_back(w, double(p[j]) - drop);
+                    sum_w += w;
+                    sum_v += w * (double(p[j]) - drop);
+                    err_w += pair_error(1, rij, re);
+                    scale = std::max(scale, std::fabs(double(p[j])) + reach);
+                    ++count;
+                }
+                if (sum_w > 0) {
+                    const double mean = sum_v / sum_w;
+                    double spread = 0;
+                    for (const auto& [w, v] : terms) spread = std::max(spread, std::fabs(v - mean));
+                    want = std::max(0.0, mean);
+                    tol = 2 * err_w * spread / sum_w + (count + 8) * eps * scale;
+                    ++(mean > 0 ? extrapolated : clamped);
+                }
+            }
+            wrong += !(std::fabs(double(got[i]) - want) <= tol);
+        }
+        CHECK_MESSAGE(wrong == 0, "mps_surface_pressure");
+        if (n >= 100) CHECK((extrapolated > 0 && clamped > 0));
+    }
+
     {  // mps_correct: r*, u*, P -> r, u
         Buffer<T> out_r(context, dims * n), out_u(context, dims * n);
         const double factor = 0.013, n0_over_d = 2.7, softening2 = 0.01;  // d / n0 / rho0 * dt

@@ -100,7 +100,8 @@ TEST_CASE("steps on two and three devices are one device's, bit for bit") {
                     CAPTURE(forced);
                     // The seed's method, and the alternatives (whose artificial viscosity
                     // copies velocities to the ghosts too; shifting moves positions after the
-                    // gradient), each on half the runs.
+                    // gradient; the surface's sweeps read the neighbours' swept pressures), each
+                    // on half the runs.
                     const bool stabilised = small ? precision == Precision::float64 : forced;
                     CAPTURE(stabilised);
                     Block b = random_block(dims, seed);
@@ -109,6 +110,7 @@ TEST_CASE("steps on two and three devices are one device's, bit for bit") {
                         b.parameters.gradient = MpsGradient::corrected;
                         b.parameters.artificial_viscosity = 0.5;
                         b.parameters.shifting = 0.01;
+                        b.parameters.surface_sweeps = 2;
                     }
                     Context split = split_context(parts);
                     Context single = one_device(split);
@@ -245,25 +247,31 @@ TEST_CASE("a resume on another number of devices continues bit for bit") {
 }
 
 TEST_CASE("the step's launches, each device's share of them") {
-    const Block b = random_block(2, fresh_seed());
-    Context split = split_context(2);
-    MpsFluid fluid(split, Precision::float32, b.parameters, b.scene.particles, b.scene.lower,
-                   b.scene.upper, memory_cache());
-    fluid.scheduler() = Scheduler({1.0, 1.0});
-    const int steps = 3;
-    for (int s = 0; s < steps; ++s) fluid.step();
-    const LaunchList launches = fluid.launches();
-    REQUIRE(launches.size() == 5);
-    const char* names[] = {"mps predict", "mps collide", "mps pressure", "mps correct",
-                           "mps max speed"};
-    for (std::size_t k = 0; k < launches.size(); ++k) {
-        CAPTURE(k);
-        CHECK(launches[k]->name() == names[k]);
-        double items = 0;
-        for (const DeviceWork& w : launches[k]->work()) items += w.items;
-        CHECK(items == double(steps) * double(fluid.size()));
-        CHECK(launches[k]->work()[0].launches == std::size_t(steps));
-        CHECK(launches[k]->work()[1].launches >= 1);
+    for (const int sweeps : {0, 2}) {
+        CAPTURE(sweeps);
+        Block b = random_block(2, fresh_seed());
+        b.parameters.surface_sweeps = sweeps;
+        Context split = split_context(2);
+        MpsFluid fluid(split, Precision::float32, b.parameters, b.scene.particles, b.scene.lower,
+                       b.scene.upper, memory_cache());
+        fluid.scheduler() = Scheduler({1.0, 1.0});
+        const int steps = 3;
+        for (int s = 0; s < steps; ++s) fluid.step();
+        const LaunchList launches = fluid.launches();
+        std::vector<std::string> names{"mps predict", "mps collide", "mps pressure"};
+        if (sweeps > 0) names.push_back("mps surface pressure");
+        names.insert(names.end(), {"mps correct", "mps max speed"});
+        REQUIRE(launches.size() == names.size());
+        for (std::size_t k = 0; k < launches.size(); ++k) {
+            CAPTURE(k);
+            CHECK(launches[k]->name() == names[k]);
+            const std::size_t each = names[k] == "mps surface pressure" ? std::size_t(sweeps) : 1;
+            double items = 0;
+            for (const DeviceWork& w : launches[k]->work()) items += w.items;
+            CHECK(items == double(each * steps) * double(fluid.size()));
+            CHECK(launches[k]->work()[0].launches == each * std::size_t(steps));
+            CHECK(launches[k]->work()[1].launches >= 1);
+        }
     }
 }
 

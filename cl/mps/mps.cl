@@ -9,6 +9,9 @@
  *                  the changed velocity
  *   mps_pressure   fluid and wall: n* = sum_j w(|r*_j - r*_i|), P = max(0, c^2 rho0/n0 (n* - n0));
  *                  dummies: P = 0 (they only complete the number density near walls)
+ *   mps_surface_pressure  (launched MpsOptions::surface_sweeps times) a fluid particle at P = 0
+ *                  takes the w-weighted mean of P_j - rho0 g.(r*_j - r*_i) over its fluid
+ *                  neighbours within re that have a pressure, at least 0
  *   mps_correct    fluid: grad P = d/n0 sum_j (P_j - P_min,i) (r_j - r_i)/|r_j - r_i|^2 w, over
  *                  fluid and wall j, with P_min,i the least pressure of i and those neighbours
  *                  (or that sum times the inverse of the corrective matrix, and with an
@@ -197,6 +200,36 @@ KERNEL void mps_pressure(const uint n, CELL_ARGS, GLOBAL const uint* type, GLOBA
     number_density[o] = sum;
     pressure[o] = type[i] == MPS_DUMMY ? REAL_C(0.0)
                                        : fmax(REAL_C(0.0), pressure_factor * (sum - n0));
+}
+
+/* One sweep of the free surface's layer's pressure: reads `pressure` (every slot), writes
+ * `swept` (the own slots); walls, dummies and particles that have a pressure keep theirs. Only
+ * fluid is swept and only fluid is read: a wall's pressure comes from its number density, and a
+ * wall swept to the fluid's pressure pushes the corner's top rows off it, the bursts beside the
+ * walls (docs/mps.md, seventh pass). */
+KERNEL void mps_surface_pressure(const uint n, CELL_ARGS, GLOBAL const uint* type,
+                                 GLOBAL const real* r_star, GLOBAL const real* pressure,
+                                 GLOBAL real* swept, const real re, const real rho_gx,
+                                 const real rho_gy, const real rho_gz, RANGE_PARAMS)
+{
+    PARTICLE_IN_RANGE(i);
+    (void)out_stride;
+    real p = pressure[i];
+    if (type[i] == MPS_FLUID && !(p > REAL_C(0.0))) {
+        const real xi = r_star[i], yi = r_star[n + i], zi = Z_OF(r_star, i);
+        real sum_w = REAL_C(0.0), sum_p = REAL_C(0.0);
+        FOR_NEIGHBOURS(i, j)
+            const real dx = r_star[j] - xi, dy = r_star[n + j] - yi, dz = Z_OF(r_star, j) - zi;
+            const real r2 = dx * dx + dy * dy + dz * dz;
+            if (type[j] == MPS_FLUID && pressure[j] > REAL_C(0.0) && r2 < re * re) {
+                const real w = mps_weight(sqrt(r2), re);
+                sum_w += w;
+                sum_p += w * (pressure[j] - (rho_gx * dx + rho_gy * dy + rho_gz * dz));
+            }
+        }}
+        if (sum_w > REAL_C(0.0)) p = fmax(REAL_C(0.0), sum_p / sum_w);
+    }
+    swept[o] = p;
 }
 
 /* MPS_GRADIENT 1 (partcl::MpsGradient::corrected): the sum is multiplied by the inverse of

@@ -191,6 +191,12 @@ const std::vector<Field>& fluid_table() {
              return in_range(v, MpsOptions::valid_shifting(v), "must be in [0, 1]");
          },
          "close pairs (nearer than l0) move apart at shifting c (1 - r/l0)^2, 0 = off"},
+        {"fluid", "surface_sweeps", IntRef([](S& s) -> int& { return s.fluid.surface_sweeps; }),
+         [](const S& s) {
+             const int v = s.fluid.surface_sweeps;
+             return MpsOptions::valid_surface_sweeps(v) ? ok() : "must be 0 to 8 (got " + std::to_string(v) + ")";
+         },
+         "sweeps giving the free surface's layer a hydrostatic pressure, 0 = off"},
         {"fluid", "end_time", RealRef([](S& s) -> double& { return s.fluid.end_time; }),
          [](const S& s) { return positive(s.fluid.end_time); }, "[s]"},
         {"fluid", "steps", CountRef([](S& s) -> std::uint64_t& { return s.fluid.steps; }),

@@ -58,6 +58,8 @@ void check_parameters(const MpsParameters& p) {
         throw UsageError("mps: the artificial viscosity lies in [0, 10]");
     if (!MpsOptions::valid_shifting(p.shifting))
         throw UsageError("mps: the shifting coefficient lies in [0, 1]");
+    if (!MpsOptions::valid_surface_sweeps(p.surface_sweeps))
+        throw UsageError("mps: the surface's pressure sweeps number 0 to 8");
     if (p.weight != MpsWeight::koshizuka && p.weight != MpsWeight::quadratic)
         throw UsageError("mps: an unknown weight function");
     if (p.gradient != MpsGradient::koshizuka && p.gradient != MpsGradient::corrected)
@@ -115,7 +117,8 @@ MpsFluid::MpsFluid(Context& context, Precision precision, const MpsParameters& p
               SlabField{std::size_t(parameters.dimensions)}},
              {SlabField{1, true}}, SlabEnds::open, cache),
       predict_launch_(context, "mps predict"), collide_launch_(context, "mps collide"),
-      pressure_launch_(context, "mps pressure"), correct_launch_(context, "mps correct"),
+      pressure_launch_(context, "mps pressure"), surface_launch_(context, "mps surface pressure"),
+      correct_launch_(context, "mps correct"),
       max_speed_launch_(context, "mps max speed") {
     const int d = parameters.dimensions;
     if (particles.dimensions != d)
@@ -143,8 +146,8 @@ MpsFluid::MpsFluid(Context& context, Precision precision, const MpsParameters& p
     max_shift_ = geometry.max_shift;
     for (std::size_t k = 0; k < context.size(); ++k) {
         kernels_.push_back({Kernel(program_, "mps_predict"), Kernel(program_, "mps_collide"),
-                            Kernel(program_, "mps_pressure"), Kernel(program_, "mps_correct"),
-                            Kernel(program_, "mps_max_speed")});
+                            Kernel(program_, "mps_pressure"), Kernel(program_, "mps_surface_pressure"),
+                            Kernel(program_, "mps_correct"), Kernel(program_, "mps_max_speed")});
         status_.emplace_back(context, 1, OnDevice{k});
         partial_.emplace_back();
     }
@@ -236,6 +239,7 @@ double MpsFluid::step(double dt) {
         slabs_.fit(*arrays, dims);
     slabs_.fit(density_, 1);
     slabs_.fit(pressure_, 1);
+    if (p.surface_sweeps > 0) slabs_.fit(swept_, 1);
 
     // Device `device`'s own particles, [below, below + own) of its local slots; outputs into
     // the local layout, or (`next`) into its own slots of the next step.
@@ -298,6 +302,20 @@ double MpsFluid::step(double dt) {
     });
     if (several()) update_ghosts(pressure_, 1);
     slabs_.exchange(pressure_, 1);  // the gradient reads neighbours' pressures
+    for (int sweep = 0; sweep < p.surface_sweeps; ++sweep) {  // and so does each sweep
+        surface_launch_.run(owners, [&](std::size_t device, Range) {
+            Kernel& k = kernels_[device].surface;
+            set_cell_args(k, device);
+            k.arg(11, type(device)).arg(12, r_collided_[device]).arg(13, pressure_[device])
+                .arg(14, swept_[device]);
+            k.arg(15, Real{re}).arg(16, Real{p.density * p.gravity[0]})
+                .arg(17, Real{p.density * p.gravity[1]}).arg(18, Real{p.density * p.gravity[2]});
+            return launch(k, 19, device, false);
+        });
+        std::swap(pressure_, swept_);
+        if (several()) update_ghosts(pressure_, 1);
+        slabs_.exchange(pressure_, 1);
+    }
 
     correct_launch_.run(owners, [&](std::size_t device, Range) {
         Kernel& k = kernels_[device].correct;

@@ -196,6 +196,26 @@ void MpsStep<T>::step_sorted(std::vector<T>& r, std::vector<T>& u,
         pressure[i] = type[i] == 2 ? T(0) : std::max(T(0), pfactor * (sum - n0));
     }
     if (too_far) throw Error("mps reference: a particle moved further than the cells allow");
+    const T rho_g[3] = {T(p_.density * p_.gravity[0]), T(p_.density * p_.gravity[1]),
+                        T(p_.density * p_.gravity[2])};
+    for (int sweep = 0; sweep < p_.surface_sweeps; ++sweep) {  // the free surface's layer
+        swept_.assign(pressure.begin(), pressure.end());      // this sweep's inputs
+#pragma omp parallel for schedule(static)
+        for (long long ii = 0; ii < count; ++ii) {
+            const std::size_t i = std::size_t(ii);
+            if (type[i] != 0 || swept_[i] > T(0)) continue;  // fluid only
+            T sum_w = 0, sum_p = 0;
+            for_neighbours(i, [&](std::size_t j) {
+                T delta[3] = {0, 0, 0};
+                const T r2 = dist2(r_col_, i, j, delta);
+                if (type[j] != 0 || !(swept_[j] > T(0)) || !(r2 < re * re)) return;
+                const T w = weight(std::sqrt(r2), re);
+                sum_w += w;
+                sum_p += w * (swept_[j] - (rho_g[0] * delta[0] + rho_g[1] * delta[1] + rho_g[2] * delta[2]));
+            });
+            if (sum_w > T(0)) pressure[i] = std::max(T(0), sum_p / sum_w);
+        }
+    }
 #pragma omp parallel for schedule(static)
     for (long long ii = 0; ii < count; ++ii) {  // pressure gradient -> r, u
         const std::size_t i = std::size_t(ii);

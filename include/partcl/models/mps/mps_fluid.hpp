@@ -136,10 +136,14 @@ public:
     std::size_t rebalances() const noexcept { return rebalances_; }
     // Each particle's cell at the last step's sort, in particles()' order.
     std::vector<std::uint32_t> cell_keys() const { return slabs_.cell_keys(); }
-    // The step's launches, in the order a step makes them.
+    // The step's launches, in the order a step makes them (the surface's sweeps where it makes
+    // them, each sweep a launch).
     LaunchList launches() const {
-        return {&predict_launch_, &collide_launch_, &pressure_launch_, &correct_launch_,
-                &max_speed_launch_};
+        LaunchList list{&predict_launch_, &collide_launch_, &pressure_launch_};
+        if (parameters_.surface_sweeps > 0) list.push_back(&surface_launch_);
+        list.push_back(&correct_launch_);
+        list.push_back(&max_speed_launch_);
+        return list;
     }
 
     // The particles as they are now (in the device's cell order, which changes every step) and
@@ -196,14 +200,15 @@ private:
     ParticleSlabs slabs_;
     // A Kernel holds its arguments: one of each per device.
     struct DeviceKernels {
-        Kernel predict, collide, pressure, correct, max_speed;
+        Kernel predict, collide, pressure, surface, correct, max_speed;
     };
     std::vector<DeviceKernels> kernels_;  // [d]
-    MultiDeviceLaunch predict_launch_, collide_launch_, pressure_launch_, correct_launch_,
-        max_speed_launch_;
+    MultiDeviceLaunch predict_launch_, collide_launch_, pressure_launch_, surface_launch_,
+        correct_launch_, max_speed_launch_;
     // [d], in device d's local layout (ParticleSlabs): r* and u* of mps_predict, r and u after
-    // collisions, the number density and the pressure.
-    std::vector<RealBuffer> r_star_, u_star_, r_collided_, u_collided_, density_, pressure_;
+    // collisions, the number density and the pressure (with the surface's sweeps, `swept_` takes
+    // each sweep's and then swaps with it).
+    std::vector<RealBuffer> r_star_, u_star_, r_collided_, u_collided_, density_, pressure_, swept_;
     std::vector<Buffer<std::uint32_t>> status_;  // [d]: the too-far flag of device d's particles
     std::vector<RealBuffer> partial_;            // [d]: device d's partial maxima of the speed
 

@@ -61,6 +61,13 @@ struct MpsOptions {
     // walls beside it) pressure does not hold particles apart: pairs close up to the collision
     // distance and spring apart later, the bursts of still water (docs/mps.md, "Close pairs").
     double shifting = 0;
+    // The free surface's layer: within re of the surface a particle's number density misses
+    // neighbours, so the layer (3 rows at re = 3.1 l0) has P = 0 below the surface, and only
+    // collisions hold it. Each of these sweeps gives a fluid particle still at P = 0 the
+    // w-weighted mean of P_j - rho0 g.(r_j - r_i) over its fluid neighbours within re that have
+    // a pressure (at least 0), so P = 0 falls at the surface, not below the layer
+    // (0: off; docs/mps.md, "The layer given a hydrostatic pressure").
+    int surface_sweeps = 0;
 
     static bool valid_density(double v) noexcept { return v > 0 && std::isfinite(v); }
     static bool valid_viscosity(double v) noexcept { return v >= 0 && std::isfinite(v); }
@@ -79,6 +86,7 @@ struct MpsOptions {
     static bool valid_courant(double v) noexcept { return v > 0 && v <= 1; }
     static bool valid_artificial_viscosity(double v) noexcept { return v >= 0 && v <= 10; }
     static bool valid_shifting(double v) noexcept { return v >= 0 && v <= 1; }
+    static bool valid_surface_sweeps(int v) noexcept { return v >= 0 && v <= 8; }
 };
 
 // Everything MpsFluid takes: the options and the set-up's lattice, gravity and step limit.
