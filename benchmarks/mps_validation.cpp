@@ -14,7 +14,8 @@
 // against omega^2 = g k tanh(k h) and its amplitude ratio per period.
 //
 // One JSON line per (case, dims) on stdout; --csv writes the samples (t, x_cm, y_cm, largest
-// speed, bottom pressure) of the last case run. The cases themselves are the library's
+// speed, bottom pressure, and the fastest particle's position, velocity and pressure) of the
+// last case run. The cases themselves are the library's
 // (include/partcl/models/mps/mps_validation.hpp), which the tests hold to the bounds.
 #include <algorithm>
 #include <cmath>
@@ -42,6 +43,7 @@ struct Options {
     double end_time = 0, amplitude = 0.015, sound_speed = 0;
     std::string weight = "koshizuka", gradient = "koshizuka";
     double artificial_viscosity = 0, shifting = 0, re_ratio = 2.1, collision_ratio = 0.5, wall_collision_ratio = 0;
+    int surface_sweeps = 0;
     Precision precision = Precision::float32;
     std::string csv;
 };
@@ -65,6 +67,8 @@ Options parse(int argc, char** argv) {
     app.add_option("--gradient", o.gradient, "koshizuka | corrected")->check(CLI::IsMember(names_of(mps_gradients)));
     app.add_option("--artificial-viscosity", o.artificial_viscosity, "Monaghan's alpha");
     app.add_option("--shifting", o.shifting, "Close-pair shifting's coefficient");
+    app.add_option("--surface-sweeps", o.surface_sweeps,
+                   "Sweeps giving the free surface's layer a hydrostatic pressure (0: off)");
     app.add_option("--re-ratio", o.re_ratio, "re / l0 of number density and gradient");
     app.add_option("--collision-ratio", o.collision_ratio, "Collision distance / l0");
     app.add_option("--wall-collision-ratio", o.wall_collision_ratio,
@@ -88,6 +92,7 @@ MpsTankCase tank_case(const Options& o, int dims) {
     from_name(mps_gradients, o.gradient, c.method.gradient);
     c.method.artificial_viscosity = o.artificial_viscosity;
     c.method.shifting = o.shifting;
+    c.method.surface_sweeps = o.surface_sweeps;
     c.method.re_ratio = o.re_ratio;
     c.method.collision_ratio = o.collision_ratio;
     c.method.wall_collision_ratio = o.wall_collision_ratio;
@@ -115,9 +120,14 @@ struct Recorder {
     void write(const std::string& file) const {
         if (file.empty()) return;
         std::ofstream out(file);
-        out << "t,x_cm,y_cm,max_speed,bottom_pressure\n";
-        for (const MpsTankSample& s : samples)
-            out << s.t << ',' << s.x_cm << ',' << s.y_cm << ',' << s.max_speed << ',' << s.bottom_pressure << '\n';
+        out << "t,x_cm,y_cm,max_speed,bottom_pressure,fastest_x,fastest_y,fastest_z,fastest_ux,"
+               "fastest_uy,fastest_uz,fastest_pressure\n";
+        for (const MpsTankSample& s : samples) {
+            out << s.t << ',' << s.x_cm << ',' << s.y_cm << ',' << s.max_speed << ',' << s.bottom_pressure;
+            for (const double v : s.fastest_position) out << ',' << v;
+            for (const double v : s.fastest_velocity) out << ',' << v;
+            out << ',' << s.fastest_pressure << '\n';
+        }
     }
 };
 
@@ -169,6 +179,7 @@ int main(int argc, char** argv) {
                 line["gradient"] = o.gradient;
                 line["artificial_viscosity"] = o.artificial_viscosity;
                 line["shifting"] = o.shifting;
+                line["surface_sweeps"] = o.surface_sweeps;
                 line["re_ratio"] = o.re_ratio;
                 line["collision_ratio"] = o.collision_ratio;
                 line["wall_collision_ratio"] = o.wall_collision_ratio;

@@ -47,11 +47,21 @@ TEST_CASE("bad validation cases are usage errors naming the problem") {
 }
 
 // A short still-water case runs end to end at a coarse spacing (the physics suite holds the
-// bounds): the samples arrive in time order, the counts add up.
+// bounds): the samples arrive in time order, the counts add up, the fastest particle is in
+// the tank's water and moves at the largest speed.
 TEST_CASE("mps_still_water samples every 5 ms and reports the case") {
     std::vector<double> times;
+    std::size_t misplaced = 0, wrong_speed = 0;
     const MpsStillWater r = mps_still_water(test_context(), stabilised(2, 0.02, 0.1, 0.1), 1.2,
-                                            [&](const MpsTankSample& s) { times.push_back(s.t); });
+                                            [&](const MpsTankSample& s) {
+        times.push_back(s.t);
+        const double* x = s.fastest_position;
+        const double* u = s.fastest_velocity;
+        misplaced += !(x[0] > 0 && x[0] < 0.1 && x[1] > 0 && x[1] < 0.12 && x[2] == 0 && u[2] == 0);
+        wrong_speed += !(std::hypot(u[0], u[1]) == doctest::Approx(s.max_speed).epsilon(1e-6));
+    });
+    CHECK(misplaced == 0);
+    CHECK(wrong_speed == 0);
     CHECK(r.fluid == 25);
     CHECK(r.depth == doctest::Approx(0.1));
     REQUIRE(times.size() == 240);

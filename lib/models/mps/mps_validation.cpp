@@ -61,7 +61,7 @@ public:
         const std::vector<double> pressure = fluid->pressure();
         const std::size_t n = now.size();
         const int up = dims_ - 1;
-        MpsTankSample s{fluid->time(), 0, 0, 0, 0, 0};
+        MpsTankSample s{fluid->time(), 0, 0, 0, 0, 0, {0, 0, 0}, {0, 0, 0}, 0};
         double row = 0, row2 = 0;
         std::size_t count = 0, bottom = 0;
         for (std::size_t i = 0; i < n; ++i) {
@@ -71,7 +71,14 @@ public:
             s.y_cm += now.position[up * n + i];
             double v2 = 0;
             for (int k = 0; k < dims_; ++k) v2 += now.velocity[k * n + i] * now.velocity[k * n + i];
-            s.max_speed = std::max(s.max_speed, std::sqrt(v2));
+            if (std::sqrt(v2) > s.max_speed) {
+                s.max_speed = std::sqrt(v2);
+                for (int k = 0; k < dims_; ++k) {
+                    s.fastest_position[k] = now.position[k * n + i];
+                    s.fastest_velocity[k] = now.velocity[k * n + i];
+                }
+                s.fastest_pressure = pressure[i];
+            }
             const double y = now.position[up * n + i];
             if (y < spacing_) {  // the bottom row, referred to the floor
                 const double p = pressure[i] + rho * g * y;

@@ -37,6 +37,9 @@ struct MpsTankSample {
     double max_speed;        // the fastest fluid particle
     double bottom_pressure;  // mean over the bottom row of P + rho g y (referred to the floor)
     double bottom_spread;    // the rms of that row's particles about the mean
+    // The fastest fluid particle (where still water's bursts are): its position and velocity
+    // along the tank's axes (the last one up; 0 beyond the dimensions) and its pressure.
+    double fastest_position[3], fastest_velocity[3], fastest_pressure;
 };
 
 // Called with every sample while a case runs (progress, CSV).
