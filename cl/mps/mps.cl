@@ -204,9 +204,9 @@ KERNEL void mps_pressure(const uint n, CELL_ARGS, GLOBAL const uint* type, GLOBA
 
 /* One sweep of the free surface's layer's pressure: reads `pressure` (every slot), writes
  * `swept` (the own slots); walls, dummies and particles that have a pressure keep theirs. Only
- * fluid is swept and only fluid is read: a wall's pressure comes from its number density, and a
- * wall swept to the fluid's pressure pushes the corner's top rows off it, the bursts beside the
- * walls (docs/mps.md, seventh pass). */
+ * fluid is swept and only fluid is read: sweeping walls too, from fluid and walls or from fluid
+ * alone, or giving every wall the fluid's extrapolation, made still water louder or unstable
+ * (docs/mps.md, sixth to eighth passes). */
 KERNEL void mps_surface_pressure(const uint n, CELL_ARGS, GLOBAL const uint* type,
                                  GLOBAL const real* r_star, GLOBAL const real* pressure,
                                  GLOBAL real* swept, const real re, const real rho_gx,
