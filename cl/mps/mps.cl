@@ -1,5 +1,6 @@
 /* Explicit MPS (moving particle semi-implicit, in its explicit, weakly compressible form), one
- * time step in four kernels (partcl::MpsFluid, include/partcl/models/mps/mps_fluid.hpp):
+ * time step in five kernels, six with the surface's sweeps (partcl::MpsFluid,
+ * include/partcl/models/mps/mps_fluid.hpp):
  *
  *   mps_predict    fluid: u* = u + dt (nu 2d/(lambda0 n0_lap) sum_j (u_j - u_i) w_lap + g),
  *                  r* = r + dt u*; walls and dummies keep their place and zero velocity
