@@ -194,7 +194,7 @@ const std::vector<Field>& fluid_table() {
         {"fluid", "surface_sweeps", IntRef([](S& s) -> int& { return s.fluid.surface_sweeps; }),
          [](const S& s) {
              const int v = s.fluid.surface_sweeps;
-             return MpsOptions::valid_surface_sweeps(v) ? ok() : "must be 0 to 8 (got " + std::to_string(v) + ")";
+             return in_range(v, MpsOptions::valid_surface_sweeps(v), "must be 0 to 8");
          },
          "sweeps giving the free surface's layer a hydrostatic pressure, 0 = off"},
         {"fluid", "end_time", RealRef([](S& s) -> double& { return s.fluid.end_time; }),

@@ -71,8 +71,8 @@ public:
             s.y_cm += now.position[up * n + i];
             double v2 = 0;
             for (int k = 0; k < dims_; ++k) v2 += now.velocity[k * n + i] * now.velocity[k * n + i];
-            if (std::sqrt(v2) > s.max_speed) {
-                s.max_speed = std::sqrt(v2);
+            if (const double speed = std::sqrt(v2); speed > s.max_speed) {
+                s.max_speed = speed;
                 for (int k = 0; k < dims_; ++k) {
                     s.fastest_position[k] = now.position[k * n + i];
                     s.fastest_velocity[k] = now.velocity[k * n + i];
