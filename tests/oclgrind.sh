@@ -9,6 +9,11 @@
 # the --log file, API errors found by --check-api go to stderr. The run fails when the log is
 # not empty, when stderr holds an Oclgrind report, or when the command itself fails.
 # OCLGRIND names the oclgrind program (default: oclgrind on PATH).
+#
+# The command runs with tests/oclgrind_host_stores.c preloaded ahead of Oclgrind's runtime,
+# without which the uninitialized-value checker's record of global memory goes wrong (that
+# file says how). PARTCL_OCLGRIND_PRELOAD names it built (the tests' target
+# partcl_oclgrind_host_stores); without it, this script builds it with cc.
 set -u
 
 if [ $# -eq 0 ]; then
@@ -24,7 +29,17 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/partcl-oclgrind.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT INT TERM
 
-"$oclgrind" --data-races --uninitialized --check-api --log "$work/log" "$@" 2>"$work/stderr"
+preload=${PARTCL_OCLGRIND_PRELOAD:-}
+if [ -z "$preload" ]; then
+    preload="$work/oclgrind_host_stores.so"
+    if ! ${CC:-cc} -shared -fPIC -O1 -o "$preload" "$(dirname "$0")/oclgrind_host_stores.c" -lOpenCL; then
+        echo "$0: could not build $(dirname "$0")/oclgrind_host_stores.c (needs cc and the OpenCL headers)" >&2
+        exit 2
+    fi
+fi
+# Oclgrind puts its runtime first in LD_PRELOAD; the shell it starts puts this library before it.
+"$oclgrind" --data-races --uninitialized --check-api --log "$work/log" \
+    sh -c 'LD_PRELOAD="$0:$LD_PRELOAD" exec "$@"' "$preload" "$@" 2>"$work/stderr"
 status=$?
 cat "$work/stderr" >&2
 
