@@ -147,19 +147,19 @@ void run_essential_with(Precision precision, std::size_t levels, std::size_t top
         rank[j] = std::uint32_t(h.rank[j]);
         if (h.rank[j] >= 0) walked[j / 32] |= std::uint32_t(1) << (j % 32);
     }
-    RealBuffer& node = keep<RealBuffer>(context, precision, h.node.size());
-    RealBuffer& box = keep<RealBuffer>(context, precision, h.box.size());
-    RealBuffer& sorted = keep<RealBuffer>(context, precision, h.sorted.size());
-    RealBuffer& bbox = keep<RealBuffer>(context, precision, h.boxes.size());
+    RealBuffer node(context, precision, h.node.size());
+    RealBuffer box(context, precision, h.box.size());
+    RealBuffer sorted(context, precision, h.sorted.size());
+    RealBuffer bbox(context, precision, h.boxes.size());
     node.write(queue, h.node);
     box.write(queue, h.box);
     sorted.write(queue, h.sorted);
     bbox.write(queue, h.boxes);
-    auto& brank = keep<Buffer<std::uint32_t>>(context, rank);
-    auto& bwalked = keep<Buffer<std::uint32_t>>(context, walked);
-    auto& open = keep<Buffer<std::uint32_t>>(context, words * base[levels + 1]);
-    auto& sends = keep<Buffer<std::uint32_t>>(context, std::vector<std::uint32_t>(below + 1, 0));
-    auto& leaf_sends = keep<Buffer<std::uint32_t>>(context, std::vector<std::uint32_t>(leaves + 1, 0));
+    Buffer<std::uint32_t> brank(context, rank);
+    Buffer<std::uint32_t> bwalked(context, walked);
+    Buffer<std::uint32_t> open(context, words * base[levels + 1]);
+    Buffer<std::uint32_t> sends(context, std::vector<std::uint32_t>(below + 1, 0));
+    Buffer<std::uint32_t> leaf_sends(context, std::vector<std::uint32_t>(leaves + 1, 0));
     const std::uint32_t none = 0xffffffffu;
     for (std::size_t l = 0; l <= levels; ++l) {
         const std::size_t up = l > 0 ? l - 1 : 0;
@@ -182,10 +182,10 @@ void run_essential_with(Precision precision, std::size_t levels, std::size_t top
     host_scan(queue, sends, below + 1);
     host_scan(queue, leaf_sends, leaves + 1);
     const std::uint32_t node_items = sends.read(queue)[below], body_items = leaf_sends.read(queue)[leaves];
-    auto& ids = keep<Buffer<std::uint32_t>>(context, std::max<std::uint32_t>(node_items, 1));
-    auto& ids_to = keep<Buffer<std::uint32_t>>(context, std::max<std::uint32_t>(node_items, 1));
-    auto& places = keep<Buffer<std::uint32_t>>(context, std::max<std::uint32_t>(body_items, 1));
-    auto& places_to = keep<Buffer<std::uint32_t>>(context, std::max<std::uint32_t>(body_items, 1));
+    Buffer<std::uint32_t> ids(context, std::max<std::uint32_t>(node_items, 1));
+    Buffer<std::uint32_t> ids_to(context, std::max<std::uint32_t>(node_items, 1));
+    Buffer<std::uint32_t> places(context, std::max<std::uint32_t>(body_items, 1));
+    Buffer<std::uint32_t> places_to(context, std::max<std::uint32_t>(body_items, 1));
     for (std::size_t l = top + 1; l <= levels; ++l)
         Kernel(program, "tree_essential_nodes")
             .args(std::uint32_t(size[l]), std::uint32_t(first[l]), std::uint32_t(first[l - 1]), std::uint32_t(base[l - 1]),
@@ -200,10 +200,10 @@ void run_essential_with(Precision precision, std::size_t levels, std::size_t top
               places_to)
         .launch(queue, leaves, 4)
         .wait();
-    RealBuffer& rows = keep<RealBuffer>(context, precision, std::max<std::size_t>(12 * node_items, 1));
-    RealBuffer& values = keep<RealBuffer>(context, precision, std::max<std::size_t>(4 * body_items, 1));
+    RealBuffer rows(context, precision, std::max<std::size_t>(12 * node_items, 1));
+    RealBuffer values(context, precision, std::max<std::size_t>(4 * body_items, 1));
     // The window's bodies: `sorted` from the window's first on.
-    RealBuffer& window_sorted = keep<RealBuffer>(context, precision, std::max<std::size_t>(4 * (n - window), 1));
+    RealBuffer window_sorted(context, precision, std::max<std::size_t>(4 * (n - window), 1));
     if (n > window) sorted.copy_to(queue, window_sorted, 4 * (n - window), 4 * window).wait();
     Kernel(program, "tree_export_nodes")
         .args(node_items, std::uint32_t(h.nodes()), ids, node, box, rows)
@@ -248,7 +248,7 @@ void run_essential_with(Precision precision, std::size_t levels, std::size_t top
 
 } // namespace
 
-// Run by run_tree_build_kernel, after its take_recycled_slots: every buffer here is kept.
+// Run by run_tree_build_kernel.
 void run_tree_essential_kernels(Precision precision) {
     // Two mask words over three ranks, a run in the middle of level 2 of 5.
     run_essential_with(precision, 5, 2, {1, 3}, 50, 40, 3);

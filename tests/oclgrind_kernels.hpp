@@ -4,8 +4,6 @@
 // host (oclgrind_dense.cpp, oclgrind_nbody.cpp, oclgrind_shared.cpp, oclgrind_routing.cpp, oclgrind_tree_top.cpp,
 // oclgrind_essential.cpp).
 #include <cstdint>
-#include <deque>
-#include <utility>
 
 #include <partcl/backend/precision.hpp>
 #include <partcl/runtime/buffer.hpp>
@@ -26,33 +24,6 @@ void run_radix_sort_kernel(partcl::Precision precision);
 void run_result_routing_kernel(partcl::Precision precision);
 void run_slab_selection_kernel(partcl::Precision precision);
 void run_tree_top_kernel(partcl::Precision precision);
-
-// Oclgrind 21.10 hands a new buffer the slot of a released one and keeps tracking
-// initialisation over the old buffer's length: a kernel's writes past that length stay
-// "uninitialized" and reads of them are reported (seen here: a 37-element buffer released, a
-// 400-element one created, element 300 written by one kernel and read by the next). Each tree
-// run alone is clean; after other runs released their buffers, the tree's were reported. So
-// the runners first take the released slots with one-element buffers, and nothing they
-// create is released before the process ends (`kept`). Nor at its end: released from a static
-// destructor, after Oclgrind's runtime has begun to tear down, they corrupted its heap (seen as
-// "corrupted double-linked list" at exit once one more program had been built), so the deque is
-// never destroyed.
-template <class T>
-std::deque<T>& kept() {
-    static std::deque<T>* objects = new std::deque<T>;
-    return *objects;
-}
-
-// An object made in kept()'s deque, which lives as long as the process.
-template <class B, class... Args>
-B& keep(Args&&... args) {
-    return kept<B>().emplace_back(std::forward<Args>(args)...);
-}
-
-inline void take_recycled_slots(partcl::Context& context) {
-    for (int i = 0; i < 4096; ++i) kept<partcl::Buffer<std::uint32_t>>().emplace_back(context, 1);
-}
-
 
 // OrderedSum over `partition` of the context's devices, parts of `size` random values of mixed
 // magnitude, against the same sums on the host in device order, in the precision's arithmetic.

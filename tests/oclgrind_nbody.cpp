@@ -186,7 +186,7 @@ void check_tree_window(Precision precision, const DeviceTree<T>& t, double theta
     const TreeWindow w{std::uint32_t(t.n), 18, 19, 1, 1, 2};
     REQUIRE(t.n == 37);
     REQUIRE(t.perm_at_window.size() == t.n);
-    DeviceTree<T>& b = kept<DeviceTree<T>>().emplace_back();  // not released: oclgrind_kernels.hpp
+    DeviceTree<T> b;
     b.n = w.m;
     b.levels = t.levels;
     b.nodes = t.nodes;
@@ -258,8 +258,8 @@ void check_tree_window(Precision precision, const DeviceTree<T>& t, double theta
     }
     std::vector<T> whole_sorted(4 * t.n, unset);
     std::copy(sorted.begin(), sorted.end(), whole_sorted.begin() + std::ptrdiff_t(4 * w.base));
-    auto& keep = kept<Buffer<std::uint32_t>>();
-    auto& keep_values = kept<Buffer<T>>();
+    std::deque<Buffer<std::uint32_t>> keep;
+    std::deque<Buffer<T>> keep_values;
     const Buffer<std::uint32_t>& bids = keep.emplace_back(context, ids);
     const Buffer<std::uint32_t>& bat = keep.emplace_back(context, at);
     const Buffer<T>& brows = keep_values.emplace_back(context, rows);
@@ -296,7 +296,7 @@ template <class T>
 void run_tree_build_typed(Precision precision) {
     auto& queue = test_context().queue(0);
     const double eps = precision == Precision::float64 ? DBL_EPSILON : double(FLT_EPSILON);
-    auto& keep = kept<DeviceTree<T>>();
+    std::deque<DeviceTree<T>> keep;
     for (std::size_t n : {37, 1})
         for (std::size_t leaf_size : {2, 3}) {
             const std::uint32_t seed = fresh_seed();
@@ -335,10 +335,7 @@ void run_tree_build_typed(Precision precision) {
 
 } // namespace
 
-// One take of the released slots for both runs (Oclgrind holds a bounded number of buffers, and
-// every kept one counts): the selection's run releases none of its buffers.
 void run_tree_build_kernel(Precision precision) {
-    take_recycled_slots(test_context());
     run_tree_essential_kernels(precision);
     if (precision == Precision::float64)
         run_tree_build_typed<double>(precision);
@@ -368,9 +365,8 @@ void run_tree_force_typed(Precision precision) {
     auto& queue = context.queue(0);
     const double eps = precision == Precision::float64 ? DBL_EPSILON : double(FLT_EPSILON);
     const double eps2 = 0.01, G = 0.75;
-    take_recycled_slots(context);
-    auto& keep = kept<DeviceTree<T>>();
-    auto& outputs = kept<Buffer<T>>();
+    std::deque<DeviceTree<T>> keep;
+    std::deque<Buffer<T>> outputs;
     // (group, list, lanes): per body, groups walking alone, listed, listed into partial sums
     // (the lanes past a leaf of 3 masked, the list's last nodes past the lanes).
     const std::array<std::size_t, 3> walks[] = {{1, 0, 0}, {4, 0, 0}, {4, 4, 0}, {4, 8, 4}};

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <deque>
 #include <numeric>
 #include <random>
 
@@ -25,7 +26,6 @@ namespace {
 template <class T>
 void run_result_routing_typed(Precision precision, bool with_potential) {
     Context& context = test_context();
-    take_recycled_slots(context);
     Queue& queue = context.queue(0);
     BuildOptions options;
     options.precision = precision;
@@ -53,8 +53,8 @@ void run_result_routing_typed(Precision precision, bool with_potential) {
     for (T& v : walked) v = T(value(rng));
     for (T& v : walked_potential) v = T(value(rng));
     const T sentinel = T(-7);
-    auto& reals = kept<Buffer<T>>();
-    auto& uints = kept<Buffer<std::uint32_t>>();
+    std::deque<Buffer<T>> reals;
+    std::deque<Buffer<std::uint32_t>> uints;
     Buffer<std::uint32_t>& bperm = uints.emplace_back(context, perm);
     Buffer<std::uint32_t>& bowner = uints.emplace_back(context, owner);
     Buffer<std::uint32_t>& bslot = uints.emplace_back(context, slot);
@@ -125,7 +125,6 @@ void run_result_routing_kernel(Precision precision) {
 
 void run_slab_selection_kernel(Precision precision) {
     Context& context = test_context();
-    take_recycled_slots(context);
     for (const int dims : {2, 3})
         for (const bool inside : {true, false})
             check_slab_selection(context, precision, dims, 29, inside, fresh_seed(), memory_cache());

@@ -298,9 +298,7 @@ void check_ordered_sum_typed(Context& context, Precision precision, const Partit
     }
     const std::size_t offset = 5;
     RealBuffer out(context, precision, offset + size + 3);
-    // Guards written from the host: Oclgrind 21.10 takes what a kernel stores over a fill for
-    // uninitialized.
-    out.write(context.queue(0), std::vector<double>(out.size(), -7.0));
+    out.fill(context.queue(0), -7.0);
     sum.sum_into(out, partition, offset);
     const auto got = out.read(context.queue(0));
     std::vector<T> expected(size, T(0));

@@ -47,11 +47,11 @@ void run_tree_top_with(Precision precision, std::size_t n, std::size_t levels) {
     const TreeTop host =
         TreeTop::split(self, precision, xyz.data(), xyz.data() + n, xyz.data() + 2 * n, index.data(), n, n, levels);
 
-    RealBuffer& pos = keep<RealBuffer>(context, precision, 3 * n);
-    RealBuffer& mass = keep<RealBuffer>(context, precision, n);
+    RealBuffer pos(context, precision, 3 * n);
+    RealBuffer mass(context, precision, n);
     pos.write(queue, xyz);
     mass.write(queue, m);
-    DeviceTreeTop& device = keep<DeviceTreeTop>(context, precision, memory_cache());
+    DeviceTreeTop device(context, precision, memory_cache());
     const TreeTop top = device.split(self, pos, index.data(), n, n, levels);
     CHECK(top.node() == host.node());
     CHECK(top.order() == host.order());
@@ -61,8 +61,8 @@ void run_tree_top_with(Precision precision, std::size_t n, std::size_t levels) {
 
     // The records in the top's order.
     const std::vector<double> seen = pos.read(queue), seen_mass = mass.read(queue);  // rounded
-    RealBuffer& records = keep<RealBuffer>(context, precision, 4 * n);
-    Buffer<std::uint32_t>& tags = keep<Buffer<std::uint32_t>>(context, 2 * n);
+    RealBuffer records(context, precision, 4 * n);
+    Buffer<std::uint32_t> tags(context, 2 * n);
     device.pack(pos, mass, records, tags);
     std::vector<double> rec(4 * n);
     std::vector<std::uint32_t> tag(2 * n);
@@ -91,13 +91,13 @@ void run_tree_top_with(Precision precision, std::size_t n, std::size_t levels) {
         for (std::size_t c = 0; c < 4; ++c) arec[4 * a + c] = rec[4 * came[a] + c];
         for (std::size_t c = 0; c < 2; ++c) atag[2 * a + c] = tag[2 * came[a] + c];
     }
-    RealBuffer& arrived = keep<RealBuffer>(context, precision, 4 * n);
-    Buffer<std::uint32_t>& arrived_tags = keep<Buffer<std::uint32_t>>(context, 2 * n);
+    RealBuffer arrived(context, precision, 4 * n);
+    Buffer<std::uint32_t> arrived_tags(context, 2 * n);
     arrived.write(queue, arec);
     arrived_tags.write(queue, atag).wait();
-    Buffer<std::uint32_t>& order = keep<Buffer<std::uint32_t>>(context, n);
-    RealBuffer& laid = keep<RealBuffer>(context, precision, 3 * n);
-    RealBuffer& laid_mass = keep<RealBuffer>(context, precision, n);
+    Buffer<std::uint32_t> order(context, n);
+    RealBuffer laid(context, precision, 3 * n);
+    RealBuffer laid_mass(context, precision, n);
     device.merge(offsets, arrived, arrived_tags, order, laid, laid_mass);
     const std::vector<std::uint32_t> placed = order.read(queue);
     const std::vector<double> lp = laid.read(queue), lm = laid_mass.read(queue);
@@ -113,16 +113,16 @@ void run_tree_top_with(Precision precision, std::size_t n, std::size_t levels) {
     std::vector<std::uint32_t> perm(n);
     std::iota(perm.begin(), perm.end(), 0u);
     std::shuffle(perm.begin(), perm.end(), rng);
-    Buffer<std::uint32_t>& build_perm = keep<Buffer<std::uint32_t>>(context, n);
+    Buffer<std::uint32_t> build_perm(context, n);
     build_perm.write(queue, perm).wait();
-    RealBuffer& acc = keep<RealBuffer>(context, precision, 3 * n);
-    RealBuffer& potential = keep<RealBuffer>(context, precision, n);
+    RealBuffer acc(context, precision, 3 * n);
+    RealBuffer potential(context, precision, n);
     acc.write(queue, random_values(rng, 3 * n));
     potential.write(queue, random_values(rng, n));
     const std::vector<double> a = acc.read(queue), phi = potential.read(queue);
     for (const bool with_potential : {true, false}) {
         CAPTURE(with_potential);
-        RealBuffer& results = keep<RealBuffer>(context, precision, 4 * n);
+        RealBuffer results(context, precision, 4 * n);
         device.results_by_arrival(n, order, build_perm, acc, with_potential ? &potential : nullptr, results);
         const std::vector<double> r = results.read(queue);
         wrong = 0;
@@ -134,8 +134,8 @@ void run_tree_top_with(Precision precision, std::size_t n, std::size_t levels) {
         CHECK(wrong == 0);
 
         // Home: each body's results at its body, past an offset of 2.
-        RealBuffer& out = keep<RealBuffer>(context, precision, 3 * n + 2);
-        RealBuffer& home_potential = keep<RealBuffer>(context, precision, n);
+        RealBuffer out(context, precision, 3 * n + 2);
+        RealBuffer home_potential(context, precision, n);
         out.fill(queue, 7.0);
         home_potential.fill(queue, 7.0);
         device.results_home(results, out, 2, with_potential ? &home_potential : nullptr);
@@ -153,7 +153,6 @@ void run_tree_top_with(Precision precision, std::size_t n, std::size_t levels) {
 } // namespace
 
 void run_tree_top_kernel(Precision precision) {
-    take_recycled_slots(test_context());
     run_tree_top_with(precision, 37, 3);
     run_tree_top_with(precision, 5, 0);
 }

@@ -134,10 +134,8 @@ void check_typed(Precision precision, int dims, unsigned per_axis, std::size_t n
     std::vector<std::vector<double>> deposits;
     for (const bool atomic : {true, false}) {
         CAPTURE(atomic);
-        // Output made from host data, not by fill: Oclgrind 21.10 leaves filled memory marked
-        // uninitialized, and the compare-and-swap loop of the atomic deposit reads it.
-        Buffer<T> positions(context, atomic ? x : xs),
-            out(context, std::vector<T>(2 * points + 2, atomic ? T(0) : T(-7)));
+        Buffer<T> positions(context, atomic ? x : xs), out(context, 2 * points + 2);
+        out.fill(queue, atomic ? T(0) : T(-7)).wait();
         Buffer<std::uint32_t> sp(context, atomic ? species : ss), bstart(context, start),
             bend(context, end);
         if (atomic) {

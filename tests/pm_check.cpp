@@ -8,6 +8,7 @@
 #include <cfloat>
 #include <cmath>
 #include <complex>
+#include <deque>
 #include <random>
 
 #include "oclgrind_kernels.hpp"
@@ -37,7 +38,6 @@ template <class T>
 void run_typed(Precision precision) {
     Context& context = test_context();
     Queue& queue = context.queue(0);
-    take_recycled_slots(context);
     const double eps = precision == Precision::float64 ? DBL_EPSILON : double(FLT_EPSILON);
     const std::uint32_t seed = fresh_seed();
     INFO("seed " << seed);
@@ -45,7 +45,7 @@ void run_typed(Precision precision) {
     std::uniform_real_distribution<double> unit(0.0, 1.0), signed_unit(-1.0, 1.0);
     const std::size_t nodes = 5, points = nodes * nodes * nodes, n = 41;
     const double box = 2.5, inverse_h = double(T(nodes / box));
-    auto& keep = kept<RealBuffer>();
+    std::deque<RealBuffer> keep;
     BuildOptions options;
     options.precision = precision;
     const Program program =
@@ -100,7 +100,7 @@ void run_typed(Precision precision) {
         while (s < n && cell_index(order[s]) == c) ++s;
         end[c] = std::uint32_t(s);
     }
-    auto& index_buffers = kept<Buffer<std::uint32_t>>();
+    std::deque<Buffer<std::uint32_t>> index_buffers;
     index_buffers.emplace_back(context, start);
     index_buffers.emplace_back(context, end);
     RealBuffer& rho = buffer(std::vector<double>(2 * points, -1));

@@ -200,9 +200,6 @@ TEST_CASE("particles that cross the slab border between two devices move to the 
 }
 
 TEST_CASE("fewer particles than devices") {
-    // Boost.Compute sorts fewer than 32 keys (the cell sort) by an insertion sort in which
-    // Oclgrind reports uninitialized values; nothing of the split is new here at that size.
-    if (under_oclgrind()) return;
     Context split = split_context(3);
     Context single = one_device(split);
     MpsParameters p;

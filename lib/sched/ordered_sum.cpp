@@ -65,9 +65,7 @@ void OrderedSum::sum_into(RealBuffer& destination, const Partition& partition, s
         first = false;
     }
     if (first) {  // no device had a part: the empty sum
-        // Written from the host: Oclgrind 21.10 takes what a kernel stores over a fill for
-        // uninitialized.
-        parts_[0].write(queue, std::vector<double>(size_, 0.0));
+        parts_[0].fill(queue, 0.0);
         add_.args(std::uint32_t(size_), destination, std::uint32_t(offset), parts_[0],
                   std::uint32_t(1))
             .launch(queue, size_);
