@@ -74,12 +74,14 @@ public:
         return *this;
     }
 
-    // Runs work-items [offset, offset + count) in groups of `local` (0: the driver chooses,
-    // and count is not rounded). With a group size, count is rounded up to whole groups, so the
-    // items up to the next multiple of `local` run too: a kernel stops them with its bound check
-    // on the total length. So launches that share a range must begin on multiples of `local`,
-    // or the one before would run into the next one's items: an offset that is not a multiple of
-    // `local` is a UsageError (MultiDeviceLaunch::split cuts on multiples of the group size).
+    // Runs work-items [offset, offset + count) in groups of `local` (0: exactly count items, in
+    // whole groups of up to 256 and the rest in smaller groups, on every backend; a kernel
+    // launched so must not depend on its group size). With a group size, count is rounded up to
+    // whole groups, so the items up to the next multiple of `local` run too: a kernel stops them
+    // with its bound check on the total length. So launches that share a range must begin on
+    // multiples of `local`, or the one before would run into the next one's items: an offset
+    // that is not a multiple of `local` is a UsageError (MultiDeviceLaunch::split cuts on
+    // multiples of the group size).
     // count == 0 enqueues nothing and returns an empty Event. Kernels see the offset in
     // global_id(0) on every backend (CUDA: through cl/common/portable.h).
     Event launch(Queue& queue, std::size_t count, std::size_t local = 0, std::size_t offset = 0);

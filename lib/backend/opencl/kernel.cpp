@@ -44,20 +44,38 @@ public:
 
     void set_local(unsigned index, std::size_t bytes) override { set(index, bytes, nullptr); }
 
+    // Without a group size, exactly `global` items run as on CUDA: whole groups of up to 256,
+    // then the rest as groups of one. Left to the driver, the group size follows the item count
+    // (a prime count allows only 1 or itself), and PoCL compiles a work-group function for each
+    // size it meets: a new compile for nearly every new count. Here a kernel meets two sizes.
     std::shared_ptr<EventImpl> launch(QueueImpl& queue, std::size_t, std::size_t global,
                                       std::size_t local, std::size_t offset) override {
         cl::CommandQueue& q = cl_queue(queue);
-        const auto enqueue = [&](const std::vector<cl::Event>* wait) {
+        std::size_t whole = global, rest = 0;
+        if (local == 0) {
+            local = std::min<std::size_t>(256, max_work_group_size(q));
+            whole = global / local * local;
+            rest = global - whole;
+        }
+        const auto range = [&](std::size_t at, std::size_t items, std::size_t group,
+                               const std::vector<cl::Event>* wait) {
             cl::Event event;
             const cl_int status = q.enqueueNDRangeKernel(
-                kernel_, offset ? cl::NDRange(offset) : cl::NullRange, cl::NDRange(global),
-                local ? cl::NDRange(local) : cl::NullRange, wait, &event);
+                kernel_, at ? cl::NDRange(at) : cl::NullRange, cl::NDRange(items),
+                cl::NDRange(group), wait, &event);
             if (status != CL_SUCCESS)
                 throw error(status, "clEnqueueNDRangeKernel",
-                            "kernel '" + name_ + "', " + std::to_string(global) +
-                                " work-items in groups of " +
-                                (local ? std::to_string(local) : std::string("any size")));
+                            "kernel '" + name_ + "', " + std::to_string(items) +
+                                " work-items from item " + std::to_string(at) + " in groups of " +
+                                std::to_string(group));
             return event;
+        };
+        // The rest first, so that the event returned (and profiled) is the bulk's; the queue is
+        // in order, so it completes after both.
+        const auto enqueue = [&](const std::vector<cl::Event>* wait) {
+            if (rest && !whole) return range(offset, rest, 1, wait);
+            if (rest) range(offset + whole, rest, 1, wait);
+            return range(offset, whole, local, rest ? nullptr : wait);
         };
         LaunchTurns* turns = launch_turns(queue);
         return make_event(turns ? turns->take(name_, q, enqueue) : enqueue(nullptr));
@@ -68,6 +86,15 @@ public:
         check(kernel_.getWorkGroupInfo(cl_device(device), CL_KERNEL_WORK_GROUP_SIZE, &size),
               "clGetKernelWorkGroupInfo");
         return size;
+    }
+
+    std::size_t max_work_group_size(const cl::CommandQueue& queue) const {
+        cl::Device device;
+        check(queue.getInfo(CL_QUEUE_DEVICE, &device), "clGetCommandQueueInfo");
+        std::size_t size = 0;
+        check(kernel_.getWorkGroupInfo(device, CL_KERNEL_WORK_GROUP_SIZE, &size),
+              "clGetKernelWorkGroupInfo");
+        return std::max<std::size_t>(size, 1);
     }
 
     std::size_t preferred_multiple(const BackendDevice& device) const override {
