@@ -107,11 +107,10 @@ static cl_int locate(cl_mem memory, cl_mem* root, size_t* offset)
 
 static int whole_buffer(cl_mem memory, size_t offset, size_t size)
 {
-  cl_mem parent = NULL;
-  size_t total = 0;
-  if (offset != 0 ||
-      clGetMemObjectInfo(memory, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) ||
-      parent || clGetMemObjectInfo(memory, CL_MEM_SIZE, sizeof total, &total, NULL))
+  cl_mem root;
+  size_t base, total = 0;
+  if (offset != 0 || locate(memory, &root, &base) != CL_SUCCESS || root != memory ||
+      clGetMemObjectInfo(memory, CL_MEM_SIZE, sizeof total, &total, NULL) != CL_SUCCESS)
     return 0;
   return size == total;
 }

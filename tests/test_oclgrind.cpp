@@ -99,6 +99,14 @@ Source copy_floats_source() {
                                "}\n");
 }
 
+// `to` = `from` by copy_floats, on the context's first queue.
+void copy_floats(Context& context, Buffer<float>& from, Buffer<float>& to) {
+    const Program program = build_program(context, copy_floats_source(), {}, memory_cache());
+    Kernel kernel(program, "copy_floats");
+    kernel.args(std::uint32_t(from.size()), from, to);
+    kernel.launch(context.queue(0), from.size()).wait();
+}
+
 } // namespace
 
 TEST_SUITE("oclgrind" * doctest::skip()) {
@@ -124,8 +132,6 @@ TEST_CASE("host writes, copies and fills in parts are recorded byte by byte") {
     const std::size_t n = 40, half = n / 2;
     std::vector<float> values(n);
     for (std::size_t i = 0; i < n; ++i) values[i] = float(i) + 0.5f;
-    const Program program = build_program(context, copy_floats_source(), {}, memory_cache());
-
     Buffer<float> halves(context, n), filled(context, n), copied(context, n);
     halves.write(queue, values.data() + half, n - half, half).wait();
     halves.write(queue, values.data(), half, 0).wait();
@@ -138,9 +144,7 @@ TEST_CASE("host writes, copies and fills in parts are recorded byte by byte") {
     }
     Buffer<float> written_by_kernel(context, n);
     for (Buffer<float>* from : {&halves, &filled, &copied}) {
-        Kernel kernel(program, "copy_floats");
-        kernel.args(std::uint32_t(n), *from, written_by_kernel);
-        kernel.launch(queue, n).wait();
+        copy_floats(context, *from, written_by_kernel);
         const std::vector<float> got = written_by_kernel.read(queue);
         for (std::size_t i = 0; i < n; ++i) {
             CAPTURE(i);
@@ -201,11 +205,8 @@ TEST_CASE("an out-of-bounds read") {
 TEST_SUITE("oclgrind_undefined" * doctest::skip()) {
 
 void copy_all(Context& context, Buffer<float>& from) {
-    const Program program = build_program(context, copy_floats_source(), {}, memory_cache());
     Buffer<float> to(context, from.size());
-    Kernel kernel(program, "copy_floats");
-    kernel.args(std::uint32_t(from.size()), from, to);
-    kernel.launch(context.queue(0), from.size()).wait();
+    copy_floats(context, from, to);
 }
 
 TEST_CASE("the bytes between two partial writes") {

@@ -53,7 +53,10 @@ public:
         cl::CommandQueue& q = cl_queue(queue);
         std::size_t whole = global, rest = 0;
         if (local == 0) {
-            local = std::min<std::size_t>(256, max_work_group_size(q));
+            cl::Device device;
+            check(q.getInfo(CL_QUEUE_DEVICE, &device), "clGetCommandQueueInfo");
+            local = std::clamp<std::size_t>(work_group_info(device, CL_KERNEL_WORK_GROUP_SIZE), 1,
+                                            256);
             whole = global / local * local;
             rest = global - whole;
         }
@@ -82,32 +85,22 @@ public:
     }
 
     std::size_t max_work_group_size(const BackendDevice& device) const override {
-        std::size_t size = 0;
-        check(kernel_.getWorkGroupInfo(cl_device(device), CL_KERNEL_WORK_GROUP_SIZE, &size),
-              "clGetKernelWorkGroupInfo");
-        return size;
-    }
-
-    std::size_t max_work_group_size(const cl::CommandQueue& queue) const {
-        cl::Device device;
-        check(queue.getInfo(CL_QUEUE_DEVICE, &device), "clGetCommandQueueInfo");
-        std::size_t size = 0;
-        check(kernel_.getWorkGroupInfo(device, CL_KERNEL_WORK_GROUP_SIZE, &size),
-              "clGetKernelWorkGroupInfo");
-        return std::max<std::size_t>(size, 1);
+        return work_group_info(cl_device(device), CL_KERNEL_WORK_GROUP_SIZE);
     }
 
     std::size_t preferred_multiple(const BackendDevice& device) const override {
-        std::size_t size = 0;
-        check(kernel_.getWorkGroupInfo(cl_device(device),
-                                       CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, &size),
-              "clGetKernelWorkGroupInfo");
-        return size;
+        return work_group_info(cl_device(device), CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE);
     }
 
     std::optional<std::size_t> parameter_size(unsigned) const override { return std::nullopt; }
 
 private:
+    std::size_t work_group_info(const cl::Device& device, cl_kernel_work_group_info what) const {
+        std::size_t size = 0;
+        check(kernel_.getWorkGroupInfo(device, what, &size), "clGetKernelWorkGroupInfo");
+        return size;
+    }
+
     void check_argument(unsigned index, cl_int status) const {
         if (status != CL_SUCCESS)
             throw error(status, "clSetKernelArg",
