@@ -7,7 +7,6 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
-#include <deque>
 #include <limits>
 #include <numeric>
 
@@ -258,13 +257,11 @@ void check_tree_window(Precision precision, const DeviceTree<T>& t, double theta
     }
     std::vector<T> whole_sorted(4 * t.n, unset);
     std::copy(sorted.begin(), sorted.end(), whole_sorted.begin() + std::ptrdiff_t(4 * w.base));
-    std::deque<Buffer<std::uint32_t>> keep;
-    std::deque<Buffer<T>> keep_values;
-    const Buffer<std::uint32_t>& bids = keep.emplace_back(context, ids);
-    const Buffer<std::uint32_t>& bat = keep.emplace_back(context, at);
-    const Buffer<T>& brows = keep_values.emplace_back(context, rows);
-    const Buffer<T>& bbodies = keep_values.emplace_back(context, bodies);
-    Buffer<T>& bsorted = keep_values.emplace_back(context, whole_sorted);
+    const Buffer<std::uint32_t> bids(context, ids);
+    const Buffer<std::uint32_t> bat(context, at);
+    const Buffer<T> brows(context, rows);
+    const Buffer<T> bbodies(context, bodies);
+    Buffer<T> bsorted(context, whole_sorted);
     const Program program = tree_build_program(precision);
     Kernel(program, "tree_import_nodes")
         .args(std::uint32_t(ids.size()), std::uint32_t(t.nodes), bids, brows, b.node, b.box)
@@ -280,8 +277,8 @@ void check_tree_window(Precision precision, const DeviceTree<T>& t, double theta
     }
     CHECK(std::memcmp(all_sorted.data(), want_sorted.data(), 4 * t.n * sizeof(T)) == 0);
     // And exported from t's arrays: the same rows and bodies.
-    Buffer<T>& exported_rows = keep_values.emplace_back(context, std::max<std::size_t>(rows.size(), 1));
-    Buffer<T>& exported_bodies = keep_values.emplace_back(context, std::max<std::size_t>(bodies.size(), 1));
+    Buffer<T> exported_rows(context, std::max<std::size_t>(rows.size(), 1));
+    Buffer<T> exported_bodies(context, std::max<std::size_t>(bodies.size(), 1));
     Kernel(program, "tree_export_nodes")
         .args(std::uint32_t(ids.size()), std::uint32_t(t.nodes), bids, t.node, t.box, exported_rows)
         .launch(queue, ids.size(), 4)
@@ -296,13 +293,11 @@ template <class T>
 void run_tree_build_typed(Precision precision) {
     auto& queue = test_context().queue(0);
     const double eps = precision == Precision::float64 ? DBL_EPSILON : double(FLT_EPSILON);
-    std::deque<DeviceTree<T>> keep;
     for (std::size_t n : {37, 1})
         for (std::size_t leaf_size : {2, 3}) {
             const std::uint32_t seed = fresh_seed();
             INFO("seed " << seed << ", N " << n << ", leaf " << leaf_size);
-            keep.push_back(build_device_tree<T>(precision, n, leaf_size, 0.6, seed, 1));
-            const DeviceTree<T>& t = keep.back();
+            const DeviceTree<T> t = build_device_tree<T>(precision, n, leaf_size, 0.6, seed, 1);
             if (n == 37) check_tree_window(precision, t, 0.6);
             auto perm = t.perm.read(queue);
             std::sort(perm.begin(), perm.end());
@@ -365,8 +360,6 @@ void run_tree_force_typed(Precision precision) {
     auto& queue = context.queue(0);
     const double eps = precision == Precision::float64 ? DBL_EPSILON : double(FLT_EPSILON);
     const double eps2 = 0.01, G = 0.75;
-    std::deque<DeviceTree<T>> keep;
-    std::deque<Buffer<T>> outputs;
     // (group, list, lanes): per body, groups walking alone, listed, listed into partial sums
     // (the lanes past a leaf of 3 masked, the list's last nodes past the lanes).
     const std::array<std::size_t, 3> walks[] = {{1, 0, 0}, {4, 0, 0}, {4, 4, 0}, {4, 8, 4}};
@@ -376,8 +369,7 @@ void run_tree_force_typed(Precision precision) {
       for (int short_range : {0, 1})
         for (double theta : {0.0, 0.6}) {
             const std::uint32_t seed = fresh_seed();
-            keep.push_back(build_device_tree<T>(precision, n, 3, theta, seed));
-            const DeviceTree<T>& t = keep.back();
+            const DeviceTree<T> t = build_device_tree<T>(precision, n, 3, theta, seed);
             REQUIRE(t.levels == (n == 37 ? stack_levels : 0));  // the stack at its bound for 37
             for (int stackless : {0, 1})
                 for (int potential : {0, 1})
@@ -401,15 +393,9 @@ void run_tree_force_typed(Precision precision) {
                         options.define("TREE_SHORT_RANGE", short_range);
                         const Program program = build_program(context, Source::builtin("nbody/tree_force.cl"),
                                                               options, memory_cache());
-                        outputs.emplace_back(context, 6 * n);
-                        outputs.emplace_back(context, potential ? n : 0);
-                        Buffer<T>& acc = outputs[outputs.size() - 2];
-                        Buffer<T>& pot = outputs.back();
+                        Buffer<T> acc(context, 6 * n), pot(context, potential ? n : 0);
                         acc.write(queue, std::vector<T>(6 * n, T(-999))).wait();  // not fill: in the experiment above, a fill before the kernels brought the reports back
-                        outputs.emplace_back(context, relative ? 3 * n : 0);
-                        outputs.emplace_back(context, relative ? n : 0);
-                        Buffer<T>& pulls = outputs[outputs.size() - 2];
-                        Buffer<T>& reference = outputs.back();
+                        Buffer<T> pulls(context, relative ? 3 * n : 0), reference(context, relative ? n : 0);
                         if (relative) {
                             Random random(seed + 1);
                             std::vector<T> pull(3 * n);

@@ -5,7 +5,6 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <deque>
 #include <numeric>
 #include <random>
 
@@ -53,17 +52,15 @@ void run_result_routing_typed(Precision precision, bool with_potential) {
     for (T& v : walked) v = T(value(rng));
     for (T& v : walked_potential) v = T(value(rng));
     const T sentinel = T(-7);
-    std::deque<Buffer<T>> reals;
-    std::deque<Buffer<std::uint32_t>> uints;
-    Buffer<std::uint32_t>& bperm = uints.emplace_back(context, perm);
-    Buffer<std::uint32_t>& bowner = uints.emplace_back(context, owner);
-    Buffer<std::uint32_t>& bslot = uints.emplace_back(context, slot);
-    Buffer<T>& bwalked = reals.emplace_back(context, walked);
-    Buffer<T>& bwalked_potential = reals.emplace_back(context, walked_potential);
-    Buffer<T>& acc = reals.emplace_back(context, std::vector<T>(offset + 3 * stride, sentinel));
-    Buffer<T>& pot = reals.emplace_back(context, std::vector<T>(n + 1, sentinel));
-    Buffer<std::uint32_t>& flags = uints.emplace_back(context, std::vector<std::uint32_t>(count + 1, 9u));
-    Buffer<std::uint32_t>& offsets = uints.emplace_back(context, count + 1);
+    Buffer<std::uint32_t> bperm(context, perm);
+    Buffer<std::uint32_t> bowner(context, owner);
+    Buffer<std::uint32_t> bslot(context, slot);
+    Buffer<T> bwalked(context, walked);
+    Buffer<T> bwalked_potential(context, walked_potential);
+    Buffer<T> acc(context, std::vector<T>(offset + 3 * stride, sentinel));
+    Buffer<T> pot(context, std::vector<T>(n + 1, sentinel));
+    Buffer<std::uint32_t> flags(context, std::vector<std::uint32_t>(count + 1, 9u));
+    Buffer<std::uint32_t> offsets(context, count + 1);
 
     Kernel local(program, "routing_local");
     local.args(std::uint32_t(count), std::uint32_t(first), bperm, bowner, bslot, me, bwalked,
@@ -74,8 +71,8 @@ void run_result_routing_typed(Precision precision, bool with_potential) {
     const std::vector<std::uint32_t> got_flags = flags.read(queue), got_offsets = offsets.read(queue);
     std::size_t packed = 0;
     for (std::size_t j = 0; j < count; ++j) packed += owner[perm[first + j]] != me;
-    Buffer<std::uint32_t>& bodies = uints.emplace_back(context, std::vector<std::uint32_t>(packed + 1, 9u));
-    Buffer<T>& values = reals.emplace_back(context, std::vector<T>(4 * packed + 1, sentinel));
+    Buffer<std::uint32_t> bodies(context, std::vector<std::uint32_t>(packed + 1, 9u));
+    Buffer<T> values(context, std::vector<T>(4 * packed + 1, sentinel));
     Kernel pack(program, "routing_pack");
     pack.args(std::uint32_t(count), std::uint32_t(first), bperm, flags, offsets, bwalked,
               bwalked_potential, std::uint32_t(with_potential), std::uint32_t(packed), bodies, values);

@@ -100,9 +100,7 @@ void run_typed(Precision precision) {
         while (s < n && cell_index(order[s]) == c) ++s;
         end[c] = std::uint32_t(s);
     }
-    std::deque<Buffer<std::uint32_t>> index_buffers;
-    index_buffers.emplace_back(context, start);
-    index_buffers.emplace_back(context, end);
+    const Buffer<std::uint32_t> start_buffer(context, start), end_buffer(context, end);
     RealBuffer& rho = buffer(std::vector<double>(2 * points, -1));
     RealBuffer& to_below = buffer(std::vector<double>(points, -1));
     RealBuffer& to_level = buffer(std::vector<double>(points, -1));
@@ -111,7 +109,7 @@ void run_typed(Precision precision) {
     RealBuffer& sorted_mass_buffer = buffer(sorted_mass);
     Kernel(program, "pm_deposit_layer")
         .args(std::uint32_t(0), std::uint32_t(points), std::uint32_t(n), sorted_buffer, sorted_mass_buffer,
-              index_buffers[index_buffers.size() - 2], index_buffers.back(), std::uint32_t(nodes),
+              start_buffer, end_buffer, std::uint32_t(nodes),
               Real{inverse_h}, to_below, to_level, to_above)
         .launch(queue, points);
     // Into the imaginary parts (the second interlaced mesh's); the real parts stay as they were.
@@ -234,9 +232,9 @@ void run_typed(Precision precision) {
     const double self = double(T(0.3)), weight = 0.5;
     const std::uint32_t part[4] = {1, 0, 1, 1};  // which half of each buffer: x, y, z, phi
     // The bodies in cell order, each result written at its own index.
-    index_buffers.emplace_back(context, std::vector<std::uint32_t>(order.begin(), order.end()));
+    const Buffer<std::uint32_t> order_buffer(context, std::vector<std::uint32_t>(order.begin(), order.end()));
     Kernel(program, "pm_interpolate")
-        .args(std::uint32_t(n), std::uint32_t(n), sorted_buffer, sorted_mass_buffer, index_buffers.back(),
+        .args(std::uint32_t(n), std::uint32_t(n), sorted_buffer, sorted_mass_buffer, order_buffer,
               std::uint32_t(nodes),
               Real{inverse_h}, buffer(field[0]), buffer(field[1]), buffer(field[2]), buffer(phi), part[0],
               part[1], part[2], part[3], out_buffer, std::uint32_t(0), std::uint32_t(n), pot_buffer,
