@@ -22,6 +22,7 @@ struct Variant {
     MpsGradient gradient;
     double viscosity;  // the artificial viscosity's alpha rho0 c l0 (0: off)
     double shift;      // close-pair shifting's shifting c dt (0: off)
+    double reconstruction;  // the viscosity's reconstruction share (0: off)
 };
 
 double weight_of(MpsWeight kind, double r, double re) {
@@ -31,6 +32,34 @@ double weight_of(MpsWeight kind, double r, double re) {
 
 // |dw/dr| at r, bounded for both weights.
 double slope_bound(double r, double re) { return std::max(re / (r * r), 2 / re); }
+
+// det C and C^-1 of a symmetric d x d moment matrix.
+double invert_moments(int dims, const double (&C)[3][3], double (&inv)[3][3]) {
+    double det;
+    if (dims == 2) {
+        det = C[0][0] * C[1][1] - C[0][1] * C[1][0];
+        inv[0][0] = C[1][1] / det, inv[1][1] = C[0][0] / det;
+        inv[0][1] = inv[1][0] = -C[0][1] / det;
+    } else {
+        const double a00 = C[1][1] * C[2][2] - C[1][2] * C[2][1];
+        const double a01 = C[0][2] * C[2][1] - C[0][1] * C[2][2];
+        const double a02 = C[0][1] * C[1][2] - C[0][2] * C[1][1];
+        det = C[0][0] * a00 + C[1][0] * a01 + C[2][0] * a02;
+        inv[0][0] = a00 / det, inv[0][1] = inv[1][0] = a01 / det, inv[0][2] = inv[2][0] = a02 / det;
+        inv[1][1] = (C[0][0] * C[2][2] - C[0][2] * C[2][0]) / det;
+        inv[1][2] = inv[2][1] = (C[0][1] * C[0][2] - C[0][0] * C[1][2]) / det;
+        inv[2][2] = (C[0][0] * C[1][1] - C[0][1] * C[1][0]) / det;
+    }
+    return det;
+}
+
+// The rounding bound of C^-1 b computed as the kernels do, from the bounds on b and on C's sums:
+// |C^-1| <= 1 / lambda_min, and lambda_min >= det / tr^(d-1); the solve's own rounding grows with
+// the condition number, tr^d / det at most.
+double solve_tolerance(int dims, double det, double tr, double b_tol, double c_tol, double size, double eps) {
+    const double inverse_norm = std::pow(tr, dims - 1) / det, kappa = std::pow(tr, dims) / det;
+    return inverse_norm * (b_tol + c_tol * size) + 64 * eps * kappa * size;
+}
 
 template <class T>
 void check_typed(Precision precision, int dims, std::size_t per_axis, const Variant& variant) {
@@ -45,6 +74,7 @@ void check_typed(Precision precision, int dims, std::size_t per_axis, const Vari
     CAPTURE(int(variant.gradient));
     CAPTURE(variant.viscosity);
     CAPTURE(variant.shift);
+    CAPTURE(variant.reconstruction);
     std::mt19937 rng(seed);
     std::uniform_real_distribution<double> u01(0.0, 1.0);
 
@@ -146,6 +176,7 @@ void check_typed(Precision precision, int dims, std::size_t per_axis, const Vari
     options.precision = precision;
     options.define("MPS_DIMENSIONS", dims).define("MPS_GROUP", 16);
     options.define("MPS_WEIGHT", int(variant.weight)).define("MPS_GRADIENT", int(variant.gradient));
+    options.define("MPS_RECONSTRUCT", variant.reconstruction > 0 ? 1 : 0);
     const Program program = build_program(context, Source::builtin("mps/mps.cl"), options, memory_cache());
     Buffer<T> br(context, r), brs(context, rs), bu(context, u), bus(context, us), bp(context, p);
     Buffer<std::uint32_t> btype(context, type), bkey(context, key), bstart(context, start), bend(context, end);
@@ -341,19 +372,83 @@ void check_typed(Precision precision, int dims, std::size_t per_axis, const Vari
         if (n >= 100) CHECK((extrapolated > 0 && clamped > 0));
     }
 
-    {  // mps_correct: r*, u*, P -> r, u
+    if (variant.reconstruction > 0) {  // mps_velocity_gradient: r*, u* -> the fluid's G
+        const std::size_t dd = std::size_t(dims * dims);
+        Buffer<T> out(context, dd * n);
+        Kernel k(program, "mps_velocity_gradient");
+        cell_args(k);
+        k.arg(11, btype).arg(12, brs).arg(13, bus).arg(14, out).arg(15, Real{re});
+        whole_range(k, 16);
+        k.launch(queue, n, 16).wait();
+        const auto got = out.read(queue);
+        std::size_t wrong = 0, solved = 0, borderline = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            double B[3][3] = {}, C[3][3] = {}, b_err[3] = {}, b_sum[3] = {}, c_err = 0, c_sum = 0, count = 0;
+            for (std::size_t j = 0; j < n && type[i] == 0; ++j) {
+                const double rij = distance(rs, i, j), w = weight(rij, re);
+                if (type[j] != 0 || w == 0) continue;
+                double e[3] = {0, 0, 0};
+                for (int c = 0; c < dims; ++c) e[c] = coord(rs, j, c) - coord(rs, i, c);
+                for (int a = 0; a < dims; ++a) {
+                    const double F = (coord(us, j, a) - coord(us, i, a)) / rij;  // times e / r
+                    for (int b = 0; b < dims; ++b) B[a][b] += w * F * e[b] / rij;
+                    b_err[a] += pair_error(F, rij, re);
+                    b_sum[a] += std::fabs(F * w);
+                    for (int b = 0; b < dims; ++b) C[a][b] += w * e[a] * e[b] / (rij * rij);
+                }
+                c_err += w * eps * (8 + 8 * X / rij) + slope_bound(rij, re) * 4 * X * eps;
+                c_sum += w;
+                ++count;
+            }
+            double inv[3][3], tr = 0, want[3][3] = {}, tol[3] = {};
+            for (int c = 0; c < dims; ++c) tr += C[c][c];
+            const double det = type[i] == 0 ? invert_moments(dims, C, inv) : 0;
+            const double threshold = 0.1 * std::pow(tr / dims, dims);
+            if (type[i] == 0 && std::fabs(det - threshold) <= 0.02 * threshold) {
+                ++borderline;  // within 2% of the kernel's test: either way
+                continue;
+            }
+            if (type[i] == 0 && det > threshold) {
+                ++solved;
+                for (int a = 0; a < dims; ++a) {
+                    double size = 0;
+                    for (int b = 0; b < dims; ++b) {
+                        for (int c = 0; c < dims; ++c) want[a][b] += inv[b][c] * B[a][c];
+                        size += std::fabs(want[a][b]);
+                    }
+                    tol[a] = solve_tolerance(dims, det, tr, b_err[a] + (count + 4) * eps * b_sum[a],
+                                             dims * (c_err + (count + 4) * eps * c_sum), size, eps);
+                }
+            }
+            for (int a = 0; a < dims; ++a)
+                for (int b = 0; b < dims; ++b)
+                    wrong += !(std::fabs(got[std::size_t(a * dims + b) * n + i] - want[a][b]) <= tol[a]);
+        }
+        CAPTURE(solved);
+        CAPTURE(borderline);
+        CHECK_MESSAGE(wrong == 0, "mps_velocity_gradient");
+        if (n >= 100) CHECK(solved > 0);
+    }
+
+    {  // mps_correct: r*, u*, P (and given velocity gradients G) -> r, u
         Buffer<T> out_r(context, dims * n), out_u(context, dims * n);
         const double factor = 0.013, n0_over_d = 2.7, softening2 = 0.01;  // d / n0 / rho0 * dt
+        // G, given (random): mps_correct reads it only to reconstruct the viscosity's velocities.
+        std::vector<T> G(std::size_t(dims * dims) * n);
+        for (T& v : G) v = T(2 * u01(rng) - 1);
+        auto g_of = [&](std::size_t i, int a, int b) { return double(G[std::size_t(a * dims + b) * n + i]); };
+        Buffer<T> bG(context, G);
         Kernel k(program, "mps_correct");
         cell_args(k);
-        k.arg(11, btype).arg(12, brs).arg(13, bus).arg(14, bp).arg(15, out_r).arg(16, out_u);
-        k.arg(17, Real{dt}).arg(18, Real{re}).arg(19, Real{factor}).arg(20, Real{n0_over_d})
-            .arg(21, Real{variant.viscosity}).arg(22, Real{softening2})
-            .arg(23, Real{variant.shift}).arg(24, Real{l0});
-        whole_range(k, 25);
+        k.arg(11, btype).arg(12, brs).arg(13, bus).arg(14, bp).arg(15, bG)
+            .arg(16, Real{variant.reconstruction}).arg(17, out_r).arg(18, out_u);
+        k.arg(19, Real{dt}).arg(20, Real{re}).arg(21, Real{factor}).arg(22, Real{n0_over_d})
+            .arg(23, Real{variant.viscosity}).arg(24, Real{softening2})
+            .arg(25, Real{variant.shift}).arg(26, Real{l0});
+        whole_range(k, 27);
         k.launch(queue, n, 16).wait();
         const auto got_r = out_r.read(queue), got_u = out_u.read(queue);
-        std::size_t wrong = 0, corrected = 0, borderline = 0, shifted = 0;
+        std::size_t wrong = 0, corrected = 0, borderline = 0, shifted = 0, reconstructed = 0;
         for (std::size_t i = 0; i < n; ++i) {
             double grad[3] = {0, 0, 0}, err = 0, abs_sum = 0, count = 0;
             double C[3][3] = {}, c_err = 0, c_sum = 0;
@@ -387,10 +482,23 @@ void check_typed(Precision precision, int dims, std::size_t per_axis, const Vari
                     double bracket = p[j] - p_min, bracket_err = 0;
                     if (variant.viscosity > 0 && type[j] == 0) {  // between fluid particles
                         const double scale = variant.viscosity / (rij * rij + softening2);
-                        if (approach < 0) bracket -= scale * approach;
                         // The approach's rounding (r_j - r_i off by 2 X eps a component) may
                         // decide a near-zero one either way: both are within this.
-                        bracket_err = scale * speed * eps * (4 * X + 8 * rij);
+                        double used = approach, used_err = speed * eps * (4 * X + 8 * rij);
+                        if (variant.reconstruction > 0) {  // minmod of it and the midpoints'
+                            double form = 0, size = 0;
+                            for (int a = 0; a < dims; ++a)
+                                for (int b = 0; b < dims; ++b) {
+                                    form += e[a] * (g_of(i, a, b) + g_of(j, a, b)) * e[b];
+                                    size += std::fabs(g_of(i, a, b)) + std::fabs(g_of(j, a, b));
+                                }
+                            const double midpoint = approach - 0.5 * variant.reconstruction * form;
+                            used = approach < 0 && midpoint < 0 ? std::max(approach, midpoint) : 0.0;
+                            reconstructed += used != approach;
+                            used_err += 0.5 * variant.reconstruction * size * eps * (8 * X * rij + 16 * rij * rij);
+                        }
+                        if (used < 0) bracket -= scale * used;
+                        bracket_err = scale * used_err;
                     }
                     const double F = bracket / rij;  // times the unit vector
                     for (int c = 0; c < dims; ++c) grad[c] += F * w * e[c] / rij;
@@ -410,21 +518,8 @@ void check_typed(Precision precision, int dims, std::size_t per_axis, const Vari
                 double tr = 0;
                 for (int c = 0; c < dims; ++c) tr += C[c][c];
                 const double t = tr / dims;
-                double det, inv[3][3];
-                if (dims == 2) {
-                    det = C[0][0] * C[1][1] - C[0][1] * C[1][0];
-                    inv[0][0] = C[1][1] / det, inv[1][1] = C[0][0] / det;
-                    inv[0][1] = inv[1][0] = -C[0][1] / det;
-                } else {
-                    const double a00 = C[1][1] * C[2][2] - C[1][2] * C[2][1];
-                    const double a01 = C[0][2] * C[2][1] - C[0][1] * C[2][2];
-                    const double a02 = C[0][1] * C[1][2] - C[0][2] * C[1][1];
-                    det = C[0][0] * a00 + C[1][0] * a01 + C[2][0] * a02;
-                    inv[0][0] = a00 / det, inv[0][1] = inv[1][0] = a01 / det, inv[0][2] = inv[2][0] = a02 / det;
-                    inv[1][1] = (C[0][0] * C[2][2] - C[0][2] * C[2][0]) / det;
-                    inv[1][2] = inv[2][1] = (C[0][1] * C[0][2] - C[0][0] * C[1][2]) / det;
-                    inv[2][2] = (C[0][0] * C[1][1] - C[0][1] * C[1][0]) / det;
-                }
+                double inv[3][3];
+                const double det = invert_moments(dims, C, inv);
                 const double threshold = 0.1 * std::pow(t, dims);
                 if (std::fabs(det - threshold) <= 0.02 * threshold) {
                     ++borderline;
@@ -435,14 +530,10 @@ void check_typed(Precision precision, int dims, std::size_t per_axis, const Vari
                     double solved[3] = {0, 0, 0};
                     for (int a = 0; a < dims; ++a)
                         for (int b = 0; b < dims; ++b) solved[a] += inv[a][b] * grad[b];
-                    // |C^-1| <= 1 / lambda_min, and lambda_min >= det / tr^(d-1); the solve's
-                    // own rounding grows with the condition number, tr^d / det at most.
-                    const double inverse_norm = std::pow(tr, dims - 1) / det;
-                    const double kappa = std::pow(tr, dims) / det;
                     double size = 0;
                     for (int c = 0; c < dims; ++c) size += std::fabs(solved[c]);
                     const double c_tol = dims * (c_err + (count + 4) * eps * c_sum);
-                    tol_grad = n0_over_d * (inverse_norm * (tol_grad + c_tol * size) + 64 * eps * kappa * size);
+                    tol_grad = n0_over_d * solve_tolerance(dims, det, tr, tol_grad, c_tol, size, eps);
                     for (int c = 0; c < dims; ++c) grad[c] = n0_over_d * solved[c];
                 }
             }
@@ -464,6 +555,7 @@ void check_typed(Precision precision, int dims, std::size_t per_axis, const Vari
         // Both of the corrected gradient's paths were taken (where there are particles enough).
         if (variant.gradient == MpsGradient::corrected && n >= 100) CHECK(corrected > 0);
         if (variant.shift > 0 && n >= 100) CHECK(shifted > 0);
+        if (variant.reconstruction > 0 && n >= 100) CHECK(reconstructed > 0);
     }
 
     {  // mps_max_speed: per work-group of 16, fluid only
@@ -490,8 +582,8 @@ void check_typed(Precision precision, int dims, std::size_t per_axis, const Vari
 
 void check_mps_kernels(Precision precision, int dimensions, std::size_t per_axis) {
     // The seed's method, and every alternative at once (each is its own code path).
-    for (const Variant& variant : {Variant{MpsWeight::koshizuka, MpsGradient::koshizuka, 0.0, 0.0},
-                                   Variant{MpsWeight::quadratic, MpsGradient::corrected, 37.0, 0.03}}) {
+    for (const Variant& variant : {Variant{MpsWeight::koshizuka, MpsGradient::koshizuka, 0.0, 0.0, 0.0},
+                                   Variant{MpsWeight::quadratic, MpsGradient::corrected, 37.0, 0.03, 0.5}}) {
         if (precision == Precision::float64)
             check_typed<double>(precision, dimensions, per_axis, variant);
         else

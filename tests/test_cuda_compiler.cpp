@@ -133,10 +133,10 @@ TEST_CASE("the cell list and MPS kernels compile in 2-D and 3-D, with every entr
                 CHECK(has_entry(cells, entry));
             BuildOptions mps;
             mps.precision = precision;
-            mps.define("MPS_DIMENSIONS", dims).define("MPS_GROUP", 64);
+            mps.define("MPS_DIMENSIONS", dims).define("MPS_GROUP", 64).define("MPS_RECONSTRUCT", 1);
             const cuda::Ptx fluid = compile_fresh(Source::builtin("mps/mps.cl"), mps);
-            for (const char* entry : {"mps_predict", "mps_collide", "mps_pressure",
-                                      "mps_surface_pressure", "mps_correct", "mps_max_speed"})
+            for (const char* entry : {"mps_predict", "mps_collide", "mps_pressure", "mps_surface_pressure",
+                                      "mps_velocity_gradient", "mps_correct", "mps_max_speed"})
                 CHECK(has_entry(fluid, entry));
             CHECK(fluid.text.find(".maxntid 64") != std::string::npos);
         }

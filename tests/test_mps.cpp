@@ -95,6 +95,11 @@ TEST_CASE("bad MPS input is a usage error naming the problem") {
     q = p;
     q.shifting = -0.1;
     CHECK_THROWS_WITH_AS(make(q, scene.particles), doctest::Contains("shifting"), UsageError);
+    for (double share : {-0.1, 1.5, 0.5}) {  // 0.5 without an artificial viscosity
+        q = p;
+        q.viscosity_reconstruction = share;
+        CHECK_THROWS_WITH_AS(make(q, scene.particles), doctest::Contains("reconstruction"), UsageError);
+    }
     for (int sweeps : {-1, 9}) {
         q = p;
         q.surface_sweeps = sweeps;
@@ -135,6 +140,7 @@ TEST_CASE("a whole MpsFluid step in double matches the CPU reference step") {
             p.artificial_viscosity = 0.5;
             p.shifting = 0.01;
             p.surface_sweeps = 2;
+            p.viscosity_reconstruction = 0.5;
         }
         MpsFluid fluid(context, Precision::float64, p, scene.particles, scene.lower, scene.upper, memory_cache());
         for (int s = 0; s < 300; ++s) fluid.step();

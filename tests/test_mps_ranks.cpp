@@ -77,8 +77,13 @@ TEST_CASE("MpsFluid over ranks is one rank's fluid bit for bit, particles crossi
             INFO("seed " << seed << ", rank " << world.rank() << " of " << world.size() << ", "
                          << dims << "-D, " << std::string(to_string(precision)));
             partcl_test::FallingBlock b = random_block(dims, seed);
-            // In double, the surface's sweeps too: each reads the ranks' ghosts' swept pressures.
-            if (precision == Precision::float64) b.parameters.surface_sweeps = 2;
+            // In double, the surface's sweeps and the viscosity's reconstruction too: they read
+            // the ranks' ghosts' swept pressures, velocities and velocity gradients.
+            if (precision == Precision::float64) {
+                b.parameters.surface_sweeps = 2;
+                b.parameters.artificial_viscosity = 0.5;
+                b.parameters.viscosity_reconstruction = 0.5;
+            }
             MpsFluid ranks(context, precision, b.parameters, b.scene.particles, b.scene.lower,
                            b.scene.upper, memory_cache(), world);
             MpsFluid alone(context, precision, b.parameters, b.scene.particles, b.scene.lower,

@@ -1,6 +1,6 @@
 /* Explicit MPS (moving particle semi-implicit, in its explicit, weakly compressible form), one
- * time step in five kernels, six with the surface's sweeps (partcl::MpsFluid,
- * include/partcl/models/mps/mps_fluid.hpp):
+ * time step in five kernels, more with the surface's sweeps and the viscosity's reconstruction
+ * (partcl::MpsFluid, include/partcl/models/mps/mps_fluid.hpp):
  *
  *   mps_predict    fluid: u* = u + dt (nu 2d/(lambda0 n0_lap) sum_j (u_j - u_i) w_lap + g),
  *                  r* = r + dt u*; walls and dummies keep their place and zero velocity
@@ -13,6 +13,8 @@
  *   mps_surface_pressure  (launched MpsOptions::surface_sweeps times) a fluid particle at P = 0
  *                  takes the w-weighted mean of P_j - rho0 g.(r*_j - r*_i) over its fluid
  *                  neighbours within re that have a pressure, at least 0
+ *   mps_velocity_gradient  (with MpsOptions::viscosity_reconstruction) each fluid particle's
+ *                  corrected velocity gradient over its fluid neighbours, for the viscosity
  *   mps_correct    fluid: grad P = d/n0 sum_j (P_j - P_min,i) (r_j - r_i)/|r_j - r_i|^2 w, over
  *                  fluid and wall j, with P_min,i the least pressure of i and those neighbours
  *                  (or that sum times the inverse of the corrective matrix, and with an
@@ -267,14 +269,99 @@ INLINE int mps_solve(const real xx, const real xy, const real xz, const real yy,
 }
 
 /* Monaghan's artificial viscosity as a pressure added to pair (i, j)'s bracket in the gradient
- * sum: alpha rho0 c l0 |v_ij . r_ij| / (r^2 + eps^2) while the pair approaches, 0 otherwise
- * (viscosity = alpha rho0 c l0). */
-INLINE real mps_viscous_pressure(const real dx, const real dy, const real dz, const real du,
-                                 const real dv, const real dw, const real r2,
-                                 const real viscosity, const real softening2)
+ * sum: alpha rho0 c l0 |v_ij . r_ij| / (r^2 + eps^2) while the pair approaches (approach =
+ * (u_j - u_i) . (r_j - r_i) < 0), 0 otherwise (viscosity = alpha rho0 c l0). */
+INLINE real mps_viscous_pressure(const real approach, const real r2, const real viscosity,
+                                 const real softening2)
 {
-    const real approach = du * dx + dv * dy + dw * dz;  /* (u_j - u_i) . (r_j - r_i) */
     return approach < REAL_C(0.0) ? viscosity * -approach / (r2 + softening2) : REAL_C(0.0);
+}
+
+/* MPS_RECONSTRUCT 1 (partcl::MpsOptions::viscosity_reconstruction, the share s): the viscosity's
+ * approach speed from the pair's velocities reconstructed linearly towards its midpoint,
+ * u_i + s G_i r/2 and u_j - s G_j r/2 (G the velocity gradients of mps_velocity_gradient,
+ * r = r_j - r_i), limited by the pair's own approach (minmod): 1 - s of it for a linear velocity
+ * field, nearly all of it for particle-scale noise. */
+#ifndef MPS_RECONSTRUCT
+#define MPS_RECONSTRUCT 0
+#endif
+
+/* r^T G r for the velocity gradient G of slot i (component a d + b at (a d + b) n + i). */
+INLINE real mps_gradient_form(GLOBAL const real* g, const uint n, const uint i, const real dx,
+                              const real dy, const real dz)
+{
+#if MPS_DIMENSIONS == 3
+    return dx * (g[i] * dx + g[n + i] * dy + g[2 * n + i] * dz) +
+           dy * (g[3 * n + i] * dx + g[4 * n + i] * dy + g[5 * n + i] * dz) +
+           dz * (g[6 * n + i] * dx + g[7 * n + i] * dy + g[8 * n + i] * dz);
+#else
+    (void)dz;
+    return dx * (g[i] * dx + g[n + i] * dy) + dy * (g[2 * n + i] * dx + g[3 * n + i] * dy);
+#endif
+}
+
+INLINE real mps_reconstructed_approach(const real approach, const real share,
+                                       GLOBAL const real* g, const uint n, const uint i,
+                                       const uint j, const real dx, const real dy, const real dz)
+{
+    const real midpoint = approach - REAL_C(0.5) * share * (mps_gradient_form(g, n, i, dx, dy, dz) +
+                                                     mps_gradient_form(g, n, j, dx, dy, dz));
+    return approach < REAL_C(0.0) && midpoint < REAL_C(0.0) ? fmax(approach, midpoint)
+                                                             : REAL_C(0.0);
+}
+
+/* Each fluid particle's velocity gradient G[a][b] = du_a/dx_b from its fluid neighbours within
+ * re, corrected as the pressure gradient is (exact for a linear field on any arrangement); 0
+ * where the neighbourhood's moment matrix is near singular, and for walls and dummies (the
+ * viscosity acts between fluid particles alone). Component a d + b of slot o lies at
+ * (a d + b) out_stride + o. */
+KERNEL void mps_velocity_gradient(const uint n, CELL_ARGS, GLOBAL const uint* type,
+                                  GLOBAL const real* r_star, GLOBAL const real* u_star,
+                                  GLOBAL real* gradient, const real re, RANGE_PARAMS)
+{
+    PARTICLE_IN_RANGE(i);
+    const real xi = r_star[i], yi = r_star[n + i], zi = Z_OF(r_star, i);
+    const real ui = u_star[i], vi = u_star[n + i], wi = Z_OF(u_star, i);
+    real ux = REAL_C(0.0), uy = REAL_C(0.0), uz = REAL_C(0.0), vx = REAL_C(0.0),
+         vy = REAL_C(0.0), vz = REAL_C(0.0), wx = REAL_C(0.0), wy = REAL_C(0.0),
+         wz = REAL_C(0.0);
+    if (type[i] == MPS_FLUID) {
+        const real re2 = re * re;
+        real cxx = REAL_C(0.0), cxy = REAL_C(0.0), cxz = REAL_C(0.0), cyy = REAL_C(0.0),
+             cyz = REAL_C(0.0), czz = REAL_C(0.0);
+        real bux = REAL_C(0.0), buy = REAL_C(0.0), buz = REAL_C(0.0), bvx = REAL_C(0.0),
+             bvy = REAL_C(0.0), bvz = REAL_C(0.0), bwx = REAL_C(0.0), bwy = REAL_C(0.0),
+             bwz = REAL_C(0.0);
+        FOR_NEIGHBOURS(i, j)
+            const real dx = r_star[j] - xi, dy = r_star[n + j] - yi, dz = Z_OF(r_star, j) - zi;
+            const real r2 = dx * dx + dy * dy + dz * dz;
+            if (type[j] == MPS_FLUID && r2 < re2 && r2 > REAL_C(0.0)) {
+                const real w = mps_weight(sqrt(r2), re) / r2;
+                const real du = w * (u_star[j] - ui), dv = w * (u_star[n + j] - vi),
+                           dw = w * (Z_OF(u_star, j) - wi);
+                bux += du * dx, buy += du * dy, buz += du * dz;
+                bvx += dv * dx, bvy += dv * dy, bvz += dv * dz;
+                bwx += dw * dx, bwy += dw * dy, bwz += dw * dz;
+                cxx += w * dx * dx, cxy += w * dx * dy, cxz += w * dx * dz;
+                cyy += w * dy * dy, cyz += w * dy * dz, czz += w * dz * dz;
+            }
+        }}
+        /* One condition for every row: all of G, or none of it. */
+        if (mps_solve(cxx, cxy, cxz, cyy, cyz, czz, bux, buy, buz, &ux, &uy, &uz)) {
+            mps_solve(cxx, cxy, cxz, cyy, cyz, czz, bvx, bvy, bvz, &vx, &vy, &vz);
+            mps_solve(cxx, cxy, cxz, cyy, cyz, czz, bwx, bwy, bwz, &wx, &wy, &wz);
+        }
+    }
+#if MPS_DIMENSIONS == 3
+    gradient[o] = ux, gradient[out_stride + o] = uy, gradient[2 * out_stride + o] = uz;
+    gradient[3 * out_stride + o] = vx, gradient[4 * out_stride + o] = vy;
+    gradient[5 * out_stride + o] = vz, gradient[6 * out_stride + o] = wx;
+    gradient[7 * out_stride + o] = wy, gradient[8 * out_stride + o] = wz;
+#else
+    (void)uz, (void)vz, (void)wx, (void)wy, (void)wz, (void)wi;
+    gradient[o] = ux, gradient[out_stride + o] = uy;
+    gradient[2 * out_stride + o] = vx, gradient[3 * out_stride + o] = vy;
+#endif
 }
 
 /* Close-pair shifting (partcl::MpsOptions::shifting): a fluid particle nearer than l0 to fluid or
@@ -283,10 +370,10 @@ INLINE real mps_viscous_pressure(const real dx, const real dy, const real dz, co
  * pairs there close up to the collision distance and later spring apart. */
 KERNEL void mps_correct(const uint n, CELL_ARGS, GLOBAL const uint* type,
                         GLOBAL const real* r_star, GLOBAL const real* u_star,
-                        GLOBAL const real* pressure, GLOBAL real* r, GLOBAL real* u, const real dt,
-                        const real re, const real gradient_factor, const real n0_over_d,
-                        const real viscosity, const real softening2, const real shift,
-                        const real l0, RANGE_PARAMS)
+                        GLOBAL const real* pressure, GLOBAL const real* velocity_gradient,
+                        const real reconstruction, GLOBAL real* r, GLOBAL real* u, const real dt, const real re,
+                        const real gradient_factor, const real n0_over_d, const real viscosity,
+                        const real softening2, const real shift, const real l0, RANGE_PARAMS)
 {
     PARTICLE_IN_RANGE(i);
     const real xi = r_star[i], yi = r_star[n + i], zi = Z_OF(r_star, i);
@@ -318,10 +405,15 @@ KERNEL void mps_correct(const uint n, CELL_ARGS, GLOBAL const uint* type,
                  * which acts between fluid particles alone: at walls it would be a friction
                  * of order alpha rho0 c l0, far above water's, damping waves and sloshing. */
                 real bracket = pressure[j] - p_min;
-                if (viscosity > REAL_C(0.0) && type[j] == MPS_FLUID)
-                    bracket += mps_viscous_pressure(dx, dy, dz, u_star[j] - ui, u_star[n + j] - vi,
-                                                    Z_OF(u_star, j) - wi, r2, viscosity,
-                                                    softening2);
+                if (viscosity > REAL_C(0.0) && type[j] == MPS_FLUID) {
+                    real approach = (u_star[j] - ui) * dx + (u_star[n + j] - vi) * dy +
+                                    (Z_OF(u_star, j) - wi) * dz;
+#if MPS_RECONSTRUCT
+                    approach = mps_reconstructed_approach(approach, reconstruction,
+                                                          velocity_gradient, n, i, j, dx, dy, dz);
+#endif
+                    bracket += mps_viscous_pressure(approach, r2, viscosity, softening2);
+                }
                 const real f = w * bracket;
                 gx += f * dx;
                 gy += f * dy;
@@ -344,6 +436,9 @@ KERNEL void mps_correct(const uint n, CELL_ARGS, GLOBAL const uint* type,
         (void)cxx, (void)cxy, (void)cxz, (void)cyy, (void)cyz, (void)czz, (void)n0_over_d;
 #endif
     }
+#if !MPS_RECONSTRUCT
+    (void)velocity_gradient, (void)reconstruction;
+#endif
     /* gradient_factor = d / n0 / rho0 * dt: the velocity change is -gradient_factor * sum. */
     const real du = -gradient_factor * gx, dv = -gradient_factor * gy, dw = -gradient_factor * gz;
     u[o] = ui + du;

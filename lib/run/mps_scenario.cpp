@@ -197,6 +197,15 @@ const std::vector<Field>& fluid_table() {
              return in_range(v, MpsOptions::valid_surface_sweeps(v), "must be 0 to 8");
          },
          "sweeps giving the free surface's layer a hydrostatic pressure, 0 = off"},
+        {"fluid", "viscosity_reconstruction",
+         RealRef([](S& s) -> double& { return s.fluid.viscosity_reconstruction; }),
+         [](const S& s) {
+             const double v = s.fluid.viscosity_reconstruction;
+             if (!(v >= 0 && v <= 1)) return in_range(v, false, "must be in [0, 1]");
+             return in_range(v, s.fluid.valid_reconstruction(), "needs artificial_viscosity > 0");
+         },
+         "the share of the way the viscosity's pair velocities are reconstructed to the pair's "
+         "midpoint, 0 = off"},
         {"fluid", "end_time", RealRef([](S& s) -> double& { return s.fluid.end_time; }),
          [](const S& s) { return positive(s.fluid.end_time); }, "[s]"},
         {"fluid", "steps", CountRef([](S& s) -> std::uint64_t& { return s.fluid.steps; }),

@@ -60,6 +60,9 @@ void check_parameters(const MpsParameters& p) {
         throw UsageError("mps: the shifting coefficient lies in [0, 1]");
     if (!MpsOptions::valid_surface_sweeps(p.surface_sweeps))
         throw UsageError("mps: the surface's pressure sweeps number 0 to 8");
+    if (!p.valid_reconstruction())
+        throw UsageError("mps: the viscosity's reconstruction is a share in [0, 1] and needs an "
+                         "artificial viscosity above 0");
     if (p.weight != MpsWeight::koshizuka && p.weight != MpsWeight::quadratic)
         throw UsageError("mps: an unknown weight function");
     if (p.gradient != MpsGradient::koshizuka && p.gradient != MpsGradient::corrected)
@@ -107,6 +110,7 @@ MpsFluid::MpsFluid(Context& context, Precision precision, const MpsParameters& p
           options.define("MPS_COLLIDE_REACH", fluid_cells(parameters).collide_reach);
           options.define("MPS_WEIGHT", int(parameters.weight));
           options.define("MPS_GRADIENT", int(parameters.gradient));
+          options.define("MPS_RECONSTRUCT", int(parameters.reconstructs()));
           return build_program(context, Source::builtin("mps/mps.cl"), options, cache);
       }()),
       slabs_(context, precision,
@@ -118,14 +122,16 @@ MpsFluid::MpsFluid(Context& context, Precision precision, const MpsParameters& p
              {SlabField{1, true}}, SlabEnds::open, cache),
       predict_launch_(context, "mps predict"), collide_launch_(context, "mps collide"),
       pressure_launch_(context, "mps pressure"), surface_launch_(context, "mps surface pressure"),
-      correct_launch_(context, "mps correct"),
+      gradient_launch_(context, "mps velocity gradient"), correct_launch_(context, "mps correct"),
       max_speed_launch_(context, "mps max speed") {
     const int d = parameters.dimensions;
     if (particles.dimensions != d)
         throw UsageError("mps: " + std::to_string(particles.dimensions) +
                          "-D particles given to a " + std::to_string(d) + "-D model");
     if (n_ == 0) throw UsageError("mps: no particles");
-    if (n_ > 0xffffffffull / 3) throw UsageError("mps: too many particles");
+    // Slots index components up to d^2 (the velocity gradient) or 3 times the particle count.
+    if (n_ > 0xffffffffull / (parameters.reconstructs() ? std::size_t(d * d) : 3))
+        throw UsageError("mps: too many particles");
     if (particles.position.size() != d * n_ || particles.velocity.size() != d * n_)
         throw UsageError("mps: " + std::to_string(n_) + " particles need " +
                          std::to_string(d * n_) + " position and velocity components");
@@ -147,7 +153,8 @@ MpsFluid::MpsFluid(Context& context, Precision precision, const MpsParameters& p
     for (std::size_t k = 0; k < context.size(); ++k) {
         kernels_.push_back({Kernel(program_, "mps_predict"), Kernel(program_, "mps_collide"),
                             Kernel(program_, "mps_pressure"), Kernel(program_, "mps_surface_pressure"),
-                            Kernel(program_, "mps_correct"), Kernel(program_, "mps_max_speed")});
+                            Kernel(program_, "mps_velocity_gradient"), Kernel(program_, "mps_correct"),
+                            Kernel(program_, "mps_max_speed")});
         status_.emplace_back(context, 1, OnDevice{k});
         partial_.emplace_back();
     }
@@ -240,6 +247,7 @@ double MpsFluid::step(double dt) {
     slabs_.fit(density_, 1);
     slabs_.fit(pressure_, 1);
     if (p.surface_sweeps > 0) slabs_.fit(swept_, 1);
+    if (p.reconstructs()) slabs_.fit(velocity_gradient_, dims * dims);
 
     // Device `device`'s own particles, [below, below + own) of its local slots; outputs into
     // the local layout, or (`next`) into its own slots of the next step.
@@ -288,6 +296,17 @@ double MpsFluid::step(double dt) {
     }
     slabs_.exchange(r_collided_, dims);  // the number density and the gradient read positions
     if (p.artificial_viscosity > 0) slabs_.exchange(u_collided_, dims);  // and velocities
+    if (p.reconstructs()) {  // and, for the viscosity's reconstruction, velocity gradients
+        gradient_launch_.run(owners, [&](std::size_t device, Range) {
+            Kernel& k = kernels_[device].velocity_gradient;
+            set_cell_args(k, device);
+            k.arg(11, type(device)).arg(12, r_collided_[device]).arg(13, u_collided_[device])
+                .arg(14, velocity_gradient_[device]).arg(15, Real{re});
+            return launch(k, 16, device, false);
+        });
+        if (several()) update_ghosts(velocity_gradient_, dims * dims);
+        slabs_.exchange(velocity_gradient_, dims * dims);
+    }
 
     pressure_launch_.run(owners, [&](std::size_t device, Range) {
         Kernel& k = kernels_[device].pressure;
@@ -321,14 +340,17 @@ double MpsFluid::step(double dt) {
         Kernel& k = kernels_[device].correct;
         set_cell_args(k, device);
         k.arg(11, type(device)).arg(12, r_collided_[device]).arg(13, u_collided_[device])
-            .arg(14, pressure_[device]).arg(15, slabs_.next(0, device))
-            .arg(16, slabs_.next(1, device));
-        k.arg(17, Real{dt}).arg(18, Real{re}).arg(19, Real{d / n0_ / p.density * dt})
-            .arg(20, Real{n0_ / d})
-            .arg(21, Real{p.artificial_viscosity * p.density * p.sound_speed * l0})
-            .arg(22, Real{0.01 * l0 * l0}).arg(23, Real{p.shifting * p.sound_speed * dt})
-            .arg(24, Real{l0});
-        return launch(k, 25, device, true);
+            .arg(14, pressure_[device])
+            // without the reconstruction the kernel reads no gradient: any buffer stands in
+            .arg(15, p.reconstructs() ? velocity_gradient_[device] : pressure_[device])
+            .arg(16, Real{p.viscosity_reconstruction})
+            .arg(17, slabs_.next(0, device)).arg(18, slabs_.next(1, device));
+        k.arg(19, Real{dt}).arg(20, Real{re}).arg(21, Real{d / n0_ / p.density * dt})
+            .arg(22, Real{n0_ / d})
+            .arg(23, Real{p.artificial_viscosity * p.density * p.sound_speed * l0})
+            .arg(24, Real{0.01 * l0 * l0}).arg(25, Real{p.shifting * p.sound_speed * dt})
+            .arg(26, Real{l0});
+        return launch(k, 27, device, true);
     });
     stepped_ = true;
 

@@ -196,6 +196,39 @@ void MpsStep<T>::step_sorted(std::vector<T>& r, std::vector<T>& u,
         pressure[i] = type[i] == 2 ? T(0) : std::max(T(0), pfactor * (sum - n0));
     }
     if (too_far) throw Error("mps reference: a particle moved further than the cells allow");
+    const T reconstruction = T(p_.viscosity_reconstruction);
+    if (reconstruction > T(0)) {  // the fluid's velocity gradients, for the viscosity's reconstruction
+        gradient_.assign(std::size_t(d * d) * n, T(0));
+#pragma omp parallel for schedule(static)
+        for (long long ii = 0; ii < count; ++ii) {
+            const std::size_t i = std::size_t(ii);
+            if (type[i] != 0) continue;
+            T C[3][3] = {}, B[3][3] = {};  // B[a]: sum of w (u_a,j - u_a,i) (r_j - r_i) / r^2
+            for_neighbours(i, [&](std::size_t j) {
+                T delta[3] = {0, 0, 0};
+                const T r2 = dist2(r_col_, i, j, delta);
+                if (type[j] != 0 || !(r2 < re * re) || !(r2 > T(0))) return;
+                const T w = weight(std::sqrt(r2), re) / r2;
+                for (int a = 0; a < d; ++a)
+                    for (int b = 0; b < d; ++b) {
+                        B[a][b] += w * (u_col_[a * n + j] - u_col_[a * n + i]) * delta[b];
+                        C[a][b] += w * delta[a] * delta[b];
+                    }
+            });
+            T row[3];
+            for (int a = 0; a < d; ++a) {
+                if (!solve_moments(d, C, B[a], row)) break;  // one test for every row
+                for (int b = 0; b < d; ++b) gradient_[std::size_t(a * d + b) * n + i] = row[b];
+            }
+        }
+    }
+    // r^T G r for the velocity gradient of particle i
+    auto form = [&](std::size_t i, const T* delta) {
+        T s = 0;
+        for (int a = 0; a < d; ++a)
+            for (int b = 0; b < d; ++b) s += delta[a] * gradient_[std::size_t(a * d + b) * n + i] * delta[b];
+        return s;
+    };
     const T rho_g[3] = {T(p_.density * p_.gravity[0]), T(p_.density * p_.gravity[1]),
                         T(p_.density * p_.gravity[2])};
     for (int sweep = 0; sweep < p_.surface_sweeps; ++sweep) {  // the free surface's layer
@@ -240,6 +273,10 @@ void MpsStep<T>::step_sorted(std::vector<T>& r, std::vector<T>& u,
                 if (viscosity > T(0) && type[j] == 0) {  // artificial viscosity: fluid pairs
                     T approach = 0;
                     for (int k = 0; k < d; ++k) approach += (u_col_[k * n + j] - u_col_[k * n + i]) * delta[k];
+                    if (reconstruction > T(0)) {  // towards the midpoint, limited by the pair's own
+                        const T midpoint = approach - T(0.5) * reconstruction * (form(i, delta) + form(j, delta));
+                        approach = approach < T(0) && midpoint < T(0) ? std::max(approach, midpoint) : T(0);
+                    }
                     if (approach < T(0)) bracket += viscosity * -approach / (r2 + softening2);
                 }
                 for (int k = 0; k < d; ++k) grad[k] += w * bracket * delta[k];

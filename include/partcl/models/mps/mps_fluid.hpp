@@ -136,10 +136,12 @@ public:
     std::size_t rebalances() const noexcept { return rebalances_; }
     // Each particle's cell at the last step's sort, in particles()' order.
     std::vector<std::uint32_t> cell_keys() const { return slabs_.cell_keys(); }
-    // The step's launches, in the order a step makes them (the surface's sweeps where it makes
-    // them, each sweep a launch).
+    // The step's launches, in the order a step makes them (the velocity gradient and the
+    // surface's sweeps where it makes them, each sweep a launch).
     LaunchList launches() const {
-        LaunchList list{&predict_launch_, &collide_launch_, &pressure_launch_};
+        LaunchList list{&predict_launch_, &collide_launch_};
+        if (parameters_.reconstructs()) list.push_back(&gradient_launch_);
+        list.push_back(&pressure_launch_);
         if (parameters_.surface_sweeps > 0) list.push_back(&surface_launch_);
         list.push_back(&correct_launch_);
         list.push_back(&max_speed_launch_);
@@ -200,15 +202,17 @@ private:
     ParticleSlabs slabs_;
     // A Kernel holds its arguments: one of each per device.
     struct DeviceKernels {
-        Kernel predict, collide, pressure, surface, correct, max_speed;
+        Kernel predict, collide, pressure, surface, velocity_gradient, correct, max_speed;
     };
     std::vector<DeviceKernels> kernels_;  // [d]
     MultiDeviceLaunch predict_launch_, collide_launch_, pressure_launch_, surface_launch_,
-        correct_launch_, max_speed_launch_;
+        gradient_launch_, correct_launch_, max_speed_launch_;
     // [d], in device d's local layout (ParticleSlabs): r* and u* of mps_predict, r and u after
     // collisions, the number density and the pressure (with the surface's sweeps, `swept_` takes
-    // each sweep's and then swaps with it).
-    std::vector<RealBuffer> r_star_, u_star_, r_collided_, u_collided_, density_, pressure_, swept_;
+    // each sweep's and then swaps with it); with the viscosity's reconstruction, the fluid's
+    // velocity gradients (d^2 components).
+    std::vector<RealBuffer> r_star_, u_star_, r_collided_, u_collided_, density_, pressure_, swept_,
+        velocity_gradient_;
     std::vector<Buffer<std::uint32_t>> status_;  // [d]: the too-far flag of device d's particles
     std::vector<RealBuffer> partial_;            // [d]: device d's partial maxima of the speed
 

@@ -55,6 +55,13 @@ struct MpsOptions {
     // alpha rho0 c l0 |v.r| / r^2, which damps the particle-scale noise of the explicit pressure
     // (0: off). Walls take none: it would act as a wall friction far above water's.
     double artificial_viscosity = 0;
+    // The viscosity's pair velocities reconstructed linearly towards the pair's midpoint from
+    // each particle's velocity gradient (Rosswog 2015; Frontiere, Raskin & Owen 2017), by this
+    // share of the way (0: off, 1: all of it), the approach speed limited by the pair's own
+    // (minmod): a linear velocity field, which a wave or a shear is locally, then takes 1 - share
+    // of the viscosity, and the particle-scale noise nearly all of it. Costs one more neighbour
+    // loop (mps_velocity_gradient); needs artificial_viscosity > 0.
+    double viscosity_reconstruction = 0;
     // Close-pair shifting: each step a fluid particle nearer than l0 to fluid or wall particles
     // moves apart from them, position only, by shifting c dt (1 - r/l0)^2 along each pair, a
     // separation speed of shifting c (1 - r/l0)^2 (0: off). Where P = 0 (the free surface, the
@@ -87,6 +94,12 @@ struct MpsOptions {
     static bool valid_artificial_viscosity(double v) noexcept { return v >= 0 && v <= 10; }
     static bool valid_shifting(double v) noexcept { return v >= 0 && v <= 1; }
     static bool valid_surface_sweeps(int v) noexcept { return v >= 0 && v <= 8; }
+    // A share of the way; it shapes the artificial viscosity, without which it does nothing.
+    bool valid_reconstruction() const noexcept {
+        return viscosity_reconstruction >= 0 && viscosity_reconstruction <= 1 &&
+               (viscosity_reconstruction == 0 || artificial_viscosity > 0);
+    }
+    bool reconstructs() const noexcept { return viscosity_reconstruction > 0; }
 };
 
 // Everything MpsFluid takes: the options and the set-up's lattice, gravity and step limit.

@@ -30,7 +30,8 @@ private:
     CellGrid grid_;
     double n0_, n0_lap_, lambda0_, max_shift_;
     std::vector<std::uint32_t> cell_of_, start_, order_;
-    std::vector<T> r_star_, u_star_, r_col_, u_col_, r_sorted_, u_sorted_, pressure_sorted_, swept_;
+    std::vector<T> r_star_, u_star_, r_col_, u_col_, r_sorted_, u_sorted_, pressure_sorted_, swept_,
+        gradient_;
     std::vector<std::uint32_t> type_sorted_;
 
     // The step on particles in cell order (cell_of_, start_ describe them).
