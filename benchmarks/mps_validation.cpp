@@ -4,7 +4,7 @@
 //   partcl_bench_mps_validation [--case still,sloshing] [--dims 2,3] [--spacing 0.005]
 //       [--depth 0.1] [--width 0.2] [--channel 0.03] [--end-time 20] [--amplitude 0.015]
 //       [--sound-speed S] [--weight koshizuka|quadratic] [--gradient koshizuka|corrected]
-//       [--artificial-viscosity A] [--re-ratio R] [--collision-ratio C] [--wall-collision-ratio W]
+//       [--artificial-viscosity A] [--viscosity-reconstruction S] [--settle T] [--re-ratio R] [--collision-ratio C] [--wall-collision-ratio W]
 //       [--precision float|double] [--csv FILE]
 //
 // still (mps_still_water): water at rest on its compressed lattice for --end-time (20 s): after
@@ -44,6 +44,7 @@ struct Options {
     std::string weight = "koshizuka", gradient = "koshizuka";
     double artificial_viscosity = 0, shifting = 0, re_ratio = 2.1, collision_ratio = 0.5, wall_collision_ratio = 0;
     int surface_sweeps = 0;
+    double viscosity_reconstruction = 0, settle = 0;
     Precision precision = Precision::float32;
     std::string csv;
 };
@@ -69,6 +70,9 @@ Options parse(int argc, char** argv) {
     app.add_option("--shifting", o.shifting, "Close-pair shifting's coefficient");
     app.add_option("--surface-sweeps", o.surface_sweeps,
                    "Sweeps giving the free surface's layer a hydrostatic pressure (0: off)");
+    app.add_option("--viscosity-reconstruction", o.viscosity_reconstruction,
+                   "The share of the way the viscosity's pair velocities are reconstructed to the midpoint");
+    app.add_option("--settle", o.settle, "Still water: seconds settled with kinetic damping first");
     app.add_option("--re-ratio", o.re_ratio, "re / l0 of number density and gradient");
     app.add_option("--collision-ratio", o.collision_ratio, "Collision distance / l0");
     app.add_option("--wall-collision-ratio", o.wall_collision_ratio,
@@ -93,6 +97,8 @@ MpsTankCase tank_case(const Options& o, int dims) {
     c.method.artificial_viscosity = o.artificial_viscosity;
     c.method.shifting = o.shifting;
     c.method.surface_sweeps = o.surface_sweeps;
+    c.method.viscosity_reconstruction = o.viscosity_reconstruction;
+    c.settle_time = o.settle;
     c.method.re_ratio = o.re_ratio;
     c.method.collision_ratio = o.collision_ratio;
     c.method.wall_collision_ratio = o.wall_collision_ratio;
@@ -180,6 +186,8 @@ int main(int argc, char** argv) {
                 line["artificial_viscosity"] = o.artificial_viscosity;
                 line["shifting"] = o.shifting;
                 line["surface_sweeps"] = o.surface_sweeps;
+                line["viscosity_reconstruction"] = o.viscosity_reconstruction;
+                line["settle"] = o.settle;
                 line["re_ratio"] = o.re_ratio;
                 line["collision_ratio"] = o.collision_ratio;
                 line["wall_collision_ratio"] = o.wall_collision_ratio;

@@ -1,8 +1,9 @@
 // Explicit MPS against the cases of issue 25 whose answers are exact
 // (include/partcl/models/mps/mps_validation.hpp; docs/mps.md, "Still water, sloshing and pressure
 // noise"), at sizes CI affords, with the stabilised method (quadratic weight, corrected
-// gradient, artificial viscosity 0.5, re = 3.1 l0). The benchmark partcl_bench_mps_validation
-// runs the same cases at finer spacings.
+// gradient, re = 3.1 l0, one sweep of the surface's layer, artificial viscosity 2 with half its
+// reconstruction). The benchmark partcl_bench_mps_validation runs the same cases at finer
+// spacings and in 3-D (docs/mps.md, "Eleventh pass").
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -24,8 +25,10 @@ MpsTankCase stabilised(int dims, double spacing, double depth, double width) {
     c.width = width;
     c.method.weight = MpsWeight::quadratic;
     c.method.gradient = MpsGradient::corrected;
-    c.method.artificial_viscosity = 0.5;
     c.method.re_ratio = 3.1;
+    c.method.surface_sweeps = 1;
+    c.method.artificial_viscosity = 2;
+    c.method.viscosity_reconstruction = 0.5;
     return c;
 }
 
@@ -42,6 +45,11 @@ TEST_CASE("bad validation cases are usage errors naming the problem") {
     c.dimensions = 4;
     CHECK_THROWS_WITH_AS(mps_sloshing(context, c, 0.01), doctest::Contains("dimensions"), UsageError);
     c.dimensions = 2;
+    for (double settle : {-0.1, double(NAN)}) {
+        c.settle_time = settle;
+        CHECK_THROWS_WITH_AS(mps_still_water(context, c, 2), doctest::Contains("settling time"), UsageError);
+    }
+    c.settle_time = 0;
     c.depth = 0.11;  // not a multiple of the spacing
     CHECK_THROWS_WITH_AS(mps_still_water(context, c, 2), doctest::Contains("multiple of the spacing"), UsageError);
 }
@@ -72,22 +80,45 @@ TEST_CASE("mps_still_water samples every 5 ms and reports the case") {
     CHECK(r.bottom_pressure_mean_over_rho_g_h < 1.5);
 }
 
+// Settling first (kinetic damping: the velocities zeroed every 5 ms) restarts the clock after
+// it and quiets the start: the lattice's first second rings at several % of sqrt(g h).
+TEST_CASE("mps_still_water settles first when asked, its clock starting after") {
+    MpsTankCase c = stabilised(2, 0.02, 0.1, 0.1);
+    double first_plain = 0, first_settled = 0;
+    std::vector<double> times;
+    mps_still_water(test_context(), c, 1.05, [&](const MpsTankSample& s) {
+        if (s.t < 0.2) first_plain = std::max(first_plain, s.max_speed);
+    });
+    c.settle_time = 0.5;
+    mps_still_water(test_context(), c, 1.05, [&](const MpsTankSample& s) {
+        times.push_back(s.t);
+        if (s.t < 0.2) first_settled = std::max(first_settled, s.max_speed);
+    });
+    REQUIRE(times.size() == 210);
+    CHECK(times.front() == doctest::Approx(0.005));
+    CHECK(times.back() == doctest::Approx(1.05));
+    MESSAGE("largest speed in the first 0.2 s: " << first_plain << " m/s from the lattice, "
+            << first_settled << " m/s settled");
+    CHECK(first_settled < 0.5 * first_plain);
+}
+
 }
 
 // Two suites, two CTest entries: they run side by side.
 TEST_SUITE("mps_still_water") {
 
-// 20 s of still water 0.1 m deep at l0 = 1 cm (100 particles). The issue's bounds on the
-// bottom pressure's noise (standard deviation over time <= 10% of rho g h) and the volume
-// (height within 1%); no particle leaves the fluid (mps_still_water throws if one does). The
-// largest speed after the first second is reported, not held: the issue's 1% of sqrt(g h) is
-// not met (docs/mps.md).
-TEST_CASE("still water for 20 s: bottom pressure noise within 10% of rho g h, volume within 1%") {
+// 20 s of still water 0.1 m deep at l0 = 1 cm (100 particles), started on its lattice. The
+// issue's bounds: the largest speed after the first second below 1% of sqrt(g h) (measured
+// here 0.68%), the bottom pressure's noise (standard deviation over time <= 10% of rho g h) and
+// the volume (height within 1%); no particle leaves the fluid (mps_still_water throws if one
+// does). At this size only: in 2-D at h/l0 = 20 the same method peaks at 1.26% (docs/mps.md).
+TEST_CASE("still water for 20 s: speed below 1% of sqrt(g h), pressure noise within 10% of rho g h, volume within 1%") {
     const MpsStillWater r = mps_still_water(test_context(), stabilised(2, 0.01, 0.1, 0.1), 20);
     MESSAGE("still water, " << r.fluid << " particles, " << r.steps << " steps: bottom pressure mean "
             << r.bottom_pressure_mean_over_rho_g_h << ", s.d. " << r.bottom_pressure_sd_over_rho_g_h
             << " of rho g h; height change " << r.height_change << "; largest speed after 1 s "
             << r.max_speed_after_1s_over_sqrt_gh << " sqrt(g h)");
+    CHECK(r.max_speed_after_1s_over_sqrt_gh < 0.01);
     CHECK(r.bottom_pressure_sd_over_rho_g_h <= 0.10);
     CHECK(std::fabs(r.height_change) <= 0.01);
 }
@@ -98,9 +129,9 @@ TEST_SUITE("mps_sloshing") {
 
 // The first mode of a tank 0.2 m wide and 0.1 m deep (k h = pi / 2) at l0 = 2.5 mm (3 200
 // particles) with a small amplitude (5 mm: the second-order period differs from the linear one
-// by 0.06%), two periods: the period within 3% of omega^2 = g k tanh(k h). The deviation
-// converges as l0 (docs/mps.md: -3.2% at l0 = 5 mm, -1.9% and -1.2% at 2.5 and 1.25 mm over
-// three periods); measured here -1.5%. Its damping is reported and only bounded loosely.
+// by 0.06%), two periods: the period within 3% of omega^2 = g k tanh(k h). Measured here
+// +0.7%, 0.71 of the amplitude left per period (docs/mps.md, "Eleventh pass": -0.2% and 0.67
+// over three periods of a 1.5 cm wave). Its damping is reported and only bounded loosely.
 TEST_CASE("2-D sloshing: the first mode's period within 3% of linear theory") {
     const MpsSloshing r = mps_sloshing(test_context(), stabilised(2, 0.0025, 0.1, 0.2), 0.005, 1.06);
     MESSAGE("sloshing 2-D, " << r.fluid << " particles, " << r.steps << " steps: period " << r.period

@@ -113,8 +113,21 @@ MpsStillWater mps_still_water(Context& context, const MpsTankCase& c, double end
                               const MpsSampleObserver& observe) {
     if (!(end_time > 1) || !std::isfinite(end_time))
         throw UsageError("mps still water: the end time must exceed the first second");
+    if (!(c.settle_time >= 0) || !std::isfinite(c.settle_time))
+        throw UsageError("mps still water: the settling time must be finite and not negative");
     WaterTank tank(context, c, true);
     const double every = 0.005;
+    if (c.settle_time > 0) {
+        for (long k = 1; double(k) * every <= c.settle_time + 1e-9; ++k) {
+            tank.fluid->advance_to(double(k) * every);
+            MpsState state = tank.fluid->state();
+            std::fill(state.particles.velocity.begin(), state.particles.velocity.end(), 0.0);
+            tank.fluid->restore(state);
+        }
+        MpsState state = tank.fluid->state();
+        state.time = 0;
+        tank.fluid->restore(state);
+    }
     const double h = tank.depth(), rho_g_h = rho * g * h;
     const double y0 = tank.sample().y_cm;
     double max_after = 0, sum = 0, sum2 = 0, spread2 = 0, y_end = y0;

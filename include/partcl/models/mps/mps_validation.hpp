@@ -23,6 +23,10 @@ struct MpsTankCase {
     // sloshing's fastest flow).
     MpsOptions method{};
     Precision precision = Precision::float32;
+    // Still water: seconds it settles before its clock starts, its velocities set to 0 every
+    // 5 ms (kinetic damping), so that it starts at the method's own equilibrium rather than on
+    // the continuum's compressed lattice (0: it starts on the lattice).
+    double settle_time = 0;
 };
 
 // The default method but for the sound speed, which the case chooses.
@@ -56,7 +60,8 @@ struct MpsStillWater {
 };
 
 // Water started on its lattice compressed as hydrostatic equilibrium asks
-// (n / n0 - 1 = g (h - y) / c^2), run to end_time, sampled every 5 ms. Error when a fluid
+// (n / n0 - 1 = g (h - y) / c^2), settled for the case's settle_time, then run to end_time
+// (the clock starting after the settling), sampled every 5 ms. Error when a fluid
 // particle leaves the tank's water (counted as lost from the fluid).
 MpsStillWater mps_still_water(Context& context, const MpsTankCase& tank, double end_time = 20,
                               const MpsSampleObserver& observe = {});
