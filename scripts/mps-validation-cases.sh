@@ -31,7 +31,7 @@ fi
 run_case() {
     local name=$1; shift
     timeout "${MPS_CASES_TIMEOUT:-560}" "$bench" "$@" --csv "$work/$name.csv" >"$work/$name.json" \
-        2> >(sed "s/^/$name: /" >>"$OUT/progress.txt")
+        2> >(sed -u "s/^/$name: /" >>"$OUT/progress.txt")
     echo "$name: exit $?" >>"$OUT/progress.txt"
 }
 
