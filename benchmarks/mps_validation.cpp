@@ -4,7 +4,8 @@
 //   partcl_bench_mps_validation [--case still,sloshing] [--dims 2,3] [--spacing 0.005]
 //       [--depth 0.1] [--width 0.2] [--channel 0.03] [--end-time 20] [--amplitude 0.015]
 //       [--sound-speed S] [--weight koshizuka|quadratic] [--gradient koshizuka|corrected]
-//       [--artificial-viscosity A] [--viscosity-reconstruction S] [--settle T] [--re-ratio R] [--collision-ratio C] [--wall-collision-ratio W]
+//       [--artificial-viscosity A] [--viscosity-reconstruction S] [--settle T] [--re-ratio R]
+//       [--collision-ratio C] [--wall-collision-ratio W]
 //       [--precision float|double] [--csv FILE]
 //
 // still (mps_still_water): water at rest on its compressed lattice for --end-time (20 s): after

@@ -371,9 +371,10 @@ KERNEL void mps_velocity_gradient(const uint n, CELL_ARGS, GLOBAL const uint* ty
 KERNEL void mps_correct(const uint n, CELL_ARGS, GLOBAL const uint* type,
                         GLOBAL const real* r_star, GLOBAL const real* u_star,
                         GLOBAL const real* pressure, GLOBAL const real* velocity_gradient,
-                        const real reconstruction, GLOBAL real* r, GLOBAL real* u, const real dt, const real re,
-                        const real gradient_factor, const real n0_over_d, const real viscosity,
-                        const real softening2, const real shift, const real l0, RANGE_PARAMS)
+                        const real reconstruction, GLOBAL real* r, GLOBAL real* u, const real dt,
+                        const real re, const real gradient_factor, const real n0_over_d,
+                        const real viscosity, const real softening2, const real shift,
+                        const real l0, RANGE_PARAMS)
 {
     PARTICLE_IN_RANGE(i);
     const real xi = r_star[i], yi = r_star[n + i], zi = Z_OF(r_star, i);

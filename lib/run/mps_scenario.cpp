@@ -201,8 +201,10 @@ const std::vector<Field>& fluid_table() {
          RealRef([](S& s) -> double& { return s.fluid.viscosity_reconstruction; }),
          [](const S& s) {
              const double v = s.fluid.viscosity_reconstruction;
-             if (!(v >= 0 && v <= 1)) return in_range(v, false, "must be in [0, 1]");
-             return in_range(v, s.fluid.valid_reconstruction(), "needs artificial_viscosity > 0");
+             if (auto problem = in_range(v, MpsOptions::valid_viscosity_reconstruction(v), "must be in [0, 1]");
+                 !problem.empty())
+                 return problem;
+             return in_range(v, s.fluid.reconstruction_has_viscosity(), "needs artificial_viscosity > 0");
          },
          "the share of the way the viscosity's pair velocities are reconstructed to the pair's "
          "midpoint, 0 = off"},

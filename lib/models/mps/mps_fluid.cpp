@@ -60,7 +60,8 @@ void check_parameters(const MpsParameters& p) {
         throw UsageError("mps: the shifting coefficient lies in [0, 1]");
     if (!MpsOptions::valid_surface_sweeps(p.surface_sweeps))
         throw UsageError("mps: the surface's pressure sweeps number 0 to 8");
-    if (!p.valid_reconstruction())
+    if (!MpsOptions::valid_viscosity_reconstruction(p.viscosity_reconstruction) ||
+        !p.reconstruction_has_viscosity())
         throw UsageError("mps: the viscosity's reconstruction is a share in [0, 1] and needs an "
                          "artificial viscosity above 0");
     if (p.weight != MpsWeight::koshizuka && p.weight != MpsWeight::quadratic)

@@ -117,15 +117,12 @@ MpsStillWater mps_still_water(Context& context, const MpsTankCase& c, double end
         throw UsageError("mps still water: the settling time must be finite and not negative");
     WaterTank tank(context, c, true);
     const double every = 0.005;
-    if (c.settle_time > 0) {
-        for (long k = 1; double(k) * every <= c.settle_time + 1e-9; ++k) {
-            tank.fluid->advance_to(double(k) * every);
-            MpsState state = tank.fluid->state();
-            std::fill(state.particles.velocity.begin(), state.particles.velocity.end(), 0.0);
-            tank.fluid->restore(state);
-        }
+    const long settle_samples = long(c.settle_time / every + 1e-9);
+    for (long k = 1; k <= settle_samples; ++k) {
+        tank.fluid->advance_to(double(k) * every);
         MpsState state = tank.fluid->state();
-        state.time = 0;
+        std::fill(state.particles.velocity.begin(), state.particles.velocity.end(), 0.0);
+        if (k == settle_samples) state.time = 0;  // the clock starts after the settling
         tank.fluid->restore(state);
     }
     const double h = tank.depth(), rho_g_h = rho * g * h;

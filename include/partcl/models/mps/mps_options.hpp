@@ -94,10 +94,11 @@ struct MpsOptions {
     static bool valid_artificial_viscosity(double v) noexcept { return v >= 0 && v <= 10; }
     static bool valid_shifting(double v) noexcept { return v >= 0 && v <= 1; }
     static bool valid_surface_sweeps(int v) noexcept { return v >= 0 && v <= 8; }
-    // A share of the way; it shapes the artificial viscosity, without which it does nothing.
-    bool valid_reconstruction() const noexcept {
-        return viscosity_reconstruction >= 0 && viscosity_reconstruction <= 1 &&
-               (viscosity_reconstruction == 0 || artificial_viscosity > 0);
+    // A share of the way (viscosity_reconstruction) ...
+    static bool valid_viscosity_reconstruction(double v) noexcept { return v >= 0 && v <= 1; }
+    // ... that shapes the artificial viscosity, without which it does nothing.
+    bool reconstruction_has_viscosity() const noexcept {
+        return viscosity_reconstruction == 0 || artificial_viscosity > 0;
     }
     bool reconstructs() const noexcept { return viscosity_reconstruction > 0; }
 };
