@@ -66,6 +66,36 @@ TEST_CASE("n0 and lambda0 of the square and cubic lattices") {
                           .epsilon(1e-14));
 }
 
+TEST_CASE("a tank's water starts compressed as hydrostatic equilibrium asks, walls on the lattice") {
+    MpsTank tank;
+    tank.dimensions = 3;
+    tank.spacing = 0.02;
+    tank.tank = {0.1, 0.06, 0.2};
+    tank.water = {0.1, 0.06, 0.1};
+    const MpsScene lattice = mps_tank(tank);
+    tank.hydrostatic_strain = 9.81 / (15.0 * 15.0);
+    const MpsScene compressed = mps_tank(tank);
+    const MpsParticles &a = lattice.particles, &b = compressed.particles;
+    REQUIRE(a.size() == b.size());
+    const std::size_t n = a.size();
+    std::size_t lowered = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        CHECK(b.type[i] == a.type[i]);
+        CHECK(b.position[i] == a.position[i]);
+        CHECK(b.position[n + i] == a.position[n + i]);
+        const double y = a.position[2 * n + i];
+        // y - strain (h y - y^2 / 2): n / n0 - 1 = g (h - y) / c^2 integrated from the floor.
+        const double want = a.type[i] == MpsType::fluid ? y - tank.hydrostatic_strain * (0.1 * y - y * y / 2) : y;
+        CHECK(b.position[2 * n + i] == doctest::Approx(want).epsilon(1e-15));
+        lowered += b.position[2 * n + i] < y;
+    }
+    CHECK(lowered == a.count(MpsType::fluid));
+    for (double bad : {-1e-3, double(NAN), 1.01 /* compresses 0.1 m by 10.1% */}) {
+        tank.hydrostatic_strain = bad;
+        CHECK_THROWS_WITH_AS(mps_tank(tank), doctest::Contains("hydrostatic strain"), UsageError);
+    }
+}
+
 TEST_CASE("bad MPS input is a usage error naming the problem") {
     Context& context = test_context();
     MpsTank tank;

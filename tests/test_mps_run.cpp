@@ -102,6 +102,8 @@ TEST_CASE("bad [fluid] input is a usage error naming the line, the key and the p
          {"s.toml:4: ", "[fluid] viscosity_reconstruction", "artificial_viscosity > 0"}},
         {"narrow hydrostatic column", head + "setup = \"hydrostatic\"\n",
          {"[fluid] water_width", "must equal [fluid] tank_width"}},
+        {"slow sound in a hydrostatic column", head + "setup = \"hydrostatic\"\nwater_width = 0.8\nsound_speed = 1\n",
+         {"s.toml:6: ", "[fluid] sound_speed", "sqrt(10 g h)", "compressed by more than 10%"}},
         {"zero end time", head + "end_time = 0\n", {"s.toml:4: ", "[fluid] end_time", "positive"}},
         {"N-body table in an MPS scenario", head + "[gravity]\nG = 1.0\n",
          {"s.toml:4: ", "[gravity]", "model = \"nbody\""}},
@@ -226,9 +228,10 @@ TEST_CASE("a short hydrostatic run writes bottom_pressure.csv with rho g (h - y)
     REQUIRE(rows.size() == 5);
     // rho_g_h is the mean of rho g (h - y) over the water within l0 of the floor, h = 0.2 m the
     // depth from the water's volume: between rho g (h - l0) and rho g h, and at t = 0 that of
-    // the lattice's bottom row, y = l0 / 2.
-    const double rho_g = 1000 * 9.81;
-    CHECK(rows[0][2] == doctest::Approx(rho_g * (0.2 - 0.01)).epsilon(1e-6));
+    // the lattice's bottom row, y = l0 / 2, lowered by the hydrostatic strain g / c^2.
+    const double rho_g = 1000 * 9.81, strain = 9.81 / (15.0 * 15.0), y0 = 0.01;
+    REQUIRE(s.fluid.sound_speed == 15.0);
+    CHECK(rows[0][2] == doctest::Approx(rho_g * (0.2 - (y0 - strain * (0.2 * y0 - y0 * y0 / 2)))).epsilon(1e-6));
     for (const auto& row : rows) {
         REQUIRE(row.size() == 3);
         CHECK(row[2] >= rho_g * (0.2 - 0.02) * (1 - 1e-6));
@@ -242,6 +245,7 @@ TEST_CASE("a short hydrostatic run writes bottom_pressure.csv with rho g (h - y)
     CHECK(summary.hydrostatic_pressure >= rho_g * (0.2 - 0.02) * (1 - 1e-6));
     CHECK(summary.hydrostatic_pressure <= rho_g * 0.2 * (1 + 1e-6));
     CHECK(std::isfinite(summary.bottom_pressure));
+    CHECK(summary.bottom_pressure_sd >= 0);
 }
 
 TEST_CASE("each run refuses the other model's scenario") {

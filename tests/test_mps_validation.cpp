@@ -10,6 +10,9 @@
 #include <cmath>
 #include <vector>
 
+#include <partcl/run/mps_run.hpp>
+#include <partcl/run/scenario.hpp>
+
 #include "support.hpp"
 
 using namespace partcl;
@@ -122,6 +125,28 @@ TEST_CASE("still water for 20 s: speed below 1% of sqrt(g h), pressure noise wit
     CHECK(r.max_speed_after_1s_over_sqrt_gh < 0.01);
     CHECK(r.bottom_pressure_sd_over_rho_g_h <= 0.10);
     CHECK(std::fabs(r.height_change) <= 0.01);
+}
+
+// `partcl run hydrostatic` as it is built in: the column 0.2 m deep at l0 = 1 cm, started
+// compressed, with the method above, 0.9 s, its second half averaged. The issue's noise bound on
+// the run users see. Measured here: mean -0.5%, s.d. 3.9% of rho g h; the seed's method gives
+// 29.7%, and this one started on the lattice (ringing acoustically) 26.8% (docs/mps.md).
+TEST_CASE("partcl run hydrostatic: the bottom pressure within 2% of rho g h, its noise within 10%") {
+    const Scenario s = builtin_scenario("hydrostatic");
+    const MpsOptions method = stabilised(2, 0.01, 0.2, 0.2).method;
+    CHECK(s.fluid.weight == method.weight);
+    CHECK(s.fluid.gradient == method.gradient);
+    CHECK(s.fluid.re_ratio == method.re_ratio);
+    CHECK(s.fluid.surface_sweeps == method.surface_sweeps);
+    CHECK(s.fluid.artificial_viscosity == method.artificial_viscosity);
+    CHECK(s.fluid.viscosity_reconstruction == method.viscosity_reconstruction);
+    TempDir dir("mps-hydrostatic-noise");
+    MpsRun run(test_context(), s, dir.path());
+    const MpsRunSummary r = run.run();
+    MESSAGE("partcl run hydrostatic: bottom pressure " << r.bottom_pressure << " Pa against "
+            << r.hydrostatic_pressure << " Pa, s.d. " << r.bottom_pressure_sd << " Pa");
+    CHECK(std::fabs(r.bottom_pressure / r.hydrostatic_pressure - 1) <= 0.02);
+    CHECK(r.bottom_pressure_sd <= 0.10 * r.hydrostatic_pressure);
 }
 
 }

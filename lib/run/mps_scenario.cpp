@@ -130,7 +130,16 @@ const std::vector<Field>& fluid_table() {
         {"fluid", "sound_speed", RealRef([](S& s) -> double& { return s.fluid.sound_speed; }),
          [](const S& s) {
              const double v = s.fluid.sound_speed;
-             return in_range(v, MpsOptions::valid_sound_speed(v), "must be positive");
+             if (auto problem = in_range(v, MpsOptions::valid_sound_speed(v), "must be positive");
+                 !problem.empty())
+                 return problem;
+             // The column starts compressed by g h / c^2 at its floor (mps_tank's strain).
+             const double gh = s.fluid.gravity * s.fluid.water_height;
+             if (s.fluid.setup == FluidSetup::hydrostatic && gh > 0.1 * v * v)
+                 return "must be at least sqrt(10 g h) = " + format_number(std::sqrt(10 * gh)) +
+                        " m/s for a hydrostatic column of water_height h (the column would start " +
+                        "compressed by more than 10%; got " + format_number(v) + ")";
+             return ok();
          },
          "[m/s]"},
         {"fluid", "re_ratio", RealRef([](S& s) -> double& { return s.fluid.re_ratio; }),

@@ -37,9 +37,11 @@ struct MpsRunSummary : RunSummary {
     // dambreak: the front at the end [m] and Z = x / a.
     double front = std::numeric_limits<double>::quiet_NaN();
     double front_z = std::numeric_limits<double>::quiet_NaN();
-    // hydrostatic: the rows with t >= end_time / 2 averaged: bottom pressure and rho g (h - y).
+    // hydrostatic: the rows with t >= end_time / 2 averaged: bottom pressure and rho g (h - y);
+    // the bottom pressure's standard deviation over those rows (its noise) [Pa].
     double bottom_pressure = std::numeric_limits<double>::quiet_NaN();
     double hydrostatic_pressure = std::numeric_limits<double>::quiet_NaN();
+    double bottom_pressure_sd = std::numeric_limits<double>::quiet_NaN();
 };
 
 class MpsRun {

@@ -23,6 +23,11 @@ MpsScene mps_tank(const MpsTank& t) {
     if (d != 2 && d != 3) throw UsageError("mps tank: 2 or 3 dimensions");
     if (!(t.spacing > 0) || !std::isfinite(t.spacing)) throw UsageError("mps tank: bad spacing");
     if (t.dummy_layers < 0 || t.dummy_layers > 10) throw UsageError("mps tank: 0 to 10 dummy layers");
+    const double height = t.water[d - 1];
+    // Beyond 10% the weakly compressible model itself is out of its range (c too small).
+    if (!(t.hydrostatic_strain >= 0) || !(t.hydrostatic_strain * height <= 0.1))
+        throw UsageError("mps tank: the hydrostatic strain g / c^2 (" + std::to_string(t.hydrostatic_strain) +
+                         ") must be finite, at least 0 and compress the water by at most 10%");
     long long tank[3] = {1, 1, 1}, water[3] = {1, 1, 1};
     for (int k = 0; k < d; ++k) {
         tank[k] = cells_of(t.tank[k], t.spacing, "tank size");
@@ -61,6 +66,10 @@ MpsScene mps_tank(const MpsTank& t) {
                     continue;
                 std::array<double, 3> p{0, 0, 0};
                 for (int k = 0; k < d; ++k) p[k] = (double(index[k]) + 0.5) * t.spacing;
+                if (kind == MpsType::fluid) {
+                    double& y = p[d - 1];
+                    y -= t.hydrostatic_strain * (height * y - y * y / 2);
+                }
                 position.push_back(p);
                 type.push_back(kind);
             }

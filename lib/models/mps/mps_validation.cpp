@@ -27,11 +27,6 @@ public:
                                : std::array<double, 3>{c.width, c.channel, wall};
         tank.water = dims_ == 2 ? std::array<double, 3>{c.width, c.depth, 0}
                                 : std::array<double, 3>{c.width, c.channel, c.depth};
-        MpsScene scene = mps_tank(tank);
-        MpsParticles& p = scene.particles;
-        fluid_count_ = p.count(MpsType::fluid);
-        const double floor_area = dims_ == 2 ? c.width : c.width * c.channel;
-        depth_ = double(fluid_count_) * std::pow(c.spacing, dims_) / floor_area;
         MpsParameters m;
         static_cast<MpsOptions&>(m) = c.method;
         m.dimensions = dims_;
@@ -40,16 +35,12 @@ public:
         if (!(m.sound_speed > 0)) m.sound_speed = 10.6 * std::sqrt(g * c.depth);
         m.gravity = {0, 0, 0};
         m.gravity[dims_ - 1] = -g;
-        const std::size_t n = p.size();
-        const int up = dims_ - 1;
-        if (compressed) {  // the vertical strain of n / n0 - 1 = g (h - y) / c^2, integrated
-            const double strain = g / (m.sound_speed * m.sound_speed);
-            for (std::size_t i = 0; i < n; ++i)
-                if (p.type[i] == MpsType::fluid) {
-                    double& y = p.position[up * n + i];
-                    y -= strain * (c.depth * y - y * y / 2);
-                }
-        }
+        if (compressed) tank.hydrostatic_strain = g / (m.sound_speed * m.sound_speed);
+        MpsScene scene = mps_tank(tank);
+        MpsParticles& p = scene.particles;
+        fluid_count_ = p.count(MpsType::fluid);
+        const double floor_area = dims_ == 2 ? c.width : c.width * c.channel;
+        depth_ = double(fluid_count_) * std::pow(c.spacing, dims_) / floor_area;
         fluid = std::make_unique<MpsFluid>(context, c.precision, m, p, scene.lower, scene.upper);
     }
 

@@ -5,7 +5,8 @@
 // lattice of spacing l0: water fills [0, water)^d from the corner at the origin; the tank's
 // inner walls are the planes 0 and `tank` along each horizontal axis and the floor 0, each
 // lined by one layer of wall particles and `dummy_layers` of dummy ones behind it, up to the
-// tank's height.
+// tank's height. Water at rest may start compressed as hydrostatic equilibrium asks, so that
+// it does not first drop and ring acoustically.
 #include <array>
 
 #include <partcl/models/mps/mps_fluid.hpp>
@@ -18,6 +19,10 @@ struct MpsTank {
     std::array<double, 3> tank{0.5, 0.2, 0.2};    // inner size: along x, (y,) up
     std::array<double, 3> water{0.1, 0.1, 0.1};   // the water block, same axes
     int dummy_layers = 3;                         // 3 complete n0 for re up to 3.1 l0
+    // g / c^2 of a weakly compressible fluid at rest: each water particle is lowered by
+    // strain (h y - y^2 / 2), the integral of n / n0 - 1 = g (h - y) / c^2 up to its height y
+    // (h the water's height). 0 leaves the water on the lattice.
+    double hydrostatic_strain = 0;
 };
 
 struct MpsScene {
@@ -27,8 +32,9 @@ struct MpsScene {
     std::array<double, 3> lower{}, upper{};
 };
 
-// UsageError when the water does not fit the tank or a size is not a positive multiple of the
-// spacing (within 1e-6 of one).
+// UsageError when the water does not fit the tank, a size is not a positive multiple of the
+// spacing (within 1e-6 of one), or the strain is negative, not finite, or would compress the
+// water by more than 10%.
 MpsScene mps_tank(const MpsTank& tank);
 
 // A dam break's surge front along x: the leading edge of the continuous liquid, as Martin & Moyce
