@@ -368,6 +368,13 @@ private:
         std::size_t elsewhere = 0;
         for (int w : walkers) elsewhere += w != ranks_.rank();
         if (!(ranks_.max(double(elsewhere) / double(std::max<std::size_t>(n, 1))) > 0.01)) return;
+        // A rank may walk none of the bodies (its share of the groups follows measured speed);
+        // it keeps its own then, as a rank must hold some.
+        std::vector<std::size_t> sent(std::size_t(ranks_.size()), 0);
+        for (int w : walkers) ++sent[std::size_t(w)];
+        std::size_t after = 0;  // this rank's bodies after the move
+        for (std::size_t count : ranks_.alltoall(sent)) after += count;
+        if (ranks_.max(after == 0 ? 1.0 : 0.0) > 0) return;
         Queue& queue = context.queue(0);
         TravellingBodies mine{bodies->download(queue), ids, {}};
         IntegratorState state = integrator->save();
