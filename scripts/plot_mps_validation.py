@@ -16,6 +16,7 @@
 import argparse
 import csv
 import math
+import os
 from collections import defaultdict
 
 import matplotlib
@@ -37,11 +38,7 @@ if args.add:
         rows = list(csv.DictReader(f))
     if not rows:
         raise SystemExit(f"{source}: no rows")
-    new_file = False
-    try:
-        open(args.data).close()
-    except FileNotFoundError:
-        new_file = True
+    new_file = not os.path.exists(args.data)
     with open(args.data, "a", newline="") as f:
         out = csv.writer(f)
         if new_file:
@@ -53,16 +50,18 @@ if args.add:
                 window[key] = max(window[key], float(r["max_speed"]))
             for t, value in sorted(window.items()):
                 out.writerow([kind, name, param, f"{t:.4g}", f"{value:.6g}"])
-        # Sloshing's clock starts when its mode is set, a sample interval before its first row.
-        start = 2 * float(rows[0]["t"]) - float(rows[1]["t"]) if kind == "sloshing" and len(rows) > 1 else 0
-        for r in rows if kind != "still" else []:
-            if kind == "hydrostatic" and float(r["t"]) == 0:
-                continue  # no pressure before the first step
-            if kind == "sloshing":
+        elif kind == "sloshing":
+            # Its clock starts when the mode is set, a sample interval before its first row.
+            start = 2 * float(rows[0]["t"]) - float(rows[1]["t"]) if len(rows) > 1 else 0
+            for r in rows:
                 value = float(r["x_cm"]) - float(args.add[4])
-            else:
+                out.writerow([kind, name, param, f"{float(r['t']) - start:.6g}", f"{value:.6g}"])
+        else:
+            for r in rows:
+                if float(r["t"]) == 0:
+                    continue  # no pressure before the first step
                 value = float(r["bottom_pressure"]) / float(r["rho_g_h"])
-            out.writerow([kind, name, param, f"{float(r['t']) - start:.6g}", f"{value:.6g}"])
+                out.writerow([kind, name, param, f"{float(r['t']):.6g}", f"{value:.6g}"])
     print(f"added {len(rows)} rows of {source} to {args.data}")
     raise SystemExit(0)
 

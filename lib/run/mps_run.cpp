@@ -198,21 +198,22 @@ public:
             r.front_z = front / f.water_width;
             return r;
         }
-        double average_sum = 0, expected_sum = 0, square_sum = 0;
-        std::size_t averaged = 0;
+        std::vector<double> averaged;  // the bottom pressures of the rows in the second half
+        double expected_sum = 0;
         const double from = 0.5 * (f.steps > 0 ? fluid->time() : f.end_time);
         for (std::size_t i = 0; i + 2 < pressure_rows.size(); i += 3)
             if (pressure_rows[i] >= from) {
-                average_sum += pressure_rows[i + 1];
+                averaged.push_back(pressure_rows[i + 1]);
                 expected_sum += pressure_rows[i + 2];
-                ++averaged;
             }
-        if (averaged) {
-            r.bottom_pressure = average_sum / double(averaged);
-            r.hydrostatic_pressure = expected_sum / double(averaged);
-            for (std::size_t i = 0; i + 2 < pressure_rows.size(); i += 3)
-                if (pressure_rows[i] >= from) square_sum += std::pow(pressure_rows[i + 1] - r.bottom_pressure, 2);
-            r.bottom_pressure_sd = std::sqrt(square_sum / double(averaged));
+        if (!averaged.empty()) {
+            const double count = double(averaged.size());
+            double sum = 0, square_sum = 0;
+            for (double p : averaged) sum += p;
+            r.bottom_pressure = sum / count;
+            r.hydrostatic_pressure = expected_sum / count;
+            for (double p : averaged) square_sum += (p - r.bottom_pressure) * (p - r.bottom_pressure);
+            r.bottom_pressure_sd = std::sqrt(square_sum / count);
         }
         return r;
     }

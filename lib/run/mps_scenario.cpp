@@ -1,6 +1,8 @@
 // The MPS fluid's scenario table beside its run (mps_run.cpp): [fluid].
 #include <partcl/run/scenario.hpp>
 
+#include <partcl/models/mps/mps_tank.hpp>
+
 #include <cmath>
 #include <cstring>
 
@@ -133,9 +135,11 @@ const std::vector<Field>& fluid_table() {
              if (auto problem = in_range(v, MpsOptions::valid_sound_speed(v), "must be positive");
                  !problem.empty())
                  return problem;
-             // The column starts compressed by g h / c^2 at its floor (mps_tank's strain).
+             // The column starts compressed by g h / c^2 at its floor (mps_tank's strain); a bad
+             // gravity or height is its own key's problem.
              const double gh = s.fluid.gravity * s.fluid.water_height;
-             if (s.fluid.setup == FluidSetup::hydrostatic && gh > 0.1 * v * v)
+             if (s.fluid.setup == FluidSetup::hydrostatic && std::isfinite(gh) &&
+                 !MpsTank::valid_hydrostatic_strain(s.fluid.gravity / (v * v), s.fluid.water_height))
                  return "must be at least sqrt(10 g h) = " + format_number(std::sqrt(10 * gh)) +
                         " m/s for a hydrostatic column of water_height h (the column would start " +
                         "compressed by more than 10%; got " + format_number(v) + ")";

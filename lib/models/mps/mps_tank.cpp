@@ -24,8 +24,7 @@ MpsScene mps_tank(const MpsTank& t) {
     if (!(t.spacing > 0) || !std::isfinite(t.spacing)) throw UsageError("mps tank: bad spacing");
     if (t.dummy_layers < 0 || t.dummy_layers > 10) throw UsageError("mps tank: 0 to 10 dummy layers");
     const double height = t.water[d - 1];
-    // Beyond 10% the weakly compressible model itself is out of its range (c too small).
-    if (!(t.hydrostatic_strain >= 0) || !(t.hydrostatic_strain * height <= 0.1))
+    if (!MpsTank::valid_hydrostatic_strain(t.hydrostatic_strain, height))
         throw UsageError("mps tank: the hydrostatic strain g / c^2 (" + std::to_string(t.hydrostatic_strain) +
                          ") must be finite, at least 0 and compress the water by at most 10%");
     long long tank[3] = {1, 1, 1}, water[3] = {1, 1, 1};

@@ -23,6 +23,11 @@ struct MpsTank {
     // strain (h y - y^2 / 2), the integral of n / n0 - 1 = g (h - y) / c^2 up to its height y
     // (h the water's height). 0 leaves the water on the lattice.
     double hydrostatic_strain = 0;
+    // At most 10% at the floor (strain x height): beyond it c is too small for the weakly
+    // compressible model. False for a negative or NaN strain.
+    static bool valid_hydrostatic_strain(double strain, double height) noexcept {
+        return strain >= 0 && strain * height <= 0.1;
+    }
 };
 
 struct MpsScene {
